@@ -1,0 +1,44 @@
+/**
+ * `npm start`: the whole browserfn service on this machine (see README and docs/api.md).
+ * Settings come from the environment: PORT, HOST, BROWSERFN_DATA_DIR, BROWSERFN_BOOTSTRAP_KEY,
+ * BROWSERFN_SYNC_WAIT_SECONDS, BROWSERFN_PLANS, BROWSERFN_REQUEST_LOG.
+ */
+import { readLocalConfig } from "../lambdas/config/localConfig";
+import { startLocalService } from "../lambdas/local/localService";
+
+async function main(): Promise<void> {
+  // Node 20 is supported here; the SDK's notice about its future Node 22 floor is noise at every start.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  const config = readLocalConfig(process.env);
+  const service = await startLocalService(config);
+  const { newKey, keyFile } = service.bootstrap;
+  if (newKey) {
+    console.log(`Admin API key of account 'local' (shown once, also saved to ${keyFile}):\n  ${newKey}`);
+  } else if (keyFile) {
+    console.log(`Admin API key of account 'local': see ${keyFile}`);
+  } else {
+    console.log("Admin API key of account 'local': the one in BROWSERFN_BOOTSTRAP_KEY");
+  }
+  console.log(`browserfn is serving ${service.url} (data in ${config.dataDir})`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: shutting down`);
+    service.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

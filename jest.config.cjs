@@ -1,0 +1,10 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: "node",
+  roots: ["<rootDir>/test"],
+  testMatch: ["**/*.test.ts"],
+  transform: { "\\.[cm]?[jt]s$": "<rootDir>/test/transform.cjs" },
+  // ESM-only dependencies (middy) are transformed to CommonJS for jest.
+  transformIgnorePatterns: ["/node_modules/(?!(@middy)/)"],
+  testTimeout: 30000,
+};

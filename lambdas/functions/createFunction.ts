@@ -1,0 +1,83 @@
+import { compileCode } from "../code/compileCode";
+import type { Deps } from "../deps";
+import { ApiError } from "../http/errors";
+import type { Principal } from "../identity/identity";
+import { deployVersion } from "./deployVersion";
+import { newFunctionId } from "./ids";
+import { DEFAULT_SETTINGS, type SettingsPatch, applySettings } from "./settings";
+import type { FunctionItem, VersionWithCode } from "./types";
+
+export interface NewFunction extends SettingsPatch {
+  name: string;
+  code: string;
+}
+
+/**
+ * Creates a function: compiles and validates everything first, writes version 1, then
+ * the record (the commit point: a conditional write that makes the name unique per
+ * account), then deploys. A create that fails leaves nothing behind.
+ */
+export async function createFunction(deps: Deps, principal: Principal, input: NewFunction): Promise<FunctionItem> {
+  const compiled = compileCode(input.code);
+  const now = deps.clock.now();
+  const settings = applySettings(DEFAULT_SETTINGS, input, principal, deps.config, now);
+  const version = newVersion(newFunctionId(), 1, compiled, input.code, now);
+  const fn: FunctionItem = {
+    account_id: principal.account_id,
+    function_id: version.function_id,
+    name: input.name,
+    ...settings,
+    status: "deploying",
+    status_reason: null,
+    latest_version: 1,
+    variables: compiled.variables,
+    reference_workflow_id: null,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+    code_sha256: compiled.code_sha256,
+    revision: 1,
+  };
+  if (await deps.store.functions.getByName(fn.account_id, fn.name)) throw functionExists(fn.name);
+  return insertFunction(deps, fn, version, [fn.name]);
+}
+
+/**
+ * Writes a new function's first version and then its record under the first free name
+ * among `names`; removes the version again when every name is taken.
+ */
+export async function insertFunction(
+  deps: Deps,
+  fn: FunctionItem,
+  version: VersionWithCode,
+  names: string[],
+): Promise<FunctionItem> {
+  await deps.store.versions.create(version);
+  for (const name of names) {
+    const candidate = { ...fn, name };
+    if (await deps.store.functions.create(candidate)) return deployVersion(deps, candidate, version);
+  }
+  await deps.store.versions.deleteAll(fn.function_id);
+  throw functionExists(names[0] ?? fn.name);
+}
+
+export function newVersion(
+  functionId: string,
+  number: number,
+  compiled: { js: string; variables: VersionWithCode["variables"]; code_sha256: string },
+  source: string,
+  now: Date,
+): VersionWithCode {
+  return {
+    function_id: functionId,
+    version: number,
+    created_at: now.toISOString(),
+    code_sha256: compiled.code_sha256,
+    variables: compiled.variables,
+    source,
+    js: compiled.js,
+  };
+}
+
+function functionExists(name: string): ApiError {
+  return new ApiError("function_exists", `A function named '${name}' exists already`, { name });
+}

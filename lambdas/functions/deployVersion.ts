@@ -1,0 +1,19 @@
+import type { Deps } from "../deps";
+import type { FunctionItem, VersionWithCode } from "./types";
+
+/**
+ * Hands a new version to the runtime and records the outcome on the function
+ * (`active`, or `failed` with the reason). Returns the record as it now stands.
+ */
+export async function deployVersion(deps: Deps, fn: FunctionItem, version: VersionWithCode): Promise<FunctionItem> {
+  let outcome: { status: FunctionItem["status"]; status_reason: string | null };
+  try {
+    outcome = await deps.runtime.deploy(fn, version);
+  } catch (error) {
+    deps.log(`deploy of ${fn.function_id} v${version.version} failed: ${(error as Error).stack ?? error}`);
+    outcome = { status: "failed", status_reason: `Deploy failed: ${(error as Error).message}` };
+  }
+  const updated = await deps.store.functions.setStatus(fn, outcome.status, outcome.status_reason);
+  // A newer version replaced this one meanwhile: the record belongs to that deploy now.
+  return updated ?? (await deps.store.functions.getByName(fn.account_id, fn.name)) ?? fn;
+}

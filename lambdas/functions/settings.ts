@@ -1,0 +1,44 @@
+import type { ServiceConfig } from "../config/serviceConfig";
+import type { Principal } from "../identity/identity";
+import { checkPlanCaps } from "./planCaps";
+import { nextRunAt, validateTimezone } from "./schedule";
+import type { FunctionSettings } from "./types";
+
+export const DEFAULT_TIMEOUT_SECONDS = 300;
+export const DEFAULT_MEMORY_MB = 1024;
+
+export const DEFAULT_SETTINGS: FunctionSettings = {
+  description: null,
+  schedule: null,
+  schedule_timezone: "UTC",
+  next_run_at: null,
+  timeout_seconds: DEFAULT_TIMEOUT_SECONDS,
+  memory_mb: DEFAULT_MEMORY_MB,
+  shared: false,
+};
+
+/** Settings a create or update asks for; absent fields keep their current value. */
+export type SettingsPatch = Partial<Omit<FunctionSettings, "next_run_at" | "schedule_timezone">> & {
+  schedule_timezone?: string;
+};
+
+/**
+ * Applies a patch to settings and validates the result as a whole: schedule and time
+ * zone (next_run_at recomputed), and the plan's caps on timeout and memory.
+ */
+export function applySettings(
+  current: FunctionSettings,
+  patch: SettingsPatch,
+  principal: Principal,
+  config: ServiceConfig,
+  now: Date,
+): FunctionSettings {
+  const next: FunctionSettings = { ...current };
+  for (const key of ["description", "schedule", "schedule_timezone", "timeout_seconds", "memory_mb", "shared"] as const) {
+    if (patch[key] !== undefined) Object.assign(next, { [key]: patch[key] });
+  }
+  validateTimezone(next.schedule_timezone);
+  next.next_run_at = next.schedule === null ? null : nextRunAt(next.schedule, next.schedule_timezone, now);
+  checkPlanCaps(config.plans, principal.plan, next.timeout_seconds, next.memory_mb);
+  return next;
+}

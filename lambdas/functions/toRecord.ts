@@ -1,0 +1,31 @@
+import type { FunctionRecord } from "../schemas/functionSchemas";
+import type { FunctionItem } from "./types";
+
+/** The Function record of API.md for a stored function. */
+export function toRecord(fn: FunctionItem, baseUrl: string): FunctionRecord {
+  return {
+    function_id: fn.function_id,
+    workflow_id: fn.function_id,
+    name: fn.name,
+    description: fn.description,
+    url: functionUrl(baseUrl, fn.name),
+    status: fn.status,
+    status_reason: fn.status_reason,
+    latest_version: String(fn.latest_version),
+    versions: Array.from({ length: fn.latest_version }, (_, i) => String(i + 1)),
+    variables: fn.variables,
+    schedule: fn.schedule,
+    schedule_timezone: fn.schedule_timezone,
+    next_run_at: fn.next_run_at,
+    timeout_seconds: fn.timeout_seconds,
+    memory_mb: fn.memory_mb,
+    shared: fn.shared,
+    reference_workflow_id: fn.reference_workflow_id,
+    created_at: fn.created_at,
+    updated_at: fn.updated_at,
+  };
+}
+
+export function functionUrl(baseUrl: string, name: string): string {
+  return `${baseUrl}/functions/${name}`;
+}

@@ -1,0 +1,49 @@
+import type { ParameterInfo } from "../code/extractParameters";
+
+export type FunctionStatus = "deploying" | "active" | "failed";
+
+/** A function record as stored (one item per function, keyed by account + name). */
+export interface FunctionItem {
+  account_id: string;
+  function_id: string;
+  name: string;
+  description: string | null;
+  status: FunctionStatus;
+  status_reason: string | null;
+  latest_version: number;
+  variables: ParameterInfo[] | null;
+  schedule: string | null;
+  schedule_timezone: string;
+  next_run_at: string | null;
+  timeout_seconds: number;
+  memory_mb: number;
+  shared: boolean;
+  reference_workflow_id: string | null;
+  created_at: string;
+  updated_at: string;
+  /** SHA-256 of the latest version's source (internal: an identical deploy adds no version). */
+  code_sha256: string;
+  /** Incremented by every write (internal: optimistic concurrency). */
+  revision: number;
+}
+
+/** One immutable version of a function's code. */
+export interface VersionItem {
+  function_id: string;
+  version: number;
+  created_at: string;
+  code_sha256: string;
+  variables: ParameterInfo[];
+}
+
+/** A version together with its code (source as uploaded, JS compiled at deploy time). */
+export interface VersionWithCode extends VersionItem {
+  source: string;
+  js: string;
+}
+
+/** The settings a create or update may change. */
+export type FunctionSettings = Pick<
+  FunctionItem,
+  "description" | "schedule" | "schedule_timezone" | "next_run_at" | "timeout_seconds" | "memory_mb" | "shared"
+>;

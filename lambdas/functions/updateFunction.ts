@@ -1,0 +1,57 @@
+import { compileCode } from "../code/compileCode";
+import type { Deps } from "../deps";
+import { ApiError } from "../http/errors";
+import type { Principal } from "../identity/identity";
+import { newVersion } from "./createFunction";
+import { deployVersion } from "./deployVersion";
+import { resolveFunction } from "./resolveFunction";
+import { type SettingsPatch, applySettings } from "./settings";
+import type { FunctionItem, VersionWithCode } from "./types";
+
+export interface FunctionPatch extends SettingsPatch {
+  code?: string;
+}
+
+const ATTEMPTS = 10;
+
+/**
+ * Updates a function's settings and, with new code, adds a version (code identical to
+ * the latest version adds none). Concurrent updates retry on a fresh read; none is lost.
+ */
+export async function updateFunction(
+  deps: Deps,
+  principal: Principal,
+  ref: string,
+  patch: FunctionPatch,
+): Promise<FunctionItem> {
+  const compiled = patch.code === undefined ? undefined : compileCode(patch.code);
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const current = await resolveFunction(deps.store, principal, ref);
+    const now = deps.clock.now();
+    const next: FunctionItem = {
+      ...current,
+      ...applySettings(current, patch, principal, deps.config, now),
+      updated_at: now.toISOString(),
+      revision: current.revision + 1,
+    };
+    let version: VersionWithCode | undefined;
+    if (compiled && patch.code !== undefined && compiled.code_sha256 !== current.code_sha256) {
+      version = newVersion(current.function_id, current.latest_version + 1, compiled, patch.code, now);
+      if (!(await deps.store.versions.create(version))) continue;
+      Object.assign(next, {
+        latest_version: version.version,
+        variables: compiled.variables,
+        code_sha256: compiled.code_sha256,
+        status: "deploying",
+        status_reason: null,
+      });
+    }
+    if (await deps.store.functions.replace(current, next)) {
+      return version ? deployVersion(deps, next, version) : next;
+    }
+    if (version) await deps.store.versions.deleteVersion(version.function_id, version.version);
+  }
+  throw new ApiError("function_exists", `The function '${ref}' is being changed by other requests; try again`, {
+    ref,
+  });
+}

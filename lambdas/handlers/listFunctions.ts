@@ -1,0 +1,26 @@
+import { toRecord } from "../functions/toRecord";
+import { defineRoute } from "../http/defineRoute";
+import { ApiError } from "../http/errors";
+import { parseLimit } from "../http/limit";
+import { json } from "../http/response";
+import { ListFunctionsQuery, NAME_PATTERN } from "../schemas/functionSchemas";
+
+/** GET /functions?limit=&cursor=: the account's functions in name order. */
+export const listFunctions = defineRoute({ query: ListFunctionsQuery }, async ({ query, principal, baseUrl }, deps) => {
+  const limit = parseLimit(query.limit, 50, 100);
+  const page = await deps.store.functions.list(principal.account_id, limit, decodeCursor(query.cursor));
+  return json(200, {
+    items: page.items.map((fn) => {
+      const { function_id, name, description, url, status, latest_version, schedule, shared, updated_at } = toRecord(fn, baseUrl);
+      return { function_id, name, description, url, status, latest_version, schedule, shared, updated_at };
+    }),
+    next_cursor: page.lastName === null ? null : Buffer.from(page.lastName, "utf8").toString("base64url"),
+  });
+});
+
+function decodeCursor(cursor: string | undefined): string | null {
+  if (cursor === undefined) return null;
+  const name = Buffer.from(cursor, "base64url").toString("utf8");
+  if (!NAME_PATTERN.test(name)) throw new ApiError("invalid_request", "cursor is not a next_cursor this API returned");
+  return name;
+}

@@ -1,0 +1,95 @@
+import middy from "@middy/core";
+import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
+import type { z } from "zod";
+import type { Deps } from "../deps";
+import type { Principal } from "../identity/identity";
+import { errorResult } from "./errorBody";
+import { ApiError } from "./errors";
+import type { HttpResult } from "./response";
+import { type IssueCode, parseWith } from "./validation";
+
+export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResult>;
+
+export interface RouteRequest<B, Q> {
+  event: APIGatewayProxyEventV2;
+  requestId: string;
+  principal: Principal;
+  body: B;
+  query: Q;
+  params: Record<string, string>;
+  headers: Record<string, string>;
+  /** The API's base URL, e.g. `http://127.0.0.1:8787`. */
+  baseUrl: string;
+}
+
+export interface RouteOptions<B, Q> {
+  /** False for the open routes (health, OpenAPI); every other route needs a token. */
+  auth?: boolean;
+  body?: z.ZodType<B>;
+  query?: z.ZodType<Q>;
+  /** Maps a failed body field to a more precise code than `invalid_request`. */
+  bodyIssueCode?: IssueCode;
+}
+
+export type RouteFactory = (deps: Deps) => LambdaHandler;
+
+/**
+ * One route's Lambda handler: middy with the JSON error middleware, body and query
+ * parsing against the route's zod schemas, and authentication, around `handle`.
+ */
+export function defineRoute<B = undefined, Q = undefined>(
+  options: RouteOptions<B, Q>,
+  handle: (request: RouteRequest<B, Q>, deps: Deps) => Promise<HttpResult>,
+): RouteFactory {
+  return (deps) =>
+    middy<APIGatewayProxyEventV2, HttpResult>()
+      .use(jsonErrors(deps))
+      .handler(async (event) => {
+        const headers = (event.headers ?? {}) as Record<string, string>;
+        const principal =
+          options.auth === false ? ANONYMOUS : await deps.identity.authenticate(headers.authorization);
+        const request: RouteRequest<B, Q> = {
+          event,
+          requestId: event.requestContext.requestId,
+          principal,
+          body: options.body ? parseWith(options.body, readJsonBody(event, deps), "body", options.bodyIssueCode) : (undefined as B),
+          query: options.query ? parseWith(options.query, event.queryStringParameters ?? {}, "query") : (undefined as Q),
+          params: (event.pathParameters ?? {}) as Record<string, string>,
+          headers,
+          baseUrl: baseUrl(event, deps),
+        };
+        const result = await handle(request, deps);
+        return { ...result, headers: { ...result.headers, "x-request-id": request.requestId } };
+      }) as unknown as LambdaHandler;
+}
+
+const ANONYMOUS: Principal = { account_id: "", plan: "", admin: false, key_id: null };
+
+function jsonErrors(deps: Deps): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> {
+  return {
+    onError: async (request) => {
+      request.response = errorResult(request.error, request.event.requestContext.requestId, deps.log);
+    },
+  };
+}
+
+/** The request body as JSON: absent → `{}`; too large → 413; malformed → 400. */
+export function readJsonBody(event: APIGatewayProxyEventV2, deps: Deps): unknown {
+  if (event.body === undefined || event.body === null || event.body === "") return {};
+  const text = event.isBase64Encoded ? Buffer.from(event.body, "base64").toString("utf8") : event.body;
+  const size = Buffer.byteLength(text, "utf8");
+  if (size > deps.config.maxBodyBytes) {
+    throw new ApiError("payload_too_large", `Body is ${size} bytes; the limit is ${deps.config.maxBodyBytes}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ApiError("invalid_request", `Body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function baseUrl(event: APIGatewayProxyEventV2, deps: Deps): string {
+  if (deps.config.publicUrl) return deps.config.publicUrl;
+  const stage = event.requestContext.stage;
+  return `https://${event.requestContext.domainName}${stage && stage !== "$default" ? `/${stage}` : ""}`;
+}

@@ -1,0 +1,49 @@
+/** Every error code the API can answer with, and the HTTP status it carries. */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  invalid_name: 400,
+  invalid_code: 400,
+  invalid_schedule: 400,
+  invalid_timezone: 400,
+  invalid_parameters: 400,
+  invalid_limit: 400,
+  missing_token: 401,
+  invalid_token: 401,
+  forbidden: 403,
+  function_not_found: 404,
+  run_not_found: 404,
+  version_not_found: 404,
+  key_not_found: 404,
+  route_not_found: 404,
+  method_not_allowed: 405,
+  function_exists: 409,
+  function_not_ready: 409,
+  payload_too_large: 413,
+  concurrency_limit_exceeded: 429,
+  invocation_quota_exceeded: 429,
+  rate_limited: 429,
+  function_error: 500,
+  result_not_serializable: 500,
+  function_crashed: 500,
+  internal_error: 500,
+  service_unavailable: 503,
+  function_timeout: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** A failure with a stable code; turned into the one JSON error body in one place (the error middleware). */
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = "ApiError";
+    this.status = ERROR_STATUS[code];
+  }
+}

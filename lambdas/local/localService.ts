@@ -1,0 +1,91 @@
+import { mkdir } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import type { LocalConfig } from "../config/localConfig";
+import { MAX_BODY_BYTES } from "../config/serviceConfig";
+import { type Clock, type Deps, systemClock } from "../deps";
+import { createIdentity } from "../identity/identity";
+import { ROUTES } from "../routes/routeTable";
+import { createLocalRuntime } from "../runtime/local/localRuntime";
+import { createTablesIfMissing } from "../store/createTables";
+import { createDocumentClient } from "../store/dynamo";
+import { createStore } from "../store/store";
+import { type BootstrapResult, bootstrapAdminKey } from "./bootstrap";
+import { startDynalite } from "./dynaliteServer";
+import { createHttpServer } from "./httpServer";
+
+export interface LocalService {
+  url: string;
+  port: number;
+  /** The dynalite endpoint (tests read the table directly). */
+  dynamoEndpoint: string;
+  bootstrap: BootstrapResult;
+  deps: Deps;
+  /** Stops serving, then closes the store; safe to call more than once. */
+  close(): Promise<void>;
+}
+
+export interface LocalServiceOptions {
+  clock?: Clock;
+  /** Where request lines and diagnostics go (default: stdout / stderr). */
+  log?: (line: string) => void;
+  errorLog?: (line: string) => void;
+}
+
+/** The whole service on one machine: dynalite, the route handlers over HTTP, the local runtime. */
+export async function startLocalService(config: LocalConfig, options: LocalServiceOptions = {}): Promise<LocalService> {
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const dynamo = await startDynalite(path.join(config.dataDir, "dynamodb"));
+  const { client, doc } = createDocumentClient({
+    endpoint: dynamo.endpoint,
+    region: "local",
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    maxAttempts: 3,
+  });
+  try {
+    await createTablesIfMissing(client, config.tablePrefix);
+    const store = createStore(doc, config.tablePrefix);
+    const clock = options.clock ?? systemClock;
+    const bootstrap = await bootstrapAdminKey(store.accounts, config.dataDir, config.bootstrapKey, clock.now());
+    const deps: Deps = {
+      store,
+      identity: createIdentity(store.accounts),
+      runtime: createLocalRuntime(),
+      clock,
+      config: { plans: config.plans, publicUrl: null, syncWaitSeconds: config.syncWaitSeconds, maxBodyBytes: MAX_BODY_BYTES },
+      log: options.errorLog ?? ((line) => console.error(line)),
+    };
+    const requestLog = config.requestLog ? (options.log ?? ((line: string) => console.log(line))) : null;
+    const server = createHttpServer(ROUTES, deps, requestLog);
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+    deps.config.publicUrl = url;
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      port,
+      dynamoEndpoint: dynamo.endpoint,
+      bootstrap,
+      deps,
+      close: () => {
+        closing ??= (async () => {
+          await new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeIdleConnections();
+          });
+          client.destroy();
+          await dynamo.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    client.destroy();
+    await dynamo.close();
+    throw error;
+  }
+}

@@ -1,0 +1,56 @@
+import type { IncomingMessage } from "node:http";
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
+
+export interface EventInput {
+  request: IncomingMessage;
+  requestId: string;
+  routeKey: string;
+  params: Record<string, string>;
+  body: string;
+  now: Date;
+}
+
+/** Turns a local HTTP request into the API Gateway HTTP API (payload 2.0) event a handler gets on AWS. */
+export function toApiGatewayEvent({ request, requestId, routeKey, params, body, now }: EventInput): APIGatewayProxyEventV2 {
+  const url = new URL(request.url ?? "/", "http://localhost");
+  const headers: Record<string, string> = {};
+  const cookies: string[] = [];
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    if (name === "cookie") cookies.push(...String(value).split(/;\s*/));
+    else headers[name] = Array.isArray(value) ? value.join(",") : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  const host = headers.host ?? "localhost";
+  return {
+    version: "2.0",
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    cookies: cookies.length > 0 ? cookies : undefined,
+    headers,
+    queryStringParameters: url.search ? query : undefined,
+    pathParameters: Object.keys(params).length > 0 ? params : undefined,
+    requestContext: {
+      accountId: "local",
+      apiId: "local",
+      domainName: host,
+      domainPrefix: host.split(".")[0] ?? host,
+      http: {
+        method: request.method ?? "GET",
+        path: url.pathname,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: request.socket.remoteAddress ?? "127.0.0.1",
+        userAgent: headers["user-agent"] ?? "",
+      },
+      requestId,
+      routeKey,
+      stage: "$default",
+      time: now.toISOString(),
+      timeEpoch: now.getTime(),
+    },
+    body: body === "" ? undefined : body,
+    isBase64Encoded: false,
+  };
+}

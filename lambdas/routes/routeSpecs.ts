@@ -1,0 +1,137 @@
+import type { z } from "zod";
+import {
+  CreateFunctionBody,
+  ForkFunctionBody,
+  FunctionList,
+  FunctionRecord,
+  ListFunctionsQuery,
+  UpdateFunctionBody,
+  VersionCode,
+  VersionList,
+} from "../schemas/functionSchemas";
+import { ApiKeyList, CreateApiKeyBody, CreatedApiKey } from "../schemas/keySchemas";
+
+export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
+
+/** What a route is, without its handler: read by the OpenAPI document, the local server and the CDK stack. */
+export interface RouteSpec {
+  operationId: string;
+  method: HttpMethod;
+  /** API Gateway path template, e.g. `/functions/{ref}/info`. */
+  path: string;
+  summary: string;
+  auth: boolean;
+  status: number;
+  body?: z.ZodType;
+  query?: z.ZodType;
+  response?: z.ZodType;
+}
+
+export const ROUTE_SPECS = [
+  { operationId: "health", method: "GET", path: "/health", summary: "Liveness", auth: false, status: 200 },
+  { operationId: "openapi", method: "GET", path: "/openapi.json", summary: "This OpenAPI 3.1 document", auth: false, status: 200 },
+  {
+    operationId: "createFunction",
+    method: "POST",
+    path: "/functions",
+    summary: "Deploy a new function",
+    auth: true,
+    status: 201,
+    body: CreateFunctionBody,
+    response: FunctionRecord,
+  },
+  {
+    operationId: "listFunctions",
+    method: "GET",
+    path: "/functions",
+    summary: "List the account's functions in name order",
+    auth: true,
+    status: 200,
+    query: ListFunctionsQuery,
+    response: FunctionList,
+  },
+  {
+    operationId: "getFunctionInfo",
+    method: "GET",
+    path: "/functions/{ref}/info",
+    summary: "One function record (by name, or by function_id for shared functions)",
+    auth: true,
+    status: 200,
+    response: FunctionRecord,
+  },
+  {
+    operationId: "updateFunction",
+    method: "PATCH",
+    path: "/functions/{ref}",
+    summary: "Update a function; new code adds a version",
+    auth: true,
+    status: 200,
+    body: UpdateFunctionBody,
+    response: FunctionRecord,
+  },
+  {
+    operationId: "deleteFunction",
+    method: "DELETE",
+    path: "/functions/{ref}",
+    summary: "Delete a function, its schedule, versions and runtime",
+    auth: true,
+    status: 204,
+  },
+  {
+    operationId: "listVersions",
+    method: "GET",
+    path: "/functions/{ref}/versions",
+    summary: "Every version of a function, oldest first",
+    auth: true,
+    status: 200,
+    response: VersionList,
+  },
+  {
+    operationId: "getVersion",
+    method: "GET",
+    path: "/functions/{ref}/versions/{version}",
+    summary: "One version with its source code",
+    auth: true,
+    status: 200,
+    response: VersionCode,
+  },
+  {
+    operationId: "forkFunction",
+    method: "POST",
+    path: "/functions/{ref}/fork",
+    summary: "Copy a shared function's latest version into the caller's account",
+    auth: true,
+    status: 201,
+    body: ForkFunctionBody,
+    response: FunctionRecord,
+  },
+  {
+    operationId: "createApiKey",
+    method: "POST",
+    path: "/api-keys",
+    summary: "Create an API key (the secret is shown once)",
+    auth: true,
+    status: 201,
+    body: CreateApiKeyBody,
+    response: CreatedApiKey,
+  },
+  {
+    operationId: "listApiKeys",
+    method: "GET",
+    path: "/api-keys",
+    summary: "The account's API keys",
+    auth: true,
+    status: 200,
+    response: ApiKeyList,
+  },
+  {
+    operationId: "deleteApiKey",
+    method: "DELETE",
+    path: "/api-keys/{id}",
+    summary: "Revoke an API key",
+    auth: true,
+    status: 204,
+  },
+] as const satisfies readonly RouteSpec[];
+
+export type OperationId = (typeof ROUTE_SPECS)[number]["operationId"];

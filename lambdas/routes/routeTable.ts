@@ -1,0 +1,39 @@
+import { createApiKey } from "../handlers/createApiKey";
+import { createFunction } from "../handlers/createFunction";
+import { deleteApiKey } from "../handlers/deleteApiKey";
+import { deleteFunction } from "../handlers/deleteFunction";
+import { forkFunction } from "../handlers/forkFunction";
+import { getFunctionInfo } from "../handlers/getFunctionInfo";
+import { getVersion } from "../handlers/getVersion";
+import { health } from "../handlers/health";
+import { listApiKeys } from "../handlers/listApiKeys";
+import { listFunctions } from "../handlers/listFunctions";
+import { listVersions } from "../handlers/listVersions";
+import { openapi } from "../handlers/openapi";
+import { updateFunction } from "../handlers/updateFunction";
+import type { RouteFactory } from "../http/defineRoute";
+import { type OperationId, ROUTE_SPECS, type RouteSpec } from "./routeSpecs";
+
+/** The handler of every route, by operationId. */
+export const HANDLERS: Record<OperationId, RouteFactory> = {
+  health,
+  openapi,
+  createFunction,
+  listFunctions,
+  getFunctionInfo,
+  updateFunction,
+  deleteFunction,
+  listVersions,
+  getVersion,
+  forkFunction,
+  createApiKey,
+  listApiKeys,
+  deleteApiKey,
+};
+
+export interface Route extends RouteSpec {
+  handler: RouteFactory;
+}
+
+/** The one route table: the local server serves it, the CDK stack provisions it. */
+export const ROUTES: Route[] = ROUTE_SPECS.map((spec) => ({ ...spec, handler: HANDLERS[spec.operationId] }));

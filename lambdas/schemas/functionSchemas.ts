@@ -1,0 +1,104 @@
+import { z } from "zod";
+import type { IssueCode } from "../http/validation";
+
+export const NAME_PATTERN = /^[a-z][a-z0-9-]{0,62}$/;
+export const FUNCTION_ID_PATTERN = /^fn_[0-9a-z]{26}$/;
+
+const name = z
+  .string()
+  .regex(NAME_PATTERN, "must match ^[a-z][a-z0-9-]{0,62}$ (lowercase letter first, then lowercase letters, digits, '-')");
+
+/** Settings shared by create and update. */
+const settings = {
+  description: z.string().max(1000).nullable().optional(),
+  schedule: z.string().max(200).nullable().optional(),
+  schedule_timezone: z.string().max(100).optional(),
+  timeout_seconds: z.int().min(1).max(900).optional(),
+  memory_mb: z.int().min(128).max(10240).optional(),
+  shared: z.boolean().optional(),
+};
+
+export const CreateFunctionBody = z
+  .strictObject({ name, code: z.string().describe("The automation module, TypeScript or JavaScript"), ...settings })
+  .meta({ id: "CreateFunctionBody" });
+export type CreateFunctionBody = z.infer<typeof CreateFunctionBody>;
+
+export const UpdateFunctionBody = z
+  .strictObject({ code: z.string().optional(), ...settings })
+  .meta({ id: "UpdateFunctionBody", description: "Any create field but `name`; `schedule: null` removes the schedule" });
+export type UpdateFunctionBody = z.infer<typeof UpdateFunctionBody>;
+
+export const ForkFunctionBody = z
+  .strictObject({ name: name.optional().describe("Name of the copy; default: the source's, suffixed if taken") })
+  .meta({ id: "ForkFunctionBody" });
+export type ForkFunctionBody = z.infer<typeof ForkFunctionBody>;
+
+/** A bad `name` is `invalid_name`; everything else in a body is `invalid_request`. */
+export const nameIssueCode: IssueCode = (issue) =>
+  issue.path[0] === "name" && issue.code !== "invalid_type" ? "invalid_name" : undefined;
+
+export const ParameterInfo = z
+  .object({
+    name: z.string(),
+    type: z.string().describe("The declared TypeScript type as written; `unknown` when undeclared"),
+    default: z.string().optional().describe("JSON text of the default value; absent for required parameters"),
+    required: z.boolean(),
+  })
+  .meta({ id: "ParameterInfo" });
+
+export const FunctionRecord = z
+  .object({
+    function_id: z.string().regex(FUNCTION_ID_PATTERN),
+    workflow_id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    url: z.string(),
+    status: z.enum(["deploying", "active", "failed"]),
+    status_reason: z.string().nullable(),
+    latest_version: z.string(),
+    versions: z.array(z.string()),
+    variables: z.array(ParameterInfo).nullable(),
+    schedule: z.string().nullable(),
+    schedule_timezone: z.string(),
+    next_run_at: z.string().nullable(),
+    timeout_seconds: z.int(),
+    memory_mb: z.int(),
+    shared: z.boolean(),
+    reference_workflow_id: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: "FunctionRecord" });
+export type FunctionRecord = z.infer<typeof FunctionRecord>;
+
+export const FunctionListItem = FunctionRecord.pick({
+  function_id: true,
+  name: true,
+  description: true,
+  url: true,
+  status: true,
+  latest_version: true,
+  schedule: true,
+  shared: true,
+  updated_at: true,
+}).meta({ id: "FunctionListItem" });
+
+export const FunctionList = z
+  .object({ items: z.array(FunctionListItem), next_cursor: z.string().nullable() })
+  .meta({ id: "FunctionList" });
+
+export const ListFunctionsQuery = z.object({
+  limit: z.string().optional().describe("1..100, default 50"),
+  cursor: z.string().optional().describe("next_cursor of the previous page"),
+});
+export type ListFunctionsQuery = z.infer<typeof ListFunctionsQuery>;
+
+export const VersionInfo = z
+  .object({ version: z.string(), created_at: z.string(), code_sha256: z.string(), variables: z.array(ParameterInfo) })
+  .meta({ id: "VersionInfo" });
+
+export const VersionList = z.object({ items: z.array(VersionInfo) }).meta({ id: "VersionList" });
+
+export const VersionCode = VersionInfo.extend({ code: z.string().describe("The source as deployed") }).meta({
+  id: "VersionCode",
+});

@@ -1,0 +1,136 @@
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { isConditionFailed } from "./dynamo";
+import { keys, withoutKeys } from "./keys";
+
+export interface AccountItem {
+  account_id: string;
+  plan: string;
+  created_at: string;
+}
+
+export interface ApiKeyItem {
+  key_id: string;
+  account_id: string;
+  /** SHA-256 (hex) of the secret; the secret itself is never stored. */
+  key_hash: string;
+  /** The first characters of the secret, to tell keys apart in listings. */
+  prefix: string;
+  name: string | null;
+  admin: boolean;
+  created_at: string;
+}
+
+/** Accounts and their API keys. */
+export class AccountStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async getAccount(accountId: string): Promise<AccountItem | undefined> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: keys.account(accountId) }));
+    return Item ? withoutKeys<AccountItem>(Item) : undefined;
+  }
+
+  /** Creates the account if it does not exist yet; returns the account as stored. */
+  async ensureAccount(account: AccountItem): Promise<AccountItem> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...keys.account(account.account_id), ...account },
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
+      return account;
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+      const existing = await this.getAccount(account.account_id);
+      if (!existing) throw error;
+      return existing;
+    }
+  }
+
+  async setPlan(accountId: string, plan: string): Promise<void> {
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.account(accountId),
+        UpdateExpression: "SET #plan = :plan",
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeNames: { "#plan": "plan" },
+        ExpressionAttributeValues: { ":plan": plan },
+      }),
+    );
+  }
+
+  /** Stores a key; false when a key with the same hash exists already. */
+  async putApiKey(key: ApiKeyItem): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...keys.apiKey(key.key_hash), ...keys.apiKeyIndex(key.account_id, key.key_id), ...key },
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async getApiKeyByHash(hash: string): Promise<ApiKeyItem | undefined> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: keys.apiKey(hash) }));
+    return Item ? withoutKeys<ApiKeyItem>(Item) : undefined;
+  }
+
+  async listApiKeys(accountId: string): Promise<ApiKeyItem[]> {
+    const items: ApiKeyItem[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: "gsi1",
+          KeyConditionExpression: "gsi1pk = :pk AND begins_with(gsi1sk, :prefix)",
+          ExpressionAttributeValues: { ":pk": keys.apiKeyIndex(accountId, "").gsi1pk, ":prefix": "KEY#" },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) items.push(withoutKeys<ApiKeyItem>(item));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return items.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.key_id.localeCompare(b.key_id));
+  }
+
+  /** Deletes one of the account's keys; false when the account has no such key. */
+  async deleteApiKey(accountId: string, keyId: string): Promise<boolean> {
+    const index = keys.apiKeyIndex(accountId, keyId);
+    const { Items } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: "gsi1",
+        KeyConditionExpression: "gsi1pk = :pk AND gsi1sk = :sk",
+        ExpressionAttributeValues: { ":pk": index.gsi1pk, ":sk": index.gsi1sk },
+      }),
+    );
+    const found = Items?.[0];
+    if (!found) return false;
+    try {
+      await this.doc.send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: { pk: found.pk, sk: found.sk },
+          ConditionExpression: "account_id = :account",
+          ExpressionAttributeValues: { ":account": accountId },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
+  }
+}

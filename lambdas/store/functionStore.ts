@@ -1,0 +1,151 @@
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { FunctionItem } from "../functions/types";
+import { isConditionFailed } from "./dynamo";
+import { keys, withoutKeys } from "./keys";
+
+export interface FunctionPage {
+  items: FunctionItem[];
+  /** Name of the last item when more may follow. */
+  lastName: string | null;
+}
+
+/** Function records: unique by account + name, found by function_id through gsi1. */
+export class FunctionStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  /** Writes a new record; false when the account already has a function of that name. */
+  async create(fn: FunctionItem): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: this.toItem(fn),
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Replaces a record if nobody changed it since it was read (optimistic concurrency on
+   * `revision`, which the caller increments); false when the record changed or is gone.
+   */
+  async replace(previous: FunctionItem, next: FunctionItem): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: this.toItem(next),
+          ConditionExpression: "function_id = :id AND revision = :revision",
+          ExpressionAttributeValues: { ":id": previous.function_id, ":revision": previous.revision },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Sets the deploy status of a version if it is still the latest; the updated record, or undefined. */
+  async setStatus(
+    fn: FunctionItem,
+    status: FunctionItem["status"],
+    reason: string | null,
+  ): Promise<FunctionItem | undefined> {
+    try {
+      const { Attributes } = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.functionByName(fn.account_id, fn.name),
+          UpdateExpression: "SET #status = :status, status_reason = :reason, revision = revision + :one",
+          ConditionExpression: "function_id = :id AND latest_version = :version",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: {
+            ":status": status,
+            ":reason": reason,
+            ":one": 1,
+            ":id": fn.function_id,
+            ":version": fn.latest_version,
+          },
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      return Attributes ? withoutKeys<FunctionItem>(Attributes) : undefined;
+    } catch (error) {
+      if (isConditionFailed(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async getByName(accountId: string, name: string): Promise<FunctionItem | undefined> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.table, Key: keys.functionByName(accountId, name), ConsistentRead: true }),
+    );
+    return Item ? withoutKeys<FunctionItem>(Item) : undefined;
+  }
+
+  async getById(functionId: string): Promise<FunctionItem | undefined> {
+    const index = keys.functionIdIndex(functionId);
+    const { Items } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: "gsi1",
+        KeyConditionExpression: "gsi1pk = :pk AND gsi1sk = :sk",
+        ExpressionAttributeValues: { ":pk": index.gsi1pk, ":sk": index.gsi1sk },
+      }),
+    );
+    const item = Items?.[0];
+    if (!item) return undefined;
+    // The index is eventually consistent on AWS: confirm against the record itself.
+    return this.getByName(String(item.account_id), String(item.name)).then((fn) =>
+      fn?.function_id === functionId ? fn : undefined,
+    );
+  }
+
+  /** One page of an account's functions in name order, starting after `afterName`. */
+  async list(accountId: string, limit: number, afterName: string | null): Promise<FunctionPage> {
+    const partition = keys.functionByName(accountId, "");
+    const page = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+        ExpressionAttributeValues: { ":pk": partition.pk, ":prefix": partition.sk },
+        ExclusiveStartKey: afterName === null ? undefined : keys.functionByName(accountId, afterName),
+        Limit: limit,
+      }),
+    );
+    const items = (page.Items ?? []).map((item) => withoutKeys<FunctionItem>(item));
+    const last = items[items.length - 1];
+    return { items, lastName: page.LastEvaluatedKey && last ? last.name : null };
+  }
+
+  /** Deletes the record if it is still the given function; false otherwise. */
+  async delete(fn: FunctionItem): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: keys.functionByName(fn.account_id, fn.name),
+          ConditionExpression: "function_id = :id",
+          ExpressionAttributeValues: { ":id": fn.function_id },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  private toItem(fn: FunctionItem): Record<string, unknown> {
+    return { ...keys.functionByName(fn.account_id, fn.name), ...keys.functionIdIndex(fn.function_id), ...fn };
+  }
+}

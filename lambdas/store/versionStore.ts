@@ -1,0 +1,145 @@
+import { randomUUID } from "node:crypto";
+import { gunzipSync, gzipSync } from "node:zlib";
+import {
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+  PutCommand,
+  QueryCommand,
+} from "@aws-sdk/lib-dynamodb";
+import type { VersionItem, VersionWithCode } from "../functions/types";
+import { isConditionFailed } from "./dynamo";
+import { keys, withoutKeys } from "./keys";
+
+/** DynamoDB items are limited to 400 KB; code is gzipped and split into parts below that. */
+type StoredVersion = VersionItem & { code_token: string };
+
+const PART_BYTES = 300_000;
+const CODE_FIELDS = ["source", "js"] as const;
+
+/**
+ * Versions of a function: one small item per version (listing reads only those) and the
+ * code (source and compiled JS) in separate gzipped part items written before it.
+ */
+export class VersionStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  /**
+   * Writes a version: its code parts first, then the version item as the commit point.
+   * False (and nothing left behind) when that version number exists already.
+   */
+  async create(version: VersionWithCode): Promise<boolean> {
+    const { source, js, ...meta } = version;
+    const token = randomUUID();
+    const parts = CODE_FIELDS.flatMap((field) =>
+      split(gzipSync(field === "source" ? source : js)).map((data, part) => ({
+        ...keys.codePart(version.function_id, version.version, token, field, part),
+        data,
+      })),
+    );
+    await this.writeAll(parts);
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...keys.version(version.function_id, version.version), ...meta, code_token: token },
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+      // Another writer took this version number first: remove only our own parts.
+      await this.deleteKeys(parts.map(({ pk, sk }) => ({ pk, sk })));
+      return false;
+    }
+  }
+
+  /** Every version, oldest first (code not included). */
+  async list(functionId: string): Promise<VersionItem[]> {
+    const items = await this.queryAll(functionId, "VER#");
+    return items.map((item) => {
+      const { code_token: _token, ...version } = withoutKeys<StoredVersion>(item);
+      return version;
+    });
+  }
+
+  async get(functionId: string, version: number): Promise<VersionWithCode | undefined> {
+    const { pk, sk } = keys.version(functionId, version);
+    const { Items } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: "pk = :pk AND sk = :sk",
+        ExpressionAttributeValues: { ":pk": pk, ":sk": sk },
+        ConsistentRead: true,
+      }),
+    );
+    const item = Items?.[0];
+    if (!item) return undefined;
+    const { code_token: token, ...meta } = withoutKeys<StoredVersion>(item);
+    const prefix = keys.codePrefix(version, token);
+    const parts = await this.queryAll(functionId, prefix);
+    const code = (field: string) =>
+      gunzipSync(
+        Buffer.concat(
+          parts.filter((p) => String(p.sk).startsWith(`${prefix}${field}#`)).map((p) => Buffer.from(p.data as Uint8Array)),
+        ),
+      ).toString("utf8");
+    return { ...meta, source: code("source"), js: code("js") };
+  }
+
+  /** Deletes every version and code part of a function. */
+  async deleteAll(functionId: string): Promise<void> {
+    const items = [...(await this.queryAll(functionId, "VER#")), ...(await this.queryAll(functionId, "CODE#"))];
+    await this.deleteKeys(items.map((item) => ({ pk: item.pk, sk: item.sk })));
+  }
+
+  /** Deletes one version and its code parts (used to undo a version nobody references). */
+  async deleteVersion(functionId: string, version: number): Promise<void> {
+    const parts = await this.queryAll(functionId, keys.codePrefix(version));
+    await this.deleteKeys([keys.version(functionId, version), ...parts.map((p) => ({ pk: p.pk, sk: p.sk }))]);
+  }
+
+  private async queryAll(functionId: string, skPrefix: string): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+          ExpressionAttributeValues: { ":pk": keys.version(functionId, 0).pk, ":prefix": skPrefix },
+          ExclusiveStartKey: startKey,
+          ConsistentRead: true,
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return items;
+  }
+
+  private async writeAll(items: Record<string, unknown>[]): Promise<void> {
+    for (const item of items) await this.doc.send(new PutCommand({ TableName: this.table, Item: item }));
+  }
+
+  private async deleteKeys(keyList: { pk: unknown; sk: unknown }[]): Promise<void> {
+    for (let i = 0; i < keyList.length; i += 25) {
+      let requests: Record<string, unknown>[] | undefined = keyList
+        .slice(i, i + 25)
+        .map((Key) => ({ DeleteRequest: { Key } }));
+      while (requests && requests.length > 0) {
+        const result = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.table]: requests } }));
+        requests = result.UnprocessedItems?.[this.table] as Record<string, unknown>[] | undefined;
+      }
+    }
+  }
+}
+
+function split(data: Buffer): Buffer[] {
+  const parts: Buffer[] = [];
+  for (let offset = 0; offset < data.length; offset += PART_BYTES) parts.push(data.subarray(offset, offset + PART_BYTES));
+  return parts.length > 0 ? parts : [data];
+}
