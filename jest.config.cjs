@@ -6,5 +6,6 @@ module.exports = {
   transform: { "\\.[cm]?[jt]s$": "<rootDir>/test/transform.cjs" },
   // ESM-only dependencies (middy) are transformed to CommonJS for jest.
   transformIgnorePatterns: ["/node_modules/(?!(@middy)/)"],
+  setupFiles: ["<rootDir>/test/setupEnv.cjs"],
   testTimeout: 30000,
 };

@@ -12,7 +12,7 @@ export interface FunctionPatch extends SettingsPatch {
   code?: string;
 }
 
-const ATTEMPTS = 10;
+const ATTEMPTS = 30;
 
 /**
  * Updates a function's settings and, with new code, adds a version (code identical to
@@ -26,6 +26,7 @@ export async function updateFunction(
 ): Promise<FunctionItem> {
   const compiled = patch.code === undefined ? undefined : compileCode(patch.code);
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    if (attempt > 0) await backoff(attempt);
     const current = await resolveFunction(deps.store, principal, ref);
     const now = deps.clock.now();
     const next: FunctionItem = {
@@ -35,9 +36,11 @@ export async function updateFunction(
       revision: current.revision + 1,
     };
     let version: VersionWithCode | undefined;
+    let token: string | null = null;
     if (compiled && patch.code !== undefined && compiled.code_sha256 !== current.code_sha256) {
       version = newVersion(current.function_id, current.latest_version + 1, compiled, patch.code, now);
-      if (!(await deps.store.versions.create(version))) continue;
+      token = await deps.store.versions.create(version);
+      if (token === null) continue;
       Object.assign(next, {
         latest_version: version.version,
         variables: compiled.variables,
@@ -49,9 +52,18 @@ export async function updateFunction(
     if (await deps.store.functions.replace(current, next)) {
       return version ? deployVersion(deps, next, version) : next;
     }
-    if (version) await deps.store.versions.deleteVersion(version.function_id, version.version);
+    if (version && token) await deps.store.versions.deleteVersion(version.function_id, version.version, token);
   }
-  throw new ApiError("function_exists", `The function '${ref}' is being changed by other requests; try again`, {
-    ref,
-  });
+  throw new ApiError(
+    "update_conflict",
+    `The function '${ref}' is being changed by other requests; try again`,
+    { ref },
+    { "retry-after": "1" },
+  );
+}
+
+/** Random, growing waits so racing writers spread out instead of colliding again. */
+function backoff(attempt: number): Promise<void> {
+  const ms = Math.random() * Math.min(200, 5 * 2 ** Math.min(attempt, 6));
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   function_exists: 409,
   function_not_ready: 409,
+  update_conflict: 409,
   payload_too_large: 413,
   concurrency_limit_exceeded: 429,
   invocation_quota_exceeded: 429,

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
 import {
   BatchWriteCommand,
+  DeleteCommand,
   type DynamoDBDocumentClient,
   PutCommand,
   QueryCommand,
@@ -28,9 +29,10 @@ export class VersionStore {
 
   /**
    * Writes a version: its code parts first, then the version item as the commit point.
-   * False (and nothing left behind) when that version number exists already.
+   * Returns the write's token (to undo exactly this write with deleteVersion), or null,
+   * leaving nothing behind, when that version number exists already.
    */
-  async create(version: VersionWithCode): Promise<boolean> {
+  async create(version: VersionWithCode): Promise<string | null> {
     const { source, js, ...meta } = version;
     const token = randomUUID();
     const parts = CODE_FIELDS.flatMap((field) =>
@@ -48,12 +50,12 @@ export class VersionStore {
           ConditionExpression: "attribute_not_exists(pk)",
         }),
       );
-      return true;
+      return token;
     } catch (error) {
       if (!isConditionFailed(error)) throw error;
       // Another writer took this version number first: remove only our own parts.
       await this.deleteKeys(parts.map(({ pk, sk }) => ({ pk, sk })));
-      return false;
+      return null;
     }
   }
 
@@ -96,10 +98,25 @@ export class VersionStore {
     await this.deleteKeys(items.map((item) => ({ pk: item.pk, sk: item.sk })));
   }
 
-  /** Deletes one version and its code parts (used to undo a version nobody references). */
-  async deleteVersion(functionId: string, version: number): Promise<void> {
-    const parts = await this.queryAll(functionId, keys.codePrefix(version));
-    await this.deleteKeys([keys.version(functionId, version), ...parts.map((p) => ({ pk: p.pk, sk: p.sk }))]);
+  /**
+   * Undoes one write of `create` (a version no record references): the version item only
+   * if it is still that write's, and that write's code parts. Racing writers are untouched.
+   */
+  async deleteVersion(functionId: string, version: number, token: string): Promise<void> {
+    try {
+      await this.doc.send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: keys.version(functionId, version),
+          ConditionExpression: "code_token = :token",
+          ExpressionAttributeValues: { ":token": token },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+    }
+    const parts = await this.queryAll(functionId, keys.codePrefix(version, token));
+    await this.deleteKeys(parts.map((p) => ({ pk: p.pk, sk: p.sk })));
   }
 
   private async queryAll(functionId: string, skPrefix: string): Promise<Record<string, unknown>[]> {

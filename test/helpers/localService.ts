@@ -1,0 +1,68 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { DEFAULT_PLANS } from "../../lambdas/config/plans";
+import type { LocalConfig } from "../../lambdas/config/localConfig";
+import { generateApiKey } from "../../lambdas/identity/apiKeys";
+import { type LocalService, startLocalService } from "../../lambdas/local/localService";
+import { type ApiResponse, requestJson } from "./http";
+
+export interface TestService {
+  service: LocalService;
+  url: string;
+  dataDir: string;
+  adminKey: string;
+  /** A request to the service; `token` defaults to the admin key (null sends none). */
+  call(method: string, path: string, options?: { body?: unknown; token?: string | null; headers?: Record<string, string> }): Promise<ApiResponse>;
+  /** Creates an account with its own (non-admin) key and returns the key. */
+  newAccount(account: string, plan?: string): Promise<string>;
+  stop(): Promise<void>;
+  /** Stops the service and removes its data dir. */
+  destroy(): Promise<void>;
+}
+
+export function testConfig(dataDir: string, overrides: Partial<LocalConfig> = {}): LocalConfig {
+  return {
+    host: "127.0.0.1",
+    port: 0,
+    dataDir,
+    bootstrapKey: null,
+    syncWaitSeconds: 25,
+    tablePrefix: "browserfn",
+    plans: DEFAULT_PLANS,
+    requestLog: false,
+    ...overrides,
+  };
+}
+
+/** Starts the local service on an ephemeral port with a fresh data dir (or the given one). */
+export async function startTestService(options: { dataDir?: string; adminKey?: string } = {}): Promise<TestService> {
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), "browserfn-test-")));
+  const adminKey = options.adminKey ?? generateApiKey();
+  const errors: string[] = [];
+  const service = await startLocalService(testConfig(dataDir, { bootstrapKey: adminKey }), {
+    errorLog: (line) => errors.push(line),
+  });
+  const call: TestService["call"] = (method, urlPath, { body, token, headers } = {}) =>
+    requestJson(service.url, method, urlPath, { body, token: token === undefined ? adminKey : token, headers });
+  return {
+    service,
+    url: service.url,
+    dataDir,
+    adminKey,
+    call,
+    async newAccount(account, plan = "free") {
+      const response = await call("POST", "/api-keys", { body: { account, plan } });
+      if (response.status !== 201) throw new Error(`creating account ${account}: ${response.status} ${response.text}`);
+      return String((response.body as { key: string }).key);
+    },
+    stop: () => service.close(),
+    async destroy() {
+      await service.close();
+      await rm(dataDir, { recursive: true, force: true });
+      if (errors.some((line) => line.includes("internal error"))) {
+        throw new Error(`The service logged internal errors:\n${errors.join("\n")}`);
+      }
+    },
+  };
+}
