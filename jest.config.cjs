@@ -4,8 +4,8 @@ module.exports = {
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
   transform: { "\\.[cm]?[jt]s$": "<rootDir>/test/transform.cjs" },
-  // ESM-only dependencies (middy) are transformed to CommonJS for jest.
-  transformIgnorePatterns: ["/node_modules/(?!(@middy)/)"],
+  // ESM-only dependencies (middy, @sparticuz/chromium) are transformed to CommonJS for jest.
+  transformIgnorePatterns: ["/node_modules/(?!(@middy|@sparticuz)/)"],
   setupFiles: ["<rootDir>/test/setupEnv.cjs"],
   testTimeout: 30000,
 };

@@ -130,12 +130,32 @@ function fromObjectPattern(param: ts.ParameterDeclaration, pattern: ts.ObjectBin
 }
 
 /**
+ * How the runner passes parameters: "positional" calls `fn(a, b)` in declaration order,
+ * "object" calls `fn({ a, b })` (the single destructured-object form).
+ */
+export type ParameterStyle = "positional" | "object";
+
+/** The default export's call parameters and the form in which it takes them. */
+export interface Signature {
+  variables: ParameterInfo[];
+  style: ParameterStyle;
+}
+
+/**
  * The call parameters of a module's default-exported function, either positional
  * (`run(url: string, max = 10)`) or one destructured object (`run({ url, max = 10 }: {...})`).
  * Syntax only: no type checker runs. Throws ApiError("invalid_code") when the module is too
  * large, does not parse, has no function as default export, or uses another parameter form.
  */
 export function extractParameters(source: string): ParameterInfo[] {
+  return extractSignature(source).variables;
+}
+
+/**
+ * Like extractParameters, and also says the parameter style: a single destructured object
+ * parameter is "object", anything else (including no parameters) is "positional".
+ */
+export function extractSignature(source: string): Signature {
   checkCodeSize(source);
   const sf = parseModule(source);
   const fn = findDefaultExport(sf);
@@ -159,9 +179,9 @@ export function extractParameters(source: string): ParameterInfo[] {
 
   const only = params[0];
   if (only && params.length === 1 && ts.isObjectBindingPattern(only.name)) {
-    return fromObjectPattern(only, only.name, sf);
+    return { variables: fromObjectPattern(only, only.name, sf), style: "object" };
   }
-  return params.map((param) =>
+  const variables = params.map((param) =>
     toInfo(
       {
         name: param.name.getText(sf),
@@ -172,4 +192,5 @@ export function extractParameters(source: string): ParameterInfo[] {
       sf,
     ),
   );
+  return { variables, style: "positional" };
 }

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_PLANS, PlanSchema, type Plans } from "./plans";
@@ -13,7 +14,12 @@ export interface LocalConfig {
   plans: Plans;
   /** Write one line per request to stdout. */
   requestLog: boolean;
+  /** Worker processes: per function, in all, and how long an idle one is kept. */
+  workers: { perFunction: number; total: number; idleSeconds: number };
 }
+
+/** Browser CPU caps throughput: two warm workers per core by default. */
+const DEFAULT_WORKERS = Math.max(2, availableParallelism() * 2);
 
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -40,6 +46,9 @@ const EnvSchema = z.object({
       }
     }),
   BROWSERFN_REQUEST_LOG: z.enum(["0", "1"]).default("1"),
+  BROWSERFN_MAX_WORKERS: z.coerce.number().int().min(1).max(1000).optional(),
+  BROWSERFN_MAX_WORKERS_PER_FUNCTION: z.coerce.number().int().min(1).max(1000).optional(),
+  BROWSERFN_WORKER_IDLE_SECONDS: z.coerce.number().positive().max(86_400).default(60),
 });
 
 /** Parses the environment; throws one message naming every bad variable. */
@@ -59,5 +68,10 @@ export function readLocalConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Lo
     tablePrefix: e.BROWSERFN_TABLE_PREFIX,
     plans: e.BROWSERFN_PLANS,
     requestLog: e.BROWSERFN_REQUEST_LOG === "1",
+    workers: {
+      total: e.BROWSERFN_MAX_WORKERS ?? DEFAULT_WORKERS,
+      perFunction: e.BROWSERFN_MAX_WORKERS_PER_FUNCTION ?? e.BROWSERFN_MAX_WORKERS ?? DEFAULT_WORKERS,
+      idleSeconds: e.BROWSERFN_WORKER_IDLE_SECONDS,
+    },
   };
 }

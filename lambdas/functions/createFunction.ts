@@ -63,7 +63,7 @@ export async function insertFunction(
 export function newVersion(
   functionId: string,
   number: number,
-  compiled: { js: string; variables: VersionWithCode["variables"]; code_sha256: string },
+  compiled: Pick<VersionWithCode, "js" | "variables" | "code_sha256" | "parameter_style">,
   source: string,
   now: Date,
 ): VersionWithCode {
@@ -73,6 +73,7 @@ export function newVersion(
     created_at: now.toISOString(),
     code_sha256: compiled.code_sha256,
     variables: compiled.variables,
+    parameter_style: compiled.parameter_style,
     source,
     js: compiled.js,
   };

@@ -1,4 +1,4 @@
-import type { ParameterInfo } from "../code/extractParameters";
+import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
 
 export type FunctionStatus = "deploying" | "active" | "failed";
 
@@ -34,6 +34,8 @@ export interface VersionItem {
   created_at: string;
   code_sha256: string;
   variables: ParameterInfo[];
+  /** How the automation takes its parameters (versions stored before this field: positional). */
+  parameter_style?: ParameterStyle;
 }
 
 /** A version together with its code (source as uploaded, JS compiled at deploy time). */

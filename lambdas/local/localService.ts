@@ -1,4 +1,5 @@
-import { mkdir } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { LocalConfig } from "../config/localConfig";
@@ -7,6 +8,9 @@ import { type Clock, type Deps, systemClock } from "../deps";
 import { createIdentity } from "../identity/identity";
 import { ROUTES } from "../routes/routeTable";
 import { createLocalRuntime } from "../runtime/local/localRuntime";
+import { workerIdentity } from "../runtime/local/unprivilegedUser";
+import { buildWorkerBundle } from "../runner/buildWorkerBundle";
+import { settleInterruptedRuns } from "./settleInterruptedRuns";
 import { createTablesIfMissing } from "../store/createTables";
 import { createDocumentClient } from "../store/dynamo";
 import { createStore } from "../store/store";
@@ -42,15 +46,28 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     credentials: { accessKeyId: "local", secretAccessKey: "local" },
     maxAttempts: 3,
   });
+  // The worker bundle lives outside the data dir: user code may read it, never the data.
+  const bundleDir = await mkdtemp(path.join(tmpdir(), "browserfn-worker-"));
+  let runtime: ReturnType<typeof createLocalRuntime> | undefined;
   try {
+    await chmod(bundleDir, 0o755);
+    const bundlePath = await buildWorkerBundle(bundleDir);
+    await chmod(bundlePath, 0o644);
     await createTablesIfMissing(client, config.tablePrefix);
     const store = createStore(doc, config.tablePrefix);
     const clock = options.clock ?? systemClock;
     const bootstrap = await bootstrapAdminKey(store.accounts, config.dataDir, config.bootstrapKey, clock.now());
+    await settleInterruptedRuns(store, clock);
+    runtime = createLocalRuntime({
+      store,
+      bundlePath,
+      identity: workerIdentity(),
+      limits: { perFunction: config.workers.perFunction, total: config.workers.total, idleMs: config.workers.idleSeconds * 1000 },
+    });
     const deps: Deps = {
       store,
       identity: createIdentity(store.accounts),
-      runtime: createLocalRuntime(),
+      runtime,
       clock,
       config: { plans: config.plans, publicUrl: null, syncWaitSeconds: config.syncWaitSeconds, maxBodyBytes: MAX_BODY_BYTES },
       log: options.errorLog ?? ((line) => console.error(line)),
@@ -77,15 +94,19 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
             server.close(() => resolve());
             server.closeIdleConnections();
           });
+          await runtime?.close();
           client.destroy();
           await dynamo.close();
+          await rm(bundleDir, { recursive: true, force: true });
         })();
         return closing;
       },
     };
   } catch (error) {
+    await runtime?.close();
     client.destroy();
     await dynamo.close();
+    await rm(bundleDir, { recursive: true, force: true });
     throw error;
   }
 }

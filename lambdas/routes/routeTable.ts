@@ -4,8 +4,13 @@ import { deleteApiKey } from "../handlers/deleteApiKey";
 import { deleteFunction } from "../handlers/deleteFunction";
 import { forkFunction } from "../handlers/forkFunction";
 import { getFunctionInfo } from "../handlers/getFunctionInfo";
+import { getLogs } from "../handlers/getLogs";
+import { getMetrics } from "../handlers/getMetrics";
+import { getRun } from "../handlers/getRun";
 import { getVersion } from "../handlers/getVersion";
 import { health } from "../handlers/health";
+import { invokeGet } from "../handlers/invokeGet";
+import { invokePost } from "../handlers/invokePost";
 import { listApiKeys } from "../handlers/listApiKeys";
 import { listFunctions } from "../handlers/listFunctions";
 import { listVersions } from "../handlers/listVersions";
@@ -26,6 +31,11 @@ export const HANDLERS: Record<OperationId, RouteFactory> = {
   listVersions,
   getVersion,
   forkFunction,
+  invokePost,
+  invokeGet,
+  getRun,
+  getLogs,
+  getMetrics,
   createApiKey,
   listApiKeys,
   deleteApiKey,

@@ -1,17 +1,51 @@
 import type { FunctionItem, FunctionStatus, VersionWithCode } from "../functions/types";
+import type { RunError } from "../runs/types";
 
 export interface DeployResult {
   status: FunctionStatus;
   status_reason: string | null;
 }
 
+export interface InvokeRequest {
+  fn: FunctionItem;
+  version: number;
+  runId: string;
+  /** Validated parameters by name. */
+  params: Record<string, unknown>;
+  /** How long to wait for a free worker before 429 `concurrency_limit_exceeded`. */
+  waitMs: number;
+}
+
+/** Called as the run moves on, so its record is written before it runs. */
+export interface InvokeHooks {
+  /** A slot is reserved; the run is about to start (after a cold start, if any). */
+  onQueued(): Promise<void>;
+  /** The automation starts now. */
+  onRunning(): Promise<void>;
+}
+
+/** How a run ended. `error.code` is one of the API's run error codes. */
+export interface InvokeResult {
+  status: "succeeded" | "failed" | "timed_out";
+  result_json: string | null;
+  error: RunError | null;
+  logs: string;
+  duration_ms: number;
+  browser_ms: number;
+  peak_memory_mb: number | null;
+}
+
 /**
- * The runtime port: where function code is provisioned and (with the running issue) run.
+ * The runtime port: where function code is provisioned and run.
  * Adapters: local worker processes, AWS Lambda.
  */
 export interface Runtime {
   /** Makes a new version runnable and says what status the function record takes. */
   deploy(fn: FunctionItem, version: VersionWithCode): Promise<DeployResult>;
+  /** Runs one invocation; throws 429 before `onQueued` when no capacity frees up in time. */
+  invoke(request: InvokeRequest, hooks: InvokeHooks): Promise<InvokeResult>;
   /** Releases everything the runtime holds for a deleted function. */
   remove(fn: FunctionItem): Promise<void>;
+  /** Stops every process the runtime started. */
+  close(): Promise<void>;
 }

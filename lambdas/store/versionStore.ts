@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { gunzipSync, gzipSync } from "node:zlib";
 import {
   BatchWriteCommand,
   DeleteCommand,
@@ -8,13 +7,12 @@ import {
   QueryCommand,
 } from "@aws-sdk/lib-dynamodb";
 import type { VersionItem, VersionWithCode } from "../functions/types";
+import { fromParts, toParts } from "./blobParts";
 import { isConditionFailed } from "./dynamo";
 import { keys, withoutKeys } from "./keys";
 
-/** DynamoDB items are limited to 400 KB; code is gzipped and split into parts below that. */
 type StoredVersion = VersionItem & { code_token: string };
 
-const PART_BYTES = 300_000;
 const CODE_FIELDS = ["source", "js"] as const;
 
 /**
@@ -36,7 +34,7 @@ export class VersionStore {
     const { source, js, ...meta } = version;
     const token = randomUUID();
     const parts = CODE_FIELDS.flatMap((field) =>
-      split(gzipSync(field === "source" ? source : js)).map((data, part) => ({
+      toParts(field === "source" ? source : js).map((data, part) => ({
         ...keys.codePart(version.function_id, version.version, token, field, part),
         data,
       })),
@@ -84,17 +82,17 @@ export class VersionStore {
     const prefix = keys.codePrefix(version, token);
     const parts = await this.queryAll(functionId, prefix);
     const code = (field: string) =>
-      gunzipSync(
-        Buffer.concat(
-          parts.filter((p) => String(p.sk).startsWith(`${prefix}${field}#`)).map((p) => Buffer.from(p.data as Uint8Array)),
-        ),
-      ).toString("utf8");
+      fromParts(parts.filter((p) => String(p.sk).startsWith(`${prefix}${field}#`)).map((p) => p.data as Uint8Array));
     return { ...meta, source: code("source"), js: code("js") };
   }
 
-  /** Deletes every version and code part of a function. */
+  /** Deletes every version and code part of a function, and its metrics counters. */
   async deleteAll(functionId: string): Promise<void> {
-    const items = [...(await this.queryAll(functionId, "VER#")), ...(await this.queryAll(functionId, "CODE#"))];
+    const items = [
+      ...(await this.queryAll(functionId, "VER#")),
+      ...(await this.queryAll(functionId, "CODE#")),
+      ...(await this.queryAll(functionId, "METRICS")),
+    ];
     await this.deleteKeys(items.map((item) => ({ pk: item.pk, sk: item.sk })));
   }
 
@@ -153,10 +151,4 @@ export class VersionStore {
       }
     }
   }
-}
-
-function split(data: Buffer): Buffer[] {
-  const parts: Buffer[] = [];
-  for (let offset = 0; offset < data.length; offset += PART_BYTES) parts.push(data.subarray(offset, offset + PART_BYTES));
-  return parts.length > 0 ? parts : [data];
 }

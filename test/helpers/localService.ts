@@ -31,6 +31,7 @@ export function testConfig(dataDir: string, overrides: Partial<LocalConfig> = {}
     tablePrefix: "browserfn",
     plans: DEFAULT_PLANS,
     requestLog: false,
+    workers: { perFunction: 2, total: 4, idleSeconds: 60 },
     ...overrides,
   };
 }

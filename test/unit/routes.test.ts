@@ -12,7 +12,7 @@ describe("the route table", () => {
     expect(version.kind === "found" && version.params).toEqual({ ref: "a", version: "2" });
     const encoded = match("DELETE", "/api-keys/key%5Fx");
     expect(encoded.kind === "found" && encoded.params).toEqual({ id: "key_x" });
-    expect(match("PUT", "/functions/x")).toEqual({ kind: "wrong_method", allowed: ["PATCH", "DELETE"] });
+    expect(match("PUT", "/functions/x")).toEqual({ kind: "wrong_method", allowed: ["PATCH", "DELETE", "POST", "GET"] });
     expect(match("GET", "/functions/x/info/more")).toEqual({ kind: "not_found" });
     expect(match("GET", "/functions/")).toEqual({ kind: "not_found" });
   });

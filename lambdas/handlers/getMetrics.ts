@@ -1,0 +1,38 @@
+import { resolveFunction } from "../functions/resolveFunction";
+import { defineRoute } from "../http/defineRoute";
+import { json } from "../http/response";
+import { FINAL_STATUSES } from "../runs/types";
+
+/** Percentiles are taken over this many latest finished runs. */
+const RECENT_RUNS = 100;
+
+/** GET /functions/{ref}/metrics: call counts from counters, percentiles from recent runs. */
+export const getMetrics = defineRoute({}, async ({ params, principal }, deps) => {
+  const fn = await resolveFunction(deps.store, principal, params.ref ?? "");
+  const counters = await deps.store.meters.functionCounters(fn.function_id);
+  const recent = (await deps.store.runs.recent(fn.function_id, RECENT_RUNS))
+    .filter((run) => FINAL_STATUSES.includes(run.status) && run.duration_ms !== null)
+    .map((run) => run.duration_ms as number)
+    .sort((a, b) => a - b);
+  const total = counters.total_calls;
+  return json(200, {
+    total_calls: total,
+    success_rate: total === 0 ? 0 : round((counters.succeeded_calls / total) * 100),
+    avg_duration: total === 0 ? 0 : round(counters.duration_total_ms / total),
+    succeeded_calls: counters.succeeded_calls,
+    failed_calls: counters.failed_calls,
+    timed_out_calls: counters.timed_out_calls,
+    p50_duration: percentile(recent, 0.5),
+    p95_duration: percentile(recent, 0.95),
+    last_called_at: counters.last_called_at,
+  });
+});
+
+function percentile(sorted: number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? null;
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}

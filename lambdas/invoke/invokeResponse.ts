@@ -1,0 +1,39 @@
+import { ApiError } from "../http/errors";
+import { type HttpResult, json } from "../http/response";
+import type { RunItem } from "../runs/types";
+
+/** The answer to an invocation whose run has ended: its result, or its error. */
+export function finishedResponse(run: RunItem): HttpResult {
+  const headers = {
+    "x-run-id": run.run_id,
+    "x-function-version": String(run.version),
+    "x-duration-ms": String(run.duration_ms ?? 0),
+  };
+  if (run.status === "succeeded") {
+    return { statusCode: 200, headers: { "content-type": "application/json; charset=utf-8", ...headers }, body: run.result_json ?? "null" };
+  }
+  const error = run.error ?? { code: "internal_error", message: "The run failed" };
+  const code = error.code === "function_timeout" ? "function_timeout" : knownCode(error.code);
+  throw new ApiError(code, error.message, { run_id: run.run_id, status: run.status }, headers);
+}
+
+/** 202: the run goes on; its result is at the status URL later. */
+export function acceptedResponse(run: RunItem, baseUrl: string): HttpResult {
+  const statusUrl = `${baseUrl}/runs/${run.run_id}`;
+  return json(
+    202,
+    { run_id: run.run_id, status: run.status === "queued" ? "queued" : "running", status_url: statusUrl },
+    { location: statusUrl, "x-run-id": run.run_id, "x-function-version": String(run.version) },
+  );
+}
+
+function knownCode(code: string) {
+  switch (code) {
+    case "function_error":
+    case "result_not_serializable":
+    case "function_crashed":
+      return code;
+    default:
+      return "internal_error" as const;
+  }
+}

@@ -1,0 +1,92 @@
+import type { Deps } from "../deps";
+import type { FunctionItem } from "../functions/types";
+import type { InvokeResult } from "../runtime/runtime";
+import { newRunId } from "../runs/runIds";
+import type { RunItem, RunTrigger } from "../runs/types";
+
+export interface RunInput {
+  fn: FunctionItem;
+  version: number;
+  params: Record<string, unknown>;
+  trigger: RunTrigger;
+  /** How long to wait for capacity before 429. */
+  waitMs: number;
+  requestOrigin?: string | null;
+  sdkVersion?: string | null;
+}
+
+export interface StartedRun {
+  /** The run as first written (queued). */
+  run: RunItem;
+  /** Settles with the final run record; never rejects once the run exists. */
+  completion: Promise<RunItem>;
+}
+
+/**
+ * Starts a run through the runtime: the run record is written once capacity is reserved
+ * (queued), updated when the automation starts (running) and when it ends, then metered.
+ * Resolves when the run exists; throws (429) when it was never started.
+ */
+export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun> {
+  const { fn, version, params, trigger } = input;
+  let run: RunItem = {
+    run_id: newRunId(),
+    account_id: fn.account_id,
+    function_id: fn.function_id,
+    function_name: fn.name,
+    version,
+    trigger,
+    status: "queued",
+    params,
+    result_json: null,
+    error: null,
+    logs: "",
+    queued_at: deps.clock.now().toISOString(),
+    started_at: null,
+    finished_at: null,
+    duration_ms: null,
+    browser_ms: 0,
+    peak_memory_mb: null,
+    memory_mb: fn.memory_mb,
+    request_origin: input.requestOrigin ?? null,
+    sdk_version: input.sdkVersion ?? null,
+  };
+  let markQueued: () => void = () => undefined;
+  const queued = new Promise<void>((resolve) => {
+    markQueued = resolve;
+  });
+  let exists = false;
+  const finish = async (result: InvokeResult): Promise<RunItem> => {
+    run = { ...run, ...result, finished_at: deps.clock.now().toISOString() };
+    await deps.store.runs.put(run);
+    await deps.store.meters.recordRun(run);
+    return run;
+  };
+  const completion = deps.runtime
+    .invoke(
+      { fn, version, runId: run.run_id, params, waitMs: input.waitMs },
+      {
+        onQueued: async () => {
+          await deps.store.runs.put(run);
+          exists = true;
+          markQueued();
+        },
+        onRunning: async () => {
+          run = { ...run, status: "running", started_at: deps.clock.now().toISOString() };
+          await deps.store.runs.put(run);
+        },
+      },
+    )
+    .then(finish, async (error: unknown) => {
+      if (!exists) throw error;
+      deps.log(`run ${run.run_id} failed inside the service: ${(error as Error).stack ?? error}`);
+      const message = "The run failed inside the service; the request id and run id identify it in the logs";
+      return finish({ ...emptyResult(), status: "failed", error: { code: "internal_error", message } });
+    });
+  await Promise.race([queued, completion]);
+  return { run, completion };
+}
+
+function emptyResult(): InvokeResult {
+  return { status: "failed", result_json: null, error: null, logs: "", duration_ms: 0, browser_ms: 0, peak_memory_mb: null };
+}

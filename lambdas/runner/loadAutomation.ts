@@ -1,0 +1,72 @@
+import { isBuiltin } from "node:module";
+// CommonJS build, as in workerMain: one copy of puppeteer-core in the bundle.
+import puppeteerCore = require("puppeteer-core");
+import * as runtime from "../../layers/runtime/index";
+
+/** The modules an automation may require besides Node's built-ins. */
+const PROVIDED: Record<string, unknown> = {
+  "browserfn/runtime": runtime,
+  "puppeteer-core": puppeteerCore,
+};
+
+/** The `require` an automation gets: the runtime SDK, puppeteer-core and Node built-ins only. */
+function automationRequire(name: string): unknown {
+  if (Object.hasOwn(PROVIDED, name)) return PROVIDED[name];
+  // Built-ins come from this process's own require (jest's in tests, Node's in the worker).
+  if (isBuiltin(name)) return require(name);
+  throw new Error(`Module '${name}' is not available to automations; bundle it with your code (browserfn deploy does)`);
+}
+
+type ModuleFactory = (
+  exports: unknown,
+  require: (name: string) => unknown,
+  module: { exports: unknown },
+  filename: string,
+  dirname: string,
+) => void;
+
+/** The function an automation exports as default. */
+export type Automation = (...args: unknown[]) => unknown;
+
+const FILENAME = "/automation/index.js";
+const MAX_CACHED = 8;
+const factories = new Map<string, ModuleFactory>();
+const automations = new Map<string, Automation>();
+
+function remember<T>(cache: Map<string, T>, code: string, value: T): T {
+  cache.set(code, value);
+  // A worker serves one version; only tests load many modules in one process.
+  for (const oldest of cache.keys()) {
+    if (cache.size <= MAX_CACHED) break;
+    cache.delete(oldest);
+  }
+  return value;
+}
+
+/** Parses the CommonJS code into a module function without running it (throws SyntaxError). */
+export function compileAutomation(code: string): ModuleFactory {
+  const cached = factories.get(code);
+  if (cached) return cached;
+  const body = `${code}\n//# sourceURL=${FILENAME}`;
+  const factory = new Function("exports", "require", "module", "__filename", "__dirname", body) as ModuleFactory;
+  return remember(factories, code, factory);
+}
+
+/**
+ * Evaluates the automation's module once per code string and returns its default export
+ * (`module.exports.default`, or `module.exports` itself when that is the function).
+ * A module that throws while loading is not cached: the next run tries again.
+ */
+export function loadAutomation(code: string): Automation {
+  const cached = automations.get(code);
+  if (cached) return cached;
+  const module: { exports: unknown } = { exports: {} };
+  compileAutomation(code).call(module.exports, module.exports, automationRequire, module, FILENAME, "/automation");
+  const exported = module.exports as { default?: unknown } | undefined;
+  const fn = exported?.default ?? exported;
+  if (typeof fn !== "function") {
+    throw new Error(`The module's default export is ${fn === null ? "null" : typeof fn}, not a function`);
+  }
+  return remember(automations, code, fn as Automation);
+}
+

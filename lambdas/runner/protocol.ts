@@ -1,0 +1,43 @@
+/**
+ * Messages between the supervising service and a local worker process (Node IPC).
+ * A worker serves one function version, one invocation at a time.
+ */
+import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
+
+/** What a worker needs to serve a version; the first message it receives. */
+export interface WorkerInit {
+  type: "init";
+  /** The version's compiled CommonJS code. */
+  code: string;
+  /** DevTools WebSocket endpoint of the browser the supervisor launched for this worker. */
+  browserWSEndpoint: string;
+  /** How the code takes its parameters (CompiledCode.parameter_style). */
+  parameter_style: ParameterStyle;
+  /** The version's parameters in declaration order: positional calls pass them in this order. */
+  variables: ParameterInfo[];
+}
+
+export interface RunRequest {
+  type: "run";
+  runId: string;
+  /** Parameters by name, already validated and coerced against the version's variables. */
+  params: Record<string, unknown>;
+  /** The function's timeout; sessions never outlive it. */
+  timeoutMs: number;
+}
+
+export type SupervisorMessage = WorkerInit | RunRequest;
+
+export type ErrorCode = "function_error" | "result_not_serializable";
+
+export type RunOutcome =
+  | { status: "succeeded"; result_json: string; logs: string; browser_ms: number }
+  | { status: "failed"; error: { code: ErrorCode; message: string; stack?: string }; logs: string; browser_ms: number };
+
+export type WorkerMessage =
+  | { type: "ready" }
+  | { type: "init_failed"; message: string }
+  | ({ type: "done"; runId: string } & { outcome: RunOutcome });
+
+/** Console output kept per run; the rest is cut with a note. */
+export const MAX_LOG_BYTES = 64 * 1024;

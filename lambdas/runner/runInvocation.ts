@@ -1,0 +1,108 @@
+import { types } from "node:util";
+import type { Browser } from "puppeteer-core";
+import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
+import { beginRun, endRun } from "../../layers/runtime/runContext";
+import { captureConsole } from "./captureConsole";
+import { type Automation, loadAutomation } from "./loadAutomation";
+import { MAX_LOG_BYTES, type ErrorCode, type RunOutcome } from "./protocol";
+import { resetBrowser } from "./resetBrowser";
+
+/** One invocation of a version's code. */
+export interface Invocation {
+  /** The version's compiled CommonJS code; evaluated once per distinct string. */
+  code: string;
+  /** Parameters by name, already validated against `variables`. */
+  params: Record<string, unknown>;
+  /** "positional": `fn(...variables in order)`; "object": `fn(params)`. */
+  style: ParameterStyle;
+  /** The version's parameters, in declaration order. */
+  variables: ParameterInfo[];
+  /** The worker's browser, connected on first use. */
+  getBrowser: () => Promise<Browser>;
+  /** The function's timeout: sessions are closed before it passes. Not enforced here (the supervisor kills). */
+  timeoutMs: number;
+}
+
+type Failure = { code: ErrorCode; message: string; stack?: string };
+type Result = { ok: true; json: string } | { ok: false; error: Failure };
+
+function describeThrown(thrown: unknown): Failure {
+  if (types.isNativeError(thrown) || thrown instanceof Error) {
+    const error: Failure = { code: "function_error", message: thrown.message };
+    if (typeof thrown.stack === "string") error.stack = thrown.stack;
+    return error;
+  }
+  let message: string;
+  try {
+    message = String(thrown);
+  } catch {
+    message = "The function threw a value that cannot be shown as text";
+  }
+  return { code: "function_error", message };
+}
+
+function serialize(value: unknown): Result {
+  const notSerializable = (reason: string): Result => ({
+    ok: false,
+    error: { code: "result_not_serializable", message: `The return value is not JSON-serializable: ${reason}` },
+  });
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value === undefined ? null : value);
+  } catch (error) {
+    return notSerializable(types.isNativeError(error) ? error.message : String(error));
+  }
+  // JSON.stringify gives undefined for a function or a symbol at the top level.
+  if (json === undefined) return notSerializable(`a ${typeof value} has no JSON form`);
+  return { ok: true, json };
+}
+
+function callArguments(invocation: Invocation): unknown[] {
+  if (invocation.style === "object") return [invocation.params];
+  // An absent parameter is passed as undefined, so the function's own default applies.
+  return invocation.variables.map((variable) =>
+    Object.hasOwn(invocation.params, variable.name) ? invocation.params[variable.name] : undefined,
+  );
+}
+
+async function callAutomation(invocation: Invocation): Promise<Result> {
+  let value: unknown;
+  try {
+    const fn: Automation = loadAutomation(invocation.code);
+    value = await fn(...callArguments(invocation));
+  } catch (thrown) {
+    return { ok: false, error: describeThrown(thrown) };
+  }
+  return serialize(value);
+}
+
+/**
+ * Runs one invocation in this process: loads the automation (cached per code string), calls
+ * its default export with the parameters, captures console output (MAX_LOG_BYTES at most) and
+ * turns the return value into JSON. Whatever happens, it then closes every session the run
+ * left open and resets the browser it used, so the next run on this warm browser starts clean.
+ * Never rejects for errors of the user's code: they become a failed outcome.
+ */
+export async function runInvocation(invocation: Invocation): Promise<RunOutcome> {
+  let browser: Promise<Browser> | undefined;
+  const getBrowser = (): Promise<Browser> => (browser ??= invocation.getBrowser());
+  const capture = captureConsole(MAX_LOG_BYTES);
+  let result: Result;
+  let browser_ms = 0;
+  try {
+    beginRun({ getBrowser, deadline: Date.now() + invocation.timeoutMs });
+    try {
+      result = await callAutomation(invocation);
+    } finally {
+      browser_ms = (await endRun()).browser_ms;
+      // Only a browser this run used can hold its leftovers; a run without sessions never connects.
+      if (browser) await browser.then(resetBrowser, () => undefined);
+    }
+  } finally {
+    capture.restore();
+  }
+  const logs = capture.text();
+  return result.ok
+    ? { status: "succeeded", result_json: result.json, logs, browser_ms }
+    : { status: "failed", error: result.error, logs, browser_ms };
+}

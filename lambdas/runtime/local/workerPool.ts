@@ -1,0 +1,178 @@
+import { ApiError } from "../../http/errors";
+import type { WorkerProcess } from "./workerProcess";
+
+export interface PoolLimits {
+  /** Workers (busy or starting) one function may have. */
+  perFunction: number;
+  /** Worker processes of all functions, idle ones included. */
+  total: number;
+  /** An idle worker is stopped after this long. */
+  idleMs: number;
+}
+
+/** A reserved slot: the caller gets a worker from it once, and gives it back once. */
+export interface Lease {
+  worker(): Promise<WorkerProcess>;
+  /** Returns the worker for reuse (`reusable`) or stops it; frees the slot. */
+  release(reusable: boolean): Promise<void>;
+}
+
+interface Waiter {
+  functionId: string;
+  key: string;
+  grant: (lease: Lease) => void;
+}
+
+/**
+ * Warm workers per function version, scaling from zero up to the caps: an invocation
+ * takes an idle worker of its version, or starts one while there is room (stopping
+ * another function's idle worker if that makes room), or waits its turn.
+ */
+export class WorkerPool {
+  private readonly idle = new Map<string, WorkerProcess[]>();
+  private readonly active = new Map<string, number>(); // busy or starting, by function id
+  private processes = 0; // every worker process, idle ones included, and those starting
+  private readonly waiters: Waiter[] = [];
+  private readonly reaper: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    private readonly limits: PoolLimits,
+    private readonly startWorker: (functionId: string, version: number) => Promise<WorkerProcess>,
+  ) {
+    this.reaper = setInterval(() => this.reapIdle(), Math.max(1000, Math.min(limits.idleMs / 2, 10_000)));
+    this.reaper.unref();
+  }
+
+  /** Reserves a worker slot for a version, waiting up to `waitMs`; 429 when none frees up. */
+  acquire(functionId: string, version: number, waitMs: number): Promise<Lease> {
+    const key = `${functionId}#${version}`;
+    const lease = this.tryGrant(functionId, key);
+    if (lease) return Promise.resolve(lease);
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = { functionId, key, grant: (granted) => {
+        clearTimeout(timer);
+        resolve(granted);
+      } };
+      const timer = setTimeout(() => {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        reject(
+          new ApiError(
+            "concurrency_limit_exceeded",
+            `Every worker is busy (at most ${this.limits.perFunction} per function, ${this.limits.total} in all); try again shortly`,
+            { per_function: this.limits.perFunction, total: this.limits.total },
+            { "retry-after": "1" },
+          ),
+        );
+      }, waitMs);
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Stops the idle workers of a function (busy ones stop when they are released). */
+  async removeFunction(functionId: string): Promise<void> {
+    const stopping: Promise<void>[] = [];
+    for (const [key, workers] of this.idle) {
+      if (!key.startsWith(`${functionId}#`)) continue;
+      this.idle.delete(key);
+      stopping.push(...workers.map((worker) => this.stop(worker, "function deleted")));
+    }
+    await Promise.all(stopping);
+  }
+
+  /** Counts of worker processes (for tests and metrics). */
+  get size(): { processes: number; idle: number } {
+    return { processes: this.processes, idle: [...this.idle.values()].reduce((n, list) => n + list.length, 0) };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.reaper);
+    const all = [...this.idle.values()].flat();
+    this.idle.clear();
+    await Promise.all(all.map((worker) => this.stop(worker, "service stopping")));
+  }
+
+  private tryGrant(functionId: string, key: string): Lease | undefined {
+    if (this.closed) throw new ApiError("service_unavailable", "The service is stopping");
+    if ((this.active.get(functionId) ?? 0) >= this.limits.perFunction) return undefined;
+    const idle = this.idle.get(key);
+    let worker: WorkerProcess | undefined;
+    while (!worker && idle && idle.length > 0) {
+      const candidate = idle.pop();
+      if (candidate?.alive) worker = candidate;
+      else if (candidate) void this.stop(candidate, "dead while idle");
+    }
+    if (!worker) {
+      if (this.processes >= this.limits.total && !this.evictOneIdle()) return undefined;
+      this.processes++;
+    }
+    this.active.set(functionId, (this.active.get(functionId) ?? 0) + 1);
+    return this.lease(functionId, key, worker);
+  }
+
+  private lease(functionId: string, key: string, warm: WorkerProcess | undefined): Lease {
+    let worker: Promise<WorkerProcess> | undefined = warm ? Promise.resolve(warm) : undefined;
+    let released = false;
+    const [fnId, version] = [functionId, Number(key.split("#")[1])];
+    return {
+      worker: () => {
+        worker ??= this.startWorker(fnId, version);
+        return worker;
+      },
+      release: async (reusable) => {
+        if (released) return;
+        released = true;
+        this.active.set(functionId, (this.active.get(functionId) ?? 1) - 1);
+        const started = worker ? await worker.catch(() => undefined) : undefined;
+        if (!started) this.processes--;
+        else if (reusable && started.alive && !this.closed) this.idle.set(key, [...(this.idle.get(key) ?? []), started]);
+        else await this.stop(started, "released as not reusable");
+        this.pump();
+      },
+    };
+  }
+
+  private async stop(worker: WorkerProcess | undefined, reason: string): Promise<void> {
+    if (!worker) return;
+    this.processes--;
+    await worker.kill(reason);
+    this.pump();
+  }
+
+  private evictOneIdle(): boolean {
+    for (const [key, workers] of this.idle) {
+      const victim = workers.shift();
+      if (workers.length === 0) this.idle.delete(key);
+      if (victim) {
+        // stop() counts the process down before it awaits anything, so the room is free now.
+        void this.stop(victim, "evicted to make room");
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private pump(): void {
+    for (let i = 0; i < this.waiters.length; ) {
+      const waiter = this.waiters[i] as Waiter;
+      const lease = this.closed ? undefined : this.tryGrant(waiter.functionId, waiter.key);
+      if (!lease) {
+        i++;
+        continue;
+      }
+      this.waiters.splice(i, 1);
+      waiter.grant(lease);
+    }
+  }
+
+  private reapIdle(): void {
+    const cutoff = Date.now() - this.limits.idleMs;
+    for (const [key, workers] of this.idle) {
+      const keep = workers.filter((worker) => worker.lastUsed > cutoff && worker.alive);
+      for (const worker of workers) if (!keep.includes(worker)) void this.stop(worker, "idle");
+      if (keep.length > 0) this.idle.set(key, keep);
+      else this.idle.delete(key);
+    }
+  }
+}

@@ -1,0 +1,133 @@
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import type { RunItem } from "../runs/types";
+import { PART_BYTES, fromParts, toParts } from "./blobParts";
+import { withoutKeys } from "./keys";
+
+/** Results up to this size stay in the run item; larger ones go to gzipped part items. */
+const INLINE_RESULT_BYTES = PART_BYTES;
+
+const runKey = (runId: string) => ({ pk: `RUN#${runId}`, sk: "RUN" });
+const runIndex = (functionId: string, runId: string) => ({ gsi1pk: `FNID#${functionId}#RUNS`, gsi1sk: runId });
+
+type StoredRun = Omit<RunItem, "result_json"> & { result_json?: string | null; result_parts?: number };
+
+/** Runs: by run_id, and by function newest first (run ids are ULIDs, so they sort by time). */
+export class RunStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly table: string,
+    /** How long runs are kept (DynamoDB TTL on AWS). */
+    private readonly retentionSeconds: number,
+  ) {}
+
+  /** Writes a run as it is now (create, and every status change). */
+  async put(run: RunItem): Promise<void> {
+    const { result_json, ...rest } = run;
+    const item: StoredRun = { ...rest, result_json };
+    if (result_json && Buffer.byteLength(result_json) > INLINE_RESULT_BYTES) {
+      const parts = toParts(result_json);
+      for (const [n, data] of parts.entries()) {
+        await this.doc.send(
+          new PutCommand({ TableName: this.table, Item: { pk: runKey(run.run_id).pk, sk: `RESULT#${n}`, data, expires_at: this.expiry(run) } }),
+        );
+      }
+      item.result_json = null;
+      item.result_parts = parts.length;
+    }
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: { ...runKey(run.run_id), ...runIndex(run.function_id, run.run_id), ...item, expires_at: this.expiry(run) },
+      }),
+    );
+  }
+
+  async get(runId: string): Promise<RunItem | undefined> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: runKey(runId), ConsistentRead: true }));
+    if (!Item) return undefined;
+    const { result_parts, expires_at: _e, ...stored } = withoutKeys<StoredRun & { expires_at: number }>(Item);
+    if (!result_parts) return { ...stored, result_json: stored.result_json ?? null };
+    const { Items } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+        ExpressionAttributeValues: { ":pk": runKey(runId).pk, ":prefix": "RESULT#" },
+        ConsistentRead: true,
+      }),
+    );
+    const parts = (Items ?? []).sort((a, b) => Number(String(a.sk).slice(7)) - Number(String(b.sk).slice(7)));
+    return { ...stored, result_json: fromParts(parts.map((p) => p.data as Uint8Array)) };
+  }
+
+  /** The function's latest runs, newest first (without results). */
+  async recent(functionId: string, limit: number): Promise<RunItem[]> {
+    const { Items } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: "gsi1",
+        KeyConditionExpression: "gsi1pk = :pk",
+        ExpressionAttributeValues: { ":pk": runIndex(functionId, "").gsi1pk },
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
+    );
+    return (Items ?? []).map((item) => withoutKeys<RunItem>(item));
+  }
+
+  /** Marks a run final unless it already is (conditional: a run ends once). */
+  async finishIfActive(run: RunItem): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: runKey(run.run_id),
+          UpdateExpression: "SET #status = :status, #error = :error, finished_at = :finished",
+          ConditionExpression: "#status IN (:queued, :running)",
+          ExpressionAttributeNames: { "#status": "status", "#error": "error" },
+          ExpressionAttributeValues: {
+            ":status": run.status,
+            ":error": run.error,
+            ":finished": run.finished_at,
+            ":queued": "queued",
+            ":running": "running",
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof Error && error.name === "ConditionalCheckFailedException") return false;
+      throw error;
+    }
+  }
+
+  /** Runs still queued or running (a full scan: used once at local start-up to settle crashed runs). */
+  async listActive(): Promise<RunItem[]> {
+    const runs: RunItem[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new ScanCommand({
+          TableName: this.table,
+          FilterExpression: "sk = :sk AND #status IN (:queued, :running)",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: { ":sk": "RUN", ":queued": "queued", ":running": "running" },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      runs.push(...(page.Items ?? []).map((item) => withoutKeys<RunItem>(item)));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return runs;
+  }
+
+  private expiry(run: RunItem): number {
+    return Math.floor(Date.parse(run.queued_at) / 1000) + this.retentionSeconds;
+  }
+}
