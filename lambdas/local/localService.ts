@@ -23,6 +23,8 @@ export interface LocalService {
   port: number;
   /** The dynalite endpoint (tests read the table directly). */
   dynamoEndpoint: string;
+  /** Holds the worker bundle and browser profiles; every worker and browser names it in its command line. */
+  runtimeDir: string;
   bootstrap: BootstrapResult;
   deps: Deps;
   /** Stops serving, then closes the store; safe to call more than once. */
@@ -46,12 +48,12 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     credentials: { accessKeyId: "local", secretAccessKey: "local" },
     maxAttempts: 3,
   });
-  // The worker bundle lives outside the data dir: user code may read it, never the data.
-  const bundleDir = await mkdtemp(path.join(tmpdir(), "browserfn-worker-"));
+  // Worker bundle and browser profiles live outside the data dir: user code never sees the data.
+  const runtimeDir = await mkdtemp(path.join(tmpdir(), "browserfn-runtime-"));
   let runtime: ReturnType<typeof createLocalRuntime> | undefined;
   try {
-    await chmod(bundleDir, 0o755);
-    const bundlePath = await buildWorkerBundle(bundleDir);
+    await chmod(runtimeDir, 0o755);
+    const bundlePath = await buildWorkerBundle(runtimeDir);
     await chmod(bundlePath, 0o644);
     await createTablesIfMissing(client, config.tablePrefix);
     const store = createStore(doc, config.tablePrefix);
@@ -61,6 +63,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     runtime = createLocalRuntime({
       store,
       bundlePath,
+      profileRoot: runtimeDir,
       identity: workerIdentity(),
       limits: { perFunction: config.workers.perFunction, total: config.workers.total, idleMs: config.workers.idleSeconds * 1000 },
     });
@@ -86,6 +89,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       url,
       port,
       dynamoEndpoint: dynamo.endpoint,
+      runtimeDir,
       bootstrap,
       deps,
       close: () => {
@@ -97,7 +101,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
           await runtime?.close();
           client.destroy();
           await dynamo.close();
-          await rm(bundleDir, { recursive: true, force: true });
+          await rm(runtimeDir, { recursive: true, force: true });
         })();
         return closing;
       },
@@ -106,7 +110,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     await runtime?.close();
     client.destroy();
     await dynamo.close();
-    await rm(bundleDir, { recursive: true, force: true });
+    await rm(runtimeDir, { recursive: true, force: true });
     throw error;
   }
 }

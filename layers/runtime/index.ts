@@ -23,9 +23,11 @@ export interface SessionOptions {
 }
 
 const DEFAULT_TIMEOUT_MINUTES = 5;
-// Node 20 defines Symbol.asyncDispose as this registry symbol on its main realm only; newer
-// runtimes have a built-in one. Either way `await using` looks up the same symbol as here.
-const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ?? Symbol.for("nodejs.asyncDispose");
+// Node 20 defines Symbol.asyncDispose (as this registry symbol) on its main realm only, not in
+// other realms such as jest's sandbox. Defining it when missing, as puppeteer-core also does,
+// makes `await using` in user code and this class agree on one symbol whichever loads first.
+(Symbol as { asyncDispose?: symbol }).asyncDispose ??= Symbol.for("nodejs.asyncDispose");
+const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose;
 
 function timeoutMs(options: SessionOptions): number {
   const minutes = options.timeout_minutes ?? DEFAULT_TIMEOUT_MINUTES;

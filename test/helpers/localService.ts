@@ -6,6 +6,7 @@ import type { LocalConfig } from "../../lambdas/config/localConfig";
 import { generateApiKey } from "../../lambdas/identity/apiKeys";
 import { type LocalService, startLocalService } from "../../lambdas/local/localService";
 import { type ApiResponse, requestJson } from "./http";
+import { expectNoProcessesWith } from "./processes";
 
 export interface TestService {
   service: LocalService;
@@ -37,11 +38,13 @@ export function testConfig(dataDir: string, overrides: Partial<LocalConfig> = {}
 }
 
 /** Starts the local service on an ephemeral port with a fresh data dir (or the given one). */
-export async function startTestService(options: { dataDir?: string; adminKey?: string } = {}): Promise<TestService> {
+export async function startTestService(
+  options: { dataDir?: string; adminKey?: string; config?: Partial<LocalConfig> } = {},
+): Promise<TestService> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), "browserfn-test-")));
   const adminKey = options.adminKey ?? generateApiKey();
   const errors: string[] = [];
-  const service = await startLocalService(testConfig(dataDir, { bootstrapKey: adminKey }), {
+  const service = await startLocalService(testConfig(dataDir, { bootstrapKey: adminKey, ...options.config }), {
     errorLog: (line) => errors.push(line),
   });
   const call: TestService["call"] = (method, urlPath, { body, token, headers } = {}) =>
@@ -60,6 +63,7 @@ export async function startTestService(options: { dataDir?: string; adminKey?: s
     stop: () => service.close(),
     async destroy() {
       await service.close();
+      await expectNoProcessesWith(service.runtimeDir);
       await rm(dataDir, { recursive: true, force: true });
       if (errors.some((line) => line.includes("internal error"))) {
         throw new Error(`The service logged internal errors:\n${errors.join("\n")}`);

@@ -12,10 +12,6 @@ import { runInvocation } from "../../lambdas/runner/runInvocation";
 import { TITLE_FN } from "../helpers/code";
 import { launchTestBrowser, type PageServer, startPageServer } from "../helpers/testBrowser";
 
-// jest's vm context lacks the Symbol.asyncDispose that Node 20 defines on its main realm (the
-// worker has it); this is the same registry symbol, so `await using` works in-process too.
-(Symbol as { asyncDispose?: symbol }).asyncDispose ??= Symbol.for("nodejs.asyncDispose");
-
 let browser: Browser;
 let pages: PageServer;
 let base: string;

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { chmod, chown, mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import chromium from "@sparticuz/chromium";
 import type { ProcessIdentity } from "./unprivilegedUser";
@@ -52,9 +51,9 @@ export function chromiumArgs(): string[] {
  * Launches a browser for one worker, as the worker's user, in its own process group,
  * and returns its DevTools endpoint: the worker connects to it and needs no right to start processes.
  */
-export async function launchBrowser(identity: ProcessIdentity): Promise<BrowserProcess> {
+export async function launchBrowser(identity: ProcessIdentity, profileRoot: string): Promise<BrowserProcess> {
   const file = await chromiumExecutable(identity);
-  const profile = await mkdtemp(path.join(tmpdir(), "browserfn-profile-"));
+  const profile = await mkdtemp(path.join(profileRoot, "profile-"));
   if (identity.uid !== undefined && identity.gid !== undefined) await chown(profile, identity.uid, identity.gid);
   const child = spawn(file, [...chromiumArgs(), "--remote-debugging-port=0", `--user-data-dir=${profile}`, "about:blank"], {
     ...identity,

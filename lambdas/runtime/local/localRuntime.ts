@@ -10,6 +10,8 @@ export interface LocalRuntimeOptions {
   store: Store;
   /** The bundled worker entry (runner + runtime SDK + puppeteer-core). */
   bundlePath: string;
+  /** Where browser profiles are made (outside the data dir). */
+  profileRoot: string;
   limits: PoolLimits;
   identity: ProcessIdentity;
 }
@@ -25,6 +27,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
     if (!code) throw new ApiError("version_not_found", `Version ${version} of ${functionId} is gone`);
     return WorkerProcess.start({
       bundlePath: options.bundlePath,
+      profileRoot: options.profileRoot,
       identity: options.identity,
       init: { code: code.js, parameter_style: code.parameter_style ?? "positional", variables: code.variables },
     });

@@ -15,6 +15,7 @@ export class WorkerExit extends Error {
 
 export interface WorkerOptions {
   bundlePath: string;
+  profileRoot: string;
   /** The version to serve (everything of the init message but the browser). */
   init: Omit<WorkerInit, "type" | "browserWSEndpoint">;
   identity: ProcessIdentity;
@@ -50,7 +51,7 @@ export class WorkerProcess {
   }
 
   static async start(options: WorkerOptions): Promise<WorkerProcess> {
-    const browser = await launchBrowser(options.identity);
+    const browser = await launchBrowser(options.identity, options.profileRoot);
     const child = spawn(
       process.execPath,
       ["--experimental-permission", `--allow-fs-read=${options.bundlePath}`, "--disable-warning=ExperimentalWarning", options.bundlePath],

@@ -1,0 +1,35 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface PageServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Test pages on 127.0.0.1: `/title/<text>` has that title; `/set-cookie/<name>` sets a
+ * cookie; `/cookies` shows the cookies it received as its title.
+ */
+export async function startPageServer(): Promise<PageServer> {
+  const server: Server = createServer((request, response) => {
+    const url = new URL(request.url ?? "/", "http://localhost");
+    const [, kind, arg = ""] = url.pathname.split("/");
+    const headers: Record<string, string> = { "content-type": "text/html" };
+    let title = "index";
+    if (kind === "title") title = decodeURIComponent(arg);
+    if (kind === "set-cookie") headers["set-cookie"] = `${arg}=1; Path=/`;
+    if (kind === "cookies") title = `cookies:${request.headers.cookie ?? ""}`;
+    response.writeHead(200, headers);
+    response.end(`<!doctype html><title>${title}</title><p>${title}</p>`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,170 @@
+import { TITLE_FN } from "../helpers/code";
+import { expectError } from "../helpers/http";
+import { startTestService, type TestService } from "../helpers/localService";
+import { type PageServer, startPageServer } from "../helpers/pageServer";
+import { processesWith } from "../helpers/processes";
+
+let t: TestService;
+let pages: PageServer;
+beforeAll(async () => {
+  [t, pages] = await Promise.all([startTestService(), startPageServer()]);
+});
+afterAll(async () => {
+  await t.destroy();
+  await pages.close();
+});
+
+async function deploy(name: string, code: string, settings: Record<string, unknown> = {}) {
+  const response = await t.call("POST", "/functions", { body: { name, code, ...settings } });
+  if (response.status !== 201) throw new Error(`deploy ${name}: ${response.text}`);
+  return response.body;
+}
+
+describe("invoking over HTTP with a real browser", () => {
+  it("reads a served page's title, applies defaults, and records the run", async () => {
+    await deploy("title", TITLE_FN);
+    const post = await t.call("POST", "/functions/title", { body: { url: `${pages.url}/title/Hello` } });
+    expect(post.status).toBe(200);
+    expect(post.body).toEqual({ title: "Hello", max_items: 10 });
+    expect(post.headers.get("x-run-id")).toMatch(/^run_[0-9a-z]{26}$/);
+    expect(post.headers.get("x-function-version")).toBe("1");
+    expect(Number(post.headers.get("x-duration-ms"))).toBeGreaterThan(0);
+
+    const get = await t.call("GET", `/functions/title?url=${encodeURIComponent(`${pages.url}/title/Query`)}&max_items=3`);
+    expect(get.status).toBe(200);
+    expect(get.body).toEqual({ title: "Query", max_items: 3 });
+
+    const run = await t.call("GET", `/runs/${post.headers.get("x-run-id")}`);
+    expect(run.status).toBe(200);
+    expect(run.body).toMatchObject({
+      run_id: post.headers.get("x-run-id"),
+      function_name: "title",
+      version: "1",
+      trigger: "http",
+      status: "succeeded",
+      params: { url: `${pages.url}/title/Hello` },
+      result: { title: "Hello", max_items: 10 },
+      error: null,
+    });
+    expect(run.body.browser_ms).toBeGreaterThan(0);
+    expect(Date.parse(run.body.finished_at)).toBeGreaterThanOrEqual(Date.parse(run.body.started_at));
+  });
+
+  it("coerces GET values to the declared types and rejects bad parameters before running", async () => {
+    await deploy(
+      "types",
+      `export default async function run(n: number, flag: boolean, tags: string[], label = "x") {
+        return { n, flag, tags, label, types: [typeof n, typeof flag, Array.isArray(tags)] };
+      }`,
+    );
+    const ok = await t.call("GET", `/functions/types?n=2.5&flag=false&tags=${encodeURIComponent('["a","b"]')}`);
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({ n: 2.5, flag: false, tags: ["a", "b"], label: "x", types: ["number", "boolean", true] });
+
+    const before = (await t.call("GET", "/functions/types/metrics")).body.total_calls;
+    const missing = expectError(await t.call("POST", "/functions/types", { body: { n: 1 } }), 400, "invalid_parameters");
+    expect(missing.details.parameters.map((p: { name: string }) => p.name)).toEqual(["flag", "tags"]);
+    const unknown = expectError(
+      await t.call("POST", "/functions/types", { body: { n: 1, flag: true, tags: [], extra: 1 } }),
+      400,
+      "invalid_parameters",
+    );
+    expect(unknown.message).toContain("extra");
+    expectError(await t.call("POST", "/functions/types", { body: { n: "1", flag: true, tags: [] } }), 400, "invalid_parameters");
+    expectError(await t.call("GET", "/functions/types?n=abc&flag=true&tags=[]"), 400, "invalid_parameters");
+    expectError(await t.call("GET", "/functions/types?n=1&flag=yes&tags=[]"), 400, "invalid_parameters");
+    expectError(await t.call("POST", "/functions/types", { body: "[1]" }), 400, "invalid_parameters");
+    expect((await t.call("GET", "/functions/types/metrics")).body.total_calls).toBe(before);
+  });
+
+  it("answers 500 function_error for a throwing automation, 200 for { success: false }", async () => {
+    await deploy("thrower", `export default async () => { throw new Error("boom: selector not found"); }`);
+    const thrown = await t.call("POST", "/functions/thrower");
+    const error = expectError(thrown, 500, "function_error");
+    expect(error.message).toBe("boom: selector not found");
+    expect(error.details.run_id).toBe(thrown.headers.get("x-run-id"));
+    const logs = (await t.call("GET", "/functions/thrower/logs")).body.items;
+    expect(logs).toHaveLength(1);
+    expect(logs[0]).toMatchObject({ status: "failed", run_id: error.details.run_id, trigger: "http", version: "1" });
+    expect(logs[0].error).toEqual({ code: "function_error", message: "boom: selector not found" });
+
+    await deploy("soft", `export default async () => { try { throw new Error("nope"); } catch (e) { return { success: false, error: String(e) }; } }`);
+    const soft = await t.call("POST", "/functions/soft");
+    expect(soft.status).toBe(200);
+    expect(soft.body).toEqual({ success: false, error: "Error: nope" });
+  });
+
+  it("runs an older version with X-Function-Version and says which version ran", async () => {
+    await deploy("versioned", `export default async () => "one";`);
+    await t.call("PATCH", "/functions/versioned", { body: { code: `export default async () => "two";` } });
+    expect((await t.call("POST", "/functions/versioned")).body).toBe("two");
+    const old = await t.call("POST", "/functions/versioned", { headers: { "x-function-version": "1" } });
+    expect(old.body).toBe("one");
+    expect(old.headers.get("x-function-version")).toBe("1");
+    expectError(await t.call("POST", "/functions/versioned", { headers: { "x-function-version": "3" } }), 404, "version_not_found");
+  });
+
+  it("answers 202 with a status URL for Prefer: respond-async, and the run finishes later", async () => {
+    await deploy("later", `export default async (ms: number = 300) => { await new Promise((r) => setTimeout(r, ms)); return { waited: ms }; }`);
+    const accepted = await t.call("POST", "/functions/later", { headers: { prefer: "respond-async" } });
+    expect(accepted.status).toBe(202);
+    expect(accepted.body.status_url).toBe(`${t.url}/runs/${accepted.body.run_id}`);
+    expect(accepted.headers.get("location")).toBe(accepted.body.status_url);
+    let run = (await t.call("GET", `/runs/${accepted.body.run_id}`)).body;
+    for (let i = 0; i < 100 && !["succeeded", "failed"].includes(run.status); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      run = (await t.call("GET", `/runs/${accepted.body.run_id}`)).body;
+    }
+    expect(run).toMatchObject({ status: "succeeded", result: { waited: 300 } });
+    expectError(await t.call("GET", "/runs/run_00000000000000000000000000"), 404, "run_not_found");
+  });
+
+  it("keeps runs private to their account", async () => {
+    const other = await t.newAccount("other-account");
+    const mine = await t.call("POST", "/functions/soft");
+    expectError(await t.call("GET", `/runs/${mine.headers.get("x-run-id")}`, { token: other }), 404, "run_not_found");
+    expectError(await t.call("POST", "/functions/soft", { token: other }), 404, "function_not_found");
+    expectError(await t.call("GET", "/functions/soft/logs", { token: other }), 404, "function_not_found");
+  });
+});
+
+describe("logs and metrics", () => {
+  it("equal what was run: counts, success rate, mean duration, newest first", async () => {
+    await deploy("counted", `export default async (fail: boolean = false) => { if (fail) throw new Error("asked to"); return 1; }`);
+    const outcomes = [false, false, true, false, true];
+    const runIds: string[] = [];
+    for (const fail of outcomes) {
+      const response = await t.call("POST", "/functions/counted", { body: { fail } });
+      runIds.push(String(response.headers.get("x-run-id")));
+    }
+    const logs = (await t.call("GET", "/functions/counted/logs?limit=10")).body.items;
+    expect(logs.map((l: { run_id: string }) => l.run_id)).toEqual([...runIds].reverse());
+    expect(logs.map((l: { status: string }) => l.status)).toEqual(["failed", "succeeded", "failed", "succeeded", "succeeded"]);
+    expect((await t.call("GET", "/functions/counted/logs?limit=2")).body.items).toHaveLength(2);
+    expectError(await t.call("GET", "/functions/counted/logs?limit=0"), 400, "invalid_limit");
+    expectError(await t.call("GET", "/functions/counted/logs?limit=1001"), 400, "invalid_limit");
+
+    const durations: number[] = [];
+    for (const id of runIds) durations.push((await t.call("GET", `/runs/${id}`)).body.duration_ms);
+    const metrics = (await t.call("GET", "/functions/counted/metrics")).body;
+    expect(metrics).toMatchObject({ total_calls: 5, succeeded_calls: 3, failed_calls: 2, success_rate: 60 });
+    expect(metrics.avg_duration).toBeCloseTo(durations.reduce((a, b) => a + b, 0) / 5, 1);
+    const sorted = [...durations].sort((a, b) => a - b);
+    expect(metrics.p50_duration).toBe(sorted[2]);
+    expect(metrics.p95_duration).toBe(sorted[4]);
+    expect(Date.parse(metrics.last_called_at)).not.toBeNaN();
+  });
+});
+
+describe("the service's own processes", () => {
+  it("keeps workers warm and stops a deleted function's workers", async () => {
+    await deploy("warm", `export default async () => process.pid;`);
+    const first = (await t.call("POST", "/functions/warm")).body;
+    const second = (await t.call("POST", "/functions/warm")).body;
+    expect(second).toBe(first);
+    expect(processesWith(t.service.runtimeDir).length).toBeGreaterThan(0);
+    await t.call("DELETE", "/functions/warm");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(() => process.kill(first, 0)).toThrow();
+  });
+});
