@@ -23,6 +23,8 @@ export interface LocalService {
   port: number;
   /** The dynalite endpoint (tests read the table directly). */
   dynamoEndpoint: string;
+  /** Worker processes now: all of them, and the idle (warm) ones. */
+  workers(): { processes: number; idle: number };
   /** Holds the worker bundle and browser profiles; every worker and browser names it in its command line. */
   runtimeDir: string;
   bootstrap: BootstrapResult;
@@ -90,6 +92,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       port,
       dynamoEndpoint: dynamo.endpoint,
       runtimeDir,
+      workers: () => runtime?.pool.size ?? { processes: 0, idle: 0 },
       bootstrap,
       deps,
       close: () => {

@@ -1,0 +1,151 @@
+import { expectError } from "../helpers/http";
+import { startTestService, type TestService } from "../helpers/localService";
+import { type PageServer, startPageServer } from "../helpers/pageServer";
+
+let t: TestService;
+let pages: PageServer;
+beforeAll(async () => {
+  [t, pages] = await Promise.all([startTestService(), startPageServer()]);
+});
+afterAll(async () => {
+  await t.destroy();
+  await pages.close();
+});
+
+async function deploy(name: string, code: string, settings: Record<string, unknown> = {}) {
+  const response = await t.call("POST", "/functions", { body: { name, code, ...settings } });
+  if (response.status !== 201) throw new Error(`deploy ${name}: ${response.text}`);
+}
+
+async function lastRun(name: string) {
+  const [entry] = (await t.call("GET", `/functions/${name}/logs?limit=1`)).body.items;
+  return (await t.call("GET", `/runs/${entry.run_id}`)).body;
+}
+
+describe("user code that misbehaves", () => {
+  it.each([
+    ["hang", "export default async () => { await new Promise(() => {}); }"],
+    ["busy", "export default async () => { for (;;) {} }"],
+  ])("%s: past its timeout the worker is killed and the run timed out (504)", async (name, code) => {
+    await deploy(name, code, { timeout_seconds: 1 });
+    const before = t.service.workers();
+    const response = await t.call("POST", `/functions/${name}`);
+    const error = expectError(response, 504, "function_timeout");
+    expect(error.details.run_id).toBe(response.headers.get("x-run-id"));
+    const run = await lastRun(name);
+    expect(run).toMatchObject({ status: "timed_out", error: { code: "function_timeout" } });
+    expect(run.duration_ms).toBeGreaterThanOrEqual(1000);
+    expect(run.duration_ms).toBeLessThan(5000);
+    // The killed worker is gone, not kept warm: the pool is as it was before the run.
+    expect(t.service.workers()).toEqual(before);
+    expect((await t.call("GET", "/health")).status).toBe(200);
+  });
+
+  it("memory hog: killed above memory_mb as function_crashed, and the service keeps serving", async () => {
+    await deploy(
+      "hog",
+      `export default async () => { const keep = []; for (let i = 0; i < 200; i++) { keep.push(Buffer.alloc(16 * 1024 * 1024, 1)); await new Promise((r) => setTimeout(r, 5)); } return keep.length; }`,
+      { memory_mb: 512, timeout_seconds: 60 },
+    );
+    const idleBefore = t.service.workers().idle;
+    const error = expectError(await t.call("POST", "/functions/hog"), 500, "function_crashed");
+    expect(error.message).toMatch(/out of memory.*limit is 512 MB/);
+    expect(t.service.workers().idle).toBe(idleBefore);
+    expect((await lastRun("hog")).status).toBe("failed");
+    await deploy("after-hog", "export default async () => 'still here';");
+    expect((await t.call("POST", "/functions/after-hog")).body).toBe("still here");
+  });
+
+  it("process.exit() in user code: the run is recorded as failed and the next run gets a new worker", async () => {
+    await deploy("quitter", "export default async (quit: boolean = true) => { if (quit) process.exit(3); return process.pid; }");
+    const error = expectError(await t.call("POST", "/functions/quitter"), 500, "function_crashed");
+    expect(error.message).toMatch(/exited/);
+    expect((await lastRun("quitter")).status).toBe("failed");
+    const again = await t.call("POST", "/functions/quitter", { body: { quit: false } });
+    expect(again.status).toBe(200);
+  });
+
+  it("a result that is not JSON answers result_not_serializable", async () => {
+    await deploy("bigint", "export default async () => ({ n: 10n });");
+    expectError(await t.call("POST", "/functions/bigint"), 500, "result_not_serializable");
+  });
+});
+
+describe("isolation", () => {
+  it("two sessions in one run share no cookies, and a later run on the warm worker sees none", async () => {
+    await deploy(
+      "cookies",
+      `import { Session } from "browserfn/runtime";
+      export default async function run(base: string, set: boolean) {
+        await using a = await Session.start();
+        const pa = await a.newPage();
+        if (set) await pa.goto(base + "/set-cookie/seen");
+        await pa.goto(base + "/cookies");
+        await using b = await Session.start();
+        const pb = await b.newPage();
+        await pb.goto(base + "/cookies");
+        return { a: await pa.title(), b: await pb.title(), pid: process.pid };
+      }`,
+    );
+    const first = (await t.call("POST", "/functions/cookies", { body: { base: pages.url, set: true } })).body;
+    expect(first.a).toBe("cookies:seen=1");
+    expect(first.b).toBe("cookies:");
+    const second = (await t.call("POST", "/functions/cookies", { body: { base: pages.url, set: false } })).body;
+    expect(second.pid).toBe(first.pid); // the same warm worker and browser
+    expect(second.a).toBe("cookies:");
+    expect(second.b).toBe("cookies:");
+  });
+
+  it("user code cannot read the data dir, write files, start processes or see the service's environment", async () => {
+    process.env.BROWSERFN_TEST_SECRET = "do-not-leak";
+    await deploy(
+      "escape",
+      `import fs from "node:fs";
+      import cp from "node:child_process";
+      const attempt = (f: () => unknown) => { try { return { ok: true, value: String(f()).slice(0, 200) }; } catch (e) { return { ok: false, error: String((e as Error).code ?? e) }; } };
+      export default async (dataDir: string) => ({
+        readKey: attempt(() => fs.readFileSync(dataDir + "/bootstrap-key", "utf8")),
+        listData: attempt(() => fs.readdirSync(dataDir)),
+        write: attempt(() => fs.writeFileSync("/tmp/browserfn-escape-test", "x")),
+        spawn: attempt(() => cp.execSync("id")),
+        env: Object.keys(process.env),
+      });`,
+    );
+    const result = (await t.call("POST", "/functions/escape", { body: { dataDir: t.dataDir } })).body;
+    expect(result.readKey.ok).toBe(false);
+    expect(result.listData.ok).toBe(false);
+    expect(result.write.ok).toBe(false);
+    expect(result.spawn.ok).toBe(false);
+    expect(result.env).toEqual([]);
+    expect(JSON.stringify(result)).not.toContain("do-not-leak");
+    delete process.env.BROWSERFN_TEST_SECRET;
+  });
+});
+
+describe("capacity and the sync window", () => {
+  it("answers 202 when a run outlasts the sync window, and 429 with Retry-After when no worker frees up", async () => {
+    const small = await startTestService({ config: { syncWaitSeconds: 1, workers: { perFunction: 1, total: 1, idleSeconds: 60 } } });
+    try {
+      await small.call("POST", "/functions", {
+        body: { name: "slow", code: "export default async () => { await new Promise((r) => setTimeout(r, 2500)); return 'done'; }" },
+      });
+      const [first, second] = await Promise.all([small.call("POST", "/functions/slow"), small.call("POST", "/functions/slow")]);
+      const statuses = [first.status, second.status].sort();
+      expect(statuses).toEqual([202, 429]);
+      const refused = first.status === 429 ? first : second;
+      const accepted = first.status === 202 ? first : second;
+      expectError(refused, 429, "concurrency_limit_exceeded");
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      let run = (await small.call("GET", `/runs/${accepted.body.run_id}`)).body;
+      for (let i = 0; i < 60 && run.status !== "succeeded"; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        run = (await small.call("GET", `/runs/${accepted.body.run_id}`)).body;
+      }
+      expect(run).toMatchObject({ status: "succeeded", result: "done" });
+      // The refused invocation never became a run.
+      expect((await small.call("GET", "/functions/slow/logs")).body.items).toHaveLength(1);
+    } finally {
+      await small.destroy();
+    }
+  });
+});
