@@ -17,7 +17,8 @@ async function main(argv: string[]): Promise<number> {
   const [command = "help"] = argv;
   switch (command) {
     case "start":
-      await import("./local");
+      // A static require: the tsx CommonJS hook of bin/cli.js compiles it (it does not hook import()).
+      require("./local");
       return -1; // the service keeps running until a signal stops it
     case "version":
     case "--version": {

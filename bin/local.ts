@@ -3,6 +3,7 @@
  * Settings come from the environment: PORT, HOST, BROWSERFN_DATA_DIR, BROWSERFN_BOOTSTRAP_KEY,
  * BROWSERFN_SYNC_WAIT_SECONDS, BROWSERFN_PLANS, BROWSERFN_REQUEST_LOG.
  */
+import { existsSync } from "node:fs";
 import { readLocalConfig } from "../lambdas/config/localConfig";
 import { startLocalService } from "../lambdas/local/localService";
 
@@ -14,10 +15,12 @@ async function main(): Promise<void> {
   const { newKey, keyFile } = service.bootstrap;
   if (newKey) {
     console.log(`Admin API key of account 'local' (shown once, also saved to ${keyFile}):\n  ${newKey}`);
-  } else if (keyFile) {
+  } else if (keyFile && existsSync(keyFile)) {
     console.log(`Admin API key of account 'local': see ${keyFile}`);
-  } else {
+  } else if (config.bootstrapKey) {
     console.log("Admin API key of account 'local': the one in BROWSERFN_BOOTSTRAP_KEY");
+  } else {
+    console.log("Admin API key of account 'local': the one in BROWSERFN_BOOTSTRAP_KEY when the data dir was first used");
   }
   console.log(`browserfn is serving ${service.url} (data in ${config.dataDir})`);
 

@@ -3,6 +3,7 @@ import { ApiError } from "../http/errors";
 import type { Principal } from "../identity/identity";
 import { insertFunction, newVersion } from "./createFunction";
 import { newFunctionId } from "./ids";
+import { fitPlanCaps } from "./planCaps";
 import { resolveFunction } from "./resolveFunction";
 import { DEFAULT_SETTINGS, applySettings } from "./settings";
 import type { FunctionItem } from "./types";
@@ -26,7 +27,10 @@ export async function forkFunction(
   const now = deps.clock.now();
   const settings = applySettings(
     DEFAULT_SETTINGS,
-    { description: source.description, timeout_seconds: source.timeout_seconds, memory_mb: source.memory_mb },
+    {
+      description: source.description,
+      ...fitPlanCaps(deps.config.plans, principal.plan, source.timeout_seconds, source.memory_mb),
+    },
     principal,
     deps.config,
     now,

@@ -39,6 +39,7 @@ export function applySettings(
   }
   validateTimezone(next.schedule_timezone);
   next.next_run_at = next.schedule === null ? null : nextRunAt(next.schedule, next.schedule_timezone, now);
-  checkPlanCaps(config.plans, principal.plan, next.timeout_seconds, next.memory_mb);
+  // Caps apply to what this request asks for: settings made under an earlier plan stay valid.
+  checkPlanCaps(config.plans, principal.plan, patch.timeout_seconds, patch.memory_mb);
   return next;
 }

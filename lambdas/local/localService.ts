@@ -10,6 +10,7 @@ import { ROUTES } from "../routes/routeTable";
 import { createLocalRuntime } from "../runtime/local/localRuntime";
 import { workerIdentity } from "../runtime/local/unprivilegedUser";
 import { buildWorkerBundle } from "../runner/buildWorkerBundle";
+import { replacePreviousRuntime } from "./previousRuntime";
 import { settleInterruptedRuns } from "./settleInterruptedRuns";
 import { createTablesIfMissing } from "../store/createTables";
 import { createDocumentClient } from "../store/dynamo";
@@ -55,6 +56,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
   let runtime: ReturnType<typeof createLocalRuntime> | undefined;
   try {
     await chmod(runtimeDir, 0o755);
+    await replacePreviousRuntime(config.dataDir, runtimeDir);
     const bundlePath = await buildWorkerBundle(runtimeDir);
     await chmod(bundlePath, 0o644);
     await createTablesIfMissing(client, config.tablePrefix);

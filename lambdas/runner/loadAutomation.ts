@@ -1,5 +1,6 @@
-import { isBuiltin } from "node:module";
-// CommonJS build, as in workerMain: one copy of puppeteer-core in the bundle.
+// `import = require`: puppeteer-core's CommonJS build, as in workerMain, so that the worker
+// bundle holds one copy of it (an ES `import` would add its ESM build beside it).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 import puppeteerCore = require("puppeteer-core");
 import * as runtime from "../../layers/runtime/index";
 
@@ -12,8 +13,9 @@ const PROVIDED: Record<string, unknown> = {
 /** The `require` an automation gets: the runtime SDK, puppeteer-core and Node built-ins only. */
 function automationRequire(name: string): unknown {
   if (Object.hasOwn(PROVIDED, name)) return PROVIDED[name];
-  // Built-ins come from this process's own require (jest's in tests, Node's in the worker).
-  if (isBuiltin(name)) return require(name);
+  // "fs", "node:fs", "fs/promises", ...; undefined for anything that is not a built-in.
+  const builtin = process.getBuiltinModule(name);
+  if (builtin) return builtin;
   throw new Error(`Module '${name}' is not available to automations; bundle it with your code (browserfn deploy does)`);
 }
 

@@ -6,6 +6,7 @@
 import type { Browser } from "puppeteer-core";
 // `import = require` (not `import from`): the bundle then holds puppeteer-core's CommonJS build
 // only, the same one automations get from `require("puppeteer-core")`, not both builds.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 import puppeteer = require("puppeteer-core");
 import { compileAutomation } from "./loadAutomation";
 import type { RunOutcome, RunRequest, SupervisorMessage, WorkerInit, WorkerMessage } from "./protocol";

@@ -124,6 +124,11 @@ describe("API keys", () => {
     const long = await t.call("POST", "/functions", { token: carol.body.key, body: { name: "long", code: ECHO_FN, timeout_seconds: 900 } });
     expect(long.status).toBe(201);
 
+    // A fork into a smaller plan is fitted to that plan's caps.
+    await t.call("PATCH", "/functions/long", { token: carol.body.key, body: { shared: true, memory_mb: 8192 } });
+    const fitted = await t.call("POST", `/functions/${long.body.function_id}/fork`, { token: keyA });
+    expect(fitted.body).toMatchObject({ timeout_seconds: 300, memory_mb: 2048, name: "long" });
+
     const admin = await t.call("POST", "/api-keys", { body: { admin: true, name: "second admin" } });
     expect(admin.body).toMatchObject({ account: "local", admin: true });
     expect((await t.call("POST", "/api-keys", { token: admin.body.key, body: { account: "dave" } })).status).toBe(201);
