@@ -18,6 +18,7 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case "start":
       // A static require: the tsx CommonJS hook of bin/cli.js compiles it (it does not hook import()).
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
       require("./local");
       return -1; // the service keeps running until a signal stops it
     case "version":

@@ -24,6 +24,7 @@ export const createApiKey = defineRoute({ body: CreateApiKeyBody }, async ({ bod
   const existing = await deps.store.accounts.getAccount(account);
   if (existing && body.plan !== undefined && existing.plan !== body.plan) {
     await deps.store.accounts.setPlan(account, body.plan);
+    deps.identity.forget({ account_id: account });
   }
   const plan = body.plan ?? existing?.plan ?? DEFAULT_PLAN;
   const issued = await issueApiKey(deps.store.accounts, {

@@ -8,5 +8,6 @@ export const deleteApiKey = defineRoute({}, async ({ params, principal }, deps) 
   if (!(await deps.store.accounts.deleteApiKey(principal.account_id, keyId))) {
     throw new ApiError("key_not_found", `No API key '${keyId}' in this account`, { key_id: keyId });
   }
+  deps.identity.forget({ key_id: keyId });
   return noContent();
 });

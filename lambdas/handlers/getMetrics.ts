@@ -14,14 +14,14 @@ export const getMetrics = defineRoute({}, async ({ params, principal }, deps) =>
     .filter((run) => FINAL_STATUSES.includes(run.status) && run.duration_ms !== null)
     .map((run) => run.duration_ms as number)
     .sort((a, b) => a - b);
-  const total = counters.total_calls;
+  const total = counters.invocations;
   return json(200, {
     total_calls: total,
-    success_rate: total === 0 ? 0 : round((counters.succeeded_calls / total) * 100),
-    avg_duration: total === 0 ? 0 : round(counters.duration_total_ms / total),
-    succeeded_calls: counters.succeeded_calls,
-    failed_calls: counters.failed_calls,
-    timed_out_calls: counters.timed_out_calls,
+    success_rate: total === 0 ? 0 : round((counters.succeeded / total) * 100),
+    avg_duration: total === 0 ? 0 : round(counters.execution_ms / total),
+    succeeded_calls: counters.succeeded,
+    failed_calls: counters.failed,
+    timed_out_calls: counters.timed_out,
     p50_duration: percentile(recent, 0.5),
     p95_duration: percentile(recent, 0.95),
     last_called_at: counters.last_called_at,

@@ -16,7 +16,7 @@ export interface RunInput {
 }
 
 export interface StartedRun {
-  /** The run as first written (queued). */
+  /** The run as first written (queued, or running after a warm start). */
   run: RunItem;
   /** Settles with the final run record; never rejects once the run exists. */
   completion: Promise<RunItem>;
@@ -59,8 +59,15 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
   const finish = async (result: InvokeResult): Promise<RunItem> => {
     run = { ...run, ...result, finished_at: deps.clock.now().toISOString() };
     await deps.store.runs.put(run);
-    await deps.store.meters.recordRun(run);
+    const counted = run;
+    deps.store.meters.recordRunLater(counted, (error) =>
+      deps.log(`metering run ${counted.run_id} failed: ${(error as Error).stack ?? error}`),
+    );
     return run;
+  };
+  const created = () => {
+    exists = true;
+    markQueued();
   };
   const completion = deps.runtime
     .invoke(
@@ -68,12 +75,12 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
       {
         onQueued: async () => {
           await deps.store.runs.put(run);
-          exists = true;
-          markQueued();
+          created();
         },
         onRunning: async () => {
           run = { ...run, status: "running", started_at: deps.clock.now().toISOString() };
           await deps.store.runs.put(run);
+          created();
         },
       },
     )

@@ -19,6 +19,9 @@ import { type BootstrapResult, bootstrapAdminKey } from "./bootstrap";
 import { startDynalite } from "./dynaliteServer";
 import { createHttpServer } from "./httpServer";
 
+/** Verified API keys are remembered this long; revocations through the API apply at once. */
+const IDENTITY_CACHE_MS = 5_000;
+
 export interface LocalService {
   url: string;
   port: number;
@@ -73,7 +76,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     });
     const deps: Deps = {
       store,
-      identity: createIdentity(store.accounts),
+      identity: createIdentity(store.accounts, { cacheMs: IDENTITY_CACHE_MS }),
       runtime,
       clock,
       config: { plans: config.plans, publicUrl: null, syncWaitSeconds: config.syncWaitSeconds, maxBodyBytes: MAX_BODY_BYTES },

@@ -84,25 +84,42 @@ async function callAutomation(invocation: Invocation): Promise<Result> {
  * Never rejects for errors of the user's code: they become a failed outcome.
  */
 export async function runInvocation(invocation: Invocation): Promise<RunOutcome> {
+  const { outcome, settled } = startInvocation(invocation);
+  await settled;
+  return outcome;
+}
+
+/**
+ * runInvocation in two steps: `outcome` is known once the automation returned and its
+ * sessions are closed; `settled` once the browser is reset for the next run. A worker
+ * answers with the outcome first and resets the browser before it takes the next run.
+ */
+export function startInvocation(invocation: Invocation): { outcome: Promise<RunOutcome>; settled: Promise<void> } {
   let browser: Promise<Browser> | undefined;
   const getBrowser = (): Promise<Browser> => (browser ??= invocation.getBrowser());
-  const capture = captureConsole(MAX_LOG_BYTES);
-  let result: Result;
-  let browser_ms = 0;
-  try {
-    beginRun({ getBrowser, deadline: Date.now() + invocation.timeoutMs });
+  const outcome = (async (): Promise<RunOutcome> => {
+    const capture = captureConsole(MAX_LOG_BYTES);
+    let result: Result;
+    let browser_ms = 0;
     try {
-      result = await callAutomation(invocation);
+      beginRun({ getBrowser, deadline: Date.now() + invocation.timeoutMs });
+      try {
+        result = await callAutomation(invocation);
+      } finally {
+        browser_ms = (await endRun()).browser_ms;
+      }
     } finally {
-      browser_ms = (await endRun()).browser_ms;
-      // Only a browser this run used can hold its leftovers; a run without sessions never connects.
-      if (browser) await browser.then(resetBrowser, () => undefined);
+      capture.restore();
     }
-  } finally {
-    capture.restore();
-  }
-  const logs = capture.text();
-  return result.ok
-    ? { status: "succeeded", result_json: result.json, logs, browser_ms }
-    : { status: "failed", error: result.error, logs, browser_ms };
+    const logs = capture.text();
+    return result.ok
+      ? { status: "succeeded", result_json: result.json, logs, browser_ms }
+      : { status: "failed", error: result.error, logs, browser_ms };
+  })();
+  // Only a browser this run used can hold its leftovers; a run without sessions never connects.
+  const settled = outcome.then(
+    () => (browser ? browser.then(resetBrowser, () => undefined) : undefined),
+    () => undefined,
+  );
+  return { outcome, settled };
 }

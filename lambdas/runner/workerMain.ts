@@ -10,7 +10,7 @@ import type { Browser } from "puppeteer-core";
 import puppeteer = require("puppeteer-core");
 import { compileAutomation } from "./loadAutomation";
 import type { RunOutcome, RunRequest, SupervisorMessage, WorkerInit, WorkerMessage } from "./protocol";
-import { runInvocation } from "./runInvocation";
+import { startInvocation } from "./runInvocation";
 
 function send(message: WorkerMessage): void {
   process.send?.(message);
@@ -64,16 +64,18 @@ function main(): void {
   let queue: Promise<void> = Promise.resolve();
 
   const serve = async (request: RunRequest): Promise<void> => {
-    let outcome: RunOutcome;
     if (!init || !getBrowser) {
       const error = { code: "function_error" as const, message: "The worker received a run before init" };
-      outcome = { status: "failed", error, logs: "", browser_ms: 0 };
-    } else {
-      const { code, parameter_style: style, variables } = init;
-      const { params, timeoutMs } = request;
-      outcome = await runInvocation({ code, params, style, variables, getBrowser, timeoutMs });
+      const outcome: RunOutcome = { status: "failed", error, logs: "", browser_ms: 0 };
+      send({ type: "done", runId: request.runId, outcome });
+      return;
     }
-    send({ type: "done", runId: request.runId, outcome });
+    const { code, parameter_style: style, variables } = init;
+    const { params, timeoutMs } = request;
+    const run = startInvocation({ code, params, style, variables, getBrowser, timeoutMs });
+    // Answer first; the browser is reset before the next run is taken from the queue.
+    send({ type: "done", runId: request.runId, outcome: await run.outcome });
+    await run.settled;
   };
 
   process.on("message", (message: SupervisorMessage) => {

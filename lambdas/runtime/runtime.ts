@@ -18,7 +18,7 @@ export interface InvokeRequest {
 
 /** Called as the run moves on, so its record is written before it runs. */
 export interface InvokeHooks {
-  /** A slot is reserved; the run is about to start (after a cold start, if any). */
+  /** A slot is reserved but the run waits for a cold start (not called for a warm start). */
   onQueued(): Promise<void>;
   /** The automation starts now. */
   onRunning(): Promise<void>;

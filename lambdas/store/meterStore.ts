@@ -1,15 +1,5 @@
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { RunItem } from "../runs/types";
-import { withoutKeys } from "./keys";
-
-export interface FunctionCounters {
-  total_calls: number;
-  succeeded_calls: number;
-  failed_calls: number;
-  timed_out_calls: number;
-  duration_total_ms: number;
-  last_called_at: string | null;
-}
 
 export interface UsageCounters {
   invocations: number;
@@ -19,82 +9,125 @@ export interface UsageCounters {
   browser_ms: number;
 }
 
-const metricsKey = (functionId: string) => ({ pk: `FNID#${functionId}`, sk: "METRICS" });
-const usageKey = (accountId: string, month: string, functionId?: string) => ({
+export interface FunctionCounters extends UsageCounters {
+  succeeded: number;
+  failed: number;
+  timed_out: number;
+  last_called_at: string | null;
+}
+
+/**
+ * One item per function and month (`ACCOUNT#<account>` / `USAGE#<month>#<function_id>`,
+ * indexed by function in gsi1): every run adds to it with one DynamoDB ADD. An account's
+ * usage is the sum of its items for a month; a function's metrics the sum over its months.
+ */
+const usageKey = (accountId: string, month: string, functionId: string) => ({
   pk: `ACCOUNT#${accountId}`,
-  sk: functionId ? `USAGE#${month}#${functionId}` : `USAGE#${month}`,
+  sk: `USAGE#${month}#${functionId}`,
+  gsi1pk: `FNID#${functionId}#USAGE`,
+  gsi1sk: month,
 });
 
-/** Counters kept with DynamoDB ADD, so reading metrics and usage never scans runs. */
 export class MeterStore {
+  private readonly pending = new Set<Promise<void>>();
+
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly table: string,
   ) {}
 
-  /** Counts one finished run in the function's metrics and the account's monthly usage. */
+  /** Counts one finished run in its function's usage of the month the run started in. */
   async recordRun(run: RunItem): Promise<void> {
     const duration = run.duration_ms ?? 0;
-    const outcome = run.status === "succeeded" ? "succeeded_calls" : run.status === "timed_out" ? "timed_out_calls" : "failed_calls";
+    const outcome = run.status === "succeeded" ? "succeeded" : run.status === "timed_out" ? "timed_out" : "failed";
+    const { pk, sk, gsi1pk, gsi1sk } = usageKey(run.account_id, run.queued_at.slice(0, 7), run.function_id);
     await this.doc.send(
       new UpdateCommand({
         TableName: this.table,
-        Key: metricsKey(run.function_id),
-        UpdateExpression: `ADD total_calls :one, ${outcome} :one, duration_total_ms :duration SET last_called_at = :at`,
-        ExpressionAttributeValues: { ":one": 1, ":duration": duration, ":at": run.queued_at },
+        Key: { pk, sk },
+        UpdateExpression:
+          `ADD invocations :one, ${outcome} :one, execution_ms :duration, mb_ms :mbms, browser_ms :browser ` +
+          "SET function_id = :fn, gsi1pk = :gpk, gsi1sk = :gsk, last_called_at = :at",
+        ExpressionAttributeValues: {
+          ":one": 1,
+          ":duration": duration,
+          ":mbms": duration * run.memory_mb,
+          ":browser": run.browser_ms,
+          ":fn": run.function_id,
+          ":gpk": gsi1pk,
+          ":gsk": gsi1sk,
+          ":at": run.queued_at,
+        },
       }),
     );
-    const month = run.queued_at.slice(0, 7);
-    for (const key of [usageKey(run.account_id, month), usageKey(run.account_id, month, run.function_id)]) {
-      await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: key,
-          UpdateExpression: "ADD invocations :one, execution_ms :duration, mb_ms :mbms, browser_ms :browser SET function_id = :fn",
-          ExpressionAttributeValues: {
-            ":one": 1,
-            ":duration": duration,
-            ":mbms": duration * run.memory_mb,
-            ":browser": run.browser_ms,
-            ":fn": key.sk.split("#")[2] ?? null,
-          },
-        }),
-      );
-    }
   }
 
+  /**
+   * Counts a run without making the caller wait. Reads through this store wait for the
+   * counts they follow, so metrics and usage never miss a run that finished before them.
+   */
+  recordRunLater(run: RunItem, onError: (error: unknown) => void): void {
+    const write = this.recordRun(run).catch(onError);
+    this.pending.add(write);
+    void write.finally(() => this.pending.delete(write));
+  }
+
+  /** A function's counters over all time. */
   async functionCounters(functionId: string): Promise<FunctionCounters> {
-    const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: metricsKey(functionId), ConsistentRead: true }));
-    const item = Item ? withoutKeys<Partial<FunctionCounters>>(Item) : {};
-    return {
-      total_calls: item.total_calls ?? 0,
-      succeeded_calls: item.succeeded_calls ?? 0,
-      failed_calls: item.failed_calls ?? 0,
-      timed_out_calls: item.timed_out_calls ?? 0,
-      duration_total_ms: item.duration_total_ms ?? 0,
-      last_called_at: item.last_called_at ?? null,
-    };
+    await this.settle();
+    const items = await this.queryAll({
+      IndexName: "gsi1",
+      KeyConditionExpression: "gsi1pk = :pk",
+      ExpressionAttributeValues: { ":pk": usageKey("", "", functionId).gsi1pk },
+    });
+    const total: FunctionCounters = { ...sum(items), succeeded: 0, failed: 0, timed_out: 0, last_called_at: null };
+    for (const item of items) {
+      total.succeeded += Number(item.succeeded ?? 0);
+      total.failed += Number(item.failed ?? 0);
+      total.timed_out += Number(item.timed_out ?? 0);
+      const at = typeof item.last_called_at === "string" ? item.last_called_at : null;
+      if (at && (!total.last_called_at || at > total.last_called_at)) total.last_called_at = at;
+    }
+    return total;
   }
 
   /** The account's usage in a month (`YYYY-MM`): in total and per function id. */
   async usage(accountId: string, month: string): Promise<{ total: UsageCounters; functions: Record<string, UsageCounters> }> {
-    const { Items } = await this.doc.send(
-      new QueryCommand({
-        TableName: this.table,
-        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-        ExpressionAttributeValues: { ":pk": usageKey(accountId, month).pk, ":prefix": usageKey(accountId, month).sk },
-        ConsistentRead: true,
-      }),
-    );
-    const counters = (item: Record<string, unknown>): UsageCounters => ({
-      invocations: Number(item.invocations ?? 0),
-      execution_ms: Number(item.execution_ms ?? 0),
-      mb_ms: Number(item.mb_ms ?? 0),
-      browser_ms: Number(item.browser_ms ?? 0),
+    await this.settle();
+    const { pk, sk } = usageKey(accountId, month, "");
+    const items = await this.queryAll({
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+      ExpressionAttributeValues: { ":pk": pk, ":prefix": sk },
+      ConsistentRead: true,
     });
-    const total = Items?.find((item) => item.sk === usageKey(accountId, month).sk);
     const functions: Record<string, UsageCounters> = {};
-    for (const item of Items ?? []) if (typeof item.function_id === "string") functions[item.function_id] = counters(item);
-    return { total: total ? counters(total) : counters({}), functions };
+    for (const item of items) functions[String(item.function_id)] = sum([item]);
+    return { total: sum(items), functions };
   }
+
+  private async settle(): Promise<void> {
+    await Promise.all(this.pending);
+  }
+
+  private async queryAll(query: Omit<ConstructorParameters<typeof QueryCommand>[0], "TableName">) {
+    const items: Record<string, unknown>[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(new QueryCommand({ ...query, TableName: this.table, ExclusiveStartKey: startKey }));
+      items.push(...(page.Items ?? []));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return items;
+  }
+}
+
+function sum(items: Record<string, unknown>[]): UsageCounters {
+  const total: UsageCounters = { invocations: 0, execution_ms: 0, mb_ms: 0, browser_ms: 0 };
+  for (const item of items) {
+    total.invocations += Number(item.invocations ?? 0);
+    total.execution_ms += Number(item.execution_ms ?? 0);
+    total.mb_ms += Number(item.mb_ms ?? 0);
+    total.browser_ms += Number(item.browser_ms ?? 0);
+  }
+  return total;
 }

@@ -86,13 +86,9 @@ export class VersionStore {
     return { ...meta, source: code("source"), js: code("js") };
   }
 
-  /** Deletes every version and code part of a function, and its metrics counters. */
+  /** Deletes every version and code part of a function (its usage stays with the account). */
   async deleteAll(functionId: string): Promise<void> {
-    const items = [
-      ...(await this.queryAll(functionId, "VER#")),
-      ...(await this.queryAll(functionId, "CODE#")),
-      ...(await this.queryAll(functionId, "METRICS")),
-    ];
+    const items = [...(await this.queryAll(functionId, "VER#")), ...(await this.queryAll(functionId, "CODE#"))];
     await this.deleteKeys(items.map((item) => ({ pk: item.pk, sk: item.sk })));
   }
 

@@ -42,7 +42,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
       const lease = await pool.acquire(request.fn.function_id, request.version, request.waitMs);
       let reusable = false;
       try {
-        await hooks.onQueued();
+        if (!lease.warm) await hooks.onQueued();
         let worker: WorkerProcess;
         try {
           worker = await lease.worker();

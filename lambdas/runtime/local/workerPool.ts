@@ -12,6 +12,8 @@ export interface PoolLimits {
 
 /** A reserved slot: the caller gets a worker from it once, and gives it back once. */
 export interface Lease {
+  /** True when the slot comes with a warm worker (no start-up to wait for). */
+  readonly warm: boolean;
   worker(): Promise<WorkerProcess>;
   /** Returns the worker for reuse (`reusable`) or stops it; frees the slot. */
   release(reusable: boolean): Promise<void>;
@@ -116,6 +118,7 @@ export class WorkerPool {
     let released = false;
     const [fnId, version] = [functionId, Number(key.split("#")[1])];
     return {
+      warm: warm !== undefined,
       worker: () => {
         worker ??= this.startWorker(fnId, version);
         return worker;

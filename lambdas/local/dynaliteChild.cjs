@@ -1,0 +1,23 @@
+// The local DynamoDB (dynalite) in its own process, so the database's CPU work does not
+// share the service's event loop. Started by dynaliteServer.ts with an IPC channel: it
+// reports its port, and closes the database and exits when the channel closes (the
+// service stopped, or died).
+const dynalite = require("dynalite");
+
+const path = process.argv[2];
+const server = dynalite({ ...(path ? { path } : {}), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+
+function stop() {
+  server.closeAllConnections();
+  server.close(() => process.exit(0));
+  setTimeout(() => process.exit(0), 2000).unref();
+}
+
+server.on("error", (error) => {
+  process.send?.({ type: "error", message: String(error && error.message) });
+  process.exit(1);
+});
+server.listen(0, "127.0.0.1", () => process.send?.({ type: "listening", port: server.address().port }));
+process.on("disconnect", stop);
+process.on("SIGTERM", stop);
+process.on("SIGINT", () => undefined);
