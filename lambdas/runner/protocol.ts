@@ -9,8 +9,6 @@ export interface WorkerInit {
   type: "init";
   /** The version's compiled CommonJS code. */
   code: string;
-  /** DevTools WebSocket endpoint of the browser the supervisor launched for this worker. */
-  browserWSEndpoint: string;
   /** How the code takes its parameters (CompiledCode.parameter_style). */
   parameter_style: ParameterStyle;
   /** The version's parameters in declaration order: positional calls pass them in this order. */
@@ -26,7 +24,14 @@ export interface RunRequest {
   timeoutMs: number;
 }
 
-export type SupervisorMessage = WorkerInit | RunRequest;
+/**
+ * The answer to a `browser_request`: the DevTools endpoint of the browser the supervisor
+ * launched for this worker (it launches one when the first session of a run needs it, and
+ * again if it went away), or why it could not.
+ */
+export type BrowserReply = { type: "browser"; wsEndpoint: string } | { type: "browser_failed"; message: string };
+
+export type SupervisorMessage = WorkerInit | RunRequest | BrowserReply;
 
 export type ErrorCode = "function_error" | "result_not_serializable";
 
@@ -36,6 +41,7 @@ export type RunOutcome =
 
 export type WorkerMessage =
   | { type: "ready" }
+  | { type: "browser_request" }
   | { type: "init_failed"; message: string }
   | ({ type: "done"; runId: string } & { outcome: RunOutcome });
 

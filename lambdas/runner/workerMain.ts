@@ -9,7 +9,7 @@ import type { Browser } from "puppeteer-core";
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 import puppeteer = require("puppeteer-core");
 import { compileAutomation } from "./loadAutomation";
-import type { RunOutcome, RunRequest, SupervisorMessage, WorkerInit, WorkerMessage } from "./protocol";
+import type { BrowserReply, RunOutcome, RunRequest, SupervisorMessage, WorkerInit, WorkerMessage } from "./protocol";
 import { startInvocation } from "./runInvocation";
 
 function send(message: WorkerMessage): void {
@@ -20,11 +20,28 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Answers to browser requests, in order (one request is in flight at a time). */
+let browserReply: ((reply: BrowserReply) => void) | undefined;
+
+/** Asks the supervisor for the worker's browser (it launches one if there is none). */
+function requestBrowser(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    browserReply = (reply) => {
+      browserReply = undefined;
+      if (reply.type === "browser") resolve(reply.wsEndpoint);
+      else reject(new Error(`No browser: ${reply.message}`));
+    };
+    send({ type: "browser_request" });
+  });
+}
+
 /** Connects to the worker's browser on first use, and again after it disconnects. */
-function browserConnection(browserWSEndpoint: string): () => Promise<Browser> {
+function browserConnection(): () => Promise<Browser> {
   let connection: Promise<Browser> | undefined;
   return () => {
-    connection ??= puppeteer.connect({ browserWSEndpoint, defaultViewport: null }).then(
+    connection ??= requestBrowser()
+      .then((browserWSEndpoint) => puppeteer.connect({ browserWSEndpoint, defaultViewport: null }))
+      .then(
       (browser) => {
         browser.once("disconnected", () => (connection = undefined));
         return browser;
@@ -40,7 +57,6 @@ function browserConnection(browserWSEndpoint: string): () => Promise<Browser> {
 
 function checkInit(message: WorkerInit): string | undefined {
   if (typeof message.code !== "string") return "init has no code";
-  if (typeof message.browserWSEndpoint !== "string") return "init has no browserWSEndpoint";
   if (message.parameter_style !== "positional" && message.parameter_style !== "object") {
     return "init has no valid parameter_style";
   }
@@ -83,10 +99,11 @@ function main(): void {
       const problem = init ? "the worker is already initialized" : checkInit(message);
       if (problem) return send({ type: "init_failed", message: problem });
       init = message;
-      getBrowser = browserConnection(message.browserWSEndpoint);
+      getBrowser = browserConnection();
       return send({ type: "ready" });
     }
     if (message.type === "run") queue = queue.then(() => serve(message));
+    if (message.type === "browser" || message.type === "browser_failed") browserReply?.(message);
   });
   // Stray failures of user code (a promise nobody awaited, a throw in a timer) must not take
   // the warm worker down: they go to the console, which is captured when a run is in progress.

@@ -157,6 +157,16 @@ describe("logs and metrics", () => {
 });
 
 describe("the service's own processes", () => {
+  it("starts no browser for a function that opens no session, so 128 MB is enough", async () => {
+    const profiles = `${t.service.runtimeDir}/profile-`;
+    const before = processesWith(profiles).length;
+    await deploy("tiny", "export default async (n: number = 2) => n * 21;", { memory_mb: 128 });
+    const response = await t.call("POST", "/functions/tiny");
+    expect(response.status).toBe(200);
+    expect(response.body).toBe(42);
+    expect(processesWith(profiles).length).toBe(before);
+  });
+
   it("keeps workers warm and stops a deleted function's workers", async () => {
     await deploy("warm", `export default async () => process.pid;`);
     const first = (await t.call("POST", "/functions/warm")).body;

@@ -207,10 +207,20 @@ describe("the worker bundle in a real child process", () => {
     child.stdout?.resume();
     child.stderr?.resume();
     const exited = once(child, "exit");
-    const next = () => once(child, "message").then(([message]) => message as WorkerMessage);
+    // The worker asks for its browser when a session first needs one; the test plays the supervisor.
+    const replies: WorkerMessage[] = [];
+    const waiting: ((message: WorkerMessage) => void)[] = [];
+    child.on("message", (message: WorkerMessage) => {
+      if (message.type === "browser_request") return child.send({ type: "browser", wsEndpoint: browser.wsEndpoint() });
+      const resolve = waiting.shift();
+      if (resolve) resolve(message);
+      else replies.push(message);
+    });
+    const next = () =>
+      replies.length > 0 ? Promise.resolve(replies.shift() as WorkerMessage) : new Promise<WorkerMessage>((r) => waiting.push(r));
     try {
       const { js: code, variables, parameter_style } = compileCode(ESCAPES);
-      child.send({ type: "init", code, browserWSEndpoint: browser.wsEndpoint(), parameter_style, variables });
+      child.send({ type: "init", code, parameter_style, variables });
       expect(await next()).toEqual({ type: "ready" });
       const runOnce = async (runId: string, params: Record<string, unknown>): Promise<RunOutcome> => {
         child.send({ type: "run", runId, params, timeoutMs: 20_000 });

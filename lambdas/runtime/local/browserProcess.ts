@@ -8,6 +8,8 @@ export interface BrowserProcess {
   wsEndpoint: string;
   /** Process group id: Chromium and all its helpers. */
   pid: number;
+  /** False once Chromium has exited. */
+  alive(): boolean;
   /** Kills the whole browser process group and removes its profile directory. */
   kill(): Promise<void>;
 }
@@ -68,7 +70,12 @@ export async function launchBrowser(identity: ProcessIdentity, profileRoot: stri
   try {
     const wsEndpoint = await devtoolsEndpoint(child);
     child.stderr?.resume();
-    return { wsEndpoint, pid: child.pid ?? -1, kill: cleanup };
+    return {
+      wsEndpoint,
+      pid: child.pid ?? -1,
+      alive: () => child.exitCode === null && child.signalCode === null,
+      kill: cleanup,
+    };
   } catch (error) {
     await cleanup();
     throw error;

@@ -16,24 +16,28 @@ export class WorkerExit extends Error {
 export interface WorkerOptions {
   bundlePath: string;
   profileRoot: string;
-  /** The version to serve (everything of the init message but the browser). */
-  init: Omit<WorkerInit, "type" | "browserWSEndpoint">;
+  /** The version to serve. */
+  init: Omit<WorkerInit, "type">;
   identity: ProcessIdentity;
 }
 
 /**
  * One worker process serving one function version, one run at a time, with its own
- * browser launched by us. It runs under Node's permission model (reads only its bundle,
- * no writes, no child processes or threads) with an empty environment.
+ * browser, which we launch when its first session asks (so functions that use no browser
+ * cost no browser). It runs under Node's permission model (reads only its bundle, no
+ * writes, no child processes or threads) with an empty environment.
  */
 export class WorkerProcess {
   private pending: { resolve: (outcome: RunOutcome) => void; reject: (error: Error) => void } | null = null;
   private exitReason: string | null = null;
   lastUsed = Date.now();
 
+  private browser: Promise<BrowserProcess> | null = null;
+  private browserGroup = -1;
+
   private constructor(
     private readonly child: ChildProcess,
-    private readonly browser: BrowserProcess,
+    private readonly options: WorkerOptions,
   ) {
     child.on("message", (message: WorkerMessage) => {
       if (message.type === "done" && this.pending) {
@@ -41,23 +45,23 @@ export class WorkerProcess {
         this.pending = null;
         resolve(message.outcome);
       }
+      if (message.type === "browser_request") void this.answerBrowserRequest();
     });
     child.once("exit", (code, signal) => {
       this.exitReason ??= `the worker process exited (${signal ?? `code ${code}`})`;
       this.pending?.reject(new WorkerExit(this.exitReason, "exited"));
       this.pending = null;
-      void this.browser.kill();
+      void this.killBrowser();
     });
   }
 
   static async start(options: WorkerOptions): Promise<WorkerProcess> {
-    const browser = await launchBrowser(options.identity, options.profileRoot);
     const child = spawn(
       process.execPath,
       ["--experimental-permission", `--allow-fs-read=${options.bundlePath}`, "--disable-warning=ExperimentalWarning", options.bundlePath],
       { ...options.identity, env: {}, stdio: ["ignore", "ignore", "ignore", "ipc"] },
     );
-    const worker = new WorkerProcess(child, browser);
+    const worker = new WorkerProcess(child, options);
     try {
       await new Promise<void>((resolve, reject) => {
         const onMessage = (message: WorkerMessage) => {
@@ -67,7 +71,7 @@ export class WorkerProcess {
         child.on("message", onMessage);
         child.once("exit", (code) => reject(new Error(`The worker exited during start-up (code ${code})`)));
         child.once("error", reject);
-        worker.send({ type: "init", ...options.init, browserWSEndpoint: browser.wsEndpoint });
+        worker.send({ type: "init", ...options.init });
       });
     } catch (error) {
       await worker.kill("start-up failed");
@@ -82,7 +86,7 @@ export class WorkerProcess {
 
   /** The processes to watch for memory: the worker, and the browser's process group. */
   get memoryScope(): { pids: number[]; groups: number[] } {
-    return { pids: this.child.pid ? [this.child.pid] : [], groups: this.browser.pid > 0 ? [this.browser.pid] : [] };
+    return { pids: this.child.pid ? [this.child.pid] : [], groups: this.browserGroup > 0 ? [this.browserGroup] : [] };
   }
 
   /** Runs one invocation; rejects with WorkerExit when the process dies or is killed meanwhile. */
@@ -108,10 +112,34 @@ export class WorkerProcess {
       this.child.kill("SIGKILL");
       await exited;
     }
-    await this.browser.kill();
+    await this.killBrowser();
+  }
+
+  /** Launches the browser on the worker's first request (again if it died) and sends its endpoint. */
+  private async answerBrowserRequest(): Promise<void> {
+    try {
+      let browser = await this.browser?.catch(() => null);
+      if (!browser || !browser.alive()) {
+        if (browser) await browser.kill();
+        this.browser = launchBrowser(this.options.identity, this.options.profileRoot);
+        browser = await this.browser;
+        this.browserGroup = browser.pid;
+      }
+      if (!this.alive) return void (await this.killBrowser());
+      this.send({ type: "browser", wsEndpoint: browser.wsEndpoint });
+    } catch (error) {
+      this.browser = null;
+      if (this.alive) this.send({ type: "browser_failed", message: (error as Error).message });
+    }
+  }
+
+  private async killBrowser(): Promise<void> {
+    const browser = await this.browser?.catch(() => null);
+    this.browser = null;
+    await browser?.kill();
   }
 
   private send(message: SupervisorMessage): void {
-    this.child.send(message);
+    if (this.child.connected) this.child.send(message);
   }
 }
