@@ -1,6 +1,7 @@
 import type { ServiceConfig } from "./config/serviceConfig";
 import type { Identity } from "./identity/identity";
 import type { Runtime } from "./runtime/runtime";
+import type { Scheduler } from "./schedule/scheduler";
 import type { Store } from "./store/store";
 
 export interface Clock {
@@ -14,6 +15,7 @@ export interface Deps {
   store: Store;
   identity: Identity;
   runtime: Runtime;
+  scheduler: Scheduler;
   clock: Clock;
   config: ServiceConfig;
   /** Where handlers write diagnostic lines (never secrets). */

@@ -2,6 +2,7 @@ import { compileCode } from "../code/compileCode";
 import type { Deps } from "../deps";
 import { ApiError } from "../http/errors";
 import type { Principal } from "../identity/identity";
+import { checkSchedulable } from "../schedule/checkSchedulable";
 import { deployVersion } from "./deployVersion";
 import { newFunctionId } from "./ids";
 import { DEFAULT_SETTINGS, type SettingsPatch, applySettings } from "./settings";
@@ -21,6 +22,7 @@ export async function createFunction(deps: Deps, principal: Principal, input: Ne
   const compiled = compileCode(input.code);
   const now = deps.clock.now();
   const settings = applySettings(DEFAULT_SETTINGS, input, principal, deps.config, now);
+  checkSchedulable(deps.scheduler, settings, compiled.variables);
   const version = newVersion(newFunctionId(), 1, compiled, input.code, now);
   const fn: FunctionItem = {
     account_id: principal.account_id,
@@ -54,7 +56,11 @@ export async function insertFunction(
   await deps.store.versions.create(version);
   for (const name of names) {
     const candidate = { ...fn, name };
-    if (await deps.store.functions.create(candidate)) return deployVersion(deps, candidate, version);
+    if (await deps.store.functions.create(candidate)) {
+      const deployed = await deployVersion(deps, candidate, version);
+      await deps.scheduler.sync(deployed);
+      return deployed;
+    }
   }
   await deps.store.versions.deleteAll(fn.function_id);
   throw functionExists(names[0] ?? fn.name);

@@ -9,6 +9,7 @@ export async function deleteFunction(deps: Deps, principal: Principal, ref: stri
   if (!(await deps.store.functions.delete(fn))) {
     throw new ApiError("function_not_found", `No function named '${ref}'`, { ref });
   }
+  await deps.scheduler.remove(fn);
   await deps.store.versions.deleteAll(fn.function_id);
   await deps.runtime.remove(fn);
 }

@@ -1,7 +1,6 @@
 import { Cron } from "croner";
 import { ApiError } from "../http/errors";
-
-const NICKNAMES = new Set(["@hourly", "@daily", "@weekly", "@monthly"]);
+import { cronForCroner, parseCron } from "../schedule/parseCron";
 
 /** Throws 400 `invalid_timezone` unless `zone` is an IANA time zone this runtime knows. */
 export function validateTimezone(zone: string): void {
@@ -16,28 +15,22 @@ export function validateTimezone(zone: string): void {
 }
 
 /**
- * Validates a 5-field cron expression or nickname in a time zone and returns the next
- * time it fires after `from` (ISO 8601 UTC). Throws 400 `invalid_schedule` with the reason.
+ * Validates a 5-field cron expression or nickname (see parseCron) in a time zone and returns
+ * the next time it fires after `from` (ISO 8601 UTC). Throws 400 `invalid_schedule` with the reason.
  */
 export function nextRunAt(schedule: string, timezone: string, from: Date): string {
   validateTimezone(timezone);
-  const expression = schedule.trim();
-  if (!NICKNAMES.has(expression) && expression.split(/\s+/).length !== 5) {
-    throw new ApiError(
-      "invalid_schedule",
-      `'${schedule}' is not a 5-field cron expression (minute hour day-of-month month day-of-week) or one of ${[...NICKNAMES].join(", ")}`,
-      { schedule },
-    );
-  }
+  const fields = parseCron(schedule);
   let cron: Cron;
   try {
-    cron = new Cron(expression, { timezone, paused: true, mode: "5-part" });
+    // domAndDow: false is croner's default, spelled out: both day fields restricted means either matches.
+    cron = new Cron(cronForCroner(fields), { timezone, paused: true, mode: "5-part", domAndDow: false });
   } catch (error) {
     throw new ApiError("invalid_schedule", `'${schedule}' is not a valid cron expression: ${(error as Error).message}`, {
       schedule,
     });
   }
   const next = cron.nextRun(from);
-  if (!next) throw new ApiError("invalid_schedule", `'${schedule}' never fires`, { schedule });
+  if (!next) throw new ApiError("invalid_schedule", `'${schedule}' never fires: none of its months has that day of the month`, { schedule });
   return next.toISOString();
 }

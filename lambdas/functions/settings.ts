@@ -11,6 +11,7 @@ export const DEFAULT_SETTINGS: FunctionSettings = {
   description: null,
   schedule: null,
   schedule_timezone: "UTC",
+  schedule_params: null,
   next_run_at: null,
   timeout_seconds: DEFAULT_TIMEOUT_SECONDS,
   memory_mb: DEFAULT_MEMORY_MB,
@@ -34,7 +35,7 @@ export function applySettings(
   now: Date,
 ): FunctionSettings {
   const next: FunctionSettings = { ...current };
-  for (const key of ["description", "schedule", "schedule_timezone", "timeout_seconds", "memory_mb", "shared"] as const) {
+  for (const key of ["description", "schedule", "schedule_timezone", "schedule_params", "timeout_seconds", "memory_mb", "shared"] as const) {
     if (patch[key] !== undefined) Object.assign(next, { [key]: patch[key] });
   }
   validateTimezone(next.schedule_timezone);

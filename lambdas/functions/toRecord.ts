@@ -16,6 +16,7 @@ export function toRecord(fn: FunctionItem, baseUrl: string): FunctionRecord {
     variables: fn.variables,
     schedule: fn.schedule,
     schedule_timezone: fn.schedule_timezone,
+    schedule_params: fn.schedule_params ?? null,
     next_run_at: fn.next_run_at,
     timeout_seconds: fn.timeout_seconds,
     memory_mb: fn.memory_mb,

@@ -14,6 +14,8 @@ export interface FunctionItem {
   variables: ParameterInfo[] | null;
   schedule: string | null;
   schedule_timezone: string;
+  /** Parameters of scheduled runs (the automation's defaults fill the rest). */
+  schedule_params: Record<string, unknown> | null;
   next_run_at: string | null;
   timeout_seconds: number;
   memory_mb: number;
@@ -47,5 +49,12 @@ export interface VersionWithCode extends VersionItem {
 /** The settings a create or update may change. */
 export type FunctionSettings = Pick<
   FunctionItem,
-  "description" | "schedule" | "schedule_timezone" | "next_run_at" | "timeout_seconds" | "memory_mb" | "shared"
+  | "description"
+  | "schedule"
+  | "schedule_timezone"
+  | "schedule_params"
+  | "next_run_at"
+  | "timeout_seconds"
+  | "memory_mb"
+  | "shared"
 >;

@@ -3,6 +3,7 @@ import type { Deps } from "../deps";
 import { ApiError } from "../http/errors";
 import type { Principal } from "../identity/identity";
 import { newVersion } from "./createFunction";
+import { checkSchedulable } from "../schedule/checkSchedulable";
 import { deployVersion } from "./deployVersion";
 import { resolveFunction } from "./resolveFunction";
 import { type SettingsPatch, applySettings } from "./settings";
@@ -35,6 +36,7 @@ export async function updateFunction(
       updated_at: now.toISOString(),
       revision: current.revision + 1,
     };
+    checkSchedulable(deps.scheduler, next, compiled?.variables ?? current.variables ?? []);
     let version: VersionWithCode | undefined;
     let token: string | null = null;
     if (compiled && patch.code !== undefined && compiled.code_sha256 !== current.code_sha256) {
@@ -50,7 +52,9 @@ export async function updateFunction(
       });
     }
     if (await deps.store.functions.replace(current, next)) {
-      return version ? deployVersion(deps, next, version) : next;
+      const updated = version ? await deployVersion(deps, next, version) : next;
+      await deps.scheduler.sync(updated);
+      return updated;
     }
     if (version && token) await deps.store.versions.deleteVersion(version.function_id, version.version, token);
   }

@@ -22,6 +22,7 @@ export const getMetrics = defineRoute({}, async ({ params, principal }, deps) =>
     succeeded_calls: counters.succeeded,
     failed_calls: counters.failed,
     timed_out_calls: counters.timed_out,
+    skipped_scheduled_runs: counters.schedule_skips,
     p50_duration: percentile(recent, 0.5),
     p95_duration: percentile(recent, 0.95),
     last_called_at: counters.last_called_at,

@@ -11,6 +11,8 @@ import { createLocalRuntime } from "../runtime/local/localRuntime";
 import { workerIdentity } from "../runtime/local/unprivilegedUser";
 import { buildWorkerBundle } from "../runner/buildWorkerBundle";
 import { replacePreviousRuntime } from "./previousRuntime";
+import { LocalScheduler } from "../schedule/localScheduler";
+import { runScheduled } from "../schedule/runScheduled";
 import { settleInterruptedRuns } from "./settleInterruptedRuns";
 import { createTablesIfMissing } from "../store/createTables";
 import { createDocumentClient } from "../store/dynamo";
@@ -57,6 +59,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
   // Worker bundle and browser profiles live outside the data dir: user code never sees the data.
   const runtimeDir = await mkdtemp(path.join(tmpdir(), "browserfn-runtime-"));
   let runtime: ReturnType<typeof createLocalRuntime> | undefined;
+  let scheduler: LocalScheduler | undefined;
   try {
     await chmod(runtimeDir, 0o755);
     await replacePreviousRuntime(config.dataDir, runtimeDir);
@@ -74,13 +77,16 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       identity: workerIdentity(),
       limits: { perFunction: config.workers.perFunction, total: config.workers.total, idleMs: config.workers.idleSeconds * 1000 },
     });
+    const log = options.errorLog ?? ((line: string) => console.error(line));
+    scheduler = new LocalScheduler({ store, clock, log, fire: (functionId, at) => runScheduled(deps, functionId, at) });
     const deps: Deps = {
       store,
       identity: createIdentity(store.accounts, { cacheMs: IDENTITY_CACHE_MS }),
       runtime,
+      scheduler,
       clock,
       config: { plans: config.plans, publicUrl: null, syncWaitSeconds: config.syncWaitSeconds, maxBodyBytes: MAX_BODY_BYTES },
-      log: options.errorLog ?? ((line) => console.error(line)),
+      log,
     };
     const requestLog = config.requestLog ? (options.log ?? ((line: string) => console.log(line))) : null;
     const server = createHttpServer(ROUTES, deps, requestLog);
@@ -91,6 +97,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     const { port } = server.address() as AddressInfo;
     const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
     deps.config.publicUrl = url;
+    await scheduler.start();
     let closing: Promise<void> | undefined;
     return {
       url,
@@ -106,6 +113,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
             server.close(() => resolve());
             server.closeIdleConnections();
           });
+          await scheduler?.close();
           await runtime?.close();
           client.destroy();
           await dynamo.close();
@@ -115,6 +123,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       },
     };
   } catch (error) {
+    await scheduler?.close();
     await runtime?.close();
     client.destroy();
     await dynamo.close();

@@ -13,6 +13,11 @@ const settings = {
   description: z.string().max(1000).nullable().optional(),
   schedule: z.string().max(200).nullable().optional(),
   schedule_timezone: z.string().max(100).optional(),
+  schedule_params: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .optional()
+    .describe("Parameters of scheduled runs; the automation's defaults fill in the rest"),
   timeout_seconds: z.int().min(1).max(900).optional(),
   memory_mb: z.int().min(128).max(10240).optional(),
   shared: z.boolean().optional(),
@@ -60,6 +65,7 @@ export const FunctionRecord = z
     variables: z.array(ParameterInfo).nullable(),
     schedule: z.string().nullable(),
     schedule_timezone: z.string(),
+    schedule_params: z.record(z.string(), z.unknown()).nullable(),
     next_run_at: z.string().nullable(),
     timeout_seconds: z.int(),
     memory_mb: z.int(),

@@ -85,6 +85,23 @@ export class FunctionStore {
     }
   }
 
+  /** Moves a scheduled function's next_run_at forward (if it is still the same function). */
+  async setNextRun(fn: FunctionItem, nextRunAt: string | null): Promise<void> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.functionByName(fn.account_id, fn.name),
+          UpdateExpression: "SET next_run_at = :next",
+          ConditionExpression: "function_id = :id",
+          ExpressionAttributeValues: { ":next": nextRunAt, ":id": fn.function_id },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+    }
+  }
+
   async getByName(accountId: string, name: string): Promise<FunctionItem | undefined> {
     const { Item } = await this.doc.send(
       new GetCommand({ TableName: this.table, Key: keys.functionByName(accountId, name), ConsistentRead: true }),

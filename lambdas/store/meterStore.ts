@@ -13,6 +13,7 @@ export interface FunctionCounters extends UsageCounters {
   succeeded: number;
   failed: number;
   timed_out: number;
+  schedule_skips: number;
   last_called_at: string | null;
 }
 
@@ -62,6 +63,19 @@ export class MeterStore {
     );
   }
 
+  /** Counts a scheduled firing skipped because the previous scheduled run was still going. */
+  async recordSkip(fn: { account_id: string; function_id: string }, scheduledFor: string): Promise<void> {
+    const { pk, sk, gsi1pk, gsi1sk } = usageKey(fn.account_id, scheduledFor.slice(0, 7), fn.function_id);
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { pk, sk },
+        UpdateExpression: "ADD schedule_skips :one SET function_id = :fn, gsi1pk = :gpk, gsi1sk = :gsk",
+        ExpressionAttributeValues: { ":one": 1, ":fn": fn.function_id, ":gpk": gsi1pk, ":gsk": gsi1sk },
+      }),
+    );
+  }
+
   /**
    * Counts a run without making the caller wait. Reads through this store wait for the
    * counts they follow, so metrics and usage never miss a run that finished before them.
@@ -80,8 +94,9 @@ export class MeterStore {
       KeyConditionExpression: "gsi1pk = :pk",
       ExpressionAttributeValues: { ":pk": usageKey("", "", functionId).gsi1pk },
     });
-    const total: FunctionCounters = { ...sum(items), succeeded: 0, failed: 0, timed_out: 0, last_called_at: null };
+    const total: FunctionCounters = { ...sum(items), succeeded: 0, failed: 0, timed_out: 0, schedule_skips: 0, last_called_at: null };
     for (const item of items) {
+      total.schedule_skips += Number(item.schedule_skips ?? 0);
       total.succeeded += Number(item.succeeded ?? 0);
       total.failed += Number(item.failed ?? 0);
       total.timed_out += Number(item.timed_out ?? 0);

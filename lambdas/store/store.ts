@@ -3,6 +3,7 @@ import { AccountStore } from "./accountStore";
 import { FunctionStore } from "./functionStore";
 import { MeterStore } from "./meterStore";
 import { RunStore } from "./runStore";
+import { ScheduleStore } from "./scheduleStore";
 import { MAIN_TABLE, tableName } from "./tables";
 import { VersionStore } from "./versionStore";
 
@@ -13,6 +14,7 @@ export interface Store {
   versions: VersionStore;
   runs: RunStore;
   meters: MeterStore;
+  schedules: ScheduleStore;
 }
 
 /** Runs are kept this long by default (DynamoDB TTL on AWS). */
@@ -30,5 +32,6 @@ export function createStore(
     versions: new VersionStore(doc, table),
     runs: new RunStore(doc, table, runRetentionDays * 86_400),
     meters: new MeterStore(doc, table),
+    schedules: new ScheduleStore(doc, table, runRetentionDays * 86_400),
   };
 }

@@ -1,0 +1,85 @@
+import type { Deps } from "../deps";
+import { ApiError } from "../http/errors";
+import { startRun } from "../invoke/startRun";
+import { validateParams } from "../invoke/validateParams";
+import { newRunId } from "../runs/runIds";
+import type { RunItem } from "../runs/types";
+import { nextRunAt } from "../functions/schedule";
+
+export type FiringResult =
+  | { outcome: "started"; run: Promise<RunItem> }
+  | { outcome: "skipped" | "refused" | "duplicate" | "unscheduled"; reason: string };
+
+/**
+ * The one entry of a scheduled firing, used by the local scheduler and the scheduled-run
+ * Lambda alike: claims `(function_id, scheduled_for)` so it runs once whoever fires it,
+ * skips it while the previous scheduled run is still going, and otherwise runs the function
+ * through the same run path as HTTP invocations, with trigger `schedule`.
+ */
+export async function runScheduled(deps: Deps, functionId: string, scheduledFor: string): Promise<FiringResult> {
+  const fn = await deps.store.functions.getById(functionId);
+  if (!fn?.schedule) return { outcome: "unscheduled", reason: "the function is gone or has no schedule" };
+  if (!(await deps.store.schedules.claim(functionId, scheduledFor))) {
+    return { outcome: "duplicate", reason: "another scheduler fired it" };
+  }
+  await deps.store.functions.setNextRun(fn, nextRunAt(fn.schedule, fn.schedule_timezone, new Date(Date.parse(scheduledFor) + 1)));
+  const [, previous] = await deps.store.schedules.latest(functionId, 2);
+  const previousRun = previous?.run_id ? await deps.store.runs.get(previous.run_id) : undefined;
+  if (previousRun && (previousRun.status === "queued" || previousRun.status === "running")) {
+    const reason = `the previous scheduled run ${previousRun.run_id} is still ${previousRun.status}`;
+    await deps.store.schedules.settle(functionId, scheduledFor, "skipped", null, reason);
+    await deps.store.meters.recordSkip(fn, scheduledFor);
+    return { outcome: "skipped", reason };
+  }
+  const params = validateParams(fn.variables ?? [], fn.schedule_params ?? {}, "json");
+  try {
+    const { run, completion } = await startRun(deps, {
+      fn,
+      version: fn.latest_version,
+      params,
+      trigger: "schedule",
+      waitMs: deps.config.syncWaitSeconds * 1000,
+    });
+    await deps.store.schedules.settle(functionId, scheduledFor, "started", run.run_id, null);
+    return { outcome: "started", run: completion };
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 429) throw error;
+    // Refused by a limit: never silently lost, it stays in the function's logs.
+    const refused = refusedRun(deps, fn, params, error, scheduledFor);
+    await deps.store.runs.put(refused);
+    await deps.store.schedules.settle(functionId, scheduledFor, "refused", refused.run_id, error.message);
+    return { outcome: "refused", reason: error.message };
+  }
+}
+
+function refusedRun(
+  deps: Deps,
+  fn: { account_id: string; function_id: string; name: string; latest_version: number; memory_mb: number },
+  params: Record<string, unknown>,
+  error: ApiError,
+  scheduledFor: string,
+): RunItem {
+  const now = deps.clock.now().toISOString();
+  return {
+    run_id: newRunId(),
+    account_id: fn.account_id,
+    function_id: fn.function_id,
+    function_name: fn.name,
+    version: fn.latest_version,
+    trigger: "schedule",
+    status: "failed",
+    params,
+    result_json: null,
+    error: { code: error.code, message: `The firing for ${scheduledFor} was refused: ${error.message}` },
+    logs: "",
+    queued_at: now,
+    started_at: null,
+    finished_at: now,
+    duration_ms: null,
+    browser_ms: 0,
+    peak_memory_mb: null,
+    memory_mb: fn.memory_mb,
+    request_origin: null,
+    sdk_version: null,
+  };
+}

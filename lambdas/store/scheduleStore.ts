@@ -1,0 +1,94 @@
+import { type DynamoDBDocumentClient, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { FunctionItem } from "../functions/types";
+import { isConditionFailed } from "./dynamo";
+import { withoutKeys } from "./keys";
+
+export type FiringOutcome = "claimed" | "started" | "skipped" | "refused";
+
+/** One firing of a schedule: claimed once, by whichever scheduler wrote it first. */
+export interface FiringItem {
+  function_id: string;
+  scheduled_for: string;
+  outcome: FiringOutcome;
+  run_id: string | null;
+  reason: string | null;
+}
+
+const firingKey = (functionId: string, scheduledFor: string) => ({ pk: `FNID#${functionId}`, sk: `FIRE#${scheduledFor}` });
+
+/** Schedule firings: the claim that makes each `(function_id, scheduled_for)` run once. */
+export class ScheduleStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly table: string,
+    private readonly retentionSeconds: number,
+  ) {}
+
+  /** Claims a firing with a conditional write; false when another scheduler claimed it first. */
+  async claim(functionId: string, scheduledFor: string): Promise<boolean> {
+    const item: FiringItem = { function_id: functionId, scheduled_for: scheduledFor, outcome: "claimed", run_id: null, reason: null };
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...firingKey(functionId, scheduledFor), ...item, expires_at: this.expiry(scheduledFor) },
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Records what became of a claimed firing. */
+  async settle(functionId: string, scheduledFor: string, outcome: FiringOutcome, runId: string | null, reason: string | null) {
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: firingKey(functionId, scheduledFor),
+        UpdateExpression: "SET outcome = :outcome, run_id = :run, reason = :reason",
+        ExpressionAttributeValues: { ":outcome": outcome, ":run": runId, ":reason": reason },
+      }),
+    );
+  }
+
+  /** The latest firings of a function, newest first. */
+  async latest(functionId: string, limit: number): Promise<FiringItem[]> {
+    const { Items } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+        ExpressionAttributeValues: { ":pk": firingKey(functionId, "").pk, ":prefix": "FIRE#" },
+        ScanIndexForward: false,
+        Limit: limit,
+        ConsistentRead: true,
+      }),
+    );
+    return (Items ?? []).map((item) => withoutKeys<FiringItem>(item));
+  }
+
+  /** Every function with a schedule, across accounts (a scan: the local scheduler's start-up only). */
+  async scheduledFunctions(): Promise<FunctionItem[]> {
+    const found: FunctionItem[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new ScanCommand({
+          TableName: this.table,
+          FilterExpression: "begins_with(sk, :fn) AND attribute_type(schedule, :string)",
+          ExpressionAttributeValues: { ":fn": "FN#", ":string": "S" },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      found.push(...(page.Items ?? []).map((item) => withoutKeys<FunctionItem>(item)));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return found;
+  }
+
+  private expiry(scheduledFor: string): number {
+    return Math.floor(Date.parse(scheduledFor) / 1000) + this.retentionSeconds;
+  }
+}

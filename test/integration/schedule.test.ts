@@ -1,0 +1,135 @@
+import { LocalScheduler } from "../../lambdas/schedule/localScheduler";
+import { runScheduled } from "../../lambdas/schedule/runScheduled";
+import { FakeClock } from "../helpers/fakeClock";
+import { expectError } from "../helpers/http";
+import { startTestService, type TestService } from "../helpers/localService";
+
+let t: TestService;
+beforeAll(async () => {
+  t = await startTestService();
+});
+afterAll(() => t.destroy());
+
+async function deploy(name: string, code: string, settings: Record<string, unknown> = {}) {
+  const response = await t.call("POST", "/functions", { body: { name, code, ...settings } });
+  if (response.status !== 201) throw new Error(`deploy ${name}: ${response.text}`);
+  return response.body;
+}
+
+const logs = async (name: string) => (await t.call("GET", `/functions/${name}/logs?limit=100`)).body.items;
+
+describe("scheduled runs", () => {
+  it("run once per (function, due time) even when two schedulers fire it together", async () => {
+    // A schedule far in the future: only the explicit firings below run.
+    const fn = await deploy("racer", "export default async (who: string = 'nobody') => who;", {
+      schedule: "0 0 1 1 *",
+      schedule_params: { who: "cron" },
+    });
+    const due = "2026-06-01T12:00:00.000Z";
+    const results = await Promise.all(Array.from({ length: 10 }, () => runScheduled(t.service.deps, fn.function_id, due)));
+    const started = results.filter((r) => r.outcome === "started");
+    expect(started).toHaveLength(1);
+    expect(results.filter((r) => r.outcome === "duplicate")).toHaveLength(9);
+    if (started[0]?.outcome !== "started") throw new Error("no run");
+    const run = await started[0].run;
+    expect(run).toMatchObject({ trigger: "schedule", status: "succeeded", result_json: '"cron"', params: { who: "cron" } });
+    const entries = await logs("racer");
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ trigger: "schedule", status: "succeeded" });
+    // The record shows the next due time after the one that fired.
+    expect((await t.call("GET", "/functions/racer/info")).body.next_run_at).toBe("2027-01-01T00:00:00.000Z");
+  });
+
+  it("run once when two local schedulers on one store reach the same due time", async () => {
+    const fn = await deploy("two-schedulers", "export default async () => 'once';", { schedule: "0 0 1 1 *" });
+    const runs: Promise<unknown>[] = [];
+    const make = (clock: FakeClock) =>
+      new LocalScheduler({
+        store: t.service.deps.store,
+        clock,
+        timers: clock,
+        log: () => undefined,
+        fire: async (id, at) => {
+          const result = await runScheduled(t.service.deps, id, at);
+          if (result.outcome === "started") runs.push(result.run);
+          return result;
+        },
+      });
+    // Fake clocks just before a due time of the yearly schedule (the service's real scheduler waits for 1 January).
+    const clocks = [new FakeClock("2029-12-31T23:59:00Z"), new FakeClock("2029-12-31T23:59:00Z")];
+    const schedulers = clocks.map(make);
+    const record = (await t.call("GET", "/functions/two-schedulers/info")).body;
+    const item = await t.service.deps.store.functions.getById(record.function_id);
+    if (!item) throw new Error("missing");
+    await Promise.all(schedulers.map((s) => s.sync(item)));
+    await Promise.all(clocks.map((c) => c.advanceTo("2030-01-01T00:00:30Z")));
+    await Promise.all(schedulers.map((s) => s.close()));
+    await Promise.all(runs);
+    expect(runs).toHaveLength(1);
+    expect((await logs("two-schedulers")).map((l: { trigger: string }) => l.trigger)).toEqual(["schedule"]);
+    expect(fn.function_id).toBe(record.function_id);
+  });
+
+  it("skip a firing while the previous scheduled run is still running, and count the skip", async () => {
+    const fn = await deploy("overlap", "export default async () => { await new Promise((r) => setTimeout(r, 1500)); return 1; }", {
+      schedule: "0 0 1 1 *",
+    });
+    const first = await runScheduled(t.service.deps, fn.function_id, "2026-06-01T12:00:00.000Z");
+    expect(first.outcome).toBe("started");
+    const second = await runScheduled(t.service.deps, fn.function_id, "2026-06-01T12:01:00.000Z");
+    expect(second).toMatchObject({ outcome: "skipped", reason: expect.stringMatching(/still (queued|running)/) });
+    if (first.outcome === "started") await first.run;
+    const third = await runScheduled(t.service.deps, fn.function_id, "2026-06-01T12:02:00.000Z");
+    expect(third.outcome).toBe("started");
+    if (third.outcome === "started") await third.run;
+    const metrics = (await t.call("GET", "/functions/overlap/metrics")).body;
+    expect(metrics).toMatchObject({ total_calls: 2, skipped_scheduled_runs: 1 });
+  });
+
+  it("does nothing for a function whose schedule was removed", async () => {
+    const fn = await deploy("unscheduled", "export default async () => 1;", { schedule: "@daily" });
+    await t.call("PATCH", "/functions/unscheduled", { body: { schedule: null } });
+    expect((await runScheduled(t.service.deps, fn.function_id, "2026-06-01T00:00:00.000Z")).outcome).toBe("unscheduled");
+    expect(await logs("unscheduled")).toEqual([]);
+  });
+
+  it("refuses a schedule for a function whose required parameters nothing supplies", async () => {
+    const code = "export default async (url: string, n: number = 1) => ({ url, n });";
+    const refused = expectError(
+      await t.call("POST", "/functions", { body: { name: "needs-url", code, schedule: "@hourly" } }),
+      400,
+      "invalid_schedule",
+    );
+    expect(refused.message).toMatch(/url is required/);
+    expect((await t.call("GET", "/functions/needs-url/info")).status).toBe(404);
+    const ok = await t.call("POST", "/functions", {
+      body: { name: "needs-url", code, schedule: "@hourly", schedule_params: { url: "http://127.0.0.1/" } },
+    });
+    expect(ok.status).toBe(201);
+    expect(ok.body.schedule_params).toEqual({ url: "http://127.0.0.1/" });
+    expectError(await t.call("PATCH", "/functions/needs-url", { body: { schedule_params: { n: 2 } } }), 400, "invalid_schedule");
+    expectError(await t.call("PATCH", "/functions/needs-url", { body: { schedule_params: { url: 5 } } }), 400, "invalid_schedule");
+  });
+});
+
+describe("the running service's scheduler (real time)", () => {
+  it("runs a `* * * * *` schedule within 65 s, and removing the schedule stops it", async () => {
+    await deploy("every-minute", "export default async () => new Date().toISOString();", { schedule: "* * * * *" });
+    let entries: { trigger: string; timestamp: string }[] = [];
+    const deadline = Date.now() + 65_000;
+    while (Date.now() < deadline && entries.length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      entries = await logs("every-minute");
+    }
+    expect(entries).toHaveLength(1);
+    expect(entries[0]?.trigger).toBe("schedule");
+    // Fired within a second of the minute.
+    expect(new Date(entries[0]?.timestamp ?? "").getUTCSeconds()).toBeLessThanOrEqual(1);
+
+    const removed = await t.call("PATCH", "/functions/every-minute", { body: { schedule: null } });
+    expect(removed.body).toMatchObject({ schedule: null, next_run_at: null });
+    const nextMinute = Math.ceil((Date.now() + 1) / 60_000) * 60_000;
+    await new Promise((resolve) => setTimeout(resolve, nextMinute - Date.now() + 3000));
+    expect(await logs("every-minute")).toHaveLength(1);
+  }, 150_000);
+});
