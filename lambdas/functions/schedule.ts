@@ -1,6 +1,6 @@
-import { Cron } from "croner";
+import type { Cron } from "croner";
 import { ApiError } from "../http/errors";
-import { cronForCroner, parseCron } from "../schedule/parseCron";
+import { scheduleCron } from "../schedule/cronTimes";
 
 /** Throws 400 `invalid_timezone` unless `zone` is an IANA time zone this runtime knows. */
 export function validateTimezone(zone: string): void {
@@ -20,12 +20,11 @@ export function validateTimezone(zone: string): void {
  */
 export function nextRunAt(schedule: string, timezone: string, from: Date): string {
   validateTimezone(timezone);
-  const fields = parseCron(schedule);
   let cron: Cron;
   try {
-    // domAndDow: false is croner's default, spelled out: both day fields restricted means either matches.
-    cron = new Cron(cronForCroner(fields), { timezone, paused: true, mode: "5-part", domAndDow: false });
+    cron = scheduleCron(schedule, timezone);
   } catch (error) {
+    if (error instanceof ApiError) throw error;
     throw new ApiError("invalid_schedule", `'${schedule}' is not a valid cron expression: ${(error as Error).message}`, {
       schedule,
     });

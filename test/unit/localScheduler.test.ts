@@ -149,3 +149,14 @@ describe("the local scheduler's timing (injected clock)", () => {
     await restarted.close();
   });
 });
+
+describe("expressions croner would not take as written", () => {
+  it("fires `a/n` steps and @midnight as parseCron defines them", async () => {
+    expect(await firings("50/4 * * * *", "UTC", "2026-05-01T10:00:00Z", "2026-05-01T11:00:00Z")).toEqual([
+      "2026-05-01T10:50:00.000Z",
+      "2026-05-01T10:54:00.000Z",
+      "2026-05-01T10:58:00.000Z",
+    ]);
+    expect(await firings("@midnight", "UTC", "2026-05-01T10:00:00Z", "2026-05-02T10:00:00Z")).toEqual(["2026-05-02T00:00:00.000Z"]);
+  });
+});
