@@ -1,5 +1,6 @@
 import { LocalScheduler } from "../../lambdas/schedule/localScheduler";
 import { runScheduled } from "../../lambdas/schedule/runScheduled";
+import { makeScheduledRunHandler } from "../../lambdas/schedule/scheduledRunHandler";
 import { FakeClock } from "../helpers/fakeClock";
 import { expectError } from "../helpers/http";
 import { startTestService, type TestService } from "../helpers/localService";
@@ -68,6 +69,16 @@ describe("scheduled runs", () => {
     expect(runs).toHaveLength(1);
     expect((await logs("two-schedulers")).map((l: { trigger: string }) => l.trigger)).toEqual(["schedule"]);
     expect(fn.function_id).toBe(record.function_id);
+  });
+
+  it("the scheduled-run Lambda handler runs a firing once, whatever the delivery count", async () => {
+    const fn = await deploy("lambda-target", "export default async () => 'fired';", { schedule: "0 0 1 1 *" });
+    const handler = makeScheduledRunHandler(t.service.deps);
+    const event = { function_id: fn.function_id, scheduled_for: "2026-07-01T00:00:00Z" };
+    expect(await handler(event)).toMatchObject({ outcome: "started", status: "succeeded" });
+    expect(await handler(event)).toMatchObject({ outcome: "duplicate" });
+    await expect(handler({ function_id: fn.function_id, scheduled_for: "not a time" })).rejects.toThrow(/scheduled_for/);
+    expect(await logs("lambda-target")).toHaveLength(1);
   });
 
   it("skip a firing while the previous scheduled run is still running, and count the skip", async () => {
