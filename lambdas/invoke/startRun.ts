@@ -89,6 +89,13 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
       deps.log(`run ${run.run_id} failed inside the service: ${(error as Error).stack ?? error}`);
       const message = "The run failed inside the service; the request id and run id identify it in the logs";
       return finish({ ...emptyResult(), status: "failed", error: { code: "internal_error", message } });
+    })
+    .catch((error: unknown) => {
+      if (!exists) throw error;
+      // The final write failed (the store went away): the run stays active in the store and
+      // is settled as crashed at the next start; the caller still gets the outcome.
+      deps.log(`run ${run.run_id}: recording its end failed: ${(error as Error).message}`);
+      return run;
     });
   await Promise.race([queued, completion]);
   return { run, completion };

@@ -16,7 +16,7 @@ function automationRequire(name: string): unknown {
   // "fs", "node:fs", "fs/promises", ...; undefined for anything that is not a built-in.
   const builtin = process.getBuiltinModule(name);
   if (builtin) return builtin;
-  throw new Error(`Module '${name}' is not available to automations; bundle it with your code (browserfn deploy does)`);
+  throw new Error(`Module '${name}' is not available to automations; bundle it into your module (for example with esbuild)`);
 }
 
 type ModuleFactory = (

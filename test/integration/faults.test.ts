@@ -122,6 +122,31 @@ describe("isolation", () => {
   });
 });
 
+describe("stopping", () => {
+  it("a deleted function's busy worker is not kept warm, and stopping mid-run leaves no process", async () => {
+    const own = await startTestService();
+    try {
+      await own.call("POST", "/functions", {
+        body: { name: "slowpoke", code: "export default async () => { await new Promise((r) => setTimeout(r, 800)); return 1; }" },
+      });
+      const running = own.call("POST", "/functions/slowpoke");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await own.call("DELETE", "/functions/slowpoke")).status).toBe(204);
+      await running;
+      expect(own.service.workers().idle).toBe(0);
+
+      await own.call("POST", "/functions", {
+        body: { name: "sleeper", code: "export default async () => { await new Promise((r) => setTimeout(r, 60000)); }" },
+      });
+      const accepted = await own.call("POST", "/functions/sleeper", { headers: { prefer: "respond-async" } });
+      expect(accepted.status).toBe(202);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    } finally {
+      await own.destroy(); // asserts that no worker or browser of this service is left
+    }
+  });
+});
+
 describe("capacity and the sync window", () => {
   it("answers 202 when a run outlasts the sync window, and 429 with Retry-After when no worker frees up", async () => {
     const small = await startTestService({ config: { syncWaitSeconds: 1, workers: { perFunction: 1, total: 1, idleSeconds: 60 } } });

@@ -32,6 +32,8 @@ interface Waiter {
  */
 export class WorkerPool {
   private readonly idle = new Map<string, WorkerProcess[]>();
+  private readonly busy = new Set<WorkerProcess>(); // started and leased
+  private readonly removed = new Set<string>(); // deleted functions: their workers are not kept
   private readonly active = new Map<string, number>(); // busy or starting, by function id
   private processes = 0; // every worker process, idle ones included, and those starting
   private readonly waiters: Waiter[] = [];
@@ -73,6 +75,7 @@ export class WorkerPool {
 
   /** Stops the idle workers of a function (busy ones stop when they are released). */
   async removeFunction(functionId: string): Promise<void> {
+    this.removed.add(functionId);
     const stopping: Promise<void>[] = [];
     for (const [key, workers] of this.idle) {
       if (!key.startsWith(`${functionId}#`)) continue;
@@ -92,6 +95,8 @@ export class WorkerPool {
     clearInterval(this.reaper);
     const all = [...this.idle.values()].flat();
     this.idle.clear();
+    // Busy workers too: their runs end as crashed, and no browser outlives the service.
+    for (const worker of this.busy) await worker.kill("service stopping");
     await Promise.all(all.map((worker) => this.stop(worker, "service stopping")));
   }
 
@@ -115,12 +120,16 @@ export class WorkerPool {
 
   private lease(functionId: string, key: string, warm: WorkerProcess | undefined): Lease {
     let worker: Promise<WorkerProcess> | undefined = warm ? Promise.resolve(warm) : undefined;
+    if (warm) this.busy.add(warm);
     let released = false;
     const [fnId, version] = [functionId, Number(key.split("#")[1])];
     return {
       warm: warm !== undefined,
       worker: () => {
-        worker ??= this.startWorker(fnId, version);
+        worker ??= this.startWorker(fnId, version).then((started) => {
+          this.busy.add(started);
+          return started;
+        });
         return worker;
       },
       release: async (reusable) => {
@@ -128,8 +137,10 @@ export class WorkerPool {
         released = true;
         this.active.set(functionId, (this.active.get(functionId) ?? 1) - 1);
         const started = worker ? await worker.catch(() => undefined) : undefined;
+        if (started) this.busy.delete(started);
+        const keep = reusable && started?.alive && !this.closed && !this.removed.has(functionId);
         if (!started) this.processes--;
-        else if (reusable && started.alive && !this.closed) this.idle.set(key, [...(this.idle.get(key) ?? []), started]);
+        else if (keep) this.idle.set(key, [...(this.idle.get(key) ?? []), started]);
         else await this.stop(started, "released as not reusable");
         this.pump();
       },
