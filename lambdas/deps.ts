@@ -1,4 +1,5 @@
 import type { ServiceConfig } from "./config/serviceConfig";
+import type { RateLimiter } from "./http/rateLimiter";
 import type { Identity } from "./identity/identity";
 import type { Runtime } from "./runtime/runtime";
 import type { Scheduler } from "./schedule/scheduler";
@@ -16,6 +17,8 @@ export interface Deps {
   identity: Identity;
   runtime: Runtime;
   scheduler: Scheduler;
+  /** Per-key request limits (absent: none). */
+  rateLimiter?: RateLimiter;
   clock: Clock;
   config: ServiceConfig;
   /** Where handlers write diagnostic lines (never secrets). */

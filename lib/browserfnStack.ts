@@ -1,23 +1,74 @@
-import { CfnOutput, Stack, type StackProps } from "aws-cdk-lib";
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
 import type { Construct } from "constructs";
+import { MAIN_TABLE } from "../lambdas/store/tables";
 import { DataTables } from "./dataTables";
+import { FunctionRuntime } from "./functionRuntime";
+import { Handlers, handlerFunctionNames } from "./handlers";
+import { BrowserfnApi } from "./httpApi";
+import type { LayerAssetDirs } from "./layerAssets";
+import { OAuthServer } from "./oauthServer";
+import { Scheduling } from "./scheduling";
+import { checkFunctionPrefix, resolveStackSettings, type StackSettings } from "./stackSettings";
 
-export interface BrowserfnStackProps extends StackProps {
-  /** Prefix of every physical name (tables, function Lambdas); default `browserfn`. */
-  prefix?: string;
+export interface BrowserfnStackProps extends StackProps, Partial<StackSettings> {
+  /** The two layer directories (bin/app.ts builds them with prepareLayerAssets; tests pass small ones). */
+  layerAssets: LayerAssetDirs;
 }
 
 /**
- * The AWS deployment of browserfn. So far: the data tables the local service also
- * creates (API Gateway, handlers, runtime and Cognito are added by the AWS stack work).
+ * The AWS deployment of browserfn: the HTTP API with a Lambda per route behind a Lambda
+ * authorizer, the DynamoDB table, the per-function Lambda runtime (layers, execution role,
+ * scoped control-plane grants), EventBridge Scheduler, and a Cognito OAuth 2.0 server.
+ * Settings come from props, else the CDK context, else defaults (stackSettings.ts).
  */
 export class BrowserfnStack extends Stack {
-  constructor(scope: Construct, id: string, props: BrowserfnStackProps = {}) {
+  readonly settings: StackSettings;
+
+  constructor(scope: Construct, id: string, props: BrowserfnStackProps) {
     super(scope, id, props);
-    const prefix = props.prefix ?? "browserfn";
-    const data = new DataTables(this, "Data", { prefix });
-    for (const [tableId, table] of data.tables) {
-      new CfnOutput(this, `Table${tableId[0]?.toUpperCase()}${tableId.slice(1)}`, { value: table.tableName });
-    }
+    const settings = (this.settings = resolveStackSettings(this.node, props));
+    checkFunctionPrefix(settings.functionPrefix, handlerFunctionNames(settings.prefix).all());
+
+    const data = new DataTables(this, "Data", {
+      prefix: settings.prefix,
+      removalPolicy: settings.tableRemovalPolicy === "destroy" ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    });
+    const table = data.tables.get(MAIN_TABLE.id);
+    if (!table) throw new Error(`DataTables has no '${MAIN_TABLE.id}' table`);
+
+    const runtime = new FunctionRuntime(this, "FunctionRuntime", {
+      prefix: settings.prefix,
+      functionPrefix: settings.functionPrefix,
+      layerAssets: props.layerAssets,
+    });
+    const scheduling = new Scheduling(this, "Scheduling", { groupName: settings.prefix, namePrefix: "" });
+    const oauth = new OAuthServer(this, "OAuth", {
+      prefix: settings.prefix,
+      domainPrefix: settings.cognitoDomainPrefix,
+      callbackUrls: settings.oauthCallbackUrls,
+    });
+    const handlers = new Handlers(this, "Handlers", {
+      settings,
+      table,
+      indexNames: MAIN_TABLE.globalSecondaryIndexes.map((index) => index.indexName),
+      runtime,
+      scheduling,
+      oauth,
+    });
+    const api = new BrowserfnApi(this, "Api", {
+      prefix: settings.prefix,
+      stageName: settings.stageName,
+      logRetention: settings.logRetentionDays,
+      routes: handlers.routes,
+      authorizer: handlers.authorizer,
+      routeNotFound: handlers.routeNotFound,
+    });
+
+    new CfnOutput(this, "ApiUrl", { value: api.url, description: "Base URL of the API" });
+    new CfnOutput(this, "UserPoolId", { value: oauth.userPool.userPoolId });
+    new CfnOutput(this, "TokenUrl", { value: oauth.tokenUrl, description: "OAuth 2.0 token endpoint (client credentials)" });
+    new CfnOutput(this, "ClientCredentialsClientId", { value: oauth.machineClient.userPoolClientId });
+    new CfnOutput(this, "WebClientId", { value: oauth.webClient.userPoolClientId });
+    new CfnOutput(this, "TableName", { value: table.tableName });
   }
 }

@@ -1,7 +1,8 @@
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { DEFAULT_PLANS, PlanSchema, type Plans } from "./plans";
+import { DEFAULT_JWT_ALGORITHMS, JWT_ALGORITHMS } from "../identity/jwtVerifier";
+import { DEFAULT_PLAN, DEFAULT_PLANS, PlanSchema, type Plans } from "./plans";
 
 /** Settings of the local service (`npm start`), read from the environment once at start-up. */
 export interface LocalConfig {
@@ -14,14 +15,32 @@ export interface LocalConfig {
   plans: Plans;
   /** Write one line per request to stdout. */
   requestLog: boolean;
+  /** Requests per second and burst per API key (per process). */
+  rateLimit: { perSecond: number; burst: number };
   /** Worker processes: per function, in all, and how long an idle one is kept. */
   workers: { perFunction: number; total: number; idleSeconds: number };
+  /** OAuth 2.0 access tokens (JWTs) accepted beside API keys; absent or null: API keys only. */
+  oauth?: LocalOAuthConfig | null;
+}
+
+export interface LocalOAuthConfig {
+  issuer: string;
+  jwksUrl: string;
+  audience: string[];
+  clientIds: string[];
+  algorithms: string[];
 }
 
 /** Browser CPU caps throughput: two warm workers per core by default. */
 const DEFAULT_WORKERS = Math.max(2, availableParallelism() * 2);
 
 const port = z.coerce.number().int().min(0).max(65535);
+
+/** "a, b,,c" → ["a", "b", "c"]; unset → undefined. */
+const commaList = z
+  .string()
+  .optional()
+  .transform((text) => text?.split(",").map((item) => item.trim()).filter((item) => item !== ""));
 
 const EnvSchema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
@@ -48,7 +67,28 @@ const EnvSchema = z.object({
   BROWSERFN_REQUEST_LOG: z.enum(["0", "1"]).default("1"),
   BROWSERFN_MAX_WORKERS: z.coerce.number().int().min(1).max(1000).optional(),
   BROWSERFN_MAX_WORKERS_PER_FUNCTION: z.coerce.number().int().min(1).max(1000).optional(),
+  BROWSERFN_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).max(1_000_000).default(100),
+  BROWSERFN_RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(1_000_000).default(200),
   BROWSERFN_WORKER_IDLE_SECONDS: z.coerce.number().positive().max(86_400).default(60),
+  BROWSERFN_OAUTH_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
+  BROWSERFN_OAUTH_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  BROWSERFN_OAUTH_AUDIENCE: commaList,
+  BROWSERFN_OAUTH_CLIENT_IDS: commaList,
+  BROWSERFN_OAUTH_ALGORITHMS: commaList.pipe(z.array(z.enum(JWT_ALGORITHMS)).min(1).optional()),
+}).superRefine((e, ctx) => {
+  const issue = (variable: string, message: string) => ctx.addIssue({ code: "custom", path: [variable], message });
+  if (e.BROWSERFN_OAUTH_ISSUER === undefined) {
+    for (const variable of ["BROWSERFN_OAUTH_JWKS_URL", "BROWSERFN_OAUTH_AUDIENCE", "BROWSERFN_OAUTH_CLIENT_IDS", "BROWSERFN_OAUTH_ALGORITHMS"] as const) {
+      if (e[variable] !== undefined) issue(variable, "is set but BROWSERFN_OAUTH_ISSUER is not");
+    }
+    return;
+  }
+  if (!e.BROWSERFN_OAUTH_AUDIENCE?.length && !e.BROWSERFN_OAUTH_CLIENT_IDS?.length) {
+    issue("BROWSERFN_OAUTH_ISSUER", "needs BROWSERFN_OAUTH_AUDIENCE or BROWSERFN_OAUTH_CLIENT_IDS (or both)");
+  }
+  if (e.BROWSERFN_PLANS && !(DEFAULT_PLAN in e.BROWSERFN_PLANS)) {
+    issue("BROWSERFN_OAUTH_ISSUER", `accounts created by a token get plan '${DEFAULT_PLAN}', which BROWSERFN_PLANS does not define`);
+  }
 });
 
 /** Parses the environment; throws one message naming every bad variable. */
@@ -68,10 +108,20 @@ export function readLocalConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Lo
     tablePrefix: e.BROWSERFN_TABLE_PREFIX,
     plans: e.BROWSERFN_PLANS,
     requestLog: e.BROWSERFN_REQUEST_LOG === "1",
+    rateLimit: { perSecond: e.BROWSERFN_RATE_LIMIT_PER_SECOND, burst: e.BROWSERFN_RATE_LIMIT_BURST },
     workers: {
       total: e.BROWSERFN_MAX_WORKERS ?? DEFAULT_WORKERS,
       perFunction: e.BROWSERFN_MAX_WORKERS_PER_FUNCTION ?? e.BROWSERFN_MAX_WORKERS ?? DEFAULT_WORKERS,
       idleSeconds: e.BROWSERFN_WORKER_IDLE_SECONDS,
     },
+    oauth: e.BROWSERFN_OAUTH_ISSUER
+      ? {
+          issuer: e.BROWSERFN_OAUTH_ISSUER,
+          jwksUrl: e.BROWSERFN_OAUTH_JWKS_URL ?? `${e.BROWSERFN_OAUTH_ISSUER.replace(/\/+$/, "")}/.well-known/jwks.json`,
+          audience: e.BROWSERFN_OAUTH_AUDIENCE ?? [],
+          clientIds: e.BROWSERFN_OAUTH_CLIENT_IDS ?? [],
+          algorithms: e.BROWSERFN_OAUTH_ALGORITHMS ?? DEFAULT_JWT_ALGORITHMS,
+        }
+      : null,
   };
 }

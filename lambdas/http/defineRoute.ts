@@ -1,6 +1,7 @@
 import middy from "@middy/core";
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import type { z } from "zod";
+import { principalFromContext } from "../aws/authorizerContext";
 import type { Deps } from "../deps";
 import type { Principal } from "../identity/identity";
 import { errorResult } from "./errorBody";
@@ -46,8 +47,8 @@ export function defineRoute<B = undefined, Q = undefined>(
       .use(jsonErrors(deps))
       .handler(async (event) => {
         const headers = (event.headers ?? {}) as Record<string, string>;
-        const principal =
-          options.auth === false ? ANONYMOUS : await deps.identity.authenticate(headers.authorization);
+        const principal = options.auth === false ? ANONYMOUS : await authenticate(event, headers, deps);
+        if (options.auth !== false) deps.rateLimiter?.take(principal.key_id ?? `account:${principal.account_id}`);
         const request: RouteRequest<B, Q> = {
           event,
           requestId: event.requestContext.requestId,
@@ -64,6 +65,18 @@ export function defineRoute<B = undefined, Q = undefined>(
 }
 
 const ANONYMOUS: Principal = { account_id: "", plan: "", admin: false, key_id: null };
+
+/**
+ * The caller. On AWS the HTTP API's Lambda authorizer has checked the token already and left
+ * its verdict in `requestContext.authorizer.lambda`: the principal, or the error to answer
+ * (it always allows, so that errors keep the API's JSON shape). Locally there is no
+ * authorizer and the token is checked here, with the same Identity.
+ */
+async function authenticate(event: APIGatewayProxyEventV2, headers: Record<string, string>, deps: Deps): Promise<Principal> {
+  const authorizer = (event.requestContext as { authorizer?: { lambda?: Record<string, unknown> } }).authorizer?.lambda;
+  if (authorizer) return principalFromContext(authorizer);
+  return deps.identity.authenticate(headers.authorization);
+}
 
 function jsonErrors(deps: Deps): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> {
   return {

@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   run_not_found: 404,
   version_not_found: 404,
   key_not_found: 404,
+  account_not_found: 404,
   route_not_found: 404,
   method_not_allowed: 405,
   function_exists: 409,

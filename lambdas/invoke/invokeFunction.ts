@@ -32,6 +32,7 @@ export async function invokeFunction(
   const syncMs = deps.config.syncWaitSeconds * 1000;
   const { run, completion } = await startRun(deps, {
     fn,
+    plan: request.principal.plan,
     version,
     params,
     trigger: "http",

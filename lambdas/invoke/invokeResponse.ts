@@ -1,4 +1,4 @@
-import { ApiError } from "../http/errors";
+import { ApiError, ERROR_STATUS } from "../http/errors";
 import { type HttpResult, json } from "../http/response";
 import type { RunItem } from "../runs/types";
 
@@ -14,7 +14,8 @@ export function finishedResponse(run: RunItem): HttpResult {
   }
   const error = run.error ?? { code: "internal_error", message: "The run failed" };
   const code = error.code === "function_timeout" ? "function_timeout" : knownCode(error.code);
-  throw new ApiError(code, error.message, { run_id: run.run_id, status: run.status }, headers);
+  const retry: Record<string, string> = ERROR_STATUS[code] === 429 ? { "retry-after": "1" } : {};
+  throw new ApiError(code, error.message, { run_id: run.run_id, status: run.status }, { ...headers, ...retry });
 }
 
 /** 202: the run goes on; its result is at the status URL later. */
@@ -32,6 +33,8 @@ function knownCode(code: string) {
     case "function_error":
     case "result_not_serializable":
     case "function_crashed":
+    case "concurrency_limit_exceeded":
+    case "invocation_quota_exceeded":
       return code;
     default:
       return "internal_error" as const;

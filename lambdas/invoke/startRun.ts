@@ -1,11 +1,15 @@
 import type { Deps } from "../deps";
 import type { FunctionItem } from "../functions/types";
 import type { InvokeResult } from "../runtime/runtime";
+import { ApiError } from "../http/errors";
 import { newRunId } from "../runs/runIds";
+import { admitRun } from "./admitRun";
 import type { RunItem, RunTrigger } from "../runs/types";
 
 export interface RunInput {
   fn: FunctionItem;
+  /** The plan of the function's account: its limits admit the run. */
+  plan: string;
   version: number;
   params: Record<string, unknown>;
   trigger: RunTrigger;
@@ -51,6 +55,8 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
     request_origin: input.requestOrigin ?? null,
     sdk_version: input.sdkVersion ?? null,
   };
+  const started = Date.now();
+  const lease = await admitRun(deps, { accountId: fn.account_id, plan: input.plan, runId: run.run_id, timeoutSeconds: fn.timeout_seconds }, input.waitMs);
   let markQueued: () => void = () => undefined;
   const queued = new Promise<void>((resolve) => {
     markQueued = resolve;
@@ -71,7 +77,7 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
   };
   const completion = deps.runtime
     .invoke(
-      { fn, version, runId: run.run_id, params, waitMs: input.waitMs },
+      { fn, version, runId: run.run_id, params, waitMs: Math.max(0, input.waitMs - (Date.now() - started)) },
       {
         onQueued: async () => {
           await deps.store.runs.put(run);
@@ -86,6 +92,10 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
     )
     .then(finish, async (error: unknown) => {
       if (!exists) throw error;
+      if (error instanceof ApiError) {
+        // Refused after the run was recorded (a throttled Lambda): the run keeps the refusal.
+        return finish({ ...emptyResult(), status: "failed", error: { code: error.code, message: error.message } });
+      }
       deps.log(`run ${run.run_id} failed inside the service: ${(error as Error).stack ?? error}`);
       const message = "The run failed inside the service; the request id and run id identify it in the logs";
       return finish({ ...emptyResult(), status: "failed", error: { code: "internal_error", message } });
@@ -97,6 +107,11 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
       deps.log(`run ${run.run_id}: recording its end failed: ${(error as Error).message}`);
       return run;
     });
+  // The lease is given back when the run ends; a run that never started is not counted.
+  void completion.then(
+    () => lease.release(),
+    () => lease.release(true),
+  ).catch((error: unknown) => deps.log(`releasing the lease of ${run.run_id} failed: ${(error as Error).message}`));
   await Promise.race([queued, completion]);
   return { run, completion };
 }

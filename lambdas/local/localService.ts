@@ -3,9 +3,12 @@ import { tmpdir } from "node:os";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { LocalConfig } from "../config/localConfig";
+import { DEFAULT_PLAN } from "../config/plans";
 import { MAX_BODY_BYTES } from "../config/serviceConfig";
 import { type Clock, type Deps, systemClock } from "../deps";
+import { createRateLimiter } from "../http/rateLimiter";
 import { createIdentity } from "../identity/identity";
+import { createJwtVerifier } from "../identity/jwtVerifier";
 import { ROUTES } from "../routes/routeTable";
 import { createLocalRuntime } from "../runtime/local/localRuntime";
 import { workerIdentity } from "../runtime/local/unprivilegedUser";
@@ -81,9 +84,13 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     scheduler = new LocalScheduler({ store, clock, log, fire: (functionId, at) => runScheduled(deps, functionId, at) });
     const deps: Deps = {
       store,
-      identity: createIdentity(store.accounts, { cacheMs: IDENTITY_CACHE_MS }),
+      identity: createIdentity(store.accounts, {
+        tokens: config.oauth ? createJwtVerifier({ ...config.oauth, accounts: store.accounts, defaultPlan: DEFAULT_PLAN }) : undefined,
+        cacheMs: IDENTITY_CACHE_MS,
+      }),
       runtime,
       scheduler,
+      rateLimiter: createRateLimiter(config.rateLimit),
       clock,
       config: { plans: config.plans, publicUrl: null, syncWaitSeconds: config.syncWaitSeconds, maxBodyBytes: MAX_BODY_BYTES },
       log,

@@ -9,9 +9,9 @@ import {
   VersionCode,
   VersionList,
 } from "../schemas/functionSchemas";
-import { ApiKeyList, CreateApiKeyBody, CreatedApiKey } from "../schemas/keySchemas";
+import { ApiKeyList, CreateApiKeyBody, CreatedApiKey, SetPlanBody } from "../schemas/keySchemas";
 
-export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** What a route is, without its handler: read by the OpenAPI document, the local server and the CDK stack. */
 export interface RouteSpec {
@@ -144,6 +144,23 @@ export const ROUTE_SPECS = [
     summary: "Call counts, success rate (%), mean and percentile durations (ms)",
     auth: true,
     status: 200,
+  },
+  {
+    operationId: "getUsage",
+    method: "GET",
+    path: "/usage",
+    summary: "Metered usage in a month (invocations, execution ms, GB-seconds, browser-session ms), the plan's limits and what remains",
+    auth: true,
+    status: 200,
+  },
+  {
+    operationId: "setAccountPlan",
+    method: "PUT",
+    path: "/accounts/{account}/plan",
+    summary: "Admin: move an account to another plan",
+    auth: true,
+    status: 200,
+    body: SetPlanBody,
   },
   {
     operationId: "createApiKey",

@@ -7,6 +7,7 @@ import { getFunctionInfo } from "../handlers/getFunctionInfo";
 import { getLogs } from "../handlers/getLogs";
 import { getMetrics } from "../handlers/getMetrics";
 import { getRun } from "../handlers/getRun";
+import { getUsage } from "../handlers/getUsage";
 import { getVersion } from "../handlers/getVersion";
 import { health } from "../handlers/health";
 import { invokeGet } from "../handlers/invokeGet";
@@ -14,6 +15,7 @@ import { invokePost } from "../handlers/invokePost";
 import { listApiKeys } from "../handlers/listApiKeys";
 import { listFunctions } from "../handlers/listFunctions";
 import { listVersions } from "../handlers/listVersions";
+import { setAccountPlan } from "../handlers/setAccountPlan";
 import { openapi } from "../handlers/openapi";
 import { updateFunction } from "../handlers/updateFunction";
 import type { RouteFactory } from "../http/defineRoute";
@@ -36,6 +38,8 @@ export const HANDLERS: Record<OperationId, RouteFactory> = {
   getRun,
   getLogs,
   getMetrics,
+  getUsage,
+  setAccountPlan,
   createApiKey,
   listApiKeys,
   deleteApiKey,

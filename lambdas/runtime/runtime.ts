@@ -42,6 +42,13 @@ export interface InvokeResult {
 export interface Runtime {
   /** Makes a new version runnable and says what status the function record takes. */
   deploy(fn: FunctionItem, version: VersionWithCode): Promise<DeployResult>;
+  /**
+   * Applies a settings-only change (memory_mb, timeout_seconds) to a deployed function and says
+   * what status its record takes. Call it after such a change is stored, when no new version
+   * comes with it (a new version's `deploy` applies the current settings itself). Runtimes
+   * that read the settings at each invocation (local) leave it out: nothing to do there.
+   */
+  configure?(fn: FunctionItem): Promise<DeployResult>;
   /** Runs one invocation; throws 429 before `onQueued` when no capacity frees up in time. */
   invoke(request: InvokeRequest, hooks: InvokeHooks): Promise<InvokeResult>;
   /** Releases everything the runtime holds for a deleted function. */

@@ -33,8 +33,10 @@ export async function runScheduled(deps: Deps, functionId: string, scheduledFor:
   }
   const params = validateParams(fn.variables ?? [], fn.schedule_params ?? {}, "json");
   try {
+    const account = await deps.store.accounts.getAccount(fn.account_id);
     const { run, completion } = await startRun(deps, {
       fn,
+      plan: account?.plan ?? "",
       version: fn.latest_version,
       params,
       trigger: "schedule",

@@ -29,3 +29,5 @@ export const CreatedApiKey = ApiKeyInfo.extend({
 }).meta({ id: "CreatedApiKey" });
 
 export const ApiKeyList = z.object({ items: z.array(ApiKeyInfo) }).meta({ id: "ApiKeyList" });
+
+export const SetPlanBody = z.strictObject({ plan: z.string().describe("A plan name of the deployment") }).meta({ id: "SetPlanBody" });

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { AccountStore } from "./accountStore";
 import { FunctionStore } from "./functionStore";
+import { LimitStore } from "./limitStore";
 import { MeterStore } from "./meterStore";
 import { RunStore } from "./runStore";
 import { ScheduleStore } from "./scheduleStore";
@@ -15,6 +16,7 @@ export interface Store {
   runs: RunStore;
   meters: MeterStore;
   schedules: ScheduleStore;
+  limits: LimitStore;
 }
 
 /** Runs are kept this long by default (DynamoDB TTL on AWS). */
@@ -33,5 +35,6 @@ export function createStore(
     runs: new RunStore(doc, table, runRetentionDays * 86_400),
     meters: new MeterStore(doc, table),
     schedules: new ScheduleStore(doc, table, runRetentionDays * 86_400),
+    limits: new LimitStore(doc, table),
   };
 }

@@ -33,6 +33,7 @@ export function testConfig(dataDir: string, overrides: Partial<LocalConfig> = {}
     plans: DEFAULT_PLANS,
     requestLog: false,
     workers: { perFunction: 2, total: 4, idleSeconds: 60 },
+    rateLimit: { perSecond: 0, burst: 1 },
     ...overrides,
   };
 }

@@ -36,7 +36,11 @@ describe("accounts are isolated", () => {
     expectError(await t.call("DELETE", `/functions/${id}`, { token: keyB }), 404, "function_not_found");
     expectError(await t.call("GET", `/functions/${id}/versions`, { token: keyB }), 404, "function_not_found");
 
-    await t.call("PATCH", "/functions/scraper", { token: keyA, body: { code: ECHO_FN, schedule: "@daily", timeout_seconds: 120 } });
+    const patched = await t.call("PATCH", "/functions/scraper", {
+      token: keyA,
+      body: { code: ECHO_FN, schedule: "@daily", schedule_params: { message: "hi" }, timeout_seconds: 120 },
+    });
+    expect(patched.status).toBe(200);
     const fork = await t.call("POST", `/functions/${id}/fork`, { token: keyB });
     expect(fork.status).toBe(201);
     expect(fork.body).toMatchObject({

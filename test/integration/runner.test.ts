@@ -152,7 +152,7 @@ describe("runInvocation with a real browser", () => {
       status: "failed",
       error: {
         code: "function_error",
-        message: "Module 'left-pad' is not available to automations; bundle it with your code (browserfn deploy does)",
+        message: "Module 'left-pad' is not available to automations; bundle it into your module (for example with esbuild)",
       },
     });
   });

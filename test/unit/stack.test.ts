@@ -1,12 +1,56 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { App } from "aws-cdk-lib";
-import { Template } from "aws-cdk-lib/assertions";
-import { BrowserfnStack } from "../../lib/browserfnStack";
+import { Match, Template } from "aws-cdk-lib/assertions";
+import { AWS_ENV, readAwsEnv, readIdentityEnv } from "../../lambdas/aws/awsConfig";
+import { ROUTES } from "../../lambdas/routes/routeTable";
 import { MAIN_TABLE } from "../../lambdas/store/tables";
+import { BrowserfnStack, type BrowserfnStackProps } from "../../lib/browserfnStack";
+
+// Unit tests of the stack stay fast: no bundling (the `aws:cdk:bundling-stacks` context set to
+// no stack makes NodejsFunction skip esbuild), no built-in CloudFormation validation, and two
+// tiny layer directories instead of Chromium and the runner bundle.
+const layerRoot = mkdtempSync(path.join(tmpdir(), "browserfn-stack-test-"));
+afterAll(() => rmSync(layerRoot, { recursive: true, force: true }));
+
+function synth(props: Partial<BrowserfnStackProps> = {}, context: Record<string, unknown> = {}): Template {
+  const layerAssets = { chromium: path.join(layerRoot, "chromium"), runtime: path.join(layerRoot, "runtime") };
+  for (const dir of Object.values(layerAssets)) {
+    mkdirSync(path.join(dir, "nodejs"), { recursive: true });
+    writeFileSync(path.join(dir, "nodejs", "placeholder.js"), "");
+  }
+  const app = new App({ context: { "aws:cdk:bundling-stacks": [], ...context }, builtinCloudFormationValidation: false });
+  return Template.fromStack(new BrowserfnStack(app, "Test", { prefix: "bfn-test", layerAssets, ...props }));
+}
+
+type Resource = { Type: string; Properties: Record<string, unknown> };
+const resources = (template: Template, type: string) => Object.entries(template.findResources(type)) as [string, Resource][];
+
+/** CloudFormation values with plausible stand-ins for references, as Lambda would see them. */
+function fakeResolve(value: unknown): string {
+  if (typeof value === "string") return value;
+  const v = value as Record<string, unknown>;
+  const pseudo: Record<string, string> = { "AWS::Partition": "aws", "AWS::Region": "eu-west-1", "AWS::AccountId": "123456789012", "AWS::URLSuffix": "amazonaws.com" };
+  if (typeof v.Ref === "string") return pseudo[v.Ref] ?? `arn:aws:ref:eu-west-1:123456789012:${v.Ref}`;
+  if (Array.isArray(v["Fn::GetAtt"])) return `arn:aws:getatt:eu-west-1:123456789012:${(v["Fn::GetAtt"] as string[]).join(".")}`;
+  if (Array.isArray(v["Fn::Join"])) {
+    const [delimiter, parts] = v["Fn::Join"] as [string, unknown[]];
+    return parts.map(fakeResolve).join(delimiter);
+  }
+  throw new Error(`cannot resolve ${JSON.stringify(value)}`);
+}
 
 describe("the CDK stack", () => {
-  const template = Template.fromStack(new BrowserfnStack(new App(), "Test", { prefix: "bfn-test" }));
+  const template = synth();
+  const functions = resources(template, "AWS::Lambda::Function");
+  const functionNamed = (name: string) => {
+    const found = functions.find(([, fn]) => fn.Properties.FunctionName === name);
+    if (!found) throw new Error(`no Lambda named ${name}`);
+    return found;
+  };
 
-  it("provisions the table of the shared definition: on demand, PITR, TTL, the gsi1 index", () => {
+  it("provisions the table of the shared definition: on demand, PITR, TTL, the gsi1 index, retained", () => {
     template.resourceCountIs("AWS::DynamoDB::GlobalTable", 1);
     template.hasResourceProperties("AWS::DynamoDB::GlobalTable", {
       TableName: "bfn-test-main",
@@ -29,5 +73,138 @@ describe("the CDK stack", () => {
       Replicas: [{ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }],
     });
     template.hasResource("AWS::DynamoDB::GlobalTable", { DeletionPolicy: "Retain" });
+    const destroyed = synth({}, { tableRemovalPolicy: "destroy" });
+    destroyed.hasResource("AWS::DynamoDB::GlobalTable", { DeletionPolicy: "Delete" });
+  });
+
+  it("routes every route of the route table to its own Lambda, behind the authorizer unless open", () => {
+    const routes = resources(template, "AWS::ApiGatewayV2::Route");
+    const integrations = Object.fromEntries(resources(template, "AWS::ApiGatewayV2::Integration"));
+    const [authorizerId] = Object.keys(template.findResources("AWS::ApiGatewayV2::Authorizer"));
+    expect(routes).toHaveLength(ROUTES.length + 1);
+    for (const route of ROUTES) {
+      const found = routes.find(([, r]) => r.Properties.RouteKey === `${route.method} ${route.path}`);
+      expect(found).toBeDefined();
+      const properties = found?.[1].Properties ?? {};
+      if (route.auth) {
+        expect(properties).toMatchObject({ AuthorizationType: "CUSTOM", AuthorizerId: { Ref: authorizerId } });
+      } else {
+        expect(properties.AuthorizationType).toBe("NONE");
+        expect(properties.AuthorizerId).toBeUndefined();
+      }
+      // Route → integration → the Lambda named for the route's operationId.
+      const integrationId = ((properties.Target as { "Fn::Join": [string, [string, { Ref: string }]] })["Fn::Join"][1][1]).Ref;
+      const uri = integrations[integrationId]?.Properties.IntegrationUri as { "Fn::GetAtt": [string, string] };
+      const [functionId] = functionNamed(`bfn-test-api-${route.operationId}`);
+      expect(uri["Fn::GetAtt"][0]).toBe(functionId);
+      expect(integrations[integrationId]?.Properties.PayloadFormatVersion).toBe("2.0");
+    }
+    const fallback = routes.find(([, r]) => r.Properties.RouteKey === "$default");
+    expect(fallback?.[1].Properties.AuthorizationType).toBe("NONE");
+  });
+
+  it("has a Lambda authorizer: payload 2.0, simple responses, no identity source and no cache", () => {
+    const [authorizer] = resources(template, "AWS::ApiGatewayV2::Authorizer").map(([, r]) => r.Properties);
+    expect(authorizer).toMatchObject({
+      AuthorizerType: "REQUEST",
+      AuthorizerPayloadFormatVersion: "2.0",
+      EnableSimpleResponses: true,
+      AuthorizerResultTtlInSeconds: 0,
+    });
+    expect(authorizer).not.toHaveProperty("IdentitySource");
+    const [authorizerFn] = functionNamed("bfn-test-authorizer");
+    expect(JSON.stringify(authorizer?.AuthorizerUri)).toContain(authorizerFn);
+  });
+
+  it("runs the handlers on nodejs22.x arm64 with bounded timeouts, the environment their entries parse, and own log groups", () => {
+    expect(functions).toHaveLength(ROUTES.length + 3);
+    for (const [, fn] of functions) {
+      expect(fn.Properties).toMatchObject({ Runtime: "nodejs22.x", Architectures: ["arm64"], Handler: "index.handler" });
+      expect(fn.Properties.LoggingConfig).toMatchObject({ LogGroup: { Ref: expect.any(String) } });
+    }
+    for (const route of ROUTES) {
+      const [, fn] = functionNamed(`bfn-test-api-${route.operationId}`);
+      expect(fn.Properties).toMatchObject({ MemorySize: 512, Timeout: 29 });
+      const env = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      const resolved = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, fakeResolve(v)]));
+      expect(() => readAwsEnv({ ...resolved, AWS_REGION: "eu-west-1" })).not.toThrow();
+    }
+    const [, scheduledRun] = functionNamed("bfn-test-scheduled-run");
+    expect(scheduledRun.Properties.Timeout).toBe(900);
+    const [, authorizer] = functionNamed("bfn-test-authorizer");
+    expect(authorizer.Properties.Timeout).toBe(10);
+    const authorizerEnv = (authorizer.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const identity = readIdentityEnv({
+      ...Object.fromEntries(Object.entries(authorizerEnv).map(([k, v]) => [k, fakeResolve(v)])),
+      AWS_REGION: "eu-west-1",
+    });
+    expect(identity.oauth?.clientIds).toHaveLength(2);
+    expect(authorizerEnv).not.toHaveProperty(AWS_ENV.executionRoleArn);
+    template.resourceCountIs("AWS::Logs::LogGroup", functions.length + 1); // + API access logs
+  });
+
+  it("ships the two layers for x86_64 function Lambdas", () => {
+    template.hasResourceProperties("AWS::Lambda::LayerVersion", { LayerName: "bfn-test-chromium", CompatibleArchitectures: ["x86_64"] });
+    template.hasResourceProperties("AWS::Lambda::LayerVersion", { LayerName: "bfn-test-runtime", CompatibleArchitectures: ["x86_64"] });
+  });
+
+  it("schedules with EventBridge Scheduler: group, role, encrypted SSL-only DLQ, a scheduled-run Lambda without retries", () => {
+    template.hasResourceProperties("AWS::Scheduler::ScheduleGroup", { Name: "bfn-test" });
+    template.hasResourceProperties("AWS::SQS::Queue", { SqsManagedSseEnabled: true });
+    template.hasResourceProperties("AWS::SQS::QueuePolicy", {
+      PolicyDocument: { Statement: [Match.objectLike({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } })] },
+    });
+    const [scheduledRunId] = functionNamed("bfn-test-scheduled-run");
+    const [queueId] = Object.keys(template.findResources("AWS::SQS::Queue"));
+    template.hasResourceProperties("AWS::Lambda::EventInvokeConfig", {
+      FunctionName: { Ref: scheduledRunId },
+      MaximumRetryAttempts: 0,
+      DestinationConfig: { OnFailure: { Destination: { "Fn::GetAtt": [queueId, "Arn"] } } },
+    });
+    template.hasResourceProperties("AWS::IAM::Role", {
+      AssumeRolePolicyDocument: {
+        Statement: [Match.objectLike({ Principal: { Service: "scheduler.amazonaws.com" }, Condition: { StringEquals: { "aws:SourceAccount": { Ref: "AWS::AccountId" } } } })],
+      },
+    });
+  });
+
+  it("is its own OAuth 2.0 server: user pool, domain, resource server scopes, a machine and a web client", () => {
+    template.hasResourceProperties("AWS::Cognito::UserPool", {
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
+      MfaConfiguration: "ON",
+      Policies: { PasswordPolicy: Match.objectLike({ MinimumLength: 12, RequireSymbols: true }) },
+    });
+    template.hasResourceProperties("AWS::Cognito::UserPoolDomain", { Domain: { "Fn::Join": ["", ["bfn-test-", { Ref: "AWS::AccountId" }]] } });
+    template.hasResourceProperties("AWS::Cognito::UserPoolResourceServer", {
+      Identifier: "browserfn",
+      Scopes: ["functions.read", "functions.write", "functions.invoke"].map((ScopeName) => Match.objectLike({ ScopeName })),
+    });
+    template.hasResourceProperties("AWS::Cognito::UserPoolClient", {
+      AllowedOAuthFlows: ["client_credentials"],
+      GenerateSecret: true,
+      AllowedOAuthScopes: Match.arrayWith([{ "Fn::Join": ["", [Match.anyValue(), "/functions.invoke"]] }]),
+    });
+    template.hasResourceProperties("AWS::Cognito::UserPoolClient", {
+      AllowedOAuthFlows: ["code"],
+      GenerateSecret: false,
+      CallbackURLs: ["http://localhost:8787/callback"],
+    });
+  });
+
+  it("outputs what an operator needs", () => {
+    for (const name of ["ApiUrl", "UserPoolId", "TokenUrl", "ClientCredentialsClientId", "WebClientId"]) template.hasOutput(name, {});
+  });
+
+  it("takes its settings from props, else context, and refuses bad ones", () => {
+    const custom = synth({ syncWaitSeconds: 20 }, { stageName: "v1", functionPrefix: "udf-", syncWaitSeconds: "10" });
+    custom.hasResourceProperties("AWS::ApiGatewayV2::Stage", { StageName: "v1" });
+    custom.hasResourceProperties("AWS::Lambda::Function", {
+      FunctionName: "bfn-test-api-invokePost",
+      Environment: { Variables: Match.objectLike({ [AWS_ENV.syncWaitSeconds]: "20", [AWS_ENV.functionPrefix]: "udf-" }) },
+    });
+    expect(() => synth({ syncWaitSeconds: 29 })).toThrow(/syncWaitSeconds/);
+    expect(() => synth({}, { plans: "{not json" })).toThrow(/plans: not valid JSON/);
+    // The handlers may delete every Lambda the function prefix covers: never their own.
+    expect(() => synth({ functionPrefix: "bfn-test-api-" })).toThrow(/covers the stack's own Lambdas/);
   });
 });

@@ -1,0 +1,145 @@
+import { z } from "zod";
+import { DEFAULT_PLAN, PlanSchema, type Plans } from "../config/plans";
+import { DEFAULT_RUN_RETENTION_DAYS } from "../store/store";
+
+/**
+ * The environment variables the AWS Lambdas read: the CDK stack sets them, the Lambda entries
+ * parse them once per container. One list, so that the two sides cannot drift apart.
+ */
+export const AWS_ENV = {
+  region: "AWS_REGION",
+  tablePrefix: "BROWSERFN_TABLE_PREFIX",
+  runRetentionDays: "BROWSERFN_RUN_RETENTION_DAYS",
+  plans: "BROWSERFN_PLANS",
+  defaultPlan: "BROWSERFN_DEFAULT_PLAN",
+  syncWaitSeconds: "BROWSERFN_SYNC_WAIT_SECONDS",
+  publicUrl: "BROWSERFN_PUBLIC_URL",
+  functionPrefix: "BROWSERFN_FUNCTION_PREFIX",
+  executionRoleArn: "BROWSERFN_EXECUTION_ROLE_ARN",
+  /** Comma-separated layer version ARNs: the chromium layer, then the runtime layer. */
+  layerArns: "BROWSERFN_LAYER_ARNS",
+  scheduleGroup: "BROWSERFN_SCHEDULE_GROUP",
+  scheduleNamePrefix: "BROWSERFN_SCHEDULE_NAME_PREFIX",
+  scheduleTargetArn: "BROWSERFN_SCHEDULE_TARGET_ARN",
+  scheduleRoleArn: "BROWSERFN_SCHEDULE_ROLE_ARN",
+  scheduleDeadLetterArn: "BROWSERFN_SCHEDULE_DLQ_ARN",
+  oauthIssuer: "BROWSERFN_OAUTH_ISSUER",
+  oauthJwksUrl: "BROWSERFN_OAUTH_JWKS_URL",
+  /** Comma-separated OAuth client ids whose access tokens are accepted. */
+  oauthClientIds: "BROWSERFN_OAUTH_CLIENT_IDS",
+} as const;
+
+/** What the authorizer needs: the table (API keys, accounts) and the OAuth issuer. */
+export interface IdentityEnvConfig {
+  region: string;
+  tablePrefix: string;
+  runRetentionDays: number;
+  defaultPlan: string;
+  /** Null: API keys only. */
+  oauth: { issuer: string; jwksUrl: string; clientIds: string[] } | null;
+}
+
+/** What a route handler or the scheduled-run Lambda needs: everything. */
+export interface AwsConfig extends IdentityEnvConfig {
+  plans: Plans;
+  syncWaitSeconds: number;
+  publicUrl: string | null;
+  runtime: { functionPrefix: string; executionRoleArn: string; layerArns: string[] };
+  schedules: { groupName: string; namePrefix: string; targetArn: string; roleArn: string; deadLetterArn: string };
+}
+
+const arn = z.string().regex(/^arn:aws[a-z-]*:[a-z0-9-]+:/, "must be an ARN");
+const list = (item: z.ZodString) =>
+  z
+    .string()
+    .transform((text) => text.split(",").map((part) => part.trim()).filter((part) => part !== ""))
+    .pipe(z.array(item).min(1));
+
+const plansJson = z.string().transform((text, ctx) => {
+  try {
+    return z.record(z.string(), PlanSchema).parse(JSON.parse(text));
+  } catch (error) {
+    ctx.addIssue({ code: "custom", message: `not a JSON object of plans: ${(error as Error).message}` });
+    return z.NEVER;
+  }
+});
+
+const IdentityEnv = z.object({
+  [AWS_ENV.region]: z.string().min(1),
+  [AWS_ENV.tablePrefix]: z.string().regex(/^[A-Za-z0-9_.-]{1,200}$/),
+  [AWS_ENV.runRetentionDays]: z.coerce.number().int().min(1).max(3650).default(DEFAULT_RUN_RETENTION_DAYS),
+  [AWS_ENV.defaultPlan]: z.string().min(1).default(DEFAULT_PLAN),
+  [AWS_ENV.oauthIssuer]: z.url({ protocol: /^https$/ }).optional(),
+  [AWS_ENV.oauthJwksUrl]: z.url({ protocol: /^https$/ }).optional(),
+  [AWS_ENV.oauthClientIds]: list(z.string().min(1)).optional(),
+});
+
+const ServiceEnv = IdentityEnv.extend({
+  [AWS_ENV.plans]: plansJson,
+  [AWS_ENV.syncWaitSeconds]: z.coerce.number().positive().max(900).default(25),
+  [AWS_ENV.publicUrl]: z.url().optional(),
+  [AWS_ENV.functionPrefix]: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, "1-40 characters of [A-Za-z0-9_-]"),
+  [AWS_ENV.executionRoleArn]: arn,
+  [AWS_ENV.layerArns]: list(arn),
+  [AWS_ENV.scheduleGroup]: z.string().min(1),
+  [AWS_ENV.scheduleNamePrefix]: z.string().default(""),
+  [AWS_ENV.scheduleTargetArn]: arn,
+  [AWS_ENV.scheduleRoleArn]: arn,
+  [AWS_ENV.scheduleDeadLetterArn]: arn,
+});
+
+/** The authorizer's settings; throws one message naming every bad or missing variable. */
+export function readIdentityEnv(env: NodeJS.ProcessEnv): IdentityEnvConfig {
+  return toIdentityConfig(parse(IdentityEnv, env));
+}
+
+/** A handler's settings; throws one message naming every bad or missing variable. */
+export function readAwsEnv(env: NodeJS.ProcessEnv): AwsConfig {
+  const e = parse(ServiceEnv, env);
+  return {
+    ...toIdentityConfig(e),
+    plans: e[AWS_ENV.plans],
+    syncWaitSeconds: e[AWS_ENV.syncWaitSeconds],
+    publicUrl: e[AWS_ENV.publicUrl] ?? null,
+    runtime: {
+      functionPrefix: e[AWS_ENV.functionPrefix],
+      executionRoleArn: e[AWS_ENV.executionRoleArn],
+      layerArns: e[AWS_ENV.layerArns],
+    },
+    schedules: {
+      groupName: e[AWS_ENV.scheduleGroup],
+      namePrefix: e[AWS_ENV.scheduleNamePrefix],
+      targetArn: e[AWS_ENV.scheduleTargetArn],
+      roleArn: e[AWS_ENV.scheduleRoleArn],
+      deadLetterArn: e[AWS_ENV.scheduleDeadLetterArn],
+    },
+  };
+}
+
+function toIdentityConfig(e: z.infer<typeof IdentityEnv>): IdentityEnvConfig {
+  const issuer = e[AWS_ENV.oauthIssuer];
+  const jwksUrl = e[AWS_ENV.oauthJwksUrl];
+  const clientIds = e[AWS_ENV.oauthClientIds];
+  return {
+    region: e[AWS_ENV.region],
+    tablePrefix: e[AWS_ENV.tablePrefix],
+    runRetentionDays: e[AWS_ENV.runRetentionDays],
+    defaultPlan: e[AWS_ENV.defaultPlan],
+    oauth: issuer && jwksUrl && clientIds ? { issuer, jwksUrl, clientIds } : null,
+  };
+}
+
+function parse<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.infer<T> {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new Error(`Invalid Lambda environment:\n  ${problems.join("\n  ")}`);
+  }
+  const oauth = [AWS_ENV.oauthIssuer, AWS_ENV.oauthJwksUrl, AWS_ENV.oauthClientIds].filter((name) => env[name]);
+  if (oauth.length > 0 && oauth.length < 3) {
+    throw new Error(
+      `Invalid Lambda environment:\n  set all of ${AWS_ENV.oauthIssuer}, ${AWS_ENV.oauthJwksUrl} and ${AWS_ENV.oauthClientIds}, or none (API keys only)`,
+    );
+  }
+  return result.data;
+}

@@ -1,0 +1,73 @@
+import { LambdaClient } from "@aws-sdk/client-lambda";
+import { SchedulerClient } from "@aws-sdk/client-scheduler";
+import { MAX_BODY_BYTES } from "../config/serviceConfig";
+import { type Deps, systemClock } from "../deps";
+import { createIdentity, type Identity } from "../identity/identity";
+import { createJwtVerifier } from "../identity/jwtVerifier";
+import { createAwsRuntime } from "../runtime/aws/awsRuntime";
+import { createAwsScheduler } from "../schedule/awsScheduler";
+import type { AccountStore } from "../store/accountStore";
+import { createDocumentClient } from "../store/dynamo";
+import { createStore } from "../store/store";
+import type { AwsConfig, IdentityEnvConfig } from "./awsConfig";
+
+/**
+ * Verified API keys are remembered this long by a warm container. The API Gateway authorizer
+ * cache is off (see docs/deploy.md), so this is the only cache: a key revoked through the API
+ * stops working within this time everywhere.
+ */
+export const AWS_IDENTITY_CACHE_MS = 30_000;
+
+/** Longer than the longest run (900 s) plus a cold start. */
+const INVOKE_TIMEOUT_MS = 16 * 60_000;
+
+/** API keys and, when an OAuth issuer is configured, its access tokens. */
+export function createAwsIdentity(accounts: AccountStore, config: IdentityEnvConfig): Identity {
+  const tokens = config.oauth
+    ? createJwtVerifier({
+        issuer: config.oauth.issuer,
+        jwksUrl: config.oauth.jwksUrl,
+        clientIds: config.oauth.clientIds,
+        accounts,
+        defaultPlan: config.defaultPlan,
+      })
+    : undefined;
+  return createIdentity(accounts, { tokens, cacheMs: AWS_IDENTITY_CACHE_MS });
+}
+
+/** The store on DynamoDB and the identity: all the authorizer uses. */
+export function createAwsIdentityDeps(config: IdentityEnvConfig): { identity: Identity; log: (line: string) => void } {
+  const { doc } = createDocumentClient({ region: config.region });
+  const store = createStore(doc, config.tablePrefix, config.runRetentionDays);
+  return { identity: createAwsIdentity(store.accounts, config), log: (line) => console.error(line) };
+}
+
+/** Every port on its AWS adapter: DynamoDB, Lambda, EventBridge Scheduler, API keys + JWTs. */
+export function createAwsDeps(config: AwsConfig): Deps {
+  const { doc } = createDocumentClient({ region: config.region });
+  const store = createStore(doc, config.tablePrefix, config.runRetentionDays);
+  return {
+    store,
+    identity: createAwsIdentity(store.accounts, config),
+    runtime: createAwsRuntime({
+      // One attempt (a retried Invoke could run an automation twice; the adapter retries
+      // throttles itself) and no request timeout short of Lambda's 15 minutes.
+      lambda: new LambdaClient({ region: config.region, maxAttempts: 1, requestHandler: { requestTimeout: INVOKE_TIMEOUT_MS } }),
+      functionPrefix: config.runtime.functionPrefix,
+      executionRoleArn: config.runtime.executionRoleArn,
+      layerArns: config.runtime.layerArns,
+    }),
+    scheduler: createAwsScheduler({
+      client: new SchedulerClient({ region: config.region }),
+      ...config.schedules,
+    }),
+    clock: systemClock,
+    config: {
+      plans: config.plans,
+      publicUrl: config.publicUrl,
+      syncWaitSeconds: config.syncWaitSeconds,
+      maxBodyBytes: MAX_BODY_BYTES,
+    },
+    log: (line) => console.error(line),
+  };
+}

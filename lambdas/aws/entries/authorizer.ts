@@ -1,0 +1,3 @@
+import { lazyAuthorizer } from "../authorizer";
+
+export const handler = lazyAuthorizer();

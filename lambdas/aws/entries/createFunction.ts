@@ -1,0 +1,4 @@
+import { createFunction } from "../../handlers/createFunction";
+import { lazyRoute } from "../lazyHandlers";
+
+export const handler = lazyRoute(createFunction);

@@ -1,0 +1,4 @@
+import { forkFunction } from "../../handlers/forkFunction";
+import { lazyRoute } from "../lazyHandlers";
+
+export const handler = lazyRoute(forkFunction);

@@ -1,0 +1,4 @@
+import { getMetrics } from "../../handlers/getMetrics";
+import { lazyRoute } from "../lazyHandlers";
+
+export const handler = lazyRoute(getMetrics);

@@ -1,0 +1,4 @@
+import { health } from "../../handlers/health";
+import { lazyRoute } from "../lazyHandlers";
+
+export const handler = lazyRoute(health);

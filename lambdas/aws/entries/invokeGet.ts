@@ -1,0 +1,4 @@
+import { invokeGet } from "../../handlers/invokeGet";
+import { lazyRoute } from "../lazyHandlers";
+
+export const handler = lazyRoute(invokeGet);

@@ -1,0 +1,4 @@
+import { invokePost } from "../../handlers/invokePost";
+import { lazyRoute } from "../lazyHandlers";
+
+export const handler = lazyRoute(invokePost);

@@ -1,0 +1,4 @@
+import { listApiKeys } from "../../handlers/listApiKeys";
+import { lazyRoute } from "../lazyHandlers";
+
+export const handler = lazyRoute(listApiKeys);

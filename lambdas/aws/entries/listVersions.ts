@@ -1,0 +1,4 @@
+import { listVersions } from "../../handlers/listVersions";
+import { lazyRoute } from "../lazyHandlers";
+
+export const handler = lazyRoute(listVersions);

@@ -1,0 +1,4 @@
+import { openapi } from "../../handlers/openapi";
+import { lazyRoute } from "../lazyHandlers";
+
+export const handler = lazyRoute(openapi);

@@ -1,0 +1,3 @@
+import { makeRouteNotFound } from "../routeNotFound";
+
+export const handler = makeRouteNotFound();

@@ -1,0 +1,3 @@
+import { lazyScheduledRun } from "../lazyHandlers";
+
+export const handler = lazyScheduledRun();

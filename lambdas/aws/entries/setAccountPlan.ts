@@ -1,0 +1,4 @@
+import { setAccountPlan } from "../../handlers/setAccountPlan";
+import { lazyRoute } from "../lazyHandlers";
+
+export const handler = lazyRoute(setAccountPlan);

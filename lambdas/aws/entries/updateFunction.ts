@@ -1,0 +1,4 @@
+import { updateFunction } from "../../handlers/updateFunction";
+import { lazyRoute } from "../lazyHandlers";
+
+export const handler = lazyRoute(updateFunction);

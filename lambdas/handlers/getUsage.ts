@@ -1,0 +1,46 @@
+import { DEFAULT_PLAN } from "../config/plans";
+import { defineRoute } from "../http/defineRoute";
+import { ApiError } from "../http/errors";
+import { json } from "../http/response";
+import type { UsageCounters } from "../store/meterStore";
+
+/** GET /usage?month=YYYY-MM: the account's metered usage in a month, its plan's limits and what remains. */
+export const getUsage = defineRoute({}, async ({ principal, event }, deps) => {
+  const now = deps.clock.now();
+  const thisMonth = now.toISOString().slice(0, 7);
+  const month = event.queryStringParameters?.month ?? thisMonth;
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) {
+    throw new ApiError("invalid_request", `month must be YYYY-MM, not '${month}'`, { field: "month" });
+  }
+  const plan = deps.config.plans[principal.plan] ?? deps.config.plans[DEFAULT_PLAN];
+  const usage = await deps.store.meters.usage(principal.account_id, month);
+  const current = month === thisMonth ? await deps.store.limits.current(principal.account_id, now) : null;
+  const functions = await Promise.all(
+    Object.entries(usage.functions).map(async ([functionId, counters]) => ({
+      function_id: functionId,
+      name: (await deps.store.functions.getById(functionId))?.name ?? null,
+      ...view(counters),
+    })),
+  );
+  return json(200, {
+    account: principal.account_id,
+    month,
+    plan: principal.plan,
+    limits: plan ?? null,
+    total: view(usage.total),
+    functions: functions.sort((a, b) => b.invocations - a.invocations || a.function_id.localeCompare(b.function_id)),
+    remaining:
+      current && plan
+        ? { invocations: Math.max(0, plan.invocations_per_month - current.invocations), concurrency: Math.max(0, plan.concurrency - current.inFlight) }
+        : null,
+  });
+});
+
+function view(counters: UsageCounters) {
+  return {
+    invocations: counters.invocations,
+    execution_ms: counters.execution_ms,
+    gb_seconds: Math.round((counters.mb_ms / 1024 / 1000) * 1000) / 1000,
+    browser_session_ms: counters.browser_ms,
+  };
+}

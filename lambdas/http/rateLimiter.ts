@@ -1,0 +1,41 @@
+import { ApiError } from "./errors";
+
+export interface RateLimit {
+  /** Sustained requests per second per key (0: no limit). */
+  perSecond: number;
+  /** Requests a key may make at once after a quiet spell. */
+  burst: number;
+}
+
+/**
+ * Token buckets per API key (or per account for OAuth tokens), kept in this process: with
+ * several service instances each enforces the limit on its own.
+ */
+export function createRateLimiter(limit: RateLimit, now: () => number = Date.now) {
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  return {
+    /** Takes one token for `key`, or throws 429 `rate_limited` with Retry-After. */
+    take(key: string): void {
+      if (limit.perSecond <= 0) return;
+      const t = now();
+      const bucket = buckets.get(key) ?? { tokens: limit.burst, at: t };
+      bucket.tokens = Math.min(limit.burst, bucket.tokens + ((t - bucket.at) / 1000) * limit.perSecond);
+      bucket.at = t;
+      if (bucket.tokens < 1) {
+        buckets.set(key, bucket);
+        const wait = Math.max(1, Math.ceil((1 - bucket.tokens) / limit.perSecond));
+        throw new ApiError(
+          "rate_limited",
+          `Too many requests: at most ${limit.perSecond} a second (bursts of ${limit.burst}) per key`,
+          { per_second: limit.perSecond, burst: limit.burst },
+          { "retry-after": String(wait) },
+        );
+      }
+      bucket.tokens -= 1;
+      if (buckets.size > 100_000) buckets.clear();
+      buckets.set(key, bucket);
+    },
+  };
+}
+
+export type RateLimiter = ReturnType<typeof createRateLimiter>;

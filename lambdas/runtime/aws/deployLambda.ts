@@ -1,0 +1,173 @@
+import {
+  CreateAliasCommand,
+  CreateFunctionCommand,
+  type FunctionConfiguration,
+  GetFunctionConfigurationCommand,
+  PublishVersionCommand,
+  type Runtime as LambdaRuntimeName,
+  UpdateAliasCommand,
+  UpdateFunctionCodeCommand,
+  UpdateFunctionConfigurationCommand,
+} from "@aws-sdk/client-lambda";
+import type { FunctionItem, VersionWithCode } from "../../functions/types";
+import type { DeployResult } from "../runtime";
+import { isAwsError, type LambdaSend } from "./lambdaClient";
+import { functionZip } from "./functionZip";
+
+/** What every function's Lambda gets, whatever the function. */
+export interface LambdaSetup {
+  runtime: LambdaRuntimeName;
+  role: string;
+  layers: string[];
+  architecture: "x86_64";
+  pollIntervalMs: number;
+  activeTimeoutMs: number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+type Ready = { ready: true; config: FunctionConfiguration } | { ready: false; reason: string };
+
+const HANDLER = "index.handler";
+const ACTIVE: DeployResult = { status: "active", status_reason: null };
+
+/** The alias of a browserfn version: invocations of version N use qualifier `vN`. */
+export const versionAlias = (version: number): string => `v${version}`;
+/** The alias of the function's latest version and settings. */
+export const LIVE_ALIAS = "live";
+
+/**
+ * Provisioning of one function's Lambda: create or update it, wait until Lambda has applied
+ * the change, publish a Lambda version and point aliases at it. See createAwsRuntime.
+ */
+export function lambdaDeployer(send: LambdaSend, setup: LambdaSetup) {
+  const settings = (name: string, fn: FunctionItem) => ({
+    FunctionName: name,
+    Runtime: setup.runtime,
+    Role: setup.role,
+    Handler: HANDLER,
+    MemorySize: fn.memory_mb,
+    Timeout: fn.timeout_seconds,
+    Layers: setup.layers,
+    // Deliberately empty: the function's code runs user automations and gets no service secrets.
+    Environment: { Variables: {} },
+  });
+
+  const settingsDiffer = (config: FunctionConfiguration, fn: FunctionItem): boolean =>
+    config.MemorySize !== fn.memory_mb ||
+    config.Timeout !== fn.timeout_seconds ||
+    config.Runtime !== setup.runtime ||
+    config.Role !== setup.role ||
+    config.Handler !== HANDLER ||
+    (config.Layers ?? []).map((layer) => layer.Arn).join() !== setup.layers.join();
+
+  /** Polls until the function is Active and its last update Successful (or Failed, or too long). */
+  const waitUntilReady = async (name: string): Promise<Ready> => {
+    for (let waited = 0; ; waited += setup.pollIntervalMs) {
+      const config = await send<FunctionConfiguration>(new GetFunctionConfigurationCommand({ FunctionName: name }));
+      if (config.State === "Failed") {
+        return { ready: false, reason: `Lambda reports the function Failed: ${config.StateReasonCode ?? ""} ${config.StateReason ?? ""}`.trim() };
+      }
+      if (config.LastUpdateStatus === "Failed") {
+        const why = `${config.LastUpdateStatusReasonCode ?? ""} ${config.LastUpdateStatusReason ?? ""}`.trim();
+        return { ready: false, reason: `Lambda reports the function's last update Failed: ${why}` };
+      }
+      // A new function has no LastUpdateStatus until its first update.
+      if (config.State === "Active" && (config.LastUpdateStatus ?? "Successful") === "Successful") return { ready: true, config };
+      if (waited >= setup.activeTimeoutMs) {
+        const state = `State ${config.State ?? "unknown"}, LastUpdateStatus ${config.LastUpdateStatus ?? "unknown"}`;
+        return { ready: false, reason: `Timed out after ${setup.activeTimeoutMs / 1000} s waiting for Lambda to make the function Active (${state})` };
+      }
+      await setup.sleep(setup.pollIntervalMs);
+    }
+  };
+
+  /** Sends an update; when another update is still in progress (409), waits for it and tries once more. */
+  const update = async (name: string, command: UpdateFunctionCodeCommand | UpdateFunctionConfigurationCommand): Promise<Ready> => {
+    try {
+      await send(command);
+    } catch (error) {
+      if (!isAwsError(error, "ResourceConflictException")) throw error;
+      const before = await waitUntilReady(name);
+      if (!before.ready) return before;
+      await send(command);
+    }
+    return waitUntilReady(name);
+  };
+
+  /** Points `alias` at `version`: creates it, or moves it when it exists (`exists` says which to try first). */
+  const pointAlias = async (name: string, alias: string, version: string, exists: boolean): Promise<void> => {
+    const input = { FunctionName: name, Name: alias, FunctionVersion: version };
+    const [first, fallback, expected] = exists
+      ? [() => new UpdateAliasCommand(input), () => new CreateAliasCommand(input), "ResourceNotFoundException"]
+      : [() => new CreateAliasCommand(input), () => new UpdateAliasCommand(input), "ResourceConflictException"];
+    try {
+      await send(first());
+    } catch (error) {
+      if (!isAwsError(error, expected)) throw error;
+      await send(fallback());
+    }
+  };
+
+  /**
+   * Publishes $LATEST (only if its code is still `codeSha256`, when given: a concurrent deploy
+   * cannot slip its code under this version's alias) and points `vN` and `live` at it.
+   */
+  const publish = async (name: string, version: number, aliases: { versionExists: boolean; liveExists: boolean }, codeSha256?: string): Promise<DeployResult> => {
+    const published = await send<FunctionConfiguration>(
+      new PublishVersionCommand({ FunctionName: name, CodeSha256: codeSha256, Description: `browserfn version ${version}` }),
+    );
+    const lambdaVersion = published.Version ?? "";
+    await pointAlias(name, versionAlias(version), lambdaVersion, aliases.versionExists);
+    await pointAlias(name, LIVE_ALIAS, lambdaVersion, aliases.liveExists);
+    return ACTIVE;
+  };
+
+  const failed = (ready: { reason: string }): DeployResult => ({ status: "failed", status_reason: ready.reason });
+
+  return {
+    /**
+     * Version 1 creates the function; later versions update its code. Either falls back to the
+     * other: a create meets the function when a deploy is retried, an update misses it when the
+     * create of version 1 failed.
+     */
+    async deploy(name: string, fn: FunctionItem, version: VersionWithCode): Promise<DeployResult> {
+      const { zip, sha256 } = functionZip(version);
+      const create = async (): Promise<boolean> => {
+        const tags = { "browserfn:function_id": fn.function_id, "browserfn:account_id": fn.account_id };
+        const input = { ...settings(name, fn), Code: { ZipFile: zip }, Architectures: [setup.architecture], Publish: false, Tags: tags };
+        try {
+          await send(new CreateFunctionCommand(input));
+          return true;
+        } catch (error) {
+          if (!isAwsError(error, "ResourceConflictException")) throw error;
+          return false; // it exists
+        }
+      };
+      const updateCode = () =>
+        update(name, new UpdateFunctionCodeCommand({ FunctionName: name, ZipFile: zip, Architectures: [setup.architecture], Publish: false }));
+
+      let created = version.version === 1 && (await create());
+      let ready: Ready;
+      try {
+        ready = created ? await waitUntilReady(name) : await updateCode();
+      } catch (error) {
+        if (created || !isAwsError(error, "ResourceNotFoundException")) throw error;
+        created = await create();
+        ready = created ? await waitUntilReady(name) : await updateCode();
+      }
+      if (!ready.ready) return failed(ready);
+      if (settingsDiffer(ready.config, fn)) {
+        ready = await update(name, new UpdateFunctionConfigurationCommand(settings(name, fn)));
+        if (!ready.ready) return failed(ready);
+      }
+      return publish(name, version.version, { versionExists: false, liveExists: !created }, sha256);
+    },
+
+    /** Applies the function's settings and publishes them as its latest version (see Runtime.configure). */
+    async configure(name: string, fn: FunctionItem): Promise<DeployResult> {
+      const ready = await update(name, new UpdateFunctionConfigurationCommand(settings(name, fn)));
+      if (!ready.ready) return failed(ready);
+      return publish(name, fn.latest_version, { versionExists: true, liveExists: true });
+    },
+  };
+}

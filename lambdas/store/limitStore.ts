@@ -1,0 +1,155 @@
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { isConditionFailed } from "./dynamo";
+
+export interface AdmitLimits {
+  concurrency: number;
+  invocationsPerMonth: number;
+}
+
+export type Admission = { admitted: true } | { admitted: false; limit: "concurrency" | "quota"; inFlight: number; used: number };
+
+interface LimitItem {
+  leases?: Record<string, number>;
+  month_key?: string;
+  invocations?: number;
+}
+
+const limitKey = (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: "LIMITS" });
+const ATTEMPTS = 8;
+
+/**
+ * An account's runs in flight and invocations this month, in one item changed only by
+ * conditional writes, so no two services sharing the store can admit more than the plan allows.
+ * Each run in flight holds a lease (run id → expiry); a run whose service died frees its
+ * slot when its lease expires.
+ */
+export class LimitStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  /** Takes a lease and counts one invocation of this month, both or neither. */
+  async admit(accountId: string, leaseId: string, limits: AdmitLimits, leaseUntil: number, now: Date): Promise<Admission> {
+    const month = now.toISOString().slice(0, 7);
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      try {
+        await this.doc.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: limitKey(accountId),
+            UpdateExpression: "SET leases.#lease = :until ADD invocations :one",
+            ConditionExpression: "month_key = :month AND size(leases) < :concurrency AND invocations < :quota",
+            ExpressionAttributeNames: { "#lease": leaseId },
+            ExpressionAttributeValues: {
+              ":until": leaseUntil,
+              ":one": 1,
+              ":month": month,
+              ":concurrency": limits.concurrency,
+              ":quota": limits.invocationsPerMonth,
+            },
+          }),
+        );
+        return { admitted: true };
+      } catch (error) {
+        if (!isConditionFailed(error)) throw error;
+      }
+      const item = await this.read(accountId);
+      if (!item) {
+        await this.putIfMissing(accountId, month);
+        continue;
+      }
+      if (item.month_key !== month) {
+        await this.startMonth(accountId, item.month_key, month);
+        continue;
+      }
+      const leases = item.leases ?? {};
+      const expired = Object.entries(leases).filter(([, until]) => until <= now.getTime());
+      if (expired.length > 0) {
+        await this.removeLeases(accountId, expired);
+        continue;
+      }
+      const used = item.invocations ?? 0;
+      const inFlight = Object.keys(leases).length;
+      if (used >= limits.invocationsPerMonth) return { admitted: false, limit: "quota", inFlight, used };
+      if (inFlight >= limits.concurrency) return { admitted: false, limit: "concurrency", inFlight, used };
+    }
+    throw new Error(`Could not admit a run for ${accountId}: too much contention`);
+  }
+
+  /** Gives a lease back (its run ended); `refund` also uncounts the invocation (it never started). */
+  async release(accountId: string, leaseId: string, refund = false): Promise<void> {
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: limitKey(accountId),
+        UpdateExpression: refund ? "REMOVE leases.#lease ADD invocations :minus" : "REMOVE leases.#lease",
+        ExpressionAttributeNames: { "#lease": leaseId },
+        ...(refund ? { ExpressionAttributeValues: { ":minus": -1 } } : {}),
+      }),
+    );
+  }
+
+  /** Invocations admitted this month and runs in flight now. */
+  async current(accountId: string, now: Date): Promise<{ invocations: number; inFlight: number }> {
+    const item = await this.read(accountId);
+    const sameMonth = item?.month_key === now.toISOString().slice(0, 7);
+    const live = Object.values(item?.leases ?? {}).filter((until) => until > now.getTime());
+    return { invocations: sameMonth ? (item?.invocations ?? 0) : 0, inFlight: live.length };
+  }
+
+  private async read(accountId: string): Promise<LimitItem | undefined> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: limitKey(accountId), ConsistentRead: true }));
+    return Item as LimitItem | undefined;
+  }
+
+  private async putIfMissing(accountId: string, month: string): Promise<void> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...limitKey(accountId), leases: {}, month_key: month, invocations: 0 },
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+    }
+  }
+
+  /** A new month: the invocation count starts again (leases carry over). */
+  private async startMonth(accountId: string, previous: string | undefined, month: string): Promise<void> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: limitKey(accountId),
+          UpdateExpression: "SET month_key = :month, invocations = :zero",
+          ConditionExpression: previous === undefined ? "attribute_not_exists(month_key)" : "month_key = :previous",
+          ExpressionAttributeValues: { ":month": month, ":zero": 0, ...(previous === undefined ? {} : { ":previous": previous }) },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+    }
+  }
+
+  private async removeLeases(accountId: string, expired: [string, number][]): Promise<void> {
+    const names = Object.fromEntries(expired.map(([id], i) => [`#l${i}`, id]));
+    const values = Object.fromEntries(expired.map(([, until], i) => [`:u${i}`, until]));
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: limitKey(accountId),
+          UpdateExpression: `REMOVE ${expired.map((_, i) => `leases.#l${i}`).join(", ")}`,
+          ConditionExpression: expired.map((_, i) => `leases.#l${i} = :u${i}`).join(" AND "),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+    }
+  }
+}

@@ -1,0 +1,108 @@
+import { Aws } from "aws-cdk-lib";
+import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { Architecture, Code, LayerVersion, Runtime } from "aws-cdk-lib/aws-lambda";
+import { Construct } from "constructs";
+import { acknowledgeWildcards } from "./nag";
+import type { LayerAssetDirs } from "./layerAssets";
+
+export interface FunctionRuntimeProps {
+  prefix: string;
+  /** Name prefix of every per-function Lambda. */
+  functionPrefix: string;
+  layerAssets: LayerAssetDirs;
+}
+
+const RUNTIME_NAMES_REASON =
+  "The per-function Lambdas (and their log groups) are created at run time, one per deployed function, named " +
+  "<functionPrefix><function id>: they cannot be listed in the template, so the function prefix is the narrowest scope " +
+  "(`:*` covers their versions, aliases and log streams).";
+
+/** What the handlers may do to the per-function Lambdas: everything the runtime adapter calls. */
+export const CONTROL_ACTIONS = [
+  "lambda:CreateFunction",
+  "lambda:UpdateFunctionCode",
+  "lambda:UpdateFunctionConfiguration",
+  "lambda:PublishVersion",
+  "lambda:CreateAlias",
+  "lambda:UpdateAlias",
+  "lambda:GetFunctionConfiguration",
+  "lambda:InvokeFunction",
+  "lambda:DeleteFunction",
+  // CreateFunction with Tags (the adapter tags each Lambda with its function and account) needs it too.
+  "lambda:TagResource",
+];
+
+/**
+ * Where a function's code runs on AWS: the two layers every per-function Lambda uses
+ * (@sparticuz/chromium; the browserfn runner with puppeteer-core), the execution role those
+ * Lambdas run with (CloudWatch Logs only: automation code runs with it), and the grants that let
+ * the handlers create, update, invoke and delete those Lambdas, and nothing else.
+ */
+export class FunctionRuntime extends Construct {
+  readonly chromiumLayer: LayerVersion;
+  readonly runtimeLayer: LayerVersion;
+  readonly executionRole: Role;
+  readonly functionPrefix: string;
+  /** `function:<prefix>*` and its qualified form `function:<prefix>*:*` (versions, aliases). */
+  readonly functionArns: string[];
+
+  constructor(scope: Construct, id: string, props: FunctionRuntimeProps) {
+    super(scope, id);
+    this.functionPrefix = props.functionPrefix;
+    const functionArn = `arn:${Aws.PARTITION}:lambda:${Aws.REGION}:${Aws.ACCOUNT_ID}:function:${props.functionPrefix}*`;
+    this.functionArns = [functionArn, `${functionArn}:*`];
+
+    this.chromiumLayer = new LayerVersion(this, "ChromiumLayer", {
+      layerVersionName: `${props.prefix}-chromium`,
+      description: "@sparticuz/chromium (x86_64) under nodejs/node_modules, for the per-function Lambdas",
+      code: Code.fromAsset(props.layerAssets.chromium),
+      compatibleArchitectures: [Architecture.X86_64],
+      compatibleRuntimes: [Runtime.NODEJS_22_X],
+    });
+    this.runtimeLayer = new LayerVersion(this, "RuntimeLayer", {
+      layerVersionName: `${props.prefix}-runtime`,
+      description: "The browserfn runner (nodejs/browserfn-runner.cjs): puppeteer-core and browserfn/runtime",
+      code: Code.fromAsset(props.layerAssets.runtime),
+      compatibleArchitectures: [Architecture.X86_64],
+      compatibleRuntimes: [Runtime.NODEJS_22_X],
+    });
+
+    this.executionRole = new Role(this, "ExecutionRole", {
+      assumedBy: new ServicePrincipal("lambda.amazonaws.com"),
+      description: "Runs the per-function Lambdas (user automation code): CloudWatch Logs of those Lambdas only",
+    });
+    const logGroups = `arn:${Aws.PARTITION}:logs:${Aws.REGION}:${Aws.ACCOUNT_ID}:log-group:/aws/lambda/${props.functionPrefix}*`;
+    this.executionRole.addToPolicy(
+      new PolicyStatement({
+        actions: ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"],
+        resources: [logGroups, `${logGroups}:*`],
+      }),
+    );
+    acknowledgeWildcards(this.executionRole, [logGroups, `${logGroups}:*`], RUNTIME_NAMES_REASON);
+  }
+
+  /** The layer ARNs a per-function Lambda is created with: chromium first, then the runner. */
+  get layerArns(): string[] {
+    return [this.chromiumLayer.layerVersionArn, this.runtimeLayer.layerVersionArn];
+  }
+
+  /** Create, update, publish, alias, invoke and delete the per-function Lambdas; pass them the execution role. */
+  grantControl(role: Role): void {
+    role.addToPolicy(new PolicyStatement({ actions: CONTROL_ACTIONS, resources: this.functionArns }));
+    role.addToPolicy(
+      new PolicyStatement({
+        actions: ["iam:PassRole"],
+        resources: [this.executionRole.roleArn],
+        conditions: { StringEquals: { "iam:PassedToService": "lambda.amazonaws.com" } },
+      }),
+    );
+    role.addToPolicy(new PolicyStatement({ actions: ["lambda:GetLayerVersion"], resources: this.layerArns }));
+    acknowledgeWildcards(role, this.functionArns, RUNTIME_NAMES_REASON);
+  }
+
+  /** Run (invoke) the per-function Lambdas, as the scheduled-run Lambda does. */
+  grantRun(role: Role): void {
+    role.addToPolicy(new PolicyStatement({ actions: ["lambda:InvokeFunction", "lambda:GetFunctionConfiguration"], resources: this.functionArns }));
+    acknowledgeWildcards(role, this.functionArns, RUNTIME_NAMES_REASON);
+  }
+}

@@ -1,0 +1,91 @@
+import path from "node:path";
+import { Duration, RemovalPolicy } from "aws-cdk-lib";
+import { type IRole, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { Architecture, Runtime } from "aws-cdk-lib/aws-lambda";
+import { type BundlingOptions, LogLevel, NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import { type ILogGroup, LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
+import type { Construct } from "constructs";
+
+export const PROJECT_ROOT = path.resolve(__dirname, "..");
+/** One small entry module per Lambda: `lambdas/aws/entries/<name>.ts`. */
+export const ENTRIES_DIR = path.join(PROJECT_ROOT, "lambdas", "aws", "entries");
+
+/** The handlers' runtime. The code supports Node 20 and 22; see the L1 acknowledgement in handlers.ts. */
+export const HANDLER_RUNTIME = Runtime.NODEJS_22_X;
+
+/**
+ * esbuild on this machine, never Docker: ES module output (the Lambda loads `index.mjs`),
+ * with `require`, `__filename` and `__dirname` provided for the CommonJS packages bundled into
+ * it; the AWS SDK v3 is left to the Lambda runtime, which ships it.
+ */
+const BUNDLING: BundlingOptions = {
+  forceDockerBundling: false,
+  format: OutputFormat.ESM,
+  target: "node22",
+  mainFields: ["module", "main"],
+  externalModules: ["@aws-sdk/*"],
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+  // CommonJS code bundled into the ES module (the TypeScript compiler among it) expects these.
+  banner: [
+    "import { createRequire as __bfnCreateRequire } from 'node:module';",
+    "import { fileURLToPath as __bfnFileURLToPath } from 'node:url';",
+    "import { dirname as __bfnDirname } from 'node:path';",
+    "const require = __bfnCreateRequire(import.meta.url);",
+    "const __filename = __bfnFileURLToPath(import.meta.url);",
+    "const __dirname = __bfnDirname(__filename);",
+  ].join(" "),
+  logLevel: LogLevel.ERROR,
+};
+
+export interface HandlerFunctionProps {
+  /** The entry module's name in lambdas/aws/entries (without `.ts`). */
+  entry: string;
+  functionName: string;
+  description: string;
+  /** Possibly shared by several handlers; grant it its log group with grantLogWrites. */
+  role: IRole;
+  environment: Record<string, string>;
+  logRetention: RetentionDays;
+  timeout?: Duration;
+  memorySize?: number;
+}
+
+/**
+ * One of browserfn's own Lambdas (a route handler, the authorizer, the scheduled-run target):
+ * bundled from its entry module alone, arm64, with its own log group (so that its role may be
+ * granted that group only, and the group goes with the stack).
+ */
+export function createHandlerFunction(scope: Construct, id: string, props: HandlerFunctionProps): { fn: NodejsFunction; logGroup: LogGroup } {
+  const logGroup = new LogGroup(scope, `${id}Logs`, {
+    logGroupName: `/aws/lambda/${props.functionName}`,
+    retention: props.logRetention,
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+  const fn = new NodejsFunction(scope, id, {
+    entry: path.join(ENTRIES_DIR, `${props.entry}.ts`),
+    handler: "handler",
+    functionName: props.functionName,
+    description: props.description,
+    runtime: HANDLER_RUNTIME,
+    architecture: Architecture.ARM_64,
+    memorySize: props.memorySize ?? 512,
+    timeout: props.timeout ?? Duration.seconds(29),
+    role: props.role,
+    logGroup,
+    environment: { ...props.environment, NODE_OPTIONS: "--enable-source-maps" },
+    projectRoot: PROJECT_ROOT,
+    depsLockFilePath: path.join(PROJECT_ROOT, "package-lock.json"),
+    bundling: BUNDLING,
+  });
+  return { fn, logGroup };
+}
+
+/** Lets a role write to these log groups (one statement, however many handlers share the role). */
+export function grantLogWrites(role: IRole, logGroups: ILogGroup[]): void {
+  if (logGroups.length === 0) return;
+  role.addToPrincipalPolicy(
+    new PolicyStatement({ actions: ["logs:CreateLogStream", "logs:PutLogEvents"], resources: logGroups.map((group) => group.logGroupArn) }),
+  );
+}

@@ -1,0 +1,176 @@
+import { Aws, Duration, Fn } from "aws-cdk-lib";
+import type { TableV2 } from "aws-cdk-lib/aws-dynamodb";
+import { type IRole, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { SqsDestination } from "aws-cdk-lib/aws-lambda-destinations";
+import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
+import type { ILogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { Construct } from "constructs";
+import { AWS_ENV } from "../lambdas/aws/awsConfig";
+import type { RouteSpec } from "../lambdas/routes/routeSpecs";
+import { ROUTE_SPECS } from "../lambdas/routes/routeSpecs";
+import type { FunctionRuntime } from "./functionRuntime";
+import { createHandlerFunction, grantLogWrites, HANDLER_RUNTIME, type HandlerFunctionProps } from "./handlerFunction";
+import { acknowledge } from "./nag";
+import type { OAuthServer } from "./oauthServer";
+import type { Scheduling } from "./scheduling";
+import type { StackSettings } from "./stackSettings";
+
+export interface HandlersProps {
+  settings: StackSettings;
+  table: TableV2;
+  /** Index names of the table (each gets the same data access as the table). */
+  indexNames: string[];
+  runtime: FunctionRuntime;
+  scheduling: Scheduling;
+  oauth: OAuthServer;
+}
+
+/** What the store does on DynamoDB from a handler (Scan is only used by the local service). */
+export const DATA_ACTIONS = [
+  "dynamodb:GetItem",
+  "dynamodb:PutItem",
+  "dynamodb:UpdateItem",
+  "dynamodb:DeleteItem",
+  "dynamodb:Query",
+  "dynamodb:BatchWriteItem",
+];
+/** The authorizer reads keys and accounts, and creates the account of a new OAuth subject. */
+export const AUTHORIZER_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem"];
+
+/** Physical names of browserfn's own Lambdas (checked against the function prefix). */
+export function handlerFunctionNames(prefix: string) {
+  return {
+    route: (spec: RouteSpec) => `${prefix}-api-${spec.operationId}`,
+    authorizer: `${prefix}-authorizer`,
+    routeNotFound: `${prefix}-route-not-found`,
+    scheduledRun: `${prefix}-scheduled-run`,
+    all: () => [
+      ...ROUTE_SPECS.map((spec) => `${prefix}-api-${spec.operationId}`),
+      `${prefix}-authorizer`,
+      `${prefix}-route-not-found`,
+      `${prefix}-scheduled-run`,
+    ],
+  };
+}
+
+/**
+ * browserfn's own Lambdas, each bundled from its entry in lambdas/aws/entries: one per route,
+ * the authorizer, the `$default` route, and the scheduled-run target. Roles by need:
+ * the authenticated routes share one (data, per-function Lambdas, schedules), the open routes
+ * one with logs only, the authorizer one that reads keys, the scheduled-run target one that
+ * records runs and invokes the per-function Lambdas.
+ */
+export class Handlers extends Construct {
+  readonly routes: { spec: RouteSpec; handler: NodejsFunction }[] = [];
+  readonly authorizer: NodejsFunction;
+  readonly routeNotFound: NodejsFunction;
+  readonly scheduledRun: NodejsFunction;
+  readonly roles: { api: Role; open: Role; authorizer: Role; scheduledRun: Role };
+
+  constructor(scope: Construct, id: string, props: HandlersProps) {
+    super(scope, id);
+    const { settings } = props;
+    const names = handlerFunctionNames(settings.prefix);
+    const logRetention = settings.logRetentionDays as RetentionDays;
+    const role = (roleId: string, description: string) =>
+      new Role(this, roleId, { assumedBy: new ServicePrincipal("lambda.amazonaws.com"), description });
+    this.roles = {
+      api: role("ApiRole", "browserfn route handlers (authenticated routes): data, per-function Lambdas, schedules"),
+      open: role("OpenRole", "browserfn open routes (health, OpenAPI, unmatched routes): logs only"),
+      authorizer: role("AuthorizerRole", "browserfn Lambda authorizer: reads API keys and accounts"),
+      scheduledRun: role("ScheduledRunRole", "browserfn scheduled-run target: records runs, invokes per-function Lambdas"),
+    };
+    const tableResources = [props.table.tableArn, ...props.indexNames.map((name) => `${props.table.tableArn}/index/${name}`)];
+    for (const grantee of [this.roles.api, this.roles.scheduledRun]) {
+      grantee.addToPolicy(new PolicyStatement({ actions: DATA_ACTIONS, resources: tableResources }));
+    }
+    this.roles.authorizer.addToPolicy(new PolicyStatement({ actions: AUTHORIZER_DATA_ACTIONS, resources: [props.table.tableArn] }));
+    props.runtime.grantControl(this.roles.api);
+    props.scheduling.grantManage(this.roles.api);
+    props.runtime.grantRun(this.roles.scheduledRun);
+
+    const identityEnv: Record<string, string> = {
+      [AWS_ENV.tablePrefix]: settings.prefix,
+      [AWS_ENV.runRetentionDays]: String(settings.runRetentionDays),
+      [AWS_ENV.defaultPlan]: settings.defaultPlan,
+      [AWS_ENV.oauthIssuer]: props.oauth.issuer,
+      [AWS_ENV.oauthJwksUrl]: props.oauth.jwksUrl,
+      [AWS_ENV.oauthClientIds]: Fn.join(",", [props.oauth.machineClient.userPoolClientId, props.oauth.webClient.userPoolClientId]),
+    };
+    const serviceEnv: Record<string, string> = {
+      ...identityEnv,
+      [AWS_ENV.plans]: JSON.stringify(settings.plans),
+      [AWS_ENV.syncWaitSeconds]: String(settings.syncWaitSeconds),
+      [AWS_ENV.functionPrefix]: settings.functionPrefix,
+      [AWS_ENV.executionRoleArn]: props.runtime.executionRole.roleArn,
+      [AWS_ENV.layerArns]: Fn.join(",", props.runtime.layerArns),
+      [AWS_ENV.scheduleGroup]: props.scheduling.group.scheduleGroupName,
+      [AWS_ENV.scheduleNamePrefix]: props.scheduling.namePrefix,
+      // By name, not by reference: the scheduled-run Lambda's own environment holds it too.
+      [AWS_ENV.scheduleTargetArn]: `arn:${Aws.PARTITION}:lambda:${Aws.REGION}:${Aws.ACCOUNT_ID}:function:${names.scheduledRun}`,
+      [AWS_ENV.scheduleRoleArn]: props.scheduling.schedulerRole.roleArn,
+      [AWS_ENV.scheduleDeadLetterArn]: props.scheduling.deadLetterQueue.queueArn,
+    };
+
+    const logGroups = new Map<IRole, ILogGroup[]>();
+    const handler = (handlerId: string, handlerProps: HandlerFunctionProps): NodejsFunction => {
+      const { fn, logGroup } = createHandlerFunction(this, handlerId, handlerProps);
+      logGroups.set(handlerProps.role, [...(logGroups.get(handlerProps.role) ?? []), logGroup]);
+      return fn;
+    };
+    for (const spec of ROUTE_SPECS) {
+      const fn = handler(`Route-${spec.operationId}`, {
+        entry: spec.operationId,
+        functionName: names.route(spec),
+        description: `browserfn ${spec.method} ${spec.path}: ${spec.summary}`.slice(0, 256),
+        role: spec.auth ? this.roles.api : this.roles.open,
+        environment: serviceEnv,
+        logRetention,
+      });
+      this.routes.push({ spec, handler: fn });
+    }
+    this.authorizer = handler("Authorizer", {
+      entry: "authorizer",
+      functionName: names.authorizer,
+      description: "browserfn Lambda authorizer: API keys and OAuth access tokens",
+      role: this.roles.authorizer,
+      environment: identityEnv,
+      logRetention,
+      timeout: Duration.seconds(10),
+    });
+    this.routeNotFound = handler("RouteNotFound", {
+      entry: "routeNotFound",
+      functionName: names.routeNotFound,
+      description: "browserfn $default route: 404 route_not_found / 405 method_not_allowed in the API's JSON shape",
+      role: this.roles.open,
+      environment: {},
+      logRetention,
+      timeout: Duration.seconds(5),
+      memorySize: 256,
+    });
+    this.scheduledRun = handler("ScheduledRun", {
+      entry: "scheduledRun",
+      functionName: names.scheduledRun,
+      description: "browserfn scheduled-run target of EventBridge Scheduler: one firing, waits for the run",
+      role: this.roles.scheduledRun,
+      environment: serviceEnv,
+      logRetention,
+      // A run may take the longest function timeout (900 s); this is Lambda's ceiling.
+      timeout: Duration.minutes(15),
+    });
+    // No retries: the firing's claim of (function_id, scheduled_for) makes a retry a no-op.
+    this.scheduledRun.configureAsyncInvoke({
+      retryAttempts: 0,
+      maxEventAge: Duration.hours(1),
+      onFailure: new SqsDestination(props.scheduling.deadLetterQueue),
+    });
+    props.scheduling.allowTarget(this.scheduledRun);
+    for (const [role, groups] of logGroups) grantLogWrites(role, groups);
+
+    acknowledge(
+      this,
+      "AwsSolutions-L1",
+      `The handlers run on ${HANDLER_RUNTIME.name}, the runtime the code is built and tested for (DESIGN.md: Node 20 locally, nodejs22.x on Lambda); moving to a newer runtime is a deliberate, tested change.`,
+    );
+  }
+}

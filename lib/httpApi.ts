@@ -1,0 +1,115 @@
+import { Duration, RemovalPolicy } from "aws-cdk-lib";
+import { AccessLogFormat } from "aws-cdk-lib/aws-apigateway";
+import {
+  CfnAuthorizer,
+  HttpApi,
+  HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
+  type HttpStage,
+  LogGroupLogDestination,
+} from "aws-cdk-lib/aws-apigatewayv2";
+import { HttpLambdaAuthorizer, HttpLambdaResponseType } from "aws-cdk-lib/aws-apigatewayv2-authorizers";
+import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
+import type { IFunction } from "aws-cdk-lib/aws-lambda";
+import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
+import { Construct } from "constructs";
+import type { RouteSpec } from "../lambdas/routes/routeSpecs";
+import { acknowledge } from "./nag";
+
+export interface BrowserfnApiProps {
+  prefix: string;
+  stageName: string;
+  logRetention: RetentionDays;
+  routes: { spec: RouteSpec; handler: IFunction }[];
+  authorizer: IFunction;
+  /** Answers what no route matched (the `$default` route). */
+  routeNotFound: IFunction;
+}
+
+/** One JSON line per request; never headers (they carry tokens). */
+const ACCESS_LOG_FIELDS = {
+  request_id: "$context.requestId",
+  time: "$context.requestTime",
+  ip: "$context.identity.sourceIp",
+  method: "$context.httpMethod",
+  path: "$context.path",
+  route: "$context.routeKey",
+  status: "$context.status",
+  latency_ms: "$context.responseLatency",
+  integration_status: "$context.integrationStatus",
+  integration_error: "$context.integrationErrorMessage",
+  authorizer_error: "$context.authorizer.error",
+  account: "$context.authorizer.account_id",
+  key_id: "$context.authorizer.key_id",
+};
+
+/**
+ * The HTTP API: one route per entry of the route table, each integrated with its own Lambda
+ * (payload 2.0); authenticated routes go through the Lambda authorizer, the open ones
+ * (`GET /health`, `GET /openapi.json`) do not; `$default` answers unmatched requests.
+ *
+ * The authorizer has no identity source and no result cache, on purpose: with an identity
+ * source, API Gateway answers a request without that header itself (401 `{"message":
+ * "Unauthorized"}`) before the authorizer runs, breaking the API's one error shape
+ * (`missing_token`); and a cache needs an identity source. Verified API keys are cached in the
+ * authorizer's memory instead (see docs/deploy.md).
+ */
+export class BrowserfnApi extends Construct {
+  readonly api: HttpApi;
+  readonly stage: HttpStage;
+
+  constructor(scope: Construct, id: string, props: BrowserfnApiProps) {
+    super(scope, id);
+    this.api = new HttpApi(this, "HttpApi", {
+      apiName: `${props.prefix}-api`,
+      description: "browserfn: browser automations as serverless HTTP APIs",
+      createDefaultStage: false,
+    });
+    const accessLogs = new LogGroup(this, "AccessLogs", { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    this.stage = this.api.addStage("Stage", {
+      stageName: props.stageName,
+      autoDeploy: true,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+      },
+    });
+
+    const authorizer = new HttpLambdaAuthorizer("TokenAuthorizer", props.authorizer, {
+      authorizerName: `${props.prefix}-tokens`,
+      responseTypes: [HttpLambdaResponseType.SIMPLE],
+      identitySource: [],
+      resultsCacheTtl: Duration.seconds(0),
+    });
+    for (const { spec, handler } of props.routes) {
+      const [route] = this.api.addRoutes({
+        path: spec.path,
+        methods: [HttpMethod[spec.method]],
+        integration: new HttpLambdaIntegration(`${spec.operationId}Integration`, handler),
+        ...(spec.auth ? { authorizer } : {}),
+      });
+      if (!spec.auth && route) {
+        acknowledge(route, "AwsSolutions-APIG4", `${spec.method} ${spec.path} is open by design (API.md: liveness and the OpenAPI document need no token).`);
+      }
+    }
+    const fallback = new HttpRoute(this, "DefaultRoute", {
+      httpApi: this.api,
+      routeKey: HttpRouteKey.DEFAULT,
+      integration: new HttpLambdaIntegration("RouteNotFoundIntegration", props.routeNotFound),
+    });
+    acknowledge(
+      fallback,
+      "AwsSolutions-APIG4",
+      "The $default route only answers 404 route_not_found / 405 method_not_allowed in the API's JSON error shape; it reads no data.",
+    );
+    // No identity source at all (CloudFormation would otherwise get an empty list).
+    const cfnAuthorizer = this.api.node.findAll().find((child): child is CfnAuthorizer => child instanceof CfnAuthorizer);
+    cfnAuthorizer?.addPropertyDeletionOverride("IdentitySource");
+  }
+
+  /** The API's base URL. */
+  get url(): string {
+    return this.stage.url;
+  }
+}

@@ -1,0 +1,107 @@
+import { RetentionDays } from "aws-cdk-lib/aws-logs";
+import type { Node } from "constructs";
+import { z } from "zod";
+import { DEFAULT_PLAN, DEFAULT_PLANS, PlanSchema, type Plans } from "../lambdas/config/plans";
+import { DEFAULT_RUN_RETENTION_DAYS } from "../lambdas/store/store";
+
+/** The deployment's settings: each from the stack props, else the CDK context (`-c key=value`, cdk.json), else the default. */
+export interface StackSettings {
+  /** Prefix of every physical name (tables, handler Lambdas, schedule group); default `browserfn`. */
+  prefix: string;
+  /** API Gateway stage; `$default` serves the API at the root of its URL. */
+  stageName: string;
+  plans: Plans;
+  /** The plan of an account created by its first OAuth access token. */
+  defaultPlan: string;
+  /** How long an invocation waits for its run before answering 202 (at most 28: API Gateway stops at 30 s). */
+  syncWaitSeconds: number;
+  /** Name prefix of the per-function Lambdas; the handlers may manage only functions with this prefix. */
+  functionPrefix: string;
+  /** Runs, logs and schedule claims expire (DynamoDB TTL) after this many days. */
+  runRetentionDays: number;
+  /** `retain` (default) keeps the tables when the stack is deleted; `destroy` deletes them. */
+  tableRemovalPolicy: "retain" | "destroy";
+  /** Retention of the handler and API access log groups, in days (a CloudWatch Logs value). */
+  logRetentionDays: number;
+  /** Cognito hosted domain prefix (unique per region); default `<prefix>-<account id>`. */
+  cognitoDomainPrefix: string | null;
+  /** Where the authorization-code client may redirect after sign-in. */
+  oauthCallbackUrls: string[];
+}
+
+export const SETTING_NAMES = [
+  "prefix",
+  "stageName",
+  "plans",
+  "defaultPlan",
+  "syncWaitSeconds",
+  "functionPrefix",
+  "runRetentionDays",
+  "tableRemovalPolicy",
+  "logRetentionDays",
+  "cognitoDomainPrefix",
+  "oauthCallbackUrls",
+] as const satisfies readonly (keyof StackSettings)[];
+
+const RETENTION_VALUES = new Set(Object.values(RetentionDays).filter((value) => typeof value === "number"));
+
+/** Context values given with `-c` arrive as text: JSON objects and lists may be written as text too. */
+const jsonText = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value, ctx) => {
+    if (typeof value !== "string") return value;
+    try {
+      return JSON.parse(value);
+    } catch {
+      ctx.addIssue({ code: "custom", message: "not valid JSON" });
+      return z.NEVER;
+    }
+  }, schema);
+
+const SettingsSchema = z.object({
+  prefix: z.string().regex(/^[a-z][a-z0-9-]{0,23}$/, "1-24 characters of [a-z0-9-], starting with a letter").default("browserfn"),
+  stageName: z.string().regex(/^(\$default|[A-Za-z0-9_-]{1,128})$/).default("$default"),
+  plans: jsonText(z.record(z.string(), PlanSchema)).default(DEFAULT_PLANS),
+  defaultPlan: z.string().min(1).default(DEFAULT_PLAN),
+  syncWaitSeconds: z.coerce.number().positive().max(28).default(25),
+  functionPrefix: z.string().regex(/^[A-Za-z0-9_-]{1,30}$/, "1-30 characters of [A-Za-z0-9_-]").optional(),
+  runRetentionDays: z.coerce.number().int().min(1).max(3650).default(DEFAULT_RUN_RETENTION_DAYS),
+  tableRemovalPolicy: z.enum(["retain", "destroy"]).default("retain"),
+  logRetentionDays: z.coerce
+    .number()
+    .refine((days) => RETENTION_VALUES.has(days), "must be a CloudWatch Logs retention (1, 3, 5, 7, 14, 30, 60, 90, …)")
+    .default(30),
+  cognitoDomainPrefix: z
+    .string()
+    .regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/)
+    .nullable()
+    .default(null),
+  oauthCallbackUrls: z
+    .preprocess((value) => (typeof value === "string" ? value.split(",").map((url) => url.trim()) : value), z.array(z.url()).min(1))
+    .default(["http://localhost:8787/callback"]),
+});
+
+/** Settings from props, else context, else defaults; throws one message naming every bad value. */
+export function resolveStackSettings(node: Node, props: Partial<StackSettings>): StackSettings {
+  const raw = Object.fromEntries(SETTING_NAMES.map((name) => [name, props[name] ?? node.tryGetContext(name)]));
+  const result = SettingsSchema.safeParse(raw);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join(".") || "settings"}: ${issue.message}`);
+    throw new Error(`Invalid browserfn stack settings (props or -c context):\n  ${problems.join("\n  ")}`);
+  }
+  const settings = { ...result.data, functionPrefix: result.data.functionPrefix ?? `${result.data.prefix}-fn-` };
+  if (!settings.plans[settings.defaultPlan]) {
+    throw new Error(`Invalid browserfn stack settings: defaultPlan '${settings.defaultPlan}' is not one of the plans`);
+  }
+  return settings;
+}
+
+/**
+ * Fails when the function prefix would cover one of the stack's own Lambdas: the handlers may
+ * create, update and delete every function whose name starts with it.
+ */
+export function checkFunctionPrefix(functionPrefix: string, ownFunctionNames: string[]): void {
+  const covered = ownFunctionNames.filter((name) => name.toLowerCase().startsWith(functionPrefix.toLowerCase()));
+  if (covered.length > 0) {
+    throw new Error(`functionPrefix '${functionPrefix}' covers the stack's own Lambdas (${covered.join(", ")}); choose another`);
+  }
+}

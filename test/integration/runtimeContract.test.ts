@@ -1,0 +1,233 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { unzipSync } from "fflate";
+import { compileCode } from "../../lambdas/code/compileCode";
+import { newFunctionId } from "../../lambdas/functions/ids";
+import type { FunctionItem, VersionWithCode } from "../../lambdas/functions/types";
+import { buildWorkerBundle } from "../../lambdas/runner/buildWorkerBundle";
+import { createLambdaHandler, type LambdaRunEvent, type LambdaRunHandler } from "../../lambdas/runner/lambdaHandler";
+import { createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
+import type { LambdaCommand } from "../../lambdas/runtime/aws/lambdaClient";
+import { createLocalRuntime } from "../../lambdas/runtime/local/localRuntime";
+import { workerIdentity } from "../../lambdas/runtime/local/unprivilegedUser";
+import type { InvokeResult, Runtime } from "../../lambdas/runtime/runtime";
+import { ECHO_FN, TITLE_FN } from "../helpers/code";
+import { startMemoryStore } from "../helpers/memoryStore";
+import { expectNoProcessesWith } from "../helpers/processes";
+import { launchTestBrowser, type PageServer, startPageServer } from "../helpers/testBrowser";
+
+/** A runtime under test, and how a version is made available before its deploy. */
+interface Harness {
+  runtime: Runtime;
+  /** Stores the version where the runtime reads it (local: the store; AWS: nothing, the zip carries it). */
+  store(version: VersionWithCode): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The Lambda control plane, faked: it keeps each function's zips, published versions and
+ * aliases, and an Invoke really runs the published zip: unpacked into a directory, served by
+ * createLambdaHandler in this process, as the Lambda Node runtime would.
+ */
+class InProcessLambda {
+  private readonly functions = new Map<string, { latest: Uint8Array; config: unknown; published: Uint8Array[]; aliases: Map<string, number> }>();
+  private readonly handlers = new Map<string, LambdaRunHandler>();
+
+  constructor(private readonly root: string) {}
+
+  async send(command: LambdaCommand): Promise<unknown> {
+    const input = command.input as Record<string, unknown> & { FunctionName: string };
+    const fn = this.functions.get(input.FunctionName);
+    const missing = () => Object.assign(new Error(`Function not found: ${input.FunctionName}`), { name: "ResourceNotFoundException" });
+    switch (command.constructor.name) {
+      case "CreateFunctionCommand":
+        this.functions.set(input.FunctionName, { latest: (input.Code as { ZipFile: Uint8Array }).ZipFile, config: input, published: [], aliases: new Map() });
+        return {};
+      case "UpdateFunctionCodeCommand":
+        if (!fn) throw missing();
+        fn.latest = input.ZipFile as Uint8Array;
+        return {};
+      case "GetFunctionConfigurationCommand":
+        if (!fn) throw missing();
+        return { ...(fn.config as object), Layers: [], State: "Active", LastUpdateStatus: "Successful" };
+      case "PublishVersionCommand":
+        if (!fn) throw missing();
+        return { Version: String(fn.published.push(fn.latest)) };
+      case "CreateAliasCommand":
+      case "UpdateAliasCommand":
+        fn?.aliases.set(input.Name as string, Number(input.FunctionVersion));
+        return {};
+      case "InvokeCommand":
+        return this.invoke(input.FunctionName, input.Qualifier as string, input.Payload as string);
+      default:
+        throw new Error(`the fake does not know ${command.constructor.name}`);
+    }
+  }
+
+  private async invoke(name: string, alias: string, payload: string): Promise<unknown> {
+    const version = this.functions.get(name)?.aliases.get(alias);
+    const zip = version === undefined ? undefined : this.functions.get(name)?.published[version - 1];
+    if (!zip) throw Object.assign(new Error(`Function not found: ${name}:${alias}`), { name: "ResourceNotFoundException" });
+    const key = `${name}:${version}`;
+    let handler = this.handlers.get(key);
+    if (!handler) {
+      const dir = path.join(this.root, key.replace(":", "-"));
+      await mkdir(dir, { recursive: true });
+      for (const [file, data] of Object.entries(unzipSync(zip))) await writeFile(path.join(dir, file), data);
+      handler = createLambdaHandler(dir, { launchBrowser: launchTestBrowser });
+      this.handlers.set(key, handler);
+    }
+    try {
+      const outcome = await handler(JSON.parse(payload) as LambdaRunEvent);
+      return { StatusCode: 200, Payload: new TextEncoder().encode(JSON.stringify(outcome)) };
+    } catch (error) {
+      const { name: errorType, message: errorMessage } = error as Error;
+      return { StatusCode: 200, FunctionError: "Unhandled", Payload: new TextEncoder().encode(JSON.stringify({ errorType, errorMessage })) };
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.handlers.values()].map((handler) => handler.close()));
+  }
+}
+
+/** Browsers this process started (the in-process Lambda runner's) that are still running. */
+function childBrowsers(): number[] {
+  return readdirSync("/proc").filter((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8").trim();
+      const [, comm = "", rest = ""] = /^\d+ \((.*)\) (.*)$/.exec(stat) ?? [];
+      const [state, ppid] = rest.split(" ");
+      return Number(ppid) === process.pid && state !== "Z" && /chrom/i.test(comm);
+    } catch {
+      return false; // ended meanwhile
+    }
+  }).map(Number);
+}
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "browserfn-contract-"));
+  await chmod(dir, 0o755); // workers may run as nobody
+  return dir;
+}
+
+async function startLocal(): Promise<Harness> {
+  const memory = await startMemoryStore();
+  const dir = await tempDir();
+  const bundlePath = await buildWorkerBundle(dir);
+  await chmod(bundlePath, 0o644);
+  const limits = { perFunction: 1, total: 2, idleMs: 60_000 };
+  const runtime = createLocalRuntime({ store: memory.store, bundlePath, profileRoot: dir, identity: workerIdentity(), limits });
+  return {
+    runtime,
+    store: async (version) => void (await memory.store.versions.create(version)),
+    close: async () => {
+      await runtime.close();
+      await memory.close();
+      await expectNoProcessesWith(dir); // workers and their browsers
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function startAws(): Promise<Harness> {
+  const dir = await tempDir();
+  const lambda = new InProcessLambda(dir);
+  const runtime = createAwsRuntime({ lambda, functionPrefix: "bfn-", executionRoleArn: "arn:aws:iam::1:role/fn", layerArns: [], pollIntervalMs: 1 });
+  return {
+    runtime,
+    store: async () => undefined,
+    close: async () => {
+      await runtime.close();
+      await lambda.close();
+      expect(childBrowsers()).toEqual([]);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function functionItem(functionId: string): FunctionItem {
+  const now = new Date().toISOString();
+  return {
+    account_id: "acct", function_id: functionId, name: "contract", description: null, status: "deploying", status_reason: null,
+    latest_version: 1, variables: [], schedule: null, schedule_timezone: "UTC", schedule_params: null, next_run_at: null,
+    timeout_seconds: 30, memory_mb: 2048, shared: false, reference_workflow_id: null, created_at: now, updated_at: now,
+    code_sha256: "", revision: 1,
+  };
+}
+
+/** The behaviour every runtime adapter shares, from deploy to the result of an invocation. */
+function runtimeContract(name: string, start: () => Promise<Harness>): void {
+  describe(`the ${name} runtime`, () => {
+    let harness: Harness;
+    let pages: PageServer;
+
+    beforeAll(async () => {
+      [harness, pages] = await Promise.all([start(), startPageServer()]);
+    }, 60_000);
+
+    afterAll(async () => {
+      await harness?.close();
+      await pages?.close();
+    });
+
+    /** Deploys `source` as version 1 of a new function and invokes it; `events` lists hook calls, then "done". */
+    async function deployAndInvoke(source: string, params: Record<string, unknown> = {}): Promise<{ result: InvokeResult; events: string[] }> {
+      const compiled = compileCode(source);
+      const fn = { ...functionItem(newFunctionId()), variables: compiled.variables, code_sha256: compiled.code_sha256 };
+      const version: VersionWithCode = {
+        function_id: fn.function_id, version: 1, created_at: fn.created_at, code_sha256: compiled.code_sha256,
+        variables: compiled.variables, parameter_style: compiled.parameter_style, source, js: compiled.js,
+      };
+      await harness.store(version);
+      expect(await harness.runtime.deploy(fn, version)).toEqual({ status: "active", status_reason: null });
+      const events: string[] = [];
+      const hooks = { onQueued: async () => void events.push("queued"), onRunning: async () => void events.push("running") };
+      const result = await harness.runtime.invoke({ fn, version: 1, runId: `run_${fn.function_id}`, params, waitMs: 10_000 }, hooks);
+      events.push("done");
+      return { result, events };
+    }
+
+    it("runs positional parameters, taking the automation's defaults for absent ones; hooks come first", async () => {
+      const source = "export default async (a: string, b: number = 2) => ({ a, b });";
+      const { result, events } = await deployAndInvoke(source, { a: "x" });
+      expect(result).toMatchObject({ status: "succeeded", result_json: '{"a":"x","b":2}', error: null, logs: "" });
+      expect(result.duration_ms).toBeGreaterThanOrEqual(0);
+      // onQueued only for a run that waits for a cold start the runtime can see (local).
+      expect([["running", "done"], ["queued", "running", "done"]]).toContainEqual(events);
+    });
+
+    it("passes object parameters as one object", async () => {
+      const { result } = await deployAndInvoke(ECHO_FN, { message: "hi", times: 2 });
+      expect(result).toMatchObject({ status: "succeeded", result_json: '{"echo":["hi","hi"]}' });
+    });
+
+    it("turns a thrown error into failed / function_error with its message, keeping the logs", async () => {
+      const source = 'export default async () => { console.log("before", 1); throw new Error("boom"); };';
+      const { result } = await deployAndInvoke(source);
+      expect(result).toMatchObject({ status: "failed", result_json: null, error: { code: "function_error", message: "boom" }, logs: "LOG before 1\n" });
+    });
+
+    it("fails a result that has no JSON form with result_not_serializable", async () => {
+      const { result } = await deployAndInvoke("export default async () => () => 1;");
+      expect(result).toMatchObject({ status: "failed", error: { code: "result_not_serializable" } });
+    });
+
+    it("captures console output by level", async () => {
+      const source = 'export default async () => { console.log("a", { n: 1 }); console.warn("b"); console.error("c"); return null; };';
+      const { result } = await deployAndInvoke(source);
+      expect(result).toMatchObject({ status: "succeeded", result_json: "null", logs: "LOG a { n: 1 }\nWARN b\nERROR c\n" });
+    });
+
+    it("gives a Session a browser: reads a served page's title and meters browser time", async () => {
+      const { result } = await deployAndInvoke(TITLE_FN, { url: `${pages.base}/contract` });
+      expect(result).toMatchObject({ status: "succeeded", result_json: '{"title":"Hello /contract","max_items":10}' });
+      expect(result.browser_ms).toBeGreaterThan(0);
+    }, 60_000);
+  });
+}
+
+runtimeContract("local", startLocal);
+runtimeContract("AWS (Lambda control plane faked, runner real)", startAws);

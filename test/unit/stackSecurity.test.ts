@@ -1,0 +1,165 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { App, Stack, Validations } from "aws-cdk-lib";
+import { Template } from "aws-cdk-lib/assertions";
+import { AwsSolutionsChecks } from "cdk-nag";
+import { BrowserfnStack } from "../../lib/browserfnStack";
+import { CONTROL_ACTIONS } from "../../lib/functionRuntime";
+
+// Least privilege, checked on the synthesized template, and cdk-nag's AWS Solutions rules.
+const layerRoot = mkdtempSync(path.join(tmpdir(), "browserfn-stack-security-"));
+afterAll(() => rmSync(layerRoot, { recursive: true, force: true }));
+
+function buildStack(): BrowserfnStack {
+  const layerAssets = { chromium: path.join(layerRoot, "chromium"), runtime: path.join(layerRoot, "runtime") };
+  for (const dir of Object.values(layerAssets)) {
+    mkdirSync(path.join(dir, "nodejs"), { recursive: true });
+    writeFileSync(path.join(dir, "nodejs", "placeholder.js"), "");
+  }
+  const app = new App({ context: { "aws:cdk:bundling-stacks": [] }, builtinCloudFormationValidation: false });
+  return new BrowserfnStack(app, "Test", { prefix: "bfn-test", layerAssets });
+}
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: Record<string, Record<string, string>>;
+}
+type PolicyResource = { Type: string; Properties: { PolicyDocument: { Statement: Statement[] }; Roles: { Ref: string }[] } };
+
+const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+/** A CloudFormation value as text, the way cdk-nag flattens it (`<AWS::Region>`, `<Logical.Arn>`). */
+function flatten(value: unknown): string {
+  if (typeof value === "string") return value;
+  const v = value as Record<string, unknown>;
+  if (v.Ref) return `<${String(v.Ref)}>`;
+  if (v["Fn::GetAtt"]) return `<${(v["Fn::GetAtt"] as string[]).join(".")}>`;
+  if (v["Fn::Join"]) {
+    const [delimiter, parts] = v["Fn::Join"] as [string, unknown[]];
+    return parts.map(flatten).join(delimiter);
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * The only wildcards the stack may grant: names created at run time, scoped by prefix.
+ * Everything else names one resource.
+ */
+const ALLOWED_WILDCARDS = [
+  // Per-function Lambdas (created by the handlers, named <functionPrefix><function id>) and their versions/aliases.
+  "arn:<AWS::Partition>:lambda:<AWS::Region>:<AWS::AccountId>:function:bfn-test-fn-*",
+  "arn:<AWS::Partition>:lambda:<AWS::Region>:<AWS::AccountId>:function:bfn-test-fn-*:*",
+  // Their log groups (created by Lambda on first run) and log streams: the execution role's only grant.
+  "arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/lambda/bfn-test-fn-*",
+  "arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/lambda/bfn-test-fn-*:*",
+  // One schedule per scheduled function, in browserfn's own group.
+  "arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/bfn-test/*",
+];
+
+describe("the stack's permissions", () => {
+  const stack = buildStack();
+  const template = Template.fromStack(stack);
+  const policies = Object.entries(template.findResources("AWS::IAM::Policy")) as [string, PolicyResource][];
+  const roles = template.findResources("AWS::IAM::Role");
+  const statements = policies.flatMap(([id, policy]) => policy.Properties.PolicyDocument.Statement.map((s) => ({ policy: id, ...s })));
+  const roleOf = (logicalIdStart: string) => {
+    const id = Object.keys(roles).find((key) => key.startsWith(logicalIdStart));
+    if (!id) throw new Error(`no role ${logicalIdStart}`);
+    return id;
+  };
+  const statementsOfRole = (roleId: string) =>
+    policies.filter(([, p]) => p.Properties.Roles.some((r) => r.Ref === roleId)).flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
+
+  it("grants no wildcard action and no wildcard resource but the listed run-time names", () => {
+    expect(statements.length).toBeGreaterThan(10);
+    expect(Object.values(roles).every((role) => !(role as { Properties: { ManagedPolicyArns?: unknown } }).Properties.ManagedPolicyArns)).toBe(true);
+    for (const statement of statements) {
+      expect(statement.Effect).toBe("Allow");
+      for (const action of list(statement.Action)) expect(action).not.toContain("*");
+      for (const resource of list(statement.Resource).map(flatten)) {
+        if (resource.includes("*")) expect(ALLOWED_WILDCARDS).toContain(resource);
+      }
+    }
+  });
+
+  it("passes roles only to their service: the execution role to Lambda, the scheduler role to Scheduler", () => {
+    const passRoles = statements.filter((s) => list(s.Action).includes("iam:PassRole"));
+    expect(passRoles).toHaveLength(2);
+    for (const s of passRoles) expect(list(s.Action)).toEqual(["iam:PassRole"]);
+    const byService = Object.fromEntries(passRoles.map((s) => [s.Condition?.StringEquals?.["iam:PassedToService"], flatten(s.Resource)]));
+    expect(byService).toEqual({
+      "lambda.amazonaws.com": `<${roleOf("FunctionRuntimeExecutionRole")}.Arn>`,
+      "scheduler.amazonaws.com": `<${roleOf("SchedulingSchedulerRole")}.Arn>`,
+    });
+    expect(new Set(passRoles.map((s) => s.policy)).size).toBe(1); // only the route handlers' role
+  });
+
+  it("lets the handlers control only the prefixed function Lambdas and read only the two layers", () => {
+    const control = statements.filter((s) => list(s.Action).includes("lambda:CreateFunction"));
+    expect(control).toHaveLength(1);
+    expect(list(control[0]?.Action)).toEqual(CONTROL_ACTIONS);
+    expect(list(control[0]?.Resource).map(flatten)).toEqual(ALLOWED_WILDCARDS.slice(0, 2));
+    const layers = statements.filter((s) => list(s.Action).includes("lambda:GetLayerVersion"));
+    expect(layers).toHaveLength(1);
+    const layerIds = Object.keys(template.findResources("AWS::Lambda::LayerVersion")).map((id) => `<${id}>`);
+    expect(list(layers[0]?.Resource).map(flatten).sort()).toEqual(layerIds.sort());
+  });
+
+  it("gives DynamoDB access on the table and its index only; the authorizer reads (and creates accounts)", () => {
+    const [tableId] = Object.keys(template.findResources("AWS::DynamoDB::GlobalTable"));
+    for (const s of statements.filter((st) => list(st.Action).some((a) => a.startsWith("dynamodb:")))) {
+      for (const resource of list(s.Resource).map(flatten)) expect([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`]).toContain(resource);
+    }
+    const authorizer = statementsOfRole(roleOf("HandlersAuthorizerRole")).filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:")));
+    expect(authorizer.flatMap((s) => list(s.Action)).sort()).toEqual(["dynamodb:GetItem", "dynamodb:PutItem"]);
+  });
+
+  it("lets function code write its logs and nothing else; open routes only write their logs", () => {
+    const execution = statementsOfRole(roleOf("FunctionRuntimeExecutionRole"));
+    expect(execution.flatMap((s) => list(s.Action)).every((a) => a.startsWith("logs:"))).toBe(true);
+    const open = statementsOfRole(roleOf("HandlersOpenRole"));
+    expect(open.flatMap((s) => list(s.Action)).sort()).toEqual(["logs:CreateLogStream", "logs:PutLogEvents"]);
+  });
+
+  it("lets Scheduler invoke the scheduled-run Lambda only (and dead-letter to its queue)", () => {
+    const scheduler = statementsOfRole(roleOf("SchedulingSchedulerRole"));
+    const invoke = scheduler.filter((s) => list(s.Action).includes("lambda:InvokeFunction"));
+    const [scheduledRunId] = Object.entries(template.findResources("AWS::Lambda::Function")).find(
+      ([, fn]) => (fn as { Properties: { FunctionName: string } }).Properties.FunctionName === "bfn-test-scheduled-run",
+    ) ?? [""];
+    expect(invoke.map((s) => flatten(s.Resource))).toEqual([`<${scheduledRunId}.Arn>`]);
+    const [queueId] = Object.keys(template.findResources("AWS::SQS::Queue"));
+    for (const s of scheduler.filter((st) => st !== invoke[0])) expect(flatten(s.Resource)).toBe(`<${queueId}.Arn>`);
+  });
+});
+
+describe("cdk-nag AWS Solutions", () => {
+  it("finds nothing that is not acknowledged, and every acknowledgement has a reason and is needed", () => {
+    const stack = buildStack();
+    const report = new AwsSolutionsChecks(stack).validateScope(stack);
+    expect(report.violations.map((v) => `${v.ruleName} ${v.violatingResources.map((r) => r.constructPath).join(", ")}`)).toEqual([]);
+
+    const acknowledged = new Map<string, string>();
+    for (const construct of stack.node.findAll()) {
+      for (const entry of construct.node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)) {
+        for (const [id, reason] of Object.entries(entry.data as Record<string, string>)) acknowledged.set(id.replace(/^annotation::/i, ""), reason);
+      }
+    }
+    expect(acknowledged.size).toBeGreaterThan(0);
+    for (const reason of acknowledged.values()) expect(reason.length).toBeGreaterThanOrEqual(30);
+
+    // The same stack without acknowledgements: every acknowledged id is a real finding.
+    const acknowledge = jest.spyOn(Validations.prototype, "acknowledge").mockImplementation(() => undefined);
+    try {
+      const bare = buildStack();
+      const findings = new Set(new AwsSolutionsChecks(bare).validateScope(bare).violations.map((v) => v.ruleName));
+      expect([...acknowledged.keys()].filter((id) => !findings.has(id))).toEqual([]);
+      expect(Stack.of(bare).stackName).toBe("Test");
+    } finally {
+      acknowledge.mockRestore();
+    }
+  });
+});
