@@ -4,7 +4,7 @@ import { ApiError } from "../http/errors";
 import type { Principal } from "../identity/identity";
 import { newVersion } from "./createFunction";
 import { checkSchedulable } from "../schedule/checkSchedulable";
-import { deployVersion } from "./deployVersion";
+import { configureFunction, deployVersion } from "./deployVersion";
 import { resolveFunction } from "./resolveFunction";
 import { type SettingsPatch, applySettings } from "./settings";
 import type { FunctionItem, VersionWithCode } from "./types";
@@ -52,7 +52,7 @@ export async function updateFunction(
       });
     }
     if (await deps.store.functions.replace(current, next)) {
-      const updated = version ? await deployVersion(deps, next, version) : next;
+      const updated = version ? await deployVersion(deps, next, version) : await configureFunction(deps, current, next);
       await deps.scheduler.sync(updated);
       return updated;
     }

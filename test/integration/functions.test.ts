@@ -148,3 +148,26 @@ describe("the function lifecycle", () => {
     await t.call("DELETE", "/functions/nightly");
   });
 });
+
+describe("runtimes that hold settings", () => {
+  it("get a settings-only change of memory or timeout through configure, and nothing else", async () => {
+    await t.call("POST", "/functions", { body: { name: "configured", code: NO_PARAMS_FN } });
+    const calls: { memory_mb: number; timeout_seconds: number }[] = [];
+    // The local runtime reads settings per run; an AWS-like runtime must be told (Lambda cannot run here).
+    const runtime = t.service.deps.runtime as { configure?: (fn: { memory_mb: number; timeout_seconds: number }) => Promise<unknown> };
+    runtime.configure = async (fn) => {
+      calls.push({ memory_mb: fn.memory_mb, timeout_seconds: fn.timeout_seconds });
+      return { status: "failed", status_reason: "test: configuration rejected" };
+    };
+    try {
+      await t.call("PATCH", "/functions/configured", { body: { description: "no runtime change" } });
+      expect(calls).toEqual([]);
+      const changed = await t.call("PATCH", "/functions/configured", { body: { memory_mb: 2048 } });
+      expect(calls).toEqual([{ memory_mb: 2048, timeout_seconds: 300 }]);
+      expect(changed.body).toMatchObject({ memory_mb: 2048, status: "failed", status_reason: "test: configuration rejected" });
+    } finally {
+      delete runtime.configure;
+      await t.call("DELETE", "/functions/configured");
+    }
+  });
+});
