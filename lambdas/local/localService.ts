@@ -63,6 +63,14 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
   const runtimeDir = await mkdtemp(path.join(tmpdir(), "browserfn-runtime-"));
   let runtime: ReturnType<typeof createLocalRuntime> | undefined;
   let scheduler: LocalScheduler | undefined;
+  /** Stops what has been started, in the order that lets runs end before the store goes. */
+  const stopParts = async () => {
+    await scheduler?.close();
+    await runtime?.close();
+    client.destroy();
+    await dynamo.close();
+    await rm(runtimeDir, { recursive: true, force: true });
+  };
   try {
     await chmod(runtimeDir, 0o755);
     await replacePreviousRuntime(config.dataDir, runtimeDir);
@@ -120,21 +128,13 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
             server.close(() => resolve());
             server.closeIdleConnections();
           });
-          await scheduler?.close();
-          await runtime?.close();
-          client.destroy();
-          await dynamo.close();
-          await rm(runtimeDir, { recursive: true, force: true });
+          await stopParts();
         })();
         return closing;
       },
     };
   } catch (error) {
-    await scheduler?.close();
-    await runtime?.close();
-    client.destroy();
-    await dynamo.close();
-    await rm(runtimeDir, { recursive: true, force: true });
+    await stopParts();
     throw error;
   }
 }

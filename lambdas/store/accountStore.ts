@@ -1,5 +1,5 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { isConditionFailed } from "./dynamo";
+import { isConditionFailed, queryAll } from "./dynamo";
 import { keys, withoutKeys } from "./keys";
 
 export interface AccountItem {
@@ -87,21 +87,14 @@ export class AccountStore {
   }
 
   async listApiKeys(accountId: string): Promise<ApiKeyItem[]> {
-    const items: ApiKeyItem[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: "gsi1",
-          KeyConditionExpression: "gsi1pk = :pk AND begins_with(gsi1sk, :prefix)",
-          ExpressionAttributeValues: { ":pk": keys.apiKeyIndex(accountId, "").gsi1pk, ":prefix": "KEY#" },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) items.push(withoutKeys<ApiKeyItem>(item));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const items = (
+      await queryAll(this.doc, {
+        TableName: this.table,
+        IndexName: "gsi1",
+        KeyConditionExpression: "gsi1pk = :pk AND begins_with(gsi1sk, :prefix)",
+        ExpressionAttributeValues: { ":pk": keys.apiKeyIndex(accountId, "").gsi1pk, ":prefix": "KEY#" },
+      })
+    ).map((item) => withoutKeys<ApiKeyItem>(item));
     return items.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.key_id.localeCompare(b.key_id));
   }
 

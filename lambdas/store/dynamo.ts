@@ -1,5 +1,5 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 
 /** The document client every store module uses; built once at the edge. */
 export function createDocumentClient(config: DynamoDBClientConfig = {}): {
@@ -16,4 +16,30 @@ export function createDocumentClient(config: DynamoDBClientConfig = {}): {
 /** True when a conditional write failed because its condition did not hold. */
 export function isConditionFailed(error: unknown): boolean {
   return error instanceof Error && error.name === "ConditionalCheckFailedException";
+}
+
+type QueryInput = ConstructorParameters<typeof QueryCommand>[0];
+type ScanInput = ConstructorParameters<typeof ScanCommand>[0];
+
+/** Every item of a query, following LastEvaluatedKey page by page. */
+export async function queryAll(doc: DynamoDBDocumentClient, input: QueryInput): Promise<Record<string, unknown>[]> {
+  return paged((ExclusiveStartKey) => doc.send(new QueryCommand({ ...input, ExclusiveStartKey })));
+}
+
+/** Every item of a scan, following LastEvaluatedKey page by page. */
+export async function scanAll(doc: DynamoDBDocumentClient, input: ScanInput): Promise<Record<string, unknown>[]> {
+  return paged((ExclusiveStartKey) => doc.send(new ScanCommand({ ...input, ExclusiveStartKey })));
+}
+
+async function paged(
+  page: (startKey: Record<string, unknown> | undefined) => Promise<{ Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> }>,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const result = await page(startKey);
+    items.push(...(result.Items ?? []));
+    startKey = result.LastEvaluatedKey;
+  } while (startKey);
+  return items;
 }

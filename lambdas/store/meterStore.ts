@@ -1,4 +1,5 @@
-import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { queryAll } from "./dynamo";
 import type { RunItem } from "../runs/types";
 
 export interface UsageCounters {
@@ -124,15 +125,8 @@ export class MeterStore {
     await Promise.all(this.pending);
   }
 
-  private async queryAll(query: Omit<ConstructorParameters<typeof QueryCommand>[0], "TableName">) {
-    const items: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(new QueryCommand({ ...query, TableName: this.table, ExclusiveStartKey: startKey }));
-      items.push(...(page.Items ?? []));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return items;
+  private queryAll(query: Omit<Parameters<typeof queryAll>[1], "TableName">) {
+    return queryAll(this.doc, { ...query, TableName: this.table });
   }
 }
 

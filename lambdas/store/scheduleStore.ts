@@ -1,6 +1,6 @@
-import { type DynamoDBDocumentClient, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { FunctionItem } from "../functions/types";
-import { isConditionFailed } from "./dynamo";
+import { isConditionFailed, scanAll } from "./dynamo";
 import { withoutKeys } from "./keys";
 
 export type FiringOutcome = "claimed" | "started" | "skipped" | "refused";
@@ -71,21 +71,12 @@ export class ScheduleStore {
 
   /** Every function with a schedule, across accounts (a scan: the local scheduler's start-up only). */
   async scheduledFunctions(): Promise<FunctionItem[]> {
-    const found: FunctionItem[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new ScanCommand({
-          TableName: this.table,
-          FilterExpression: "begins_with(sk, :fn) AND attribute_type(schedule, :string)",
-          ExpressionAttributeValues: { ":fn": "FN#", ":string": "S" },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      found.push(...(page.Items ?? []).map((item) => withoutKeys<FunctionItem>(item)));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return found;
+    const items = await scanAll(this.doc, {
+      TableName: this.table,
+      FilterExpression: "begins_with(sk, :fn) AND attribute_type(schedule, :string)",
+      ExpressionAttributeValues: { ":fn": "FN#", ":string": "S" },
+    });
+    return items.map((item) => withoutKeys<FunctionItem>(item));
   }
 
   private expiry(scheduledFor: string): number {

@@ -8,7 +8,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import type { VersionItem, VersionWithCode } from "../functions/types";
 import { fromParts, toParts } from "./blobParts";
-import { isConditionFailed } from "./dynamo";
+import { isConditionFailed, queryAll } from "./dynamo";
 import { keys, withoutKeys } from "./keys";
 
 type StoredVersion = VersionItem & { code_token: string };
@@ -113,23 +113,13 @@ export class VersionStore {
     await this.deleteKeys(parts.map((p) => ({ pk: p.pk, sk: p.sk })));
   }
 
-  private async queryAll(functionId: string, skPrefix: string): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-          ExpressionAttributeValues: { ":pk": keys.version(functionId, 0).pk, ":prefix": skPrefix },
-          ExclusiveStartKey: startKey,
-          ConsistentRead: true,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return items;
+  private queryAll(functionId: string, skPrefix: string): Promise<Record<string, unknown>[]> {
+    return queryAll(this.doc, {
+      TableName: this.table,
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+      ExpressionAttributeValues: { ":pk": keys.version(functionId, 0).pk, ":prefix": skPrefix },
+      ConsistentRead: true,
+    });
   }
 
   private async writeAll(items: Record<string, unknown>[]): Promise<void> {

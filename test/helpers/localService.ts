@@ -15,6 +15,8 @@ export interface TestService {
   adminKey: string;
   /** A request to the service; `token` defaults to the admin key (null sends none). */
   call(method: string, path: string, options?: { body?: unknown; token?: string | null; headers?: Record<string, string> }): Promise<ApiResponse>;
+  /** Creates a function (201 or it throws) and returns its record. */
+  deploy(name: string, code: string, settings?: Record<string, unknown>, token?: string): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** Creates an account with its own (non-admin) key and returns the key. */
   newAccount(account: string, plan?: string): Promise<string>;
   stop(): Promise<void>;
@@ -56,6 +58,11 @@ export async function startTestService(
     dataDir,
     adminKey,
     call,
+    async deploy(name, code, settings = {}, token) {
+      const response = await call("POST", "/functions", { token, body: { name, code, ...settings } });
+      if (response.status !== 201) throw new Error(`deploy ${name}: ${response.status} ${response.text}`);
+      return response.body;
+    },
     async newAccount(account, plan = "free") {
       const response = await call("POST", "/api-keys", { body: { account, plan } });
       if (response.status !== 201) throw new Error(`creating account ${account}: ${response.status} ${response.text}`);

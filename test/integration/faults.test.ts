@@ -12,10 +12,6 @@ afterAll(async () => {
   await pages.close();
 });
 
-async function deploy(name: string, code: string, settings: Record<string, unknown> = {}) {
-  const response = await t.call("POST", "/functions", { body: { name, code, ...settings } });
-  if (response.status !== 201) throw new Error(`deploy ${name}: ${response.text}`);
-}
 
 async function lastRun(name: string) {
   const [entry] = (await t.call("GET", `/functions/${name}/logs?limit=1`)).body.items;
@@ -27,7 +23,7 @@ describe("user code that misbehaves", () => {
     ["hang", "export default async () => { await new Promise(() => {}); }"],
     ["busy", "export default async () => { for (;;) {} }"],
   ])("%s: past its timeout the worker is killed and the run timed out (504)", async (name, code) => {
-    await deploy(name, code, { timeout_seconds: 1 });
+    await t.deploy(name, code, { timeout_seconds: 1 });
     const before = t.service.workers();
     const response = await t.call("POST", `/functions/${name}`);
     const error = expectError(response, 504, "function_timeout");
@@ -42,7 +38,7 @@ describe("user code that misbehaves", () => {
   });
 
   it("memory hog: killed above memory_mb as function_crashed, and the service keeps serving", async () => {
-    await deploy(
+    await t.deploy(
       "hog",
       `export default async () => { const keep = []; for (let i = 0; i < 200; i++) { keep.push(Buffer.alloc(16 * 1024 * 1024, 1)); await new Promise((r) => setTimeout(r, 5)); } return keep.length; }`,
       { memory_mb: 512, timeout_seconds: 60 },
@@ -52,12 +48,12 @@ describe("user code that misbehaves", () => {
     expect(error.message).toMatch(/out of memory.*limit is 512 MB/);
     expect(t.service.workers().idle).toBe(idleBefore);
     expect((await lastRun("hog")).status).toBe("failed");
-    await deploy("after-hog", "export default async () => 'still here';");
+    await t.deploy("after-hog", "export default async () => 'still here';");
     expect((await t.call("POST", "/functions/after-hog")).body).toBe("still here");
   });
 
   it("process.exit() in user code: the run is recorded as failed and the next run gets a new worker", async () => {
-    await deploy("quitter", "export default async (quit: boolean = true) => { if (quit) process.exit(3); return process.pid; }");
+    await t.deploy("quitter", "export default async (quit: boolean = true) => { if (quit) process.exit(3); return process.pid; }");
     const error = expectError(await t.call("POST", "/functions/quitter"), 500, "function_crashed");
     expect(error.message).toMatch(/exited/);
     expect((await lastRun("quitter")).status).toBe("failed");
@@ -66,14 +62,14 @@ describe("user code that misbehaves", () => {
   });
 
   it("a result that is not JSON answers result_not_serializable", async () => {
-    await deploy("bigint", "export default async () => ({ n: 10n });");
+    await t.deploy("bigint", "export default async () => ({ n: 10n });");
     expectError(await t.call("POST", "/functions/bigint"), 500, "result_not_serializable");
   });
 });
 
 describe("isolation", () => {
   it("two sessions in one run share no cookies, and a later run on the warm worker sees none", async () => {
-    await deploy(
+    await t.deploy(
       "cookies",
       `import { Session } from "browserfn/runtime";
       export default async function run(base: string, set: boolean) {
@@ -98,7 +94,7 @@ describe("isolation", () => {
 
   it("user code cannot read the data dir, write files, start processes or see the service's environment", async () => {
     process.env.BROWSERFN_TEST_SECRET = "do-not-leak";
-    await deploy(
+    await t.deploy(
       "escape",
       `import fs from "node:fs";
       import cp from "node:child_process";

@@ -14,15 +14,10 @@ afterAll(async () => {
   await pages.close();
 });
 
-async function deploy(name: string, code: string, settings: Record<string, unknown> = {}) {
-  const response = await t.call("POST", "/functions", { body: { name, code, ...settings } });
-  if (response.status !== 201) throw new Error(`deploy ${name}: ${response.text}`);
-  return response.body;
-}
 
 describe("invoking over HTTP with a real browser", () => {
   it("reads a served page's title, applies defaults, and records the run", async () => {
-    await deploy("title", TITLE_FN);
+    await t.deploy("title", TITLE_FN);
     const post = await t.call("POST", "/functions/title", { body: { url: `${pages.url}/title/Hello` } });
     expect(post.status).toBe(200);
     expect(post.body).toEqual({ title: "Hello", max_items: 10 });
@@ -51,7 +46,7 @@ describe("invoking over HTTP with a real browser", () => {
   });
 
   it("coerces GET values to the declared types and rejects bad parameters before running", async () => {
-    await deploy(
+    await t.deploy(
       "types",
       `export default async function run(n: number, flag: boolean, tags: string[], label = "x") {
         return { n, flag, tags, label, types: [typeof n, typeof flag, Array.isArray(tags)] };
@@ -78,7 +73,7 @@ describe("invoking over HTTP with a real browser", () => {
   });
 
   it("answers 500 function_error for a throwing automation, 200 for { success: false }", async () => {
-    await deploy("thrower", `export default async () => { throw new Error("boom: selector not found"); }`);
+    await t.deploy("thrower", `export default async () => { throw new Error("boom: selector not found"); }`);
     const thrown = await t.call("POST", "/functions/thrower");
     const error = expectError(thrown, 500, "function_error");
     expect(error.message).toBe("boom: selector not found");
@@ -88,14 +83,14 @@ describe("invoking over HTTP with a real browser", () => {
     expect(logs[0]).toMatchObject({ status: "failed", run_id: error.details.run_id, trigger: "http", version: "1" });
     expect(logs[0].error).toEqual({ code: "function_error", message: "boom: selector not found" });
 
-    await deploy("soft", `export default async () => { try { throw new Error("nope"); } catch (e) { return { success: false, error: String(e) }; } }`);
+    await t.deploy("soft", `export default async () => { try { throw new Error("nope"); } catch (e) { return { success: false, error: String(e) }; } }`);
     const soft = await t.call("POST", "/functions/soft");
     expect(soft.status).toBe(200);
     expect(soft.body).toEqual({ success: false, error: "Error: nope" });
   });
 
   it("runs an older version with X-Function-Version and says which version ran", async () => {
-    await deploy("versioned", `export default async () => "one";`);
+    await t.deploy("versioned", `export default async () => "one";`);
     await t.call("PATCH", "/functions/versioned", { body: { code: `export default async () => "two";` } });
     expect((await t.call("POST", "/functions/versioned")).body).toBe("two");
     const old = await t.call("POST", "/functions/versioned", { headers: { "x-function-version": "1" } });
@@ -105,7 +100,7 @@ describe("invoking over HTTP with a real browser", () => {
   });
 
   it("answers 202 with a status URL for Prefer: respond-async, and the run finishes later", async () => {
-    await deploy("later", `export default async (ms: number = 300) => { await new Promise((r) => setTimeout(r, ms)); return { waited: ms }; }`);
+    await t.deploy("later", `export default async (ms: number = 300) => { await new Promise((r) => setTimeout(r, ms)); return { waited: ms }; }`);
     const accepted = await t.call("POST", "/functions/later", { headers: { prefer: "respond-async" } });
     expect(accepted.status).toBe(202);
     expect(accepted.body.status_url).toBe(`${t.url}/runs/${accepted.body.run_id}`);
@@ -130,7 +125,7 @@ describe("invoking over HTTP with a real browser", () => {
 
 describe("logs and metrics", () => {
   it("equal what was run: counts, success rate, mean duration, newest first", async () => {
-    await deploy("counted", `export default async (fail: boolean = false) => { if (fail) throw new Error("asked to"); return 1; }`);
+    await t.deploy("counted", `export default async (fail: boolean = false) => { if (fail) throw new Error("asked to"); return 1; }`);
     const outcomes = [false, false, true, false, true];
     const runIds: string[] = [];
     for (const fail of outcomes) {
@@ -160,7 +155,7 @@ describe("the service's own processes", () => {
   it("starts no browser for a function that opens no session, so 128 MB is enough", async () => {
     const profiles = `${t.service.runtimeDir}/profile-`;
     const before = processesWith(profiles).length;
-    await deploy("tiny", "export default async (n: number = 2) => n * 21;", { memory_mb: 128 });
+    await t.deploy("tiny", "export default async (n: number = 2) => n * 21;", { memory_mb: 128 });
     const response = await t.call("POST", "/functions/tiny");
     expect(response.status).toBe(200);
     expect(response.body).toBe(42);
@@ -168,7 +163,7 @@ describe("the service's own processes", () => {
   });
 
   it("keeps workers warm and stops a deleted function's workers", async () => {
-    await deploy("warm", `export default async () => process.pid;`);
+    await t.deploy("warm", `export default async () => process.pid;`);
     const first = (await t.call("POST", "/functions/warm")).body;
     const second = (await t.call("POST", "/functions/warm")).body;
     expect(second).toBe(first);

@@ -18,10 +18,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.destroy());
 
-async function deploy(token: string, name: string, code: string) {
-  const response = await t.call("POST", "/functions", { token, body: { name, code } });
-  if (response.status !== 201) throw new Error(response.text);
-}
 
 /** The run once it has ended. */
 async function finished(token: string, runId: string) {
@@ -37,7 +33,7 @@ const SLEEP = "export default async (ms: number = 300) => { await new Promise((r
 describe("concurrency per account", () => {
   it("never has more runs in flight than the plan allows; every refusal is a 429 with Retry-After", async () => {
     const key = await t.newAccount("five-at-a-time", "five");
-    await deploy(key, "sleeper", SLEEP);
+    await t.deploy("sleeper", SLEEP, {}, key);
     const responses = await Promise.all(
       Array.from({ length: 50 }, () => t.call("POST", "/functions/sleeper", { token: key, body: { ms: 400 } })),
     );
@@ -72,7 +68,7 @@ describe("concurrency per account", () => {
 
   it("limit − 1 runs, the limit waits inside the sync window, then answers 429", async () => {
     const key = await t.newAccount("one-at-a-time", "one");
-    await deploy(key, "hold", SLEEP);
+    await t.deploy("hold", SLEEP, {}, key);
     const first = t.call("POST", "/functions/hold", { token: key, body: { ms: 2500 } });
     await new Promise((resolve) => setTimeout(resolve, 300));
     const started = Date.now();
@@ -88,7 +84,7 @@ describe("concurrency per account", () => {
 describe("invocations per month", () => {
   it("is exact under concurrency: seven of twenty pass, the rest are 429 until next month", async () => {
     const key = await t.newAccount("seven-a-month", "seven");
-    await deploy(key, "counted", SLEEP);
+    await t.deploy("counted", SLEEP, {}, key);
     const responses = await Promise.all(
       Array.from({ length: 20 }, () => t.call("POST", "/functions/counted", { token: key, body: { ms: 5 } })),
     );
@@ -121,8 +117,8 @@ describe("invocations per month", () => {
 describe("GET /usage", () => {
   it("equals the sum of the runs made, per function and in total", async () => {
     const key = await t.newAccount("metered", "five");
-    await deploy(key, "a", SLEEP);
-    await deploy(key, "b", SLEEP);
+    await t.deploy("a", SLEEP, {}, key);
+    await t.deploy("b", SLEEP, {}, key);
     const ids: string[] = [];
     for (const [name, ms] of [["a", 20], ["a", 40], ["b", 30]] as const) {
       const r = await t.call("POST", `/functions/${name}`, { token: key, body: { ms } });

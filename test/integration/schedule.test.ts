@@ -11,18 +11,13 @@ beforeAll(async () => {
 });
 afterAll(() => t.destroy());
 
-async function deploy(name: string, code: string, settings: Record<string, unknown> = {}) {
-  const response = await t.call("POST", "/functions", { body: { name, code, ...settings } });
-  if (response.status !== 201) throw new Error(`deploy ${name}: ${response.text}`);
-  return response.body;
-}
 
 const logs = async (name: string) => (await t.call("GET", `/functions/${name}/logs?limit=100`)).body.items;
 
 describe("scheduled runs", () => {
   it("run once per (function, due time) even when two schedulers fire it together", async () => {
     // A schedule far in the future: only the explicit firings below run.
-    const fn = await deploy("racer", "export default async (who: string = 'nobody') => who;", {
+    const fn = await t.deploy("racer", "export default async (who: string = 'nobody') => who;", {
       schedule: "0 0 1 1 *",
       schedule_params: { who: "cron" },
     });
@@ -42,7 +37,7 @@ describe("scheduled runs", () => {
   });
 
   it("run once when two local schedulers on one store reach the same due time", async () => {
-    const fn = await deploy("two-schedulers", "export default async () => 'once';", { schedule: "0 0 1 1 *" });
+    const fn = await t.deploy("two-schedulers", "export default async () => 'once';", { schedule: "0 0 1 1 *" });
     const runs: Promise<unknown>[] = [];
     const make = (clock: FakeClock) =>
       new LocalScheduler({
@@ -72,7 +67,7 @@ describe("scheduled runs", () => {
   });
 
   it("the scheduled-run Lambda handler runs a firing once, whatever the delivery count", async () => {
-    const fn = await deploy("lambda-target", "export default async () => 'fired';", { schedule: "0 0 1 1 *" });
+    const fn = await t.deploy("lambda-target", "export default async () => 'fired';", { schedule: "0 0 1 1 *" });
     const handler = makeScheduledRunHandler(t.service.deps);
     const event = { function_id: fn.function_id, scheduled_for: "2026-07-01T00:00:00Z" };
     expect(await handler(event)).toMatchObject({ outcome: "started", status: "succeeded" });
@@ -82,7 +77,7 @@ describe("scheduled runs", () => {
   });
 
   it("skip a firing while the previous scheduled run is still running, and count the skip", async () => {
-    const fn = await deploy("overlap", "export default async () => { await new Promise((r) => setTimeout(r, 1500)); return 1; }", {
+    const fn = await t.deploy("overlap", "export default async () => { await new Promise((r) => setTimeout(r, 1500)); return 1; }", {
       schedule: "0 0 1 1 *",
     });
     const first = await runScheduled(t.service.deps, fn.function_id, "2026-06-01T12:00:00.000Z");
@@ -98,7 +93,7 @@ describe("scheduled runs", () => {
   });
 
   it("does nothing for a function whose schedule was removed", async () => {
-    const fn = await deploy("unscheduled", "export default async () => 1;", { schedule: "@daily" });
+    const fn = await t.deploy("unscheduled", "export default async () => 1;", { schedule: "@daily" });
     await t.call("PATCH", "/functions/unscheduled", { body: { schedule: null } });
     expect((await runScheduled(t.service.deps, fn.function_id, "2026-06-01T00:00:00.000Z")).outcome).toBe("unscheduled");
     expect(await logs("unscheduled")).toEqual([]);
@@ -125,7 +120,7 @@ describe("scheduled runs", () => {
 
 describe("the running service's scheduler (real time)", () => {
   it("runs a `* * * * *` schedule within 65 s, and removing the schedule stops it", async () => {
-    await deploy("every-minute", "export default async () => new Date().toISOString();", { schedule: "* * * * *" });
+    await t.deploy("every-minute", "export default async () => new Date().toISOString();", { schedule: "* * * * *" });
     let entries: { trigger: string; timestamp: string }[] = [];
     const deadline = Date.now() + 65_000;
     while (Date.now() < deadline && entries.length === 0) {
