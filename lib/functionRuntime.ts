@@ -26,6 +26,8 @@ export const CONTROL_ACTIONS = [
   "lambda:CreateAlias",
   "lambda:UpdateAlias",
   "lambda:GetFunctionConfiguration",
+  // Each version's alias sends its async invocations' endings to the run-completion Lambda.
+  "lambda:PutFunctionEventInvokeConfig",
   "lambda:InvokeFunction",
   "lambda:DeleteFunction",
   // CreateFunction with Tags (the adapter tags each Lambda with its function and account) needs it too.
@@ -35,7 +37,8 @@ export const CONTROL_ACTIONS = [
 /**
  * Where a function's code runs on AWS: the two layers every per-function Lambda uses
  * (@sparticuz/chromium; the browserfn runner with puppeteer-core), the execution role those
- * Lambdas run with (CloudWatch Logs only: automation code runs with it), and the grants that let
+ * Lambdas run with (CloudWatch Logs, and invoking the run-completion Lambda, their async
+ * destination: automation code runs with it), and the grants that let
  * the handlers create, update, invoke and delete those Lambdas, and nothing else.
  */
 export class FunctionRuntime extends Construct {
@@ -69,7 +72,7 @@ export class FunctionRuntime extends Construct {
 
     this.executionRole = new Role(this, "ExecutionRole", {
       assumedBy: new ServicePrincipal("lambda.amazonaws.com"),
-      description: "Runs the per-function Lambdas (user automation code): CloudWatch Logs of those Lambdas only",
+      description: "Runs the per-function Lambdas (user automation code): their CloudWatch Logs, and their async destination",
     });
     const logGroups = `arn:${Aws.PARTITION}:logs:${Aws.REGION}:${Aws.ACCOUNT_ID}:log-group:/aws/lambda/${props.functionPrefix}*`;
     this.executionRole.addToPolicy(
@@ -98,6 +101,15 @@ export class FunctionRuntime extends Construct {
     );
     role.addToPolicy(new PolicyStatement({ actions: ["lambda:GetLayerVersion"], resources: this.layerArns }));
     acknowledgeWildcards(role, this.functionArns, RUNTIME_NAMES_REASON);
+  }
+
+  /**
+   * Lets the per-function Lambdas hand their async invocations' endings to the run-completion
+   * Lambda: Lambda delivers to a destination with the function's execution role, so that role
+   * may invoke it (that one function, nothing else).
+   */
+  allowCompletionDestination(completionArn: string): void {
+    this.executionRole.addToPolicy(new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [completionArn] }));
   }
 
   /** Run (invoke) the per-function Lambdas, as the scheduled-run Lambda does. */

@@ -34,6 +34,8 @@ export const DATA_ACTIONS = [
   "dynamodb:Query",
   "dynamodb:BatchWriteItem",
 ];
+/** The run-completion Lambda reads a run (and its result parts), writes its end, meters it and frees its lease. */
+export const COMPLETION_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"];
 /** The authorizer reads keys and accounts, and creates the account of a new OAuth subject. */
 export const AUTHORIZER_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem"];
 
@@ -44,28 +46,33 @@ export function handlerFunctionNames(prefix: string) {
     authorizer: `${prefix}-authorizer`,
     routeNotFound: `${prefix}-route-not-found`,
     scheduledRun: `${prefix}-scheduled-run`,
+    runCompletion: `${prefix}-run-completion`,
     all: () => [
       ...ROUTE_SPECS.map((spec) => `${prefix}-api-${spec.operationId}`),
       `${prefix}-authorizer`,
       `${prefix}-route-not-found`,
       `${prefix}-scheduled-run`,
+      `${prefix}-run-completion`,
     ],
   };
 }
 
 /**
  * browserfn's own Lambdas, each bundled from its entry in lambdas/aws/entries: one per route,
- * the authorizer, the `$default` route, and the scheduled-run target. Roles by need:
- * the authenticated routes share one (data, per-function Lambdas, schedules), the open routes
- * one with logs only, the authorizer one that reads keys, the scheduled-run target one that
- * records runs and invokes the per-function Lambdas.
+ * the authorizer, the `$default` route, the scheduled-run target, and the run-completion Lambda
+ * (the async destination of every per-function Lambda: it records how each run ended). Roles
+ * by need: the authenticated routes share one (data, per-function Lambdas, schedules), the open
+ * routes one with logs only, the authorizer one that reads keys, the scheduled-run target one
+ * that records runs and invokes the per-function Lambdas, the run-completion Lambda one that
+ * writes runs' ends (the table only).
  */
 export class Handlers extends Construct {
   readonly routes: { spec: RouteSpec; handler: NodejsFunction }[] = [];
   readonly authorizer: NodejsFunction;
   readonly routeNotFound: NodejsFunction;
   readonly scheduledRun: NodejsFunction;
-  readonly roles: { api: Role; open: Role; authorizer: Role; scheduledRun: Role };
+  readonly runCompletion: NodejsFunction;
+  readonly roles: { api: Role; open: Role; authorizer: Role; scheduledRun: Role; runCompletion: Role };
 
   constructor(scope: Construct, id: string, props: HandlersProps) {
     super(scope, id);
@@ -79,12 +86,18 @@ export class Handlers extends Construct {
       open: role("OpenRole", "browserfn open routes (health, OpenAPI, unmatched routes): logs only"),
       authorizer: role("AuthorizerRole", "browserfn Lambda authorizer: reads API keys and accounts"),
       scheduledRun: role("ScheduledRunRole", "browserfn scheduled-run target: records runs, invokes per-function Lambdas"),
+      runCompletion: role("RunCompletionRole", "browserfn run-completion Lambda: records how runs ended (the table only)"),
     };
     const tableResources = [props.table.tableArn, ...props.indexNames.map((name) => `${props.table.tableArn}/index/${name}`)];
     for (const grantee of [this.roles.api, this.roles.scheduledRun]) {
       grantee.addToPolicy(new PolicyStatement({ actions: DATA_ACTIONS, resources: tableResources }));
     }
     this.roles.authorizer.addToPolicy(new PolicyStatement({ actions: AUTHORIZER_DATA_ACTIONS, resources: [props.table.tableArn] }));
+    this.roles.runCompletion.addToPolicy(new PolicyStatement({ actions: COMPLETION_DATA_ACTIONS, resources: [props.table.tableArn] }));
+    // By name, not by reference: the per-function Lambdas are not in the template, and the
+    // handlers' environment holds it too.
+    const completionArn = `arn:${Aws.PARTITION}:lambda:${Aws.REGION}:${Aws.ACCOUNT_ID}:function:${names.runCompletion}`;
+    props.runtime.allowCompletionDestination(completionArn);
     props.runtime.grantControl(this.roles.api);
     props.scheduling.grantManage(this.roles.api);
     props.runtime.grantRun(this.roles.scheduledRun);
@@ -104,6 +117,7 @@ export class Handlers extends Construct {
       [AWS_ENV.functionPrefix]: settings.functionPrefix,
       [AWS_ENV.executionRoleArn]: props.runtime.executionRole.roleArn,
       [AWS_ENV.layerArns]: Fn.join(",", props.runtime.layerArns),
+      [AWS_ENV.completionArn]: completionArn,
       [AWS_ENV.scheduleGroup]: props.scheduling.group.scheduleGroupName,
       [AWS_ENV.scheduleNamePrefix]: props.scheduling.namePrefix,
       // By name, not by reference: the scheduled-run Lambda's own environment holds it too.
@@ -165,6 +179,16 @@ export class Handlers extends Construct {
       onFailure: new SqsDestination(props.scheduling.deadLetterQueue),
     });
     props.scheduling.allowTarget(this.scheduledRun);
+    this.runCompletion = handler("RunCompletion", {
+      entry: "runCompletion",
+      functionName: names.runCompletion,
+      description: "browserfn run completion: async destination of the per-function Lambdas, records each run's end",
+      role: this.roles.runCompletion,
+      environment: { [AWS_ENV.tablePrefix]: settings.prefix, [AWS_ENV.runRetentionDays]: String(settings.runRetentionDays) },
+      logRetention,
+      timeout: Duration.seconds(30),
+      memorySize: 256,
+    });
     for (const [role, groups] of logGroups) grantLogWrites(role, groups);
 
     acknowledge(

@@ -18,6 +18,8 @@ export const AWS_ENV = {
   executionRoleArn: "BROWSERFN_EXECUTION_ROLE_ARN",
   /** Comma-separated layer version ARNs: the chromium layer, then the runtime layer. */
   layerArns: "BROWSERFN_LAYER_ARNS",
+  /** The run-completion Lambda: the async-invocation destination of every function's Lambda. */
+  completionArn: "BROWSERFN_COMPLETION_ARN",
   scheduleGroup: "BROWSERFN_SCHEDULE_GROUP",
   scheduleNamePrefix: "BROWSERFN_SCHEDULE_NAME_PREFIX",
   scheduleTargetArn: "BROWSERFN_SCHEDULE_TARGET_ARN",
@@ -29,11 +31,15 @@ export const AWS_ENV = {
   oauthClientIds: "BROWSERFN_OAUTH_CLIENT_IDS",
 } as const;
 
-/** What the authorizer needs: the table (API keys, accounts) and the OAuth issuer. */
-export interface IdentityEnvConfig {
+/** What the run-completion Lambda needs: the table. */
+export interface StoreEnvConfig {
   region: string;
   tablePrefix: string;
   runRetentionDays: number;
+}
+
+/** What the authorizer needs: the table (API keys, accounts) and the OAuth issuer. */
+export interface IdentityEnvConfig extends StoreEnvConfig {
   defaultPlan: string;
   /** Null: API keys only. */
   oauth: { issuer: string; jwksUrl: string; clientIds: string[] } | null;
@@ -44,7 +50,7 @@ export interface AwsConfig extends IdentityEnvConfig {
   plans: Plans;
   syncWaitSeconds: number;
   publicUrl: string | null;
-  runtime: { functionPrefix: string; executionRoleArn: string; layerArns: string[] };
+  runtime: { functionPrefix: string; executionRoleArn: string; layerArns: string[]; completionArn: string };
   schedules: { groupName: string; namePrefix: string; targetArn: string; roleArn: string; deadLetterArn: string };
 }
 
@@ -64,10 +70,13 @@ const plansJson = z.string().transform((text, ctx) => {
   }
 });
 
-const IdentityEnv = z.object({
+const StoreEnv = z.object({
   [AWS_ENV.region]: z.string().min(1),
   [AWS_ENV.tablePrefix]: z.string().regex(/^[A-Za-z0-9_.-]{1,200}$/),
   [AWS_ENV.runRetentionDays]: z.coerce.number().int().min(1).max(3650).default(DEFAULT_RUN_RETENTION_DAYS),
+});
+
+const IdentityEnv = StoreEnv.extend({
   [AWS_ENV.defaultPlan]: z.string().min(1).default(DEFAULT_PLAN),
   [AWS_ENV.oauthIssuer]: z.url({ protocol: /^https$/ }).optional(),
   [AWS_ENV.oauthJwksUrl]: z.url({ protocol: /^https$/ }).optional(),
@@ -81,12 +90,19 @@ const ServiceEnv = IdentityEnv.extend({
   [AWS_ENV.functionPrefix]: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, "1-40 characters of [A-Za-z0-9_-]"),
   [AWS_ENV.executionRoleArn]: arn,
   [AWS_ENV.layerArns]: list(arn),
+  [AWS_ENV.completionArn]: arn,
   [AWS_ENV.scheduleGroup]: z.string().min(1),
   [AWS_ENV.scheduleNamePrefix]: z.string().default(""),
   [AWS_ENV.scheduleTargetArn]: arn,
   [AWS_ENV.scheduleRoleArn]: arn,
   [AWS_ENV.scheduleDeadLetterArn]: arn,
 });
+
+/** The run-completion Lambda's settings; throws one message naming every bad or missing variable. */
+export function readStoreEnv(env: NodeJS.ProcessEnv): StoreEnvConfig {
+  const e = parse(StoreEnv, env);
+  return { region: e[AWS_ENV.region], tablePrefix: e[AWS_ENV.tablePrefix], runRetentionDays: e[AWS_ENV.runRetentionDays] };
+}
 
 /** The authorizer's settings; throws one message naming every bad or missing variable. */
 export function readIdentityEnv(env: NodeJS.ProcessEnv): IdentityEnvConfig {
@@ -105,6 +121,7 @@ export function readAwsEnv(env: NodeJS.ProcessEnv): AwsConfig {
       functionPrefix: e[AWS_ENV.functionPrefix],
       executionRoleArn: e[AWS_ENV.executionRoleArn],
       layerArns: e[AWS_ENV.layerArns],
+      completionArn: e[AWS_ENV.completionArn],
     },
     schedules: {
       groupName: e[AWS_ENV.scheduleGroup],

@@ -9,7 +9,8 @@ import { createAwsScheduler } from "../schedule/awsScheduler";
 import type { AccountStore } from "../store/accountStore";
 import { createDocumentClient } from "../store/dynamo";
 import { createStore } from "../store/store";
-import type { AwsConfig, IdentityEnvConfig } from "./awsConfig";
+import type { RunCompletionDeps } from "../runtime/aws/recordCompletion";
+import type { AwsConfig, IdentityEnvConfig, StoreEnvConfig } from "./awsConfig";
 
 /**
  * Verified API keys are remembered this long by a warm container. The API Gateway authorizer
@@ -18,8 +19,8 @@ import type { AwsConfig, IdentityEnvConfig } from "./awsConfig";
  */
 export const AWS_IDENTITY_CACHE_MS = 30_000;
 
-/** Longer than the longest run (900 s) plus a cold start. */
-const INVOKE_TIMEOUT_MS = 16 * 60_000;
+/** Lambda control-plane calls and Event invocations answer within seconds. */
+const LAMBDA_REQUEST_TIMEOUT_MS = 60_000;
 
 /** API keys and, when an OAuth issuer is configured, its access tokens. */
 export function createAwsIdentity(accounts: AccountStore, config: IdentityEnvConfig): Identity {
@@ -42,6 +43,12 @@ export function createAwsIdentityDeps(config: IdentityEnvConfig): { identity: Id
   return { identity: createAwsIdentity(store.accounts, config), log: (line) => console.error(line) };
 }
 
+/** The run-completion Lambda's deps: the store on DynamoDB. */
+export function createAwsCompletionDeps(config: StoreEnvConfig): RunCompletionDeps {
+  const { doc } = createDocumentClient({ region: config.region });
+  return { store: createStore(doc, config.tablePrefix, config.runRetentionDays), clock: systemClock, log: (line) => console.error(line) };
+}
+
 /** Every port on its AWS adapter: DynamoDB, Lambda, EventBridge Scheduler, API keys + JWTs. */
 export function createAwsDeps(config: AwsConfig): Deps {
   const { doc } = createDocumentClient({ region: config.region });
@@ -50,9 +57,10 @@ export function createAwsDeps(config: AwsConfig): Deps {
     store,
     identity: createAwsIdentity(store.accounts, config),
     runtime: createAwsRuntime({
-      // One attempt (a retried Invoke could run an automation twice; the adapter retries
-      // throttles itself) and no request timeout short of Lambda's 15 minutes.
-      lambda: new LambdaClient({ region: config.region, maxAttempts: 1, requestHandler: { requestTimeout: INVOKE_TIMEOUT_MS } }),
+      // One attempt: a retried Invoke could queue a run twice (the adapter retries throttles itself).
+      lambda: new LambdaClient({ region: config.region, maxAttempts: 1, requestHandler: { requestTimeout: LAMBDA_REQUEST_TIMEOUT_MS } }),
+      runs: store.runs,
+      completionArn: config.runtime.completionArn,
       functionPrefix: config.runtime.functionPrefix,
       executionRoleArn: config.runtime.executionRoleArn,
       layerArns: config.runtime.layerArns,

@@ -3,8 +3,10 @@ import type { Deps } from "../deps";
 import { errorResult } from "../http/errorBody";
 import type { LambdaHandler, RouteFactory } from "../http/defineRoute";
 import { makeScheduledRunHandler, type ScheduledRunEvent } from "../schedule/scheduledRunHandler";
-import { readAwsEnv } from "./awsConfig";
-import { createAwsDeps } from "./awsDeps";
+import type { DestinationEvent } from "../runtime/aws/completionEvent";
+import { makeRunCompletionHandler, type RunCompletionDeps } from "../runtime/aws/recordCompletion";
+import { readAwsEnv, readStoreEnv } from "./awsConfig";
+import { createAwsCompletionDeps, createAwsDeps } from "./awsDeps";
 
 /** Deps from this Lambda's environment (set by the CDK stack). */
 export const depsFromEnv = (): Deps => createAwsDeps(readAwsEnv(process.env));
@@ -48,4 +50,10 @@ export function lazyRoute(factory: RouteFactory, buildDeps: () => Deps = depsFro
 export function lazyScheduledRun(buildDeps: () => Deps = depsFromEnv) {
   const handler = once(() => makeScheduledRunHandler(buildDeps()));
   return async (event: ScheduledRunEvent, _context?: Context) => (await handler())(event);
+}
+
+/** The run-completion Lambda's handler, with its store built on the first event. */
+export function lazyRunCompletion(buildDeps: () => RunCompletionDeps = () => createAwsCompletionDeps(readStoreEnv(process.env))) {
+  const handler = once(() => makeRunCompletionHandler(buildDeps()));
+  return async (event: DestinationEvent, _context?: Context) => (await handler())(event);
 }

@@ -2,6 +2,7 @@ import type { Deps } from "../deps";
 import type { FunctionItem } from "../functions/types";
 import type { InvokeResult } from "../runtime/runtime";
 import { ApiError } from "../http/errors";
+import { finishRun } from "../runs/finishRun";
 import { newRunId } from "../runs/runIds";
 import { admitRun } from "./admitRun";
 import type { RunItem, RunTrigger } from "../runs/types";
@@ -28,7 +29,8 @@ export interface StartedRun {
 
 /**
  * Starts a run through the runtime: the run record is written once capacity is reserved
- * (queued), updated when the automation starts (running) and when it ends, then metered.
+ * (queued), updated when the automation starts (running) and when it ends, then metered
+ * (finishRun: once, by whoever records the end first).
  * Resolves when the run exists; throws (429) when it was never started.
  */
 export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun> {
@@ -62,13 +64,12 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
     markQueued = resolve;
   });
   let exists = false;
+  // Conditional: when the run was recorded already (on AWS the run-completion Lambda does it),
+  // that record stands and is returned, and the run is not counted again.
+  let ending: InvokeResult | undefined;
   const finish = async (result: InvokeResult): Promise<RunItem> => {
-    run = { ...run, ...result, finished_at: deps.clock.now().toISOString() };
-    await deps.store.runs.put(run);
-    const counted = run;
-    deps.store.meters.recordRunLater(counted, (error) =>
-      deps.log(`metering run ${counted.run_id} failed: ${(error as Error).stack ?? error}`),
-    );
+    ending = result;
+    run = await finishRun(deps, run, result);
     return run;
   };
   const created = () => {
@@ -105,7 +106,7 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
       // The final write failed (the store went away): the run stays active in the store and
       // is settled as crashed at the next start; the caller still gets the outcome.
       deps.log(`run ${run.run_id}: recording its end failed: ${(error as Error).message}`);
-      return run;
+      return ending ? { ...run, ...ending, finished_at: deps.clock.now().toISOString() } : run;
     });
   // The lease is given back when the run ends; a run that never started is not counted.
   void completion.then(

@@ -49,7 +49,12 @@ export interface Runtime {
    * that read the settings at each invocation (local) leave it out: nothing to do there.
    */
   configure?(fn: FunctionItem): Promise<DeployResult>;
-  /** Runs one invocation; throws 429 before `onQueued` when no capacity frees up in time. */
+  /**
+   * Runs one invocation and resolves with how it ended; throws 429 before `onQueued` when no
+   * capacity frees up in time. An adapter may have the run's end recorded by someone else (AWS:
+   * the run-completion Lambda writes it, and invoke resolves once the record is final): the
+   * caller ends runs with finishRun, which keeps a record that is final already.
+   */
   invoke(request: InvokeRequest, hooks: InvokeHooks): Promise<InvokeResult>;
   /** Releases everything the runtime holds for a deleted function. */
   remove(fn: FunctionItem): Promise<void>;

@@ -77,17 +77,25 @@ export class LimitStore {
     throw new Error(`Could not admit a run for ${accountId}: too much contention`);
   }
 
-  /** Gives a lease back (its run ended); `refund` also uncounts the invocation (it never started). */
+  /**
+   * Gives a lease back (its run ended); `refund` also uncounts the invocation (it never started).
+   * A lease no longer held (released already, or expired) is left alone: releasing twice is safe.
+   */
   async release(accountId: string, leaseId: string, refund = false): Promise<void> {
-    await this.doc.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: limitKey(accountId),
-        UpdateExpression: refund ? "REMOVE leases.#lease ADD invocations :minus" : "REMOVE leases.#lease",
-        ExpressionAttributeNames: { "#lease": leaseId },
-        ...(refund ? { ExpressionAttributeValues: { ":minus": -1 } } : {}),
-      }),
-    );
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: limitKey(accountId),
+          UpdateExpression: refund ? "REMOVE leases.#lease ADD invocations :minus" : "REMOVE leases.#lease",
+          ConditionExpression: "attribute_exists(leases.#lease)",
+          ExpressionAttributeNames: { "#lease": leaseId },
+          ...(refund ? { ExpressionAttributeValues: { ":minus": -1 } } : {}),
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+    }
   }
 
   /** Invocations admitted this month and runs in flight now. */

@@ -29,6 +29,24 @@ export class RunStore {
 
   /** Writes a run as it is now (create, and every status change). */
   async put(run: RunItem): Promise<void> {
+    await this.write(run, false);
+  }
+
+  /**
+   * Writes a run's final record unless the stored run is already final (conditional: a run
+   * ends once, whoever records it first). False when it was: nothing of the run item changed.
+   */
+  async putIfActive(run: RunItem): Promise<boolean> {
+    try {
+      await this.write(run, true);
+      return true;
+    } catch (error) {
+      if (error instanceof Error && error.name === "ConditionalCheckFailedException") return false;
+      throw error;
+    }
+  }
+
+  private async write(run: RunItem, onlyIfActive: boolean): Promise<void> {
     const { result_json, ...rest } = run;
     const item: StoredRun = { ...rest, result_json };
     if (result_json && Buffer.byteLength(result_json) > INLINE_RESULT_BYTES) {
@@ -45,6 +63,13 @@ export class RunStore {
       new PutCommand({
         TableName: this.table,
         Item: { ...runKey(run.run_id), ...runIndex(run.function_id, run.run_id), ...item, expires_at: this.expiry(run) },
+        ...(onlyIfActive
+          ? {
+              ConditionExpression: "attribute_not_exists(pk) OR #status IN (:queued, :running)",
+              ExpressionAttributeNames: { "#status": "status" },
+              ExpressionAttributeValues: { ":queued": "queued", ":running": "running" },
+            }
+          : {}),
       }),
     );
   }

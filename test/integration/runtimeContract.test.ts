@@ -1,96 +1,33 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { unzipSync } from "fflate";
 import { compileCode } from "../../lambdas/code/compileCode";
 import { newFunctionId } from "../../lambdas/functions/ids";
 import type { FunctionItem, VersionWithCode } from "../../lambdas/functions/types";
 import { buildWorkerBundle } from "../../lambdas/runner/buildWorkerBundle";
-import { createLambdaHandler, type LambdaRunEvent, type LambdaRunHandler } from "../../lambdas/runner/lambdaHandler";
+import { systemClock } from "../../lambdas/deps";
 import { createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
-import type { LambdaCommand } from "../../lambdas/runtime/aws/lambdaClient";
+import { makeRunCompletionHandler } from "../../lambdas/runtime/aws/recordCompletion";
 import { createLocalRuntime } from "../../lambdas/runtime/local/localRuntime";
 import { workerIdentity } from "../../lambdas/runtime/local/unprivilegedUser";
 import type { InvokeResult, Runtime } from "../../lambdas/runtime/runtime";
+import type { RunItem } from "../../lambdas/runs/types";
+import type { Store } from "../../lambdas/store/store";
 import { ECHO_FN, TITLE_FN } from "../helpers/code";
+import { InProcessLambda } from "../helpers/inProcessLambda";
 import { startMemoryStore } from "../helpers/memoryStore";
 import { expectNoProcessesWith } from "../helpers/processes";
 import { launchTestBrowser, type PageServer, startPageServer } from "../helpers/testBrowser";
 
-/** A runtime under test, and how a version is made available before its deploy. */
+/** A runtime under test, its store, and how a version is made available before its deploy. */
 interface Harness {
   runtime: Runtime;
+  /** Where the caller records its runs (the AWS runtime reads them; its recorder ends them). */
+  runs: Store["runs"];
   /** Stores the version where the runtime reads it (local: the store; AWS: nothing, the zip carries it). */
-  store(version: VersionWithCode): Promise<void>;
+  storeVersion(version: VersionWithCode): Promise<void>;
   close(): Promise<void>;
-}
-
-/**
- * The Lambda control plane, faked: it keeps each function's zips, published versions and
- * aliases, and an Invoke really runs the published zip: unpacked into a directory, served by
- * createLambdaHandler in this process, as the Lambda Node runtime would.
- */
-class InProcessLambda {
-  private readonly functions = new Map<string, { latest: Uint8Array; config: unknown; published: Uint8Array[]; aliases: Map<string, number> }>();
-  private readonly handlers = new Map<string, LambdaRunHandler>();
-
-  constructor(private readonly root: string) {}
-
-  async send(command: LambdaCommand): Promise<unknown> {
-    const input = command.input as Record<string, unknown> & { FunctionName: string };
-    const fn = this.functions.get(input.FunctionName);
-    const missing = () => Object.assign(new Error(`Function not found: ${input.FunctionName}`), { name: "ResourceNotFoundException" });
-    switch (command.constructor.name) {
-      case "CreateFunctionCommand":
-        this.functions.set(input.FunctionName, { latest: (input.Code as { ZipFile: Uint8Array }).ZipFile, config: input, published: [], aliases: new Map() });
-        return {};
-      case "UpdateFunctionCodeCommand":
-        if (!fn) throw missing();
-        fn.latest = input.ZipFile as Uint8Array;
-        return {};
-      case "GetFunctionConfigurationCommand":
-        if (!fn) throw missing();
-        return { ...(fn.config as object), Layers: [], State: "Active", LastUpdateStatus: "Successful" };
-      case "PublishVersionCommand":
-        if (!fn) throw missing();
-        return { Version: String(fn.published.push(fn.latest)) };
-      case "CreateAliasCommand":
-      case "UpdateAliasCommand":
-        fn?.aliases.set(input.Name as string, Number(input.FunctionVersion));
-        return {};
-      case "InvokeCommand":
-        return this.invoke(input.FunctionName, input.Qualifier as string, input.Payload as string);
-      default:
-        throw new Error(`the fake does not know ${command.constructor.name}`);
-    }
-  }
-
-  private async invoke(name: string, alias: string, payload: string): Promise<unknown> {
-    const version = this.functions.get(name)?.aliases.get(alias);
-    const zip = version === undefined ? undefined : this.functions.get(name)?.published[version - 1];
-    if (!zip) throw Object.assign(new Error(`Function not found: ${name}:${alias}`), { name: "ResourceNotFoundException" });
-    const key = `${name}:${version}`;
-    let handler = this.handlers.get(key);
-    if (!handler) {
-      const dir = path.join(this.root, key.replace(":", "-"));
-      await mkdir(dir, { recursive: true });
-      for (const [file, data] of Object.entries(unzipSync(zip))) await writeFile(path.join(dir, file), data);
-      handler = createLambdaHandler(dir, { launchBrowser: launchTestBrowser });
-      this.handlers.set(key, handler);
-    }
-    try {
-      const outcome = await handler(JSON.parse(payload) as LambdaRunEvent);
-      return { StatusCode: 200, Payload: new TextEncoder().encode(JSON.stringify(outcome)) };
-    } catch (error) {
-      const { name: errorType, message: errorMessage } = error as Error;
-      return { StatusCode: 200, FunctionError: "Unhandled", Payload: new TextEncoder().encode(JSON.stringify({ errorType, errorMessage })) };
-    }
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([...this.handlers.values()].map((handler) => handler.close()));
-  }
 }
 
 /** Browsers this process started (the in-process Lambda runner's) that are still running. */
@@ -122,7 +59,8 @@ async function startLocal(): Promise<Harness> {
   const runtime = createLocalRuntime({ store: memory.store, bundlePath, profileRoot: dir, identity: workerIdentity(), limits });
   return {
     runtime,
-    store: async (version) => void (await memory.store.versions.create(version)),
+    runs: memory.store.runs,
+    storeVersion: async (version) => void (await memory.store.versions.create(version)),
     close: async () => {
       await runtime.close();
       await memory.close();
@@ -132,16 +70,25 @@ async function startLocal(): Promise<Harness> {
   };
 }
 
+/** The Lambda control plane faked in process (the runner real), its completions recorded by the real recorder. */
 async function startAws(): Promise<Harness> {
   const dir = await tempDir();
-  const lambda = new InProcessLambda(dir);
-  const runtime = createAwsRuntime({ lambda, functionPrefix: "bfn-", executionRoleArn: "arn:aws:iam::1:role/fn", layerArns: [], pollIntervalMs: 1 });
+  const memory = await startMemoryStore();
+  const completionArn = "arn:aws:lambda:eu-west-1:123456789012:function:bfn-run-completion";
+  const recorder = makeRunCompletionHandler({ store: memory.store, clock: systemClock, log: () => undefined });
+  const lambda = new InProcessLambda(dir, { [completionArn]: recorder }, launchTestBrowser);
+  const runtime = createAwsRuntime({
+    lambda, functionPrefix: "bfn-", executionRoleArn: "arn:aws:iam::1:role/fn", layerArns: [], pollIntervalMs: 1,
+    completionArn, runs: memory.store.runs, runPollIntervalMs: 20,
+  });
   return {
     runtime,
-    store: async () => undefined,
+    runs: memory.store.runs,
+    storeVersion: async () => undefined,
     close: async () => {
       await runtime.close();
       await lambda.close();
+      await memory.close();
       expect(childBrowsers()).toEqual([]);
       await rm(dir, { recursive: true, force: true });
     },
@@ -155,6 +102,14 @@ function functionItem(functionId: string): FunctionItem {
     latest_version: 1, variables: [], schedule: null, schedule_timezone: "UTC", schedule_params: null, next_run_at: null,
     timeout_seconds: 30, memory_mb: 2048, shared: false, reference_workflow_id: null, created_at: now, updated_at: now,
     code_sha256: "", revision: 1,
+  };
+}
+
+function runItem(fn: FunctionItem, runId: string, params: Record<string, unknown>): RunItem {
+  return {
+    run_id: runId, account_id: fn.account_id, function_id: fn.function_id, function_name: fn.name, version: 1, trigger: "http",
+    status: "queued", params, result_json: null, error: null, logs: "", queued_at: new Date().toISOString(), started_at: null,
+    finished_at: null, duration_ms: null, browser_ms: 0, peak_memory_mb: null, memory_mb: fn.memory_mb, request_origin: null, sdk_version: null,
   };
 }
 
@@ -181,11 +136,19 @@ function runtimeContract(name: string, start: () => Promise<Harness>): void {
         function_id: fn.function_id, version: 1, created_at: fn.created_at, code_sha256: compiled.code_sha256,
         variables: compiled.variables, parameter_style: compiled.parameter_style, source, js: compiled.js,
       };
-      await harness.store(version);
+      await harness.storeVersion(version);
       expect(await harness.runtime.deploy(fn, version)).toEqual({ status: "active", status_reason: null });
       const events: string[] = [];
-      const hooks = { onQueued: async () => void events.push("queued"), onRunning: async () => void events.push("running") };
-      const result = await harness.runtime.invoke({ fn, version: 1, runId: `run_${fn.function_id}`, params, waitMs: 10_000 }, hooks);
+      const run = runItem(fn, `run_${fn.function_id}`, params);
+      // As startRun does: the run's record exists, running, before the automation starts.
+      const hooks = {
+        onQueued: async () => void events.push("queued"),
+        onRunning: async () => {
+          await harness.runs.put({ ...run, status: "running", started_at: new Date().toISOString() });
+          events.push("running");
+        },
+      };
+      const result = await harness.runtime.invoke({ fn, version: 1, runId: run.run_id, params, waitMs: 10_000 }, hooks);
       events.push("done");
       return { result, events };
     }

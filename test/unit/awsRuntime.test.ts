@@ -10,6 +10,7 @@ const NAME = `bfn-${FUNCTION_ID}`;
 const ROLE = "arn:aws:iam::123456789012:role/browserfn-function";
 const LAYERS = ["arn:aws:lambda:eu-central-1:123456789012:layer:chromium:3", "arn:aws:lambda:eu-central-1:123456789012:layer:runtime:7"];
 const ACTIVE = { State: "Active", LastUpdateStatus: "Successful", MemorySize: 1024, Timeout: 300, Runtime: "nodejs22.x", Role: ROLE, Handler: "index.handler", Layers: LAYERS.map((Arn) => ({ Arn })) };
+const COMPLETION = "arn:aws:lambda:eu-central-1:123456789012:function:bfn-run-completion";
 const SETTINGS = { Runtime: "nodejs22.x", Role: ROLE, Handler: "index.handler", MemorySize: 1024, Timeout: 300, Layers: LAYERS, Environment: { Variables: {} } };
 
 type Reply = unknown | Error;
@@ -66,7 +67,8 @@ function version(n: number): VersionWithCode {
 function setup(client = new FakeLambda()) {
   const sleeps: number[] = [];
   const runtime = createAwsRuntime({
-    lambda: client, functionPrefix: "bfn-", executionRoleArn: ROLE, layerArns: LAYERS,
+    lambda: client, functionPrefix: "bfn-", executionRoleArn: ROLE, layerArns: LAYERS, completionArn: COMPLETION,
+    runs: { get: async () => undefined },
     pollIntervalMs: 10, activeTimeoutMs: 30, sleep: async (ms) => void sleeps.push(ms),
   });
   return { client, runtime, sleeps };
@@ -77,9 +79,17 @@ const zipOf = (command: LambdaCommand) => {
   return (input.Code?.ZipFile ?? input.ZipFile) as Uint8Array;
 };
 const sha = (zip: Uint8Array) => createHash("sha256").update(zip).digest("base64");
+/** The async-invocation config every deployed version's alias gets: no retries, the run-completion Lambda as its destination. */
+const eventInvokeConfig = (alias: string) => [
+  "PutFunctionEventInvokeConfigCommand",
+  {
+    FunctionName: NAME, Qualifier: alias, MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60,
+    DestinationConfig: { OnSuccess: { Destination: COMPLETION }, OnFailure: { Destination: COMPLETION } },
+  },
+];
 
 describe("the AWS runtime: deploy (the exact Lambda calls)", () => {
-  it("creates version 1, waits for Active, publishes it and points v1 and live at it", async () => {
+  it("creates version 1, waits for Active, publishes it, points v1 and live at it and sends v1's completions to the recorder", async () => {
     const { client, runtime } = setup();
     client.reply("PublishVersionCommand", { Version: "1" });
     expect(await runtime.deploy(fn(), version(1))).toEqual({ status: "active", status_reason: null });
@@ -90,6 +100,7 @@ describe("the AWS runtime: deploy (the exact Lambda calls)", () => {
       ["PublishVersionCommand", { FunctionName: NAME, CodeSha256: sha(zip), Description: "browserfn version 1" }],
       ["CreateAliasCommand", { FunctionName: NAME, Name: "v1", FunctionVersion: "1" }],
       ["CreateAliasCommand", { FunctionName: NAME, Name: "live", FunctionVersion: "1" }],
+      eventInvokeConfig("v1"),
     ]);
     const files = unzipSync(zip);
     expect(Object.keys(files).sort()).toEqual(["code.cjs", "index.js", "meta.json"]);
@@ -135,6 +146,7 @@ describe("the AWS runtime: deploy (the exact Lambda calls)", () => {
       ["PublishVersionCommand", { FunctionName: NAME, CodeSha256: sha(zip), Description: "browserfn version 2" }],
       ["CreateAliasCommand", { FunctionName: NAME, Name: "v2", FunctionVersion: "7" }],
       ["UpdateAliasCommand", { FunctionName: NAME, Name: "live", FunctionVersion: "7" }],
+      eventInvokeConfig("v2"),
     ]);
   });
 
@@ -144,6 +156,7 @@ describe("the AWS runtime: deploy (the exact Lambda calls)", () => {
     expect(client.names()).toEqual([
       "UpdateFunctionCodeCommand", "GetFunctionConfigurationCommand", "UpdateFunctionConfigurationCommand",
       "GetFunctionConfigurationCommand", "PublishVersionCommand", "CreateAliasCommand", "UpdateAliasCommand",
+      "PutFunctionEventInvokeConfigCommand",
     ]);
     expect(client.sent[2]!.input).toEqual({ FunctionName: NAME, ...SETTINGS, MemorySize: 2048, Timeout: 60 });
   });
@@ -154,7 +167,7 @@ describe("the AWS runtime: deploy (the exact Lambda calls)", () => {
     expect(await runtime.deploy(fn(), version(1))).toEqual({ status: "active", status_reason: null });
     expect(client.names()).toEqual([
       "CreateFunctionCommand", "UpdateFunctionCodeCommand", "GetFunctionConfigurationCommand", "PublishVersionCommand",
-      "CreateAliasCommand", "UpdateAliasCommand", "UpdateAliasCommand",
+      "CreateAliasCommand", "UpdateAliasCommand", "UpdateAliasCommand", "PutFunctionEventInvokeConfigCommand",
     ]);
     expect(client.sent[5]!.input).toEqual({ FunctionName: NAME, Name: "v1", FunctionVersion: "7" });
     expect(client.sent[6]!.input).toEqual({ FunctionName: NAME, Name: "live", FunctionVersion: "7" });
@@ -166,7 +179,7 @@ describe("the AWS runtime: deploy (the exact Lambda calls)", () => {
     expect(await runtime.deploy(fn({ latest_version: 2 }), version(2))).toEqual({ status: "active", status_reason: null });
     expect(client.names()).toEqual([
       "UpdateFunctionCodeCommand", "CreateFunctionCommand", "GetFunctionConfigurationCommand", "PublishVersionCommand",
-      "CreateAliasCommand", "CreateAliasCommand",
+      "CreateAliasCommand", "CreateAliasCommand", "PutFunctionEventInvokeConfigCommand",
     ]);
     expect(client.sent[5]!.input).toEqual({ FunctionName: NAME, Name: "live", FunctionVersion: "7" });
   });
@@ -191,7 +204,7 @@ describe("the AWS runtime: deploy (the exact Lambda calls)", () => {
   });
 
   it("refuses a prefix that would make names longer than 64 characters", () => {
-    expect(() => createAwsRuntime({ lambda: new FakeLambda(), functionPrefix: "x".repeat(36), executionRoleArn: ROLE, layerArns: [] })).toThrow(/at most 35/);
+    expect(() => createAwsRuntime({ lambda: new FakeLambda(), functionPrefix: "x".repeat(36), executionRoleArn: ROLE, layerArns: [], completionArn: COMPLETION, runs: { get: async () => undefined } })).toThrow(/at most 35/);
   });
 });
 

@@ -4,13 +4,14 @@ import { ApiError } from "../../lambdas/http/errors";
 import { createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
 import type { LambdaCommand } from "../../lambdas/runtime/aws/lambdaClient";
 import type { InvokeHooks } from "../../lambdas/runtime/runtime";
+import type { RunItem } from "../../lambdas/runs/types";
 
 const FUNCTION_ID = "fn_01jabcdefghjkmnpqrstvwxyz0";
 const NAME = `bfn-${FUNCTION_ID}`;
 
 type Reply = unknown | Error;
 
-/** Answers each Invoke with the next scripted reply; records commands and hook calls in order. */
+/** Answers each Invoke with the next scripted reply; records commands, hook calls and run reads in order. */
 class FakeLambda {
   readonly sent: LambdaCommand[] = [];
   readonly events: string[] = [];
@@ -41,14 +42,36 @@ const fn = {
   updated_at: "2026-01-01T00:00:00.000Z", code_sha256: "0".repeat(64), revision: 1,
 } satisfies FunctionItem;
 
-describe("the AWS runtime: invoke (the exact Invoke and how its answer maps to the run)", () => {
-  const payload = (value: unknown) => new TextEncoder().encode(typeof value === "string" ? value : JSON.stringify(value));
+const COMPLETION = "arn:aws:lambda:eu-central-1:123456789012:function:bfn-run-completion";
+
+function runRecord(overrides: Partial<RunItem>): RunItem {
+  return {
+    run_id: "run_1", account_id: "acct", function_id: FUNCTION_ID, function_name: "scraper", version: 3, trigger: "http",
+    status: "running", params: {}, result_json: null, error: null, logs: "", queued_at: "2026-01-01T00:00:00.000Z",
+    started_at: "2026-01-01T00:00:00.000Z", finished_at: null, duration_ms: null, browser_ms: 0, peak_memory_mb: null,
+    memory_mb: 512, request_origin: null, sdk_version: null, ...overrides,
+  };
+}
+
+describe("the AWS runtime: invoke (the exact Invoke, then the run's record until it is final)", () => {
   const request = { fn, version: 3, runId: "run_1", params: { url: "https://example.com" }, waitMs: 0 };
 
-  async function invoke(...replies: Reply[]) {
-    const client = new FakeLambda(replies);
+  /** `records`: what each read of the run gives (the last one repeats). */
+  async function invoke(records: (RunItem | undefined)[], ...replies: Reply[]) {
+    const client = new FakeLambda(replies.length > 0 ? replies : [{ StatusCode: 202 }]);
     const sleeps: number[] = [];
-    const runtime = createAwsRuntime({ lambda: client, functionPrefix: "bfn-", executionRoleArn: "role", layerArns: [], sleep: async (ms) => void sleeps.push(ms) });
+    const runs = {
+      get: async (runId: string) => {
+        client.events.push(`get ${runId}`);
+        const record = records.length > 1 ? records.shift() : records[0];
+        if (record instanceof Error) throw record;
+        return record;
+      },
+    };
+    const runtime = createAwsRuntime({
+      lambda: client, functionPrefix: "bfn-", executionRoleArn: "role", layerArns: [], completionArn: COMPLETION, runs,
+      runPollIntervalMs: 250, sleep: async (ms) => void sleeps.push(ms),
+    });
     const hooks: InvokeHooks = {
       onQueued: async () => void client.events.push("onQueued"),
       onRunning: async () => void client.events.push("onRunning"),
@@ -57,38 +80,37 @@ describe("the AWS runtime: invoke (the exact Invoke and how its answer maps to t
     return { client, result, sleeps };
   }
 
-  it("calls onRunning, then invokes alias vN synchronously, and returns the runner's outcome", async () => {
-    const tail = Buffer.from("REPORT RequestId: x Duration: 812.33 ms Billed Duration: 813 ms Memory Size: 512 MB Max Memory Used: 301 MB").toString("base64");
-    const { client, result } = await invoke({ StatusCode: 200, LogResult: tail, Payload: payload({ status: "succeeded", result_json: '{"ok":true}', logs: "LOG hi\n", browser_ms: 120 }) });
-    expect(await result).toEqual({ status: "succeeded", result_json: '{"ok":true}', error: null, logs: "LOG hi\n", browser_ms: 120, duration_ms: expect.any(Number), peak_memory_mb: 301 });
-    expect(client.events).toEqual(["onRunning", "InvokeCommand"]);
+  it("calls onRunning, invokes alias vN asynchronously, then reads the run until the recorder made it final", async () => {
+    const final = runRecord({ status: "succeeded", result_json: '{"ok":true}', logs: "LOG hi\n", browser_ms: 120, duration_ms: 812, finished_at: "2026-01-01T00:00:01.000Z" });
+    const { client, result, sleeps } = await invoke([runRecord({}), runRecord({}), final]);
+    expect(await result).toEqual({ status: "succeeded", result_json: '{"ok":true}', error: null, logs: "LOG hi\n", browser_ms: 120, duration_ms: 812, peak_memory_mb: null });
+    expect(client.events).toEqual(["onRunning", "InvokeCommand", "get run_1", "get run_1", "get run_1"]);
+    expect(sleeps).toEqual([250, 250]);
     expect(client.calls()).toEqual([
-      ["InvokeCommand", { FunctionName: NAME, Qualifier: "v3", InvocationType: "RequestResponse", LogType: "Tail", Payload: JSON.stringify({ run_id: "run_1", params: { url: "https://example.com" }, timeout_ms: 60_000 }) }],
+      ["InvokeCommand", { FunctionName: NAME, Qualifier: "v3", InvocationType: "Event", Payload: JSON.stringify({ run_id: "run_1", params: { url: "https://example.com" }, timeout_ms: 60_000 }) }],
     ]);
   });
 
-  it("passes on a failed outcome of the user's code, without its stack", async () => {
-    const outcome = { status: "failed", error: { code: "function_error", message: "boom", stack: "Error: boom\n at x" }, logs: "ERROR x\n", browser_ms: 0 };
-    const { result } = await invoke({ StatusCode: 200, Payload: payload(outcome) });
-    expect(await result).toMatchObject({ status: "failed", result_json: null, error: { code: "function_error", message: "boom" }, logs: "ERROR x\n", peak_memory_mb: null });
-    expect((await result).error).toEqual({ code: "function_error", message: "boom" });
+  it("reads again after a failed read of the run (the run goes on in Lambda)", async () => {
+    const final = runRecord({ status: "succeeded", result_json: "2", duration_ms: 3 });
+    const { result } = await invoke([new Error("ProvisionedThroughputExceededException") as unknown as RunItem, final]);
+    expect(await result).toMatchObject({ status: "succeeded", result_json: "2" });
   });
 
-  it.each([
-    [{ errorType: "Sandbox.Timedout", errorMessage: "RequestId: x Error: Task timed out after 60.00 seconds" }, "timed_out", "function_timeout", "The function did not finish within its timeout of 60 s"],
-    [{ errorMessage: "2026-01-01T00:00:00.000Z x Task timed out after 60.06 seconds" }, "timed_out", "function_timeout", "The function did not finish within its timeout of 60 s"],
-    [{ errorType: "Runtime.OutOfMemory", errorMessage: "RequestId: x Error: Runtime exited with error: signal: killed" }, "failed", "function_crashed", "The function ran out of memory: its limit is 512 MB"],
-    [{ errorType: "Runtime.ExitError", errorMessage: "RequestId: x Error: Runtime exited with error: signal: killed" }, "failed", "function_crashed", "The function ran out of memory: its limit is 512 MB"],
-    [{ errorType: "Runtime.ExitError", errorMessage: "RequestId: x Error: Runtime exited with error: exit status 1" }, "failed", "function_crashed", "The function's process crashed: Runtime.ExitError: RequestId: x Error: Runtime exited with error: exit status 1"],
-    [{ errorType: "Error", errorMessage: "ENOENT: no such file or directory, open '/var/task/code.cjs'" }, "failed", "function_crashed", "The function's process crashed: Error: ENOENT: no such file or directory, open '/var/task/code.cjs'"],
-    [{ errorType: "Function.ResponseSizeTooLarge", errorMessage: "Response payload size exceeded maximum allowed payload size (6291556 bytes)." }, "failed", "result_not_serializable", "The return value is larger than Lambda's response limit: Response payload size exceeded maximum allowed payload size (6291556 bytes)."],
-  ])("maps the FunctionError %j to %s / %s", async (error, status, code, message) => {
-    const { result } = await invoke({ StatusCode: 200, FunctionError: "Unhandled", Payload: payload(error) });
-    expect(await result).toEqual({ status, result_json: null, error: { code, message }, logs: "", browser_ms: 0, duration_ms: expect.any(Number), peak_memory_mb: null });
+  it("gives the recorded failure as it is", async () => {
+    const error = { code: "function_timeout", message: "The function did not finish within its timeout of 60 s" };
+    const { result } = await invoke([runRecord({ status: "timed_out", error, duration_ms: 60_000 })]);
+    expect(await result).toMatchObject({ status: "timed_out", result_json: null, error, duration_ms: 60_000 });
+  });
+
+  it("stops reading after the timeout, the event's age and a margin: the run ends as crashed", async () => {
+    const { result, sleeps } = await invoke([runRecord({})]);
+    expect(await result).toMatchObject({ status: "failed", error: { code: "function_crashed", message: expect.stringContaining("No end of the run was recorded within 180 s") } });
+    expect(sleeps.length).toBe(180_000 / 250 + 1);
   });
 
   it("throws 429 with Retry-After when Lambda throttles (after onRunning: the caller settles the run)", async () => {
-    const { client, result } = await invoke(throttled());
+    const { client, result } = await invoke([runRecord({})], throttled());
     const error: unknown = await result.catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ code: "concurrency_limit_exceeded", status: 429, headers: { "retry-after": "1" } });
@@ -96,24 +118,21 @@ describe("the AWS runtime: invoke (the exact Invoke and how its answer maps to t
   });
 
   it("retries a throttled invoke with backoff while the wait budget lasts", async () => {
-    const { client, result, sleeps } = await invoke(throttled(), throttled(), { StatusCode: 200, Payload: payload({ status: "succeeded", result_json: "1", logs: "", browser_ms: 0 }) });
+    const final = runRecord({ status: "succeeded", result_json: "1", duration_ms: 5 });
+    const { client, result, sleeps } = await invoke([final], throttled(), throttled(), { StatusCode: 202 });
     expect(await result).toMatchObject({ status: "succeeded", result_json: "1" });
     expect(sleeps).toEqual([100, 200]);
-    expect(client.events).toEqual(["onRunning", "InvokeCommand", "InvokeCommand", "InvokeCommand"]);
+    expect(client.events).toEqual(["onRunning", "InvokeCommand", "InvokeCommand", "InvokeCommand", "get run_1"]);
   });
 
   it("fails the run with function_crashed when the function or version is not deployed", async () => {
-    const { result } = await invoke(notFound());
+    const { client, result } = await invoke([runRecord({})], notFound());
     expect(await result).toMatchObject({ status: "failed", error: { code: "function_crashed", message: `The function is not deployed: Lambda has no ${NAME}:v3` } });
+    expect(client.events).toEqual(["onRunning", "InvokeCommand"]);
   });
 
   it("lets other SDK errors through (the caller settles the run as internal_error)", async () => {
-    const { result } = await invoke(Object.assign(new Error("socket hang up"), { name: "TimeoutError" }));
+    const { result } = await invoke([runRecord({})], Object.assign(new Error("socket hang up"), { name: "TimeoutError" }));
     await expect(result).rejects.toThrow("socket hang up");
-  });
-
-  it("fails the run with function_crashed when the answer is not a run outcome", async () => {
-    const { result } = await invoke({ StatusCode: 200, Payload: payload("null") });
-    expect(await result).toMatchObject({ status: "failed", error: { code: "function_crashed" } });
   });
 });

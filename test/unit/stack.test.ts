@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { App } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
-import { AWS_ENV, readAwsEnv, readIdentityEnv } from "../../lambdas/aws/awsConfig";
+import { AWS_ENV, readAwsEnv, readIdentityEnv, readStoreEnv } from "../../lambdas/aws/awsConfig";
 import { ROUTES } from "../../lambdas/routes/routeTable";
 import { MAIN_TABLE } from "../../lambdas/store/tables";
 import { BrowserfnStack, type BrowserfnStackProps } from "../../lib/browserfnStack";
@@ -117,7 +117,7 @@ describe("the CDK stack", () => {
   });
 
   it("runs the handlers on nodejs22.x arm64 with bounded timeouts, the environment their entries parse, and own log groups", () => {
-    expect(functions).toHaveLength(ROUTES.length + 3);
+    expect(functions).toHaveLength(ROUTES.length + 4);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({ Runtime: "nodejs22.x", Architectures: ["arm64"], Handler: "index.handler" });
       expect(fn.Properties.LoggingConfig).toMatchObject({ LogGroup: { Ref: expect.any(String) } });
@@ -140,6 +140,15 @@ describe("the CDK stack", () => {
     });
     expect(identity.oauth?.clientIds).toHaveLength(2);
     expect(authorizerEnv).not.toHaveProperty(AWS_ENV.executionRoleArn);
+    const [, runCompletion] = functionNamed("bfn-test-run-completion");
+    expect(runCompletion.Properties).toMatchObject({ Timeout: 30, MemorySize: 256 });
+    const completionEnv = (runCompletion.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(Object.keys(completionEnv).sort()).toEqual([AWS_ENV.runRetentionDays, AWS_ENV.tablePrefix, "NODE_OPTIONS"].sort());
+    expect(() => readStoreEnv({ ...completionEnv, AWS_REGION: "eu-west-1" } as NodeJS.ProcessEnv)).not.toThrow();
+    const [, invokeRoute] = functionNamed("bfn-test-api-invokePost");
+    expect(JSON.stringify((invokeRoute.Properties.Environment as { Variables: Record<string, unknown> }).Variables[AWS_ENV.completionArn])).toContain(
+      ":function:bfn-test-run-completion",
+    );
     template.resourceCountIs("AWS::Logs::LogGroup", functions.length + 1); // + API access logs
   });
 

@@ -63,14 +63,14 @@ describe("the Lambda entries", () => {
       expect(source).toContain(`export const handler = lazyRoute(${route.operationId});`);
       expect(source).not.toMatch(/routeTable|HANDLERS/);
     }
-    for (const name of ["authorizer", "scheduledRun", "routeNotFound"]) expect(existsSync(path.join(ENTRIES, `${name}.ts`))).toBe(true);
+    for (const name of ["authorizer", "scheduledRun", "routeNotFound", "runCompletion"]) expect(existsSync(path.join(ENTRIES, `${name}.ts`))).toBe(true);
   });
 
   it("build nothing at import: an entry loads without any environment", () => {
     const saved = process.env[AWS_ENV.tablePrefix];
     delete process.env[AWS_ENV.tablePrefix];
     try {
-      for (const name of ["health", "invokePost", "authorizer", "scheduledRun"]) {
+      for (const name of ["health", "invokePost", "authorizer", "scheduledRun", "runCompletion"]) {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         expect(typeof require(path.join(ENTRIES, `${name}.ts`)).handler).toBe("function");
       }
@@ -88,6 +88,7 @@ describe("the Lambda environment", () => {
     [AWS_ENV.functionPrefix]: "bfn-fn-",
     [AWS_ENV.executionRoleArn]: "arn:aws:iam::123456789012:role/exec",
     [AWS_ENV.layerArns]: "arn:aws:lambda:eu-west-1:123456789012:layer:chromium:1, arn:aws:lambda:eu-west-1:123456789012:layer:runtime:1",
+    [AWS_ENV.completionArn]: "arn:aws:lambda:eu-west-1:123456789012:function:bfn-run-completion",
     [AWS_ENV.scheduleGroup]: "bfn",
     [AWS_ENV.scheduleTargetArn]: "arn:aws:lambda:eu-west-1:123456789012:function:bfn-scheduled-run",
     [AWS_ENV.scheduleRoleArn]: "arn:aws:iam::123456789012:role/scheduler",
@@ -98,6 +99,7 @@ describe("the Lambda environment", () => {
     const config = readAwsEnv(env);
     expect(config).toMatchObject({ region: "eu-west-1", tablePrefix: "bfn", syncWaitSeconds: 25, runRetentionDays: 30, oauth: null, publicUrl: null });
     expect(config.runtime.layerArns).toHaveLength(2);
+    expect(config.runtime.completionArn).toBe("arn:aws:lambda:eu-west-1:123456789012:function:bfn-run-completion");
     expect(config.schedules).toMatchObject({ groupName: "bfn", namePrefix: "" });
   });
 

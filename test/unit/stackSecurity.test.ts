@@ -115,11 +115,19 @@ describe("the stack's permissions", () => {
     }
     const authorizer = statementsOfRole(roleOf("HandlersAuthorizerRole")).filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:")));
     expect(authorizer.flatMap((s) => list(s.Action)).sort()).toEqual(["dynamodb:GetItem", "dynamodb:PutItem"]);
+    const completion = statementsOfRole(roleOf("HandlersRunCompletionRole"));
+    expect(completion.filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:"))).map((s) => flatten(s.Resource))).toEqual([`<${tableId}.Arn>`]);
+    expect(completion.flatMap((s) => list(s.Action)).filter((a) => !a.startsWith("logs:")).sort()).toEqual([
+      "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem",
+    ]);
   });
 
-  it("lets function code write its logs and nothing else; open routes only write their logs", () => {
+  it("lets function code write its logs and invoke the run-completion Lambda (its async destination), nothing else; open routes only write their logs", () => {
     const execution = statementsOfRole(roleOf("FunctionRuntimeExecutionRole"));
-    expect(execution.flatMap((s) => list(s.Action)).every((a) => a.startsWith("logs:"))).toBe(true);
+    const [invoke, ...others] = execution.filter((s) => !list(s.Action).every((a) => a.startsWith("logs:")));
+    expect(others).toEqual([]);
+    expect(list(invoke?.Action)).toEqual(["lambda:InvokeFunction"]);
+    expect(flatten(invoke?.Resource)).toBe("arn:<AWS::Partition>:lambda:<AWS::Region>:<AWS::AccountId>:function:bfn-test-run-completion");
     const open = statementsOfRole(roleOf("HandlersOpenRole"));
     expect(open.flatMap((s) => list(s.Action)).sort()).toEqual(["logs:CreateLogStream", "logs:PutLogEvents"]);
   });

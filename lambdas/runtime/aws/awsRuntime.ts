@@ -1,21 +1,31 @@
-import { DeleteFunctionCommand, InvokeCommand, type Runtime as LambdaRuntimeName } from "@aws-sdk/client-lambda";
+import {
+  DeleteFunctionCommand,
+  InvokeCommand,
+  PutFunctionEventInvokeConfigCommand,
+  type Runtime as LambdaRuntimeName,
+} from "@aws-sdk/client-lambda";
 import type { FunctionItem } from "../../functions/types";
 import { ApiError } from "../../http/errors";
 import type { LambdaRunEvent } from "../../runner/lambdaPackage";
+import { FINAL_STATUSES, type RunItem } from "../../runs/types";
+import type { RunStore } from "../../store/runStore";
 import type { InvokeRequest, InvokeResult, Runtime } from "../runtime";
 import { lambdaDeployer, versionAlias } from "./deployLambda";
-import { endedWithout, type InvokeAnswer, invokeResult } from "./invokeOutcome";
+import { endedWithout } from "./invokeOutcome";
 import { isAwsError, type LambdaClientLike, type LambdaSend } from "./lambdaClient";
 
 export interface AwsRuntimeOptions {
   /**
-   * A LambdaClient (or a test double). Its owner builds and destroys it. Invocations are
-   * synchronous and last up to the function's timeout (≤ 900 s), so its request timeout must be
-   * longer than that. The SDK retries throttles and network failures itself; a retried Invoke
-   * after a network failure can run an automation twice, so `maxAttempts: 1` is the safe choice
-   * (throttles are then retried here, within the run's wait budget).
+   * A LambdaClient (or a test double). Its owner builds and destroys it. The SDK retries
+   * throttles and network failures itself; a retried Invoke after a network failure can queue
+   * a run twice, so `maxAttempts: 1` is the safe choice (throttles are then retried here,
+   * within the run's wait budget).
    */
   lambda: LambdaClientLike;
+  /** Where invoke reads the run's record until the run-completion Lambda has made it final. */
+  runs: Pick<RunStore, "get">;
+  /** The run-completion Lambda: every function's async-invocation destination (see recordCompletion.ts). */
+  completionArn: string;
   /** Prepended to the function_id to name its Lambda: at most 35 characters of [A-Za-z0-9-_]. */
   functionPrefix: string;
   /** The role every function's Lambda runs as (logs only: no access to the service's data). */
@@ -30,8 +40,19 @@ export interface AwsRuntimeOptions {
   pollIntervalMs?: number;
   /** How long a deploy waits for Lambda to make the function Active (default 120 s). */
   activeTimeoutMs?: number;
+  /** Between two reads of a run's record while invoke waits for its end (default 200 ms). */
+  runPollIntervalMs?: number;
   sleep?: (ms: number) => Promise<void>;
 }
+
+/**
+ * How long Lambda keeps an Event invocation it could not start yet (throttled): Lambda's
+ * minimum. Past it the event goes to the destination as `EventAgeExceeded` and the run ends as
+ * refused.
+ */
+export const MAX_EVENT_AGE_SECONDS = 60;
+/** Beyond the function's timeout and the event's age: a cold start and the recorder's own delivery. */
+const COMPLETION_MARGIN_MS = 60_000;
 
 /** `fn_` + 26 ULID characters. */
 const FUNCTION_ID_LENGTH = 29;
@@ -60,7 +81,10 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * configure(fn): UpdateFunctionConfiguration + wait + PublishVersion, then UpdateAlias `vN`
  *   (N = latest_version) and `live`: older versions keep the settings they were published with.
  *   It and deploy must not run at the same time for one function.
- * invoke: see `invoke` below. remove: DeleteFunction (all versions and aliases with it).
+ * After each deploy, PutFunctionEventInvokeConfig on alias `vN`: no retries (a retry would run the
+ *   automation again), events dropped after MAX_EVENT_AGE_SECONDS, and the run-completion Lambda
+ *   as the destination on success and on failure.
+ * invoke: see `invoke` below. remove: DeleteFunction (all versions, aliases and configs with it).
  */
 export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
   const { lambda, functionPrefix } = options;
@@ -80,14 +104,15 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
     sleep,
   });
 
+  const runPollIntervalMs = options.runPollIntervalMs ?? 200;
+
   /** Invokes; a throttled Invoke is tried again with backoff while `waitMs` lasts, then 429. */
-  const invokeLambda = async (command: InvokeCommand, waitMs: number): Promise<{ answer: InvokeAnswer; duration_ms: number }> => {
+  const invokeLambda = async (command: InvokeCommand, waitMs: number): Promise<void> => {
     let waited = 0;
     for (let delay = FIRST_THROTTLE_DELAY_MS; ; delay = Math.min(delay * 2, MAX_THROTTLE_DELAY_MS)) {
-      const started = performance.now();
       try {
-        const answer = await send<InvokeAnswer>(command);
-        return { answer, duration_ms: Math.round(performance.now() - started) };
+        await send(command);
+        return;
       } catch (error) {
         if (!isAwsError(error, "TooManyRequestsException")) throw error;
         if (waited + delay > waitMs) {
@@ -100,18 +125,54 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
     }
   };
 
+  /**
+   * Reads the run's record until it is final, for as long as the run can last: its timeout, the
+   * event's time in Lambda's queue and a margin. Past that no completion will come (the
+   * destination is missing or failed): the run is ended as crashed by the caller.
+   */
+  const waitForEnd = async (fn: FunctionItem, runId: string): Promise<InvokeResult> => {
+    const limitMs = (fn.timeout_seconds + MAX_EVENT_AGE_SECONDS) * 1000 + COMPLETION_MARGIN_MS;
+    for (let waited = 0; waited <= limitMs; waited += runPollIntervalMs) {
+      // A failed read is tried again: ending the run over it would refuse its real end.
+      const run = await options.runs.get(runId).catch(() => undefined);
+      if (run && FINAL_STATUSES.includes(run.status)) return resultOf(run);
+      await sleep(runPollIntervalMs);
+    }
+    const message = `No end of the run was recorded within ${Math.round(limitMs / 1000)} s: the function's completion never reached the service`;
+    return { ...endedWithout("failed", "function_crashed", message), duration_ms: limitMs, peak_memory_mb: null };
+  };
+
   return {
-    deploy: (fn, version) => deployer.deploy(functionName(fn), fn, version),
+    async deploy(fn, version) {
+      const deployed = await deployer.deploy(functionName(fn), fn, version);
+      if (deployed.status !== "active") return deployed;
+      const destination = { Destination: options.completionArn };
+      await send(
+        new PutFunctionEventInvokeConfigCommand({
+          FunctionName: functionName(fn),
+          Qualifier: versionAlias(version.version),
+          MaximumRetryAttempts: 0,
+          MaximumEventAgeInSeconds: MAX_EVENT_AGE_SECONDS,
+          DestinationConfig: { OnSuccess: destination, OnFailure: destination },
+        }),
+      );
+      return deployed;
+    },
 
     configure: (fn) => deployer.configure(functionName(fn), fn),
 
     /**
-     * `onRunning` first, then a synchronous Invoke of alias `v<version>` with
-     * `{ run_id, params, timeout_ms }`. The hook comes first because the run's record must exist
-     * while the run goes on (an invocation may outlast the sync window), and Lambda only answers
-     * when the run is over. So, unlike the local runtime, a throttled Invoke (Lambda's
-     * concurrency limit) meets a run that already exists: it is retried within `waitMs`, then
-     * 429 `concurrency_limit_exceeded` is thrown, and the caller settles that run.
+     * `onRunning` first (the run's record must exist before the run does), then an
+     * asynchronous Invoke (InvocationType `Event`) of alias `v<version>` with
+     * `{ run_id, params, timeout_ms }`. Lambda queues the event and answers at once; when the
+     * run ends, Lambda hands its answer to the run-completion Lambda (the alias's destination),
+     * which writes the run's final record and meters it. Meanwhile this reads that record every
+     * runPollIntervalMs and resolves with it once it is final; the caller's own finish then
+     * finds the run ended already and keeps that record (finishRun). A caller that stops
+     * waiting (the sync window's 202) loses nothing: the record is written without it.
+     *
+     * A throttled Invoke (rare: Lambda queues Event invocations) is retried within `waitMs`,
+     * then 429 `concurrency_limit_exceeded` is thrown, and the caller settles the run.
      * `onQueued` is never called: Lambda's cold starts cannot be seen from here.
      */
     async invoke(request: InvokeRequest, hooks): Promise<InvokeResult> {
@@ -120,19 +181,18 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
       const command = new InvokeCommand({
         FunctionName: functionName(fn),
         Qualifier: versionAlias(version),
-        InvocationType: "RequestResponse",
-        LogType: "Tail",
+        InvocationType: "Event",
         Payload: JSON.stringify(event),
       });
       await hooks.onRunning();
       try {
-        const { answer, duration_ms } = await invokeLambda(command, request.waitMs);
-        return invokeResult(answer, fn, duration_ms);
+        await invokeLambda(command, request.waitMs);
       } catch (error) {
         if (!isAwsError(error, "ResourceNotFoundException")) throw error;
         const message = `The function is not deployed: Lambda has no ${functionName(fn)}:${versionAlias(version)}`;
         return { ...endedWithout("failed", "function_crashed", message), duration_ms: 0, peak_memory_mb: null };
       }
+      return waitForEnd(fn, request.runId);
     },
 
     async remove(fn) {
@@ -145,5 +205,18 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
 
     // Nothing runs here: the client is its owner's to destroy.
     async close() {},
+  };
+}
+
+/** A final run record as the runtime's result. */
+function resultOf(run: RunItem): InvokeResult {
+  return {
+    status: run.status === "succeeded" || run.status === "timed_out" ? run.status : "failed",
+    result_json: run.result_json,
+    error: run.error,
+    logs: run.logs,
+    duration_ms: run.duration_ms ?? 0,
+    browser_ms: run.browser_ms,
+    peak_memory_mb: run.peak_memory_mb,
   };
 }

@@ -2,15 +2,10 @@ import type { FunctionItem } from "../../functions/types";
 import type { RunOutcome } from "../../runner/protocol";
 import type { InvokeResult } from "../runtime";
 
-/** What an Invoke of a function's Lambda answered (the fields of InvokeCommandOutput used here). */
-export interface InvokeAnswer {
-  FunctionError?: string;
-  Payload?: Uint8Array;
-  /** Base64 of the last 4 KB of the invocation's log (LogType "Tail"). */
-  LogResult?: string;
-}
+/** The settings an ending's message names. */
+export type FunctionLimits = Pick<FunctionItem, "timeout_seconds" | "memory_mb">;
 
-type Ending = Pick<InvokeResult, "status" | "result_json" | "error" | "logs" | "browser_ms">;
+export type Ending = Pick<InvokeResult, "status" | "result_json" | "error" | "logs" | "browser_ms">;
 
 /** An ending without output: the runner could not report one. */
 export function endedWithout(status: "failed" | "timed_out", code: string, message: string): Ending {
@@ -18,7 +13,8 @@ export function endedWithout(status: "failed" | "timed_out", code: string, messa
 }
 
 /**
- * Turns a Lambda FunctionError payload (`{ errorType, errorMessage }`) into the run's ending.
+ * Turns a Lambda function error (`{ errorType, errorMessage }`, as a destination event's
+ * responsePayload carries it) into the run's ending.
  * Our handler never throws for the user's code, so each of these means Lambda stopped it:
  * - `Sandbox.Timedout`, or "Task timed out after …": timed_out / function_timeout;
  * - `Runtime.OutOfMemory`, or a message about running out of memory or the runtime being
@@ -28,7 +24,7 @@ export function endedWithout(status: "failed" | "timed_out", code: string, messa
  * - anything else (`Runtime.ExitError`, an `Unhandled` error of the runner): failed /
  *   function_crashed with Lambda's message.
  */
-export function functionErrorEnding(payload: string, fn: FunctionItem): Ending {
+export function functionErrorEnding(payload: string, fn: FunctionLimits): Ending {
   let errorType = "";
   let errorMessage = payload;
   try {
@@ -60,7 +56,7 @@ function isOutcome(value: unknown): value is RunOutcome {
   return outcome.status === "failed" && typeof outcome.error?.code === "string" && typeof outcome.error.message === "string";
 }
 
-/** The run's ending from a successful Invoke: the runner's RunOutcome (its stack trace dropped). */
+/** The run's ending from a successful invocation: the runner's RunOutcome (its stack trace dropped). */
 export function outcomeEnding(payload: string): Ending {
   let outcome: unknown;
   try {
@@ -74,18 +70,4 @@ export function outcomeEnding(payload: string): Ending {
   const { logs, browser_ms } = outcome;
   if (outcome.status === "succeeded") return { status: "succeeded", result_json: outcome.result_json, error: null, logs, browser_ms };
   return { status: "failed", result_json: null, error: { code: outcome.error.code, message: outcome.error.message }, logs, browser_ms };
-}
-
-/** "Max Memory Used: 312 MB" from the REPORT line of the log tail, when Lambda sent one. */
-export function peakMemoryMb(logResult: string | undefined): number | null {
-  if (!logResult) return null;
-  const match = /Max Memory Used: (\d+) MB/.exec(Buffer.from(logResult, "base64").toString("utf8"));
-  return match?.[1] ? Number(match[1]) : null;
-}
-
-/** An Invoke's answer as the run's result. */
-export function invokeResult(answer: InvokeAnswer, fn: FunctionItem, duration_ms: number): InvokeResult {
-  const payload = answer.Payload ? new TextDecoder().decode(answer.Payload) : "";
-  const ending = answer.FunctionError ? functionErrorEnding(payload, fn) : outcomeEnding(payload);
-  return { ...ending, duration_ms, peak_memory_mb: peakMemoryMb(answer.LogResult) };
 }

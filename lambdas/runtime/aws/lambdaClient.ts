@@ -5,6 +5,7 @@ import type {
   GetFunctionConfigurationCommand,
   InvokeCommand,
   PublishVersionCommand,
+  PutFunctionEventInvokeConfigCommand,
   UpdateAliasCommand,
   UpdateFunctionCodeCommand,
   UpdateFunctionConfigurationCommand,
@@ -19,6 +20,7 @@ export type LambdaCommand =
   | PublishVersionCommand
   | CreateAliasCommand
   | UpdateAliasCommand
+  | PutFunctionEventInvokeConfigCommand
   | InvokeCommand
   | DeleteFunctionCommand;
 

@@ -1,0 +1,3 @@
+import { lazyRunCompletion } from "../lazyHandlers";
+
+export const handler = lazyRunCompletion();

@@ -1,0 +1,43 @@
+import { finishRun, type FinishRunDeps } from "../../runs/finishRun";
+import { FINAL_STATUSES } from "../../runs/types";
+import type { Store } from "../../store/store";
+import { completionEnding, type DestinationEvent, functionNameOf, runEventOf } from "./completionEvent";
+
+export interface RunCompletionDeps extends FinishRunDeps {
+  store: Pick<Store, "runs" | "meters" | "limits">;
+}
+
+/**
+ * The run-completion Lambda: the async-invocation destination (on success and on failure) of
+ * every function's Lambda. Each event ends one run: its final record is written and metered
+ * with finishRun, only if the run is still active (a run ends once: a retried event, or a run
+ * the API settled meanwhile, changes nothing), and its concurrency lease is given back.
+ * Events that name no known run, or a run of another function, are logged and dropped.
+ * Store failures throw, so that Lambda retries the event.
+ */
+export function makeRunCompletionHandler(deps: RunCompletionDeps) {
+  return async (event: DestinationEvent): Promise<void> => {
+    const runEvent = runEventOf(event);
+    if (!runEvent) {
+      deps.log(`run completion: an event without a run: ${JSON.stringify(event).slice(0, 500)}`);
+      return;
+    }
+    const run = await deps.store.runs.get(runEvent.run_id);
+    if (!run) {
+      deps.log(`run completion: no run ${runEvent.run_id}`);
+      return;
+    }
+    const functionArn = event.requestContext?.functionArn;
+    if (functionArn !== undefined && !functionNameOf(functionArn).endsWith(run.function_id)) {
+      deps.log(`run completion: run ${run.run_id} belongs to ${run.function_id}, not to ${functionArn}`);
+      return;
+    }
+    if (!FINAL_STATUSES.includes(run.status)) {
+      const ending = completionEnding(event, { timeout_seconds: Math.round(runEvent.timeout_ms / 1000), memory_mb: run.memory_mb });
+      const startedAt = Date.parse(run.started_at ?? run.queued_at);
+      const duration_ms = Math.max(0, deps.clock.now().getTime() - startedAt);
+      await finishRun(deps, run, { ...ending, duration_ms, peak_memory_mb: null }, "now");
+    }
+    await deps.store.limits.release(run.account_id, run.run_id);
+  };
+}
