@@ -7,7 +7,7 @@ import type { RunItem } from "../runs/types";
 import { nextRunAt } from "../functions/schedule";
 
 export type FiringResult =
-  | { outcome: "started"; run: Promise<RunItem> }
+  | { outcome: "started"; runId: string; run: Promise<RunItem> }
   | { outcome: "skipped" | "refused" | "duplicate" | "unscheduled"; reason: string };
 
 /**
@@ -43,7 +43,7 @@ export async function runScheduled(deps: Deps, functionId: string, scheduledFor:
       waitMs: deps.config.syncWaitSeconds * 1000,
     });
     await deps.store.schedules.settle(functionId, scheduledFor, "started", run.run_id, null);
-    return { outcome: "started", run: completion };
+    return { outcome: "started", runId: run.run_id, run: completion };
   } catch (error) {
     if (!(error instanceof ApiError) || error.status !== 429) throw error;
     // Refused by a limit: never silently lost, it stays in the function's logs.

@@ -11,17 +11,18 @@ export interface ScheduledRunEvent {
 
 /**
  * The scheduled-run Lambda's handler: one firing through the same entry as the local
- * scheduler, waiting for the run to end (a Lambda must not return while its work goes on).
+ * scheduler. It returns once the run has started: on AWS the function Lambda runs on its own
+ * and the run-completion Lambda records its end, so waiting here (up to the function's 15
+ * minutes) would only risk this Lambda's own time limit.
  */
 export function makeScheduledRunHandler(deps: Deps) {
-  return async (event: ScheduledRunEvent): Promise<{ outcome: string; run_id?: string; status?: string; reason?: string }> => {
+  return async (event: ScheduledRunEvent): Promise<{ outcome: string; run_id?: string; reason?: string }> => {
     if (typeof event?.function_id !== "string" || Number.isNaN(Date.parse(event?.scheduled_for ?? ""))) {
       throw new ApiError("invalid_request", "A scheduled run needs function_id and an ISO 8601 scheduled_for");
     }
     const scheduledFor = new Date(event.scheduled_for).toISOString();
     const result = await runScheduled(deps, event.function_id, scheduledFor);
     if (result.outcome !== "started") return { outcome: result.outcome, reason: result.reason };
-    const run = await result.run;
-    return { outcome: "started", run_id: run.run_id, status: run.status };
+    return { outcome: "started", run_id: result.runId };
   };
 }

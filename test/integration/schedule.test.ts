@@ -70,7 +70,14 @@ describe("scheduled runs", () => {
     const fn = await t.deploy("lambda-target", "export default async () => 'fired';", { schedule: "0 0 1 1 *" });
     const handler = makeScheduledRunHandler(t.service.deps);
     const event = { function_id: fn.function_id, scheduled_for: "2026-07-01T00:00:00Z" };
-    expect(await handler(event)).toMatchObject({ outcome: "started", status: "succeeded" });
+    const started = await handler(event);
+    expect(started).toMatchObject({ outcome: "started", run_id: expect.stringMatching(/^run_/) });
+    let run = (await t.call("GET", `/runs/${started.run_id}`)).body;
+    for (let i = 0; i < 50 && run.status !== "succeeded"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      run = (await t.call("GET", `/runs/${started.run_id}`)).body;
+    }
+    expect(run).toMatchObject({ status: "succeeded", trigger: "schedule", result: "fired" });
     expect(await handler(event)).toMatchObject({ outcome: "duplicate" });
     await expect(handler({ function_id: fn.function_id, scheduled_for: "not a time" })).rejects.toThrow(/scheduled_for/);
     expect(await logs("lambda-target")).toHaveLength(1);
