@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { build, type Plugin } from "esbuild";
+import { build } from "esbuild";
+import { stubModules } from "./stubModules";
 
 /**
  * Packages puppeteer-core needs only to launch or download browsers, or to speak WebDriver
@@ -20,13 +21,7 @@ module.exports = new Proxy({}, {
 });
 `;
 
-const stubLaunchers: Plugin = {
-  name: "stub-launchers",
-  setup(builder) {
-    builder.onResolve({ filter: STUBBED }, (args) => ({ path: args.path, namespace: "stub" }));
-    builder.onLoad({ filter: /.*/, namespace: "stub" }, () => ({ contents: STUB_SOURCE, loader: "js" }));
-  },
-};
+const stubLaunchers = stubModules("stub-launchers", STUBBED, STUB_SOURCE);
 
 /**
  * Bundles the worker entry (workerMain.ts), the runner, the runtime SDK and puppeteer-core

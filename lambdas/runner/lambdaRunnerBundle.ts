@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { build, type Plugin } from "esbuild";
+import { build } from "esbuild";
+import { stubModules } from "./stubModules";
 
 /**
  * WebDriver BiDi: the runner speaks CDP only, so it is replaced by a module that explains
@@ -17,13 +18,7 @@ module.exports = new Proxy({}, {
 });
 `;
 
-const stubBidi: Plugin = {
-  name: "stub-bidi",
-  setup(builder) {
-    builder.onResolve({ filter: STUBBED }, (args) => ({ path: args.path, namespace: "stub" }));
-    builder.onLoad({ filter: /.*/, namespace: "stub" }, () => ({ contents: STUB_SOURCE, loader: "js" }));
-  },
-};
+const stubBidi = stubModules("stub-bidi", STUBBED, STUB_SOURCE);
 
 /**
  * Bundles the Lambda runner (lambdaHandler.ts with the runner, the runtime SDK and
