@@ -14,7 +14,7 @@ export async function settleInterruptedRuns(store: Store, clock: Clock): Promise
       error: { code: "function_crashed", message: "The service stopped while the run was in progress" },
       finished_at: clock.now().toISOString(),
     };
-    if (await store.runs.finishIfActive(finished)) {
+    if (await store.runs.putIfActive(finished)) {
       await store.meters.recordRun(finished);
       settled++;
     }

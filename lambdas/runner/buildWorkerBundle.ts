@@ -1,6 +1,5 @@
 import { join } from "node:path";
-import { build } from "esbuild";
-import { stubModules } from "./stubModules";
+import { bundleRunner, stubModules } from "./bundleRunner";
 
 /**
  * Packages puppeteer-core needs only to launch or download browsers, or to speak WebDriver
@@ -28,22 +27,6 @@ const stubLaunchers = stubModules("stub-launchers", STUBBED, STUB_SOURCE);
  * into one CommonJS file, `<outDir>/worker.cjs`, and returns its path. One file, so that the
  * worker can run under `--allow-fs-read=<that file>` and nothing else.
  */
-export async function buildWorkerBundle(outDir: string): Promise<string> {
-  const outfile = join(outDir, "worker.cjs");
-  await build({
-    entryPoints: [join(__dirname, "workerMain.ts")],
-    outfile,
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node20",
-    minify: false,
-    sourcemap: false,
-    // ws loads these native speed-ups in a try/catch and falls back to JavaScript without them.
-    external: ["bufferutil", "utf-8-validate"],
-    plugins: [stubLaunchers],
-    logLevel: "silent",
-    legalComments: "none",
-  });
-  return outfile;
+export function buildWorkerBundle(outDir: string): Promise<string> {
+  return bundleRunner({ entry: join(__dirname, "workerMain.ts"), outfile: join(outDir, "worker.cjs"), stubs: stubLaunchers });
 }

@@ -1,6 +1,5 @@
 import { join } from "node:path";
-import { build } from "esbuild";
-import { stubModules } from "./stubModules";
+import { bundleRunner, stubModules } from "./bundleRunner";
 
 /**
  * WebDriver BiDi: the runner speaks CDP only, so it is replaced by a module that explains
@@ -28,23 +27,11 @@ const stubBidi = stubModules("stub-bidi", STUBBED, STUB_SOURCE);
  * chromium layer, with its compressed binaries beside it. Kept apart from lambdaHandler.ts so
  * that the bundle does not contain esbuild.
  */
-export async function buildLambdaRunnerBundle(outDir: string): Promise<string> {
-  const outfile = join(outDir, "nodejs", "browserfn-runner.cjs");
-  await build({
-    entryPoints: [join(__dirname, "lambdaHandler.ts")],
-    outfile,
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    // Runs on nodejs22.x; node20 keeps it loadable by the local Node 20 too.
-    target: "node20",
-    minify: false,
-    sourcemap: false,
-    // ws loads these native speed-ups in a try/catch and falls back to JavaScript without them.
-    external: ["@sparticuz/chromium", "bufferutil", "utf-8-validate"],
-    plugins: [stubBidi],
-    logLevel: "silent",
-    legalComments: "none",
+export function buildLambdaRunnerBundle(outDir: string): Promise<string> {
+  return bundleRunner({
+    entry: join(__dirname, "lambdaHandler.ts"),
+    outfile: join(outDir, "nodejs", "browserfn-runner.cjs"),
+    external: ["@sparticuz/chromium"],
+    stubs: stubBidi,
   });
-  return outfile;
 }

@@ -1,5 +1,5 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { isConditionFailed, queryAll } from "./dynamo";
+import { isConditionFailed, queryAll, sendConditional } from "./dynamo";
 import { keys, withoutKeys } from "./keys";
 
 export interface AccountItem {
@@ -66,19 +66,14 @@ export class AccountStore {
 
   /** Stores a key; false when a key with the same hash exists already. */
   async putApiKey(key: ApiKeyItem): Promise<boolean> {
-    try {
-      await this.doc.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { ...keys.apiKey(key.key_hash), ...keys.apiKeyIndex(key.account_id, key.key_id), ...key },
-          ConditionExpression: "attribute_not_exists(pk)",
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailed(error)) return false;
-      throw error;
-    }
+    return sendConditional(
+      this.doc,
+      new PutCommand({
+        TableName: this.table,
+        Item: { ...keys.apiKey(key.key_hash), ...keys.apiKeyIndex(key.account_id, key.key_id), ...key },
+        ConditionExpression: "attribute_not_exists(pk)",
+      }),
+    );
   }
 
   async getApiKeyByHash(hash: string): Promise<ApiKeyItem | undefined> {
@@ -111,19 +106,14 @@ export class AccountStore {
     );
     const found = Items?.[0];
     if (!found) return false;
-    try {
-      await this.doc.send(
-        new DeleteCommand({
-          TableName: this.table,
-          Key: { pk: found.pk, sk: found.sk },
-          ConditionExpression: "account_id = :account",
-          ExpressionAttributeValues: { ":account": accountId },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailed(error)) return false;
-      throw error;
-    }
+    return sendConditional(
+      this.doc,
+      new DeleteCommand({
+        TableName: this.table,
+        Key: { pk: found.pk, sk: found.sk },
+        ConditionExpression: "account_id = :account",
+        ExpressionAttributeValues: { ":account": accountId },
+      }),
+    );
   }
 }

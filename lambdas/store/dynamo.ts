@@ -1,5 +1,12 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
+import {
+  type DeleteCommand,
+  DynamoDBDocumentClient,
+  type PutCommand,
+  QueryCommand,
+  ScanCommand,
+  type UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
 
 /** The document client every store module uses; built once at the edge. */
 export function createDocumentClient(config: DynamoDBClientConfig = {}): {
@@ -18,6 +25,22 @@ export function isConditionFailed(error: unknown): boolean {
   return error instanceof Error && error.name === "ConditionalCheckFailedException";
 }
 
+/**
+ * Sends a conditional write; true when it was written, false when its condition did not
+ * hold (any other failure is thrown).
+ */
+export async function sendConditional(doc: DynamoDBDocumentClient, command: ConditionalCommand): Promise<boolean> {
+  try {
+    // send()'s overloads take one command class at a time; all three go the same way.
+    await doc.send(command as PutCommand);
+    return true;
+  } catch (error) {
+    if (isConditionFailed(error)) return false;
+    throw error;
+  }
+}
+
+type ConditionalCommand = PutCommand | UpdateCommand | DeleteCommand;
 type QueryInput = ConstructorParameters<typeof QueryCommand>[0];
 type ScanInput = ConstructorParameters<typeof ScanCommand>[0];
 

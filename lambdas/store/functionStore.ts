@@ -1,6 +1,6 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { FunctionItem } from "../functions/types";
-import { isConditionFailed } from "./dynamo";
+import { isConditionFailed, sendConditional } from "./dynamo";
 import { keys, withoutKeys } from "./keys";
 
 export interface FunctionPage {
@@ -18,19 +18,14 @@ export class FunctionStore {
 
   /** Writes a new record; false when the account already has a function of that name. */
   async create(fn: FunctionItem): Promise<boolean> {
-    try {
-      await this.doc.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: this.toItem(fn),
-          ConditionExpression: "attribute_not_exists(pk)",
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailed(error)) return false;
-      throw error;
-    }
+    return sendConditional(
+      this.doc,
+      new PutCommand({
+        TableName: this.table,
+        Item: this.toItem(fn),
+        ConditionExpression: "attribute_not_exists(pk)",
+      }),
+    );
   }
 
   /**
@@ -38,20 +33,15 @@ export class FunctionStore {
    * `revision`, which the caller increments); false when the record changed or is gone.
    */
   async replace(previous: FunctionItem, next: FunctionItem): Promise<boolean> {
-    try {
-      await this.doc.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: this.toItem(next),
-          ConditionExpression: "function_id = :id AND revision = :revision",
-          ExpressionAttributeValues: { ":id": previous.function_id, ":revision": previous.revision },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailed(error)) return false;
-      throw error;
-    }
+    return sendConditional(
+      this.doc,
+      new PutCommand({
+        TableName: this.table,
+        Item: this.toItem(next),
+        ConditionExpression: "function_id = :id AND revision = :revision",
+        ExpressionAttributeValues: { ":id": previous.function_id, ":revision": previous.revision },
+      }),
+    );
   }
 
   /** Sets the deploy status of a version if it is still the latest; the updated record, or undefined. */
@@ -87,19 +77,16 @@ export class FunctionStore {
 
   /** Moves a scheduled function's next_run_at forward (if it is still the same function). */
   async setNextRun(fn: FunctionItem, nextRunAt: string | null): Promise<void> {
-    try {
-      await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: keys.functionByName(fn.account_id, fn.name),
-          UpdateExpression: "SET next_run_at = :next",
-          ConditionExpression: "function_id = :id",
-          ExpressionAttributeValues: { ":next": nextRunAt, ":id": fn.function_id },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-    }
+    await sendConditional(
+      this.doc,
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.functionByName(fn.account_id, fn.name),
+        UpdateExpression: "SET next_run_at = :next",
+        ConditionExpression: "function_id = :id",
+        ExpressionAttributeValues: { ":next": nextRunAt, ":id": fn.function_id },
+      }),
+    );
   }
 
   async getByName(accountId: string, name: string): Promise<FunctionItem | undefined> {
@@ -146,20 +133,15 @@ export class FunctionStore {
 
   /** Deletes the record if it is still the given function; false otherwise. */
   async delete(fn: FunctionItem): Promise<boolean> {
-    try {
-      await this.doc.send(
-        new DeleteCommand({
-          TableName: this.table,
-          Key: keys.functionByName(fn.account_id, fn.name),
-          ConditionExpression: "function_id = :id",
-          ExpressionAttributeValues: { ":id": fn.function_id },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailed(error)) return false;
-      throw error;
-    }
+    return sendConditional(
+      this.doc,
+      new DeleteCommand({
+        TableName: this.table,
+        Key: keys.functionByName(fn.account_id, fn.name),
+        ConditionExpression: "function_id = :id",
+        ExpressionAttributeValues: { ":id": fn.function_id },
+      }),
+    );
   }
 
   private toItem(fn: FunctionItem): Record<string, unknown> {

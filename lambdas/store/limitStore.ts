@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { isConditionFailed } from "./dynamo";
+import { isConditionFailed, sendConditional } from "./dynamo";
 
 export interface AdmitLimits {
   concurrency: number;
@@ -82,20 +82,17 @@ export class LimitStore {
    * A lease no longer held (released already, or expired) is left alone: releasing twice is safe.
    */
   async release(accountId: string, leaseId: string, refund = false): Promise<void> {
-    try {
-      await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: limitKey(accountId),
-          UpdateExpression: refund ? "REMOVE leases.#lease ADD invocations :minus" : "REMOVE leases.#lease",
-          ConditionExpression: "attribute_exists(leases.#lease)",
-          ExpressionAttributeNames: { "#lease": leaseId },
-          ...(refund ? { ExpressionAttributeValues: { ":minus": -1 } } : {}),
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-    }
+    await sendConditional(
+      this.doc,
+      new UpdateCommand({
+        TableName: this.table,
+        Key: limitKey(accountId),
+        UpdateExpression: refund ? "REMOVE leases.#lease ADD invocations :minus" : "REMOVE leases.#lease",
+        ConditionExpression: "attribute_exists(leases.#lease)",
+        ExpressionAttributeNames: { "#lease": leaseId },
+        ...(refund ? { ExpressionAttributeValues: { ":minus": -1 } } : {}),
+      }),
+    );
   }
 
   /** Invocations admitted this month and runs in flight now. */
@@ -112,52 +109,43 @@ export class LimitStore {
   }
 
   private async putIfMissing(accountId: string, month: string): Promise<void> {
-    try {
-      await this.doc.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { ...limitKey(accountId), leases: {}, month_key: month, invocations: 0 },
-          ConditionExpression: "attribute_not_exists(pk)",
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-    }
+    await sendConditional(
+      this.doc,
+      new PutCommand({
+        TableName: this.table,
+        Item: { ...limitKey(accountId), leases: {}, month_key: month, invocations: 0 },
+        ConditionExpression: "attribute_not_exists(pk)",
+      }),
+    );
   }
 
   /** A new month: the invocation count starts again (leases carry over). */
   private async startMonth(accountId: string, previous: string | undefined, month: string): Promise<void> {
-    try {
-      await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: limitKey(accountId),
-          UpdateExpression: "SET month_key = :month, invocations = :zero",
-          ConditionExpression: previous === undefined ? "attribute_not_exists(month_key)" : "month_key = :previous",
-          ExpressionAttributeValues: { ":month": month, ":zero": 0, ...(previous === undefined ? {} : { ":previous": previous }) },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-    }
+    await sendConditional(
+      this.doc,
+      new UpdateCommand({
+        TableName: this.table,
+        Key: limitKey(accountId),
+        UpdateExpression: "SET month_key = :month, invocations = :zero",
+        ConditionExpression: previous === undefined ? "attribute_not_exists(month_key)" : "month_key = :previous",
+        ExpressionAttributeValues: { ":month": month, ":zero": 0, ...(previous === undefined ? {} : { ":previous": previous }) },
+      }),
+    );
   }
 
   private async removeLeases(accountId: string, expired: [string, number][]): Promise<void> {
     const names = Object.fromEntries(expired.map(([id], i) => [`#l${i}`, id]));
     const values = Object.fromEntries(expired.map(([, until], i) => [`:u${i}`, until]));
-    try {
-      await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: limitKey(accountId),
-          UpdateExpression: `REMOVE ${expired.map((_, i) => `leases.#l${i}`).join(", ")}`,
-          ConditionExpression: expired.map((_, i) => `leases.#l${i} = :u${i}`).join(" AND "),
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-    }
+    await sendConditional(
+      this.doc,
+      new UpdateCommand({
+        TableName: this.table,
+        Key: limitKey(accountId),
+        UpdateExpression: `REMOVE ${expired.map((_, i) => `leases.#l${i}`).join(", ")}`,
+        ConditionExpression: expired.map((_, i) => `leases.#l${i} = :u${i}`).join(" AND "),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
   }
 }

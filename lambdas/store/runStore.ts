@@ -3,11 +3,10 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
-  ScanCommand,
-  UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import type { RunItem } from "../runs/types";
 import { PART_BYTES, fromParts, toParts } from "./blobParts";
+import { scanAll, sendConditional } from "./dynamo";
 import { withoutKeys } from "./keys";
 
 /** Results up to this size stay in the run item; larger ones go to gzipped part items. */
@@ -37,16 +36,11 @@ export class RunStore {
    * ends once, whoever records it first). False when it was: nothing of the run item changed.
    */
   async putIfActive(run: RunItem): Promise<boolean> {
-    try {
-      await this.write(run, true);
-      return true;
-    } catch (error) {
-      if (error instanceof Error && error.name === "ConditionalCheckFailedException") return false;
-      throw error;
-    }
+    return this.write(run, true);
   }
 
-  private async write(run: RunItem, onlyIfActive: boolean): Promise<void> {
+  /** Writes the run item (after its result parts, if any); false when `onlyIfActive` did not hold. */
+  private async write(run: RunItem, onlyIfActive: boolean): Promise<boolean> {
     const { result_json, ...rest } = run;
     const item: StoredRun = { ...rest, result_json };
     if (result_json && Buffer.byteLength(result_json) > INLINE_RESULT_BYTES) {
@@ -59,7 +53,8 @@ export class RunStore {
       item.result_json = null;
       item.result_parts = parts.length;
     }
-    await this.doc.send(
+    return sendConditional(
+      this.doc,
       new PutCommand({
         TableName: this.table,
         Item: { ...runKey(run.run_id), ...runIndex(run.function_id, run.run_id), ...item, expires_at: this.expiry(run) },
@@ -106,50 +101,15 @@ export class RunStore {
     return (Items ?? []).map((item) => withoutKeys<RunItem>(item));
   }
 
-  /** Marks a run final unless it already is (conditional: a run ends once). */
-  async finishIfActive(run: RunItem): Promise<boolean> {
-    try {
-      await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: runKey(run.run_id),
-          UpdateExpression: "SET #status = :status, #error = :error, finished_at = :finished",
-          ConditionExpression: "#status IN (:queued, :running)",
-          ExpressionAttributeNames: { "#status": "status", "#error": "error" },
-          ExpressionAttributeValues: {
-            ":status": run.status,
-            ":error": run.error,
-            ":finished": run.finished_at,
-            ":queued": "queued",
-            ":running": "running",
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof Error && error.name === "ConditionalCheckFailedException") return false;
-      throw error;
-    }
-  }
-
   /** Runs still queued or running (a full scan: used once at local start-up to settle crashed runs). */
   async listActive(): Promise<RunItem[]> {
-    const runs: RunItem[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new ScanCommand({
-          TableName: this.table,
-          FilterExpression: "sk = :sk AND #status IN (:queued, :running)",
-          ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":sk": "RUN", ":queued": "queued", ":running": "running" },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      runs.push(...(page.Items ?? []).map((item) => withoutKeys<RunItem>(item)));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return runs;
+    const items = await scanAll(this.doc, {
+      TableName: this.table,
+      FilterExpression: "sk = :sk AND #status IN (:queued, :running)",
+      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeValues: { ":sk": "RUN", ":queued": "queued", ":running": "running" },
+    });
+    return items.map((item) => withoutKeys<RunItem>(item));
   }
 
   private expiry(run: RunItem): number {

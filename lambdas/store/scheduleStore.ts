@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { FunctionItem } from "../functions/types";
-import { isConditionFailed, scanAll } from "./dynamo";
+import { scanAll, sendConditional } from "./dynamo";
 import { withoutKeys } from "./keys";
 
 export type FiringOutcome = "claimed" | "started" | "skipped" | "refused";
@@ -27,19 +27,14 @@ export class ScheduleStore {
   /** Claims a firing with a conditional write; false when another scheduler claimed it first. */
   async claim(functionId: string, scheduledFor: string): Promise<boolean> {
     const item: FiringItem = { function_id: functionId, scheduled_for: scheduledFor, outcome: "claimed", run_id: null, reason: null };
-    try {
-      await this.doc.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { ...firingKey(functionId, scheduledFor), ...item, expires_at: this.expiry(scheduledFor) },
-          ConditionExpression: "attribute_not_exists(pk)",
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailed(error)) return false;
-      throw error;
-    }
+    return sendConditional(
+      this.doc,
+      new PutCommand({
+        TableName: this.table,
+        Item: { ...firingKey(functionId, scheduledFor), ...item, expires_at: this.expiry(scheduledFor) },
+        ConditionExpression: "attribute_not_exists(pk)",
+      }),
+    );
   }
 
   /** Records what became of a claimed firing. */

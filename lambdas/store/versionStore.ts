@@ -8,7 +8,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import type { VersionItem, VersionWithCode } from "../functions/types";
 import { fromParts, toParts } from "./blobParts";
-import { isConditionFailed, queryAll } from "./dynamo";
+import { isConditionFailed, queryAll, sendConditional } from "./dynamo";
 import { keys, withoutKeys } from "./keys";
 
 type StoredVersion = VersionItem & { code_token: string };
@@ -97,18 +97,15 @@ export class VersionStore {
    * if it is still that write's, and that write's code parts. Racing writers are untouched.
    */
   async deleteVersion(functionId: string, version: number, token: string): Promise<void> {
-    try {
-      await this.doc.send(
-        new DeleteCommand({
-          TableName: this.table,
-          Key: keys.version(functionId, version),
-          ConditionExpression: "code_token = :token",
-          ExpressionAttributeValues: { ":token": token },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-    }
+    await sendConditional(
+      this.doc,
+      new DeleteCommand({
+        TableName: this.table,
+        Key: keys.version(functionId, version),
+        ConditionExpression: "code_token = :token",
+        ExpressionAttributeValues: { ":token": token },
+      }),
+    );
     const parts = await this.queryAll(functionId, keys.codePrefix(version, token));
     await this.deleteKeys(parts.map((p) => ({ pk: p.pk, sk: p.sk })));
   }
