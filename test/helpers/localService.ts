@@ -73,7 +73,8 @@ export async function startTestService(
       await service.close();
       await expectNoProcessesWith(service.runtimeDir);
       await rm(dataDir, { recursive: true, force: true });
-      if (errors.some((line) => line.includes("internal error"))) {
+      // A request that failed inside the service, or a run that did (startRun logs its stack).
+      if (errors.some((line) => line.includes("internal error") || line.includes("failed inside the service"))) {
         throw new Error(`The service logged internal errors:\n${errors.join("\n")}`);
       }
     },

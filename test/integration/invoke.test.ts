@@ -19,7 +19,7 @@ describe("invoking over HTTP with a real browser", () => {
   it("reads a served page's title, applies defaults, and records the run", async () => {
     await t.deploy("title", TITLE_FN);
     const post = await t.call("POST", "/functions/title", { body: { url: `${pages.url}/title/Hello` } });
-    expect(post.status).toBe(200);
+    expect({ status: post.status, body: post.body }).toMatchObject({ status: 200 });
     expect(post.body).toEqual({ title: "Hello", max_items: 10 });
     expect(post.headers.get("x-run-id")).toMatch(/^run_[0-9a-z]{26}$/);
     expect(post.headers.get("x-function-version")).toBe("1");
