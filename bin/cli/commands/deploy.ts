@@ -1,0 +1,76 @@
+import path from "node:path";
+import { ConflictError, type CreateFunctionInput, type FunctionRecord } from "../../../client";
+import { UsageError, flag, intOption, positionals, stringOption } from "../args";
+import type { Command } from "../command";
+import { prepareCode } from "../prepareCode";
+import type { Output } from "../output";
+
+/** Prints a deployed function's record: name, version, status, URL and parameters. */
+export function printRecord(out: Output, record: FunctionRecord): void {
+  out.fields([
+    ["name", record.name],
+    ["function_id", record.function_id],
+    ["url", record.url],
+    ["status", record.status_reason ? `${record.status} (${record.status_reason})` : record.status],
+    ["version", `${record.latest_version} of ${record.versions.length}`],
+    ["description", record.description],
+    ["schedule", record.schedule ? `${record.schedule} (${record.schedule_timezone}), next ${record.next_run_at ?? "-"}` : null],
+    ["timeout", `${record.timeout_seconds} s`],
+    ["memory", `${record.memory_mb} MB`],
+    ["shared", record.shared],
+    ["forked from", record.reference_workflow_id],
+    ["created", record.created_at],
+    ["updated", record.updated_at],
+  ]);
+  out.line();
+  out.table(
+    ["PARAMETER", "TYPE", "REQUIRED", "DEFAULT"],
+    (record.variables ?? []).map((v) => [v.name, v.type, v.required ? "yes" : "no", v.default]),
+  );
+}
+
+export const deploy: Command = {
+  summary: "bundle an automation file and create or update the function",
+  usage: "browserfn deploy <file.ts> [--name NAME] [--description TEXT] [--schedule CRON|none] [--tz ZONE] [--memory MB] [--timeout SECONDS] [--shared]",
+  options: {
+    name: { type: "string", short: "n" },
+    description: { type: "string" },
+    schedule: { type: "string" },
+    tz: { type: "string" },
+    memory: { type: "string" },
+    timeout: { type: "string" },
+    shared: { type: "boolean" },
+  },
+  async run({ args, out, client }) {
+    const [file = ""] = positionals(args, ["file.ts"]);
+    const name = stringOption(args, "name") ?? path.basename(file).replace(/\.[cm]?[jt]s$/, "");
+    if (!/^[a-z][a-z0-9-]{0,62}$/.test(name)) {
+      throw new UsageError(`'${name}' is not a function name (^[a-z][a-z0-9-]{0,62}$); pass --name`);
+    }
+    const schedule = stringOption(args, "schedule");
+    const settings: Omit<CreateFunctionInput, "name" | "code"> = {
+      description: stringOption(args, "description"),
+      schedule: schedule === "none" ? null : schedule,
+      schedule_timezone: stringOption(args, "tz"),
+      memory_mb: intOption(args, "memory", 128, 10240),
+      timeout_seconds: intOption(args, "timeout", 1, 900),
+      shared: flag(args, "shared") ? true : undefined,
+    };
+    const { code } = await prepareCode(file, out);
+    const api = await client();
+    let record: FunctionRecord;
+    try {
+      out.note(`Creating ${name}…`);
+      record = await api.createFunction({ name, code, ...settings });
+      out.note(`Created ${name}, version ${record.latest_version}`);
+    } catch (error) {
+      if (!(error instanceof ConflictError && error.code === "function_exists")) throw error;
+      out.note(`${name} exists; updating it…`);
+      record = await api.updateFunction(name, { code, ...settings });
+      out.note(`Updated ${name}, now at version ${record.latest_version}`);
+    }
+    if (out.json) out.printJson(record);
+    else printRecord(out, record);
+    return 0;
+  },
+};

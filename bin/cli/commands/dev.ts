@@ -1,0 +1,84 @@
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { compileCode } from "../../../lambdas/code/compileCode";
+import { ApiError } from "../../../lambdas/http/errors";
+import { validateParams } from "../../../lambdas/invoke/validateParams";
+import { newRunId } from "../../../lambdas/runs/runIds";
+import { buildWorkerBundle } from "../../../lambdas/runner/buildWorkerBundle";
+import { runWithLimits } from "../../../lambdas/runtime/local/runWithLimits";
+import { workerIdentity } from "../../../lambdas/runtime/local/unprivilegedUser";
+import { WorkerProcess } from "../../../lambdas/runtime/local/workerProcess";
+import type { InvokeResult } from "../../../lambdas/runtime/runtime";
+import { createError } from "../../../client";
+import { PARAM_OPTIONS, intOption, invocationParams, positionals } from "../args";
+import type { Command } from "../command";
+import { duration } from "../output";
+import { prepareCode } from "../prepareCode";
+
+/** The service's checks, as the client's error classes (so they are reported as the API would). */
+function asClientError(error: unknown): unknown {
+  if (!(error instanceof ApiError)) return error;
+  return createError({ status: error.status, code: error.code, message: error.message, details: error.details });
+}
+
+/**
+ * Runs the automation once in a worker process and browser of its own, as the local service
+ * does, and removes both (and their temp dir) on every path.
+ */
+async function runOnce(code: ReturnType<typeof compileCode>, params: Record<string, unknown>, limits: { timeoutMs: number; memoryMb: number }): Promise<InvokeResult> {
+  const runtimeDir = await mkdtemp(path.join(tmpdir(), "browserfn-dev-"));
+  let worker: WorkerProcess | undefined;
+  const interrupt = () => void worker?.kill("interrupted");
+  process.once("SIGINT", interrupt);
+  process.once("SIGTERM", interrupt);
+  try {
+    await chmod(runtimeDir, 0o755); // workers and browsers may run as `nobody`
+    const bundlePath = await buildWorkerBundle(runtimeDir);
+    await chmod(bundlePath, 0o644);
+    worker = await WorkerProcess.start({
+      bundlePath,
+      profileRoot: runtimeDir,
+      identity: workerIdentity(),
+      init: { code: code.js, parameter_style: code.parameter_style, variables: code.variables },
+    });
+    return (await runWithLimits(worker, newRunId(), params, limits)).result;
+  } finally {
+    process.off("SIGINT", interrupt);
+    process.off("SIGTERM", interrupt);
+    await worker?.kill("done");
+    await rm(runtimeDir, { recursive: true, force: true });
+  }
+}
+
+export const dev: Command = {
+  summary: "run an automation file once on this machine (real Chromium), without deploying",
+  usage: "browserfn dev <file.ts> [-p key=value … | --data JSON] [--timeout SECONDS] [--memory MB]",
+  options: { ...PARAM_OPTIONS, timeout: { type: "string" }, memory: { type: "string" } },
+  async run({ args, out }) {
+    const [file = ""] = positionals(args, ["file.ts"]);
+    const input = invocationParams(args);
+    const timeoutMs = (intOption(args, "timeout", 1, 900) ?? 300) * 1000;
+    const memoryMb = intOption(args, "memory", 128, 10240) ?? 1024;
+    const bundled = await prepareCode(file, out);
+    let compiled: ReturnType<typeof compileCode>;
+    let params: Record<string, unknown>;
+    try {
+      compiled = compileCode(bundled.code);
+      params = validateParams(compiled.variables, input.params ?? {}, input.kind);
+    } catch (error) {
+      throw asClientError(error);
+    }
+    out.note(`Running ${path.basename(file)}…`);
+    const result = await runOnce(compiled, params, { timeoutMs, memoryMb });
+    if (result.logs) out.note(result.logs.trimEnd());
+    if (result.status !== "succeeded") {
+      const error = result.error ?? { code: "function_error", message: `The run ${result.status}` };
+      throw createError({ status: error.code === "function_timeout" ? 504 : 500, code: error.code, message: error.message });
+    }
+    out.printJson(JSON.parse(result.result_json ?? "null"));
+    if (!out.json) out.note(`${result.status} in ${duration(result.duration_ms)}`);
+    return 0;
+  },
+};
+

@@ -1,0 +1,45 @@
+import { PARAM_OPTIONS, flag, intOption, invocationParams, positionals } from "../args";
+import type { Command } from "../command";
+import { duration } from "../output";
+
+export const invoke: Command = {
+  summary: "run a deployed function and print its result (waits through 202s)",
+  usage: "browserfn invoke <name> [-p key=value …| --data JSON] [--version N] [--async] [--wait SECONDS]",
+  options: {
+    ...PARAM_OPTIONS,
+    version: { type: "string" },
+    async: { type: "boolean" },
+    wait: { type: "string" },
+  },
+  async run({ args, out, client }) {
+    const [name = ""] = positionals(args, ["name"]);
+    const input = invocationParams(args);
+    const version = intOption(args, "version", 1, 999_999_999);
+    const waitSeconds = intOption(args, "wait", 1, 86_400);
+    const api = await client();
+    if (flag(args, "async")) {
+      const accepted = await api.startInvocation(name, input.params, { version });
+      if (out.json) out.printJson(accepted);
+      else out.line(`${accepted.run_id} ${accepted.status} ${accepted.status_url}`);
+      return 0;
+    }
+    const spinner = out.spinner(`Running ${name}…`);
+    try {
+      const outcome = await api.invoke(name, input.params, {
+        // -p values are strings: sent in the query string, the service converts them to the declared types.
+        method: input.kind === "query" ? "GET" : "POST",
+        version,
+        timeoutMs: waitSeconds === undefined ? undefined : waitSeconds * 1000,
+        onAccepted: (accepted) => spinner.update(`Running ${name} (run ${accepted.run_id})…`),
+        onPoll: (run) => spinner.update(`Running ${name} (run ${run.run_id}, ${run.status})…`),
+      });
+      spinner.stop();
+      out.printJson(outcome.result);
+      if (!out.json) out.note(`run ${outcome.runId} · version ${outcome.version ?? "-"} · ${duration(outcome.durationMs)}`);
+      return 0;
+    } finally {
+      spinner.stop();
+    }
+  },
+};
+

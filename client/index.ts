@@ -1,0 +1,187 @@
+/**
+ * `browserfn/client`: a typed client of the browserfn HTTP API, over the global `fetch`.
+ *
+ * ```ts
+ * import { BrowserfnClient } from "browserfn/client";
+ * const client = new BrowserfnClient({ baseUrl: "http://127.0.0.1:8787", apiKey: process.env.BROWSERFN_API_KEY });
+ * await client.createFunction({ name: "title", code });
+ * const { result } = await client.invoke("title", { url: "https://example.com" });
+ * ```
+ *
+ * Failures throw a BrowserfnError subclass chosen by the API's error `code`. Idempotent calls
+ * (GET, DELETE) are retried after 429/5xx honouring `Retry-After`; creates and invocations never are.
+ */
+import pkg from "../package.json";
+import { type InvocationResult, type InvokeOptions, type WaitOptions, invoke, waitForRun } from "./invocation";
+import { type Send, type TransportOptions, createTransport } from "./transport";
+import type {
+  AcceptedRun,
+  AccountPlan,
+  ApiKeyList,
+  CreateApiKeyInput,
+  CreateFunctionInput,
+  CreatedApiKey,
+  ForkFunctionInput,
+  FunctionList,
+  FunctionListItem,
+  FunctionMetrics,
+  FunctionRecord,
+  LogList,
+  Run,
+  UpdateFunctionInput,
+  Usage,
+  VersionCode,
+  VersionList,
+} from "./types";
+
+export * from "./errors";
+export type * from "./types";
+export type { InvocationResult, InvokeOptions, WaitOptions } from "./invocation";
+export type { ApiResponse, RequestSpec, Send, TransportOptions } from "./transport";
+
+/** The version of this client, sent as `x-service-sdk-version: browserfn-client/<version>`. */
+export const CLIENT_VERSION: string = pkg.version;
+
+/** Options of BrowserfnClient: where the service is, the key, retries, extra headers. */
+export type ClientOptions = TransportOptions;
+
+const enc = encodeURIComponent;
+
+/** A client of one browserfn service, for one API key. Every method is one API call (invoke may poll). */
+export class BrowserfnClient {
+  /** Sends one request; exposed for calls this class does not cover. */
+  readonly send: Send;
+
+  /** @param options the service's base URL, the API key, and retry settings. */
+  constructor(options: ClientOptions) {
+    this.send = createTransport({
+      ...options,
+      headers: { "x-service-sdk-version": `browserfn-client/${CLIENT_VERSION}`, ...options.headers },
+    });
+  }
+
+  private async body<T>(spec: Parameters<Send>[0]): Promise<T> {
+    return (await this.send(spec)).body as T;
+  }
+
+  /** `GET /health`: `{status: "ok"}` when the service is up (no key needed). */
+  health(): Promise<{ status: string }> {
+    return this.body({ method: "GET", path: "/health", idempotent: true });
+  }
+
+  /** `GET /openapi.json`: the service's OpenAPI 3.1 document. */
+  openapi(): Promise<Record<string, unknown>> {
+    return this.body({ method: "GET", path: "/openapi.json", idempotent: true });
+  }
+
+  /** `POST /functions`: deploys a new function (ConflictError `function_exists` when the name is taken). */
+  createFunction(input: CreateFunctionInput): Promise<FunctionRecord> {
+    return this.body({ method: "POST", path: "/functions", body: input, idempotent: false });
+  }
+
+  /** `GET /functions`: one page of the account's functions in name order (`limit` 1..100). */
+  listFunctions(options: { limit?: number; cursor?: string } = {}): Promise<FunctionList> {
+    return this.body({ method: "GET", path: "/functions", query: options, idempotent: true });
+  }
+
+  /** Every function of the account, page after page. */
+  async *allFunctions(pageSize = 100): AsyncGenerator<FunctionListItem> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.listFunctions({ limit: pageSize, cursor });
+      yield* page.items;
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+  }
+
+  /** `GET /functions/{ref}/info`: one function by name, or by function_id (also a shared one of another account). */
+  getFunction(ref: string): Promise<FunctionRecord> {
+    return this.body({ method: "GET", path: `/functions/${enc(ref)}/info`, idempotent: true });
+  }
+
+  /** `PATCH /functions/{ref}`: changes settings; new `code` adds a version. */
+  updateFunction(ref: string, input: UpdateFunctionInput): Promise<FunctionRecord> {
+    return this.body({ method: "PATCH", path: `/functions/${enc(ref)}`, body: input, idempotent: false });
+  }
+
+  /** `DELETE /functions/{ref}`: deletes the function, its schedule, versions and runtime. */
+  async deleteFunction(ref: string): Promise<void> {
+    await this.send({ method: "DELETE", path: `/functions/${enc(ref)}`, idempotent: true });
+  }
+
+  /** `GET /functions/{ref}/versions`: every version, oldest first. */
+  listVersions(ref: string): Promise<VersionList> {
+    return this.body({ method: "GET", path: `/functions/${enc(ref)}/versions`, idempotent: true });
+  }
+
+  /** `GET /functions/{ref}/versions/{version}`: one version with its source. */
+  getVersion(ref: string, version: string | number): Promise<VersionCode> {
+    return this.body({ method: "GET", path: `/functions/${enc(ref)}/versions/${enc(String(version))}`, idempotent: true });
+  }
+
+  /** `POST /functions/{function_id}/fork`: copies a shared (or own) function into this account. */
+  forkFunction(functionId: string, input: ForkFunctionInput = {}): Promise<FunctionRecord> {
+    return this.body({ method: "POST", path: `/functions/${enc(functionId)}/fork`, body: input, idempotent: false });
+  }
+
+  /**
+   * Invokes a function and resolves with its result, waiting through 202s by polling the run
+   * (up to `options.timeoutMs`). A failed run throws FunctionError (FunctionTimeoutError for
+   * `function_timeout`) with its `runId`. Never retried.
+   */
+  invoke<T = unknown>(name: string, params?: Record<string, unknown>, options?: InvokeOptions): Promise<InvocationResult<T>> {
+    return invoke<T>(this.send, name, params, options);
+  }
+
+  /** Starts an invocation without waiting (`Prefer: respond-async`): 202 with the run to poll. */
+  startInvocation(name: string, params?: Record<string, unknown>, options: { version?: string | number } = {}): Promise<AcceptedRun> {
+    const headers: Record<string, string> = { prefer: "respond-async" };
+    if (options.version !== undefined) headers["x-function-version"] = String(options.version);
+    return this.body({ method: "POST", path: `/functions/${enc(name)}`, body: params, headers, idempotent: false });
+  }
+
+  /** `GET /runs/{run_id}`: one run of this account. */
+  getRun(runId: string): Promise<Run> {
+    return this.body({ method: "GET", path: `/runs/${enc(runId)}`, idempotent: true });
+  }
+
+  /** Polls a run until it ends (succeeded, failed or timed_out) and returns it; WaitTimeoutError past `timeoutMs`. */
+  waitForRun(runId: string, options?: WaitOptions): Promise<Run> {
+    return waitForRun(this.send, runId, options);
+  }
+
+  /** `GET /functions/{ref}/logs`: the latest runs, newest first (`limit` 1..1000, default 50). */
+  getLogs(ref: string, options: { limit?: number } = {}): Promise<LogList> {
+    return this.body({ method: "GET", path: `/functions/${enc(ref)}/logs`, query: options, idempotent: true });
+  }
+
+  /** `GET /functions/{ref}/metrics`: call counts, success rate (%), durations (ms). */
+  getMetrics(ref: string): Promise<FunctionMetrics> {
+    return this.body({ method: "GET", path: `/functions/${enc(ref)}/metrics`, idempotent: true });
+  }
+
+  /** `GET /usage`: the account's metered usage in a month (`YYYY-MM`, default this month). */
+  getUsage(options: { month?: string } = {}): Promise<Usage> {
+    return this.body({ method: "GET", path: "/usage", query: options, idempotent: true });
+  }
+
+  /** `POST /api-keys`: a new key; its secret `key` is in this answer only. */
+  createApiKey(input: CreateApiKeyInput = {}): Promise<CreatedApiKey> {
+    return this.body({ method: "POST", path: "/api-keys", body: input, idempotent: false });
+  }
+
+  /** `GET /api-keys`: the account's keys (never their secrets). */
+  listApiKeys(): Promise<ApiKeyList> {
+    return this.body({ method: "GET", path: "/api-keys", idempotent: true });
+  }
+
+  /** `DELETE /api-keys/{id}`: revokes a key at once. */
+  async deleteApiKey(keyId: string): Promise<void> {
+    await this.send({ method: "DELETE", path: `/api-keys/${enc(keyId)}`, idempotent: true });
+  }
+
+  /** `PUT /accounts/{account}/plan` (admin keys only): moves an account to another plan. */
+  setAccountPlan(account: string, plan: string): Promise<AccountPlan> {
+    return this.body({ method: "PUT", path: `/accounts/${enc(account)}/plan`, body: { plan }, idempotent: true });
+  }
+}

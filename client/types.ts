@@ -1,0 +1,115 @@
+/**
+ * Request and response types of the browserfn API. Where the server has a zod schema
+ * (`lambdas/schemas/*`) the type is inferred from it; where the server builds a response in
+ * code (runs, logs), from that code's return type. Every import here is type-only: the client
+ * loads neither zod nor any server module at run time.
+ */
+import type { z } from "zod";
+import type { Plan } from "../lambdas/config/plans";
+import type { ErrorCode } from "../lambdas/http/errors";
+import type { toLogEntry, toRunView } from "../lambdas/runs/toRunView";
+import type { RunStatus } from "../lambdas/runs/types";
+import type {
+  CreateFunctionBody as CreateFunctionSchema,
+  ForkFunctionBody as ForkFunctionSchema,
+  FunctionList as FunctionListSchema,
+  FunctionRecord as FunctionRecordSchema,
+  ParameterInfo as ParameterInfoSchema,
+  UpdateFunctionBody as UpdateFunctionSchema,
+  VersionCode as VersionCodeSchema,
+  VersionList as VersionListSchema,
+} from "../lambdas/schemas/functionSchemas";
+import type {
+  ApiKeyInfo as ApiKeyInfoSchema,
+  ApiKeyList as ApiKeyListSchema,
+  CreateApiKeyBody as CreateApiKeySchema,
+  CreatedApiKey as CreatedApiKeySchema,
+} from "../lambdas/schemas/keySchemas";
+import type { ErrorBody as ErrorBodySchema } from "../lambdas/schemas/errorSchemas";
+
+export type { ErrorCode, Plan, RunStatus };
+
+/** Body of `POST /functions`. */
+export type CreateFunctionInput = z.input<typeof CreateFunctionSchema>;
+/** Body of `PATCH /functions/{ref}`: any create field but `name`; `schedule: null` removes the schedule. */
+export type UpdateFunctionInput = z.input<typeof UpdateFunctionSchema>;
+/** Body of `POST /functions/{function_id}/fork`. */
+export type ForkFunctionInput = z.input<typeof ForkFunctionSchema>;
+/** One parameter of a function's automation (`variables`). */
+export type ParameterInfo = z.infer<typeof ParameterInfoSchema>;
+/** The function record returned by create, info, update and fork. */
+export type FunctionRecord = z.infer<typeof FunctionRecordSchema>;
+/** One page of `GET /functions`. */
+export type FunctionList = z.infer<typeof FunctionListSchema>;
+/** One item of `GET /functions`. */
+export type FunctionListItem = FunctionList["items"][number];
+/** `GET /functions/{ref}/versions`. */
+export type VersionList = z.infer<typeof VersionListSchema>;
+/** One version with its source, `GET /functions/{ref}/versions/{version}`. */
+export type VersionCode = z.infer<typeof VersionCodeSchema>;
+/** Body of `POST /api-keys`. */
+export type CreateApiKeyInput = z.input<typeof CreateApiKeySchema>;
+/** A key as listed (never the secret). */
+export type ApiKeyInfo = z.infer<typeof ApiKeyInfoSchema>;
+/** `GET /api-keys`. */
+export type ApiKeyList = z.infer<typeof ApiKeyListSchema>;
+/** A new key, with its secret `key` (shown only once). */
+export type CreatedApiKey = z.infer<typeof CreatedApiKeySchema>;
+/** The one error body of every failed request. */
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+/** One run, `GET /runs/{run_id}`; `result` is the automation's return value once it succeeded. */
+export type Run = Omit<ReturnType<typeof toRunView>, "result"> & { result: unknown };
+/** One entry of `GET /functions/{ref}/logs` (newest first). */
+export type LogEntry = ReturnType<typeof toLogEntry>;
+/** `GET /functions/{ref}/logs`. */
+export interface LogList {
+  items: LogEntry[];
+}
+
+/** 202 answer of an invocation that goes on in the background. */
+export interface AcceptedRun {
+  run_id: string;
+  status: "queued" | "running";
+  status_url: string;
+}
+
+/** `GET /functions/{ref}/metrics`; durations in ms, `success_rate` in percent (0–100). */
+export interface FunctionMetrics {
+  total_calls: number;
+  success_rate: number;
+  avg_duration: number;
+  succeeded_calls: number;
+  failed_calls: number;
+  timed_out_calls: number;
+  skipped_scheduled_runs: number;
+  p50_duration: number | null;
+  p95_duration: number | null;
+  last_called_at: string | null;
+}
+
+/** Metered usage counters of `GET /usage`. */
+export interface UsageCounters {
+  invocations: number;
+  execution_ms: number;
+  gb_seconds: number;
+  browser_session_ms: number;
+}
+
+/** `GET /usage?month=YYYY-MM`: the account's usage in a month, its plan's limits and what remains. */
+export interface Usage {
+  account: string;
+  month: string;
+  plan: string;
+  limits: Plan | null;
+  total: UsageCounters;
+  functions: (UsageCounters & { function_id: string; name: string | null })[];
+  remaining: { invocations: number; concurrency: number } | null;
+}
+
+/** `PUT /accounts/{account}/plan` (admin keys only). */
+export interface AccountPlan {
+  account: string;
+  plan: string;
+  limits: Plan;
+}
