@@ -50,6 +50,8 @@ export interface HandlerFunctionProps {
   logRetention: RetentionDays;
   timeout?: Duration;
   memorySize?: number;
+  /** Files the handler reads at run time (relative to the project root), copied into the bundle's root. */
+  files?: readonly string[];
 }
 
 /**
@@ -77,9 +79,19 @@ export function createHandlerFunction(scope: Construct, id: string, props: Handl
     environment: { ...props.environment, NODE_OPTIONS: "--enable-source-maps" },
     projectRoot: PROJECT_ROOT,
     depsLockFilePath: path.join(PROJECT_ROOT, "package-lock.json"),
-    bundling: BUNDLING,
+    bundling: props.files?.length ? { ...BUNDLING, commandHooks: copyFiles(props.files) } : BUNDLING,
   });
   return { fn, logGroup };
+}
+
+/** Bundling hooks that copy `files` (relative to the project root) into the bundle's root, beside `index.mjs`. */
+function copyFiles(files: readonly string[]): NonNullable<BundlingOptions["commandHooks"]> {
+  const quote = (value: string) => `'${value.replace(/'/g, "'\\''")}'`;
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir, outputDir) => [`cp ${files.map((file) => quote(path.join(inputDir, file))).join(" ")} ${quote(outputDir)}`],
+  };
 }
 
 /** Lets a role write to these log groups (one statement, however many handlers share the role). */

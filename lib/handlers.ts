@@ -140,6 +140,7 @@ export class Handlers extends Construct {
         role: spec.auth ? this.roles.api : this.roles.open,
         environment: serviceEnv,
         logRetention,
+        files: (spec as RouteSpec).files,
       });
       this.routes.push({ spec, handler: fn });
     }

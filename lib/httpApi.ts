@@ -90,7 +90,7 @@ export class BrowserfnApi extends Construct {
         ...(spec.auth ? { authorizer } : {}),
       });
       if (!spec.auth && route) {
-        acknowledge(route, "AwsSolutions-APIG4", `${spec.method} ${spec.path} is open by design (API.md: liveness and the OpenAPI document need no token).`);
+        acknowledge(route, "AwsSolutions-APIG4", `${spec.method} ${spec.path} is open by design (API.md: liveness and the OpenAPI document need no token; the dashboard's page and files hold no data, the page calls the API with a key).`);
       }
     }
     const fallback = new HttpRoute(this, "DefaultRoute", {

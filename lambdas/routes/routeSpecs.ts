@@ -9,6 +9,7 @@ import {
   VersionCode,
   VersionList,
 } from "../schemas/functionSchemas";
+import { DASHBOARD_FILES } from "../dashboard/dashboardAssets";
 import { ApiKeyList, CreateApiKeyBody, CreatedApiKey, SetPlanBody } from "../schemas/keySchemas";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -25,11 +26,26 @@ export interface RouteSpec {
   body?: z.ZodType;
   query?: z.ZodType;
   response?: z.ZodType;
+  /** False leaves the route out of the OpenAPI document (the dashboard's page and files are not API). */
+  openapi?: false;
+  /** Files the handler reads at run time, relative to the project root; bundled beside its Lambda's code. */
+  files?: readonly string[];
 }
 
 export const ROUTE_SPECS = [
   { operationId: "health", method: "GET", path: "/health", summary: "Liveness", auth: false, status: 200 },
   { operationId: "openapi", method: "GET", path: "/openapi.json", summary: "This OpenAPI 3.1 document", auth: false, status: 200 },
+  { operationId: "dashboard", method: "GET", path: "/", summary: "The web dashboard (HTML)", auth: false, status: 200, openapi: false, files: DASHBOARD_FILES },
+  {
+    operationId: "dashboardAsset",
+    method: "GET",
+    path: "/dashboard/{file}",
+    summary: "One of the web dashboard's scripts, its stylesheet or its icon",
+    auth: false,
+    status: 200,
+    openapi: false,
+    files: DASHBOARD_FILES,
+  },
   {
     operationId: "createFunction",
     method: "POST",

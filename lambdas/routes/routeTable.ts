@@ -1,5 +1,7 @@
 import { createApiKey } from "../handlers/createApiKey";
 import { createFunction } from "../handlers/createFunction";
+import { dashboard } from "../handlers/dashboard";
+import { dashboardAsset } from "../handlers/dashboardAsset";
 import { deleteApiKey } from "../handlers/deleteApiKey";
 import { deleteFunction } from "../handlers/deleteFunction";
 import { forkFunction } from "../handlers/forkFunction";
@@ -25,6 +27,8 @@ import { type OperationId, ROUTE_SPECS, type RouteSpec } from "./routeSpecs";
 export const HANDLERS: Record<OperationId, RouteFactory> = {
   health,
   openapi,
+  dashboard,
+  dashboardAsset,
   createFunction,
   listFunctions,
   getFunctionInfo,

@@ -15,6 +15,7 @@ export function openapiDocument(serverUrl: string): Record<string, unknown> {
   }
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of ROUTE_SPECS as readonly RouteSpec[]) {
+    if (route.openapi === false) continue;
     paths[route.path] ??= {};
     (paths[route.path] as Record<string, unknown>)[route.method.toLowerCase()] = operation(route);
   }

@@ -1,0 +1,4 @@
+import { dashboardAsset } from "../../handlers/dashboardAsset";
+import { lazyRoute } from "../lazyHandlers";
+
+export const handler = lazyRoute(dashboardAsset);

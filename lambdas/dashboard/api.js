@@ -1,0 +1,77 @@
+/* global fetch */
+// The dashboard's only way to the API: fetch on the page's own origin, with the key in the
+// Authorization header and nowhere else.
+
+/** An error answer of the API, in its one shape: `{"error": {code, message, request_id, details}}`. */
+export class ApiError extends Error {
+  constructor(status, { code, message, request_id, details }, headers = null) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+    this.requestId = request_id ?? null;
+    this.details = details ?? {};
+    this.headers = headers;
+  }
+}
+
+/** A response the API did not shape (a proxy, a network failure) as an ApiError all the same. */
+function unshapedError(status, text, headers) {
+  const message = text ? `The server answered ${status}: ${text.slice(0, 300)}` : `The server answered ${status} with no body`;
+  return new ApiError(status, { code: `http_${status}`, message }, headers);
+}
+
+/**
+ * The API client of the dashboard. `base` is the API's base path on this origin ("" or
+ * "/<stage>"); `key` the API key (or OAuth access token) the user signed in with.
+ */
+export function createApi(base, key) {
+  async function request(method, path, { body, headers = {} } = {}) {
+    const init = { method, headers: { authorization: `Bearer ${key}`, ...headers }, cache: "no-store", credentials: "omit" };
+    if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      init.headers["content-type"] = "application/json";
+    }
+    let response;
+    try {
+      response = await fetch(base + path, init);
+    } catch (error) {
+      throw new ApiError(0, { code: "network_error", message: `The API could not be reached: ${error.message}` });
+    }
+    const text = await response.text();
+    let data;
+    try {
+      data = text === "" ? undefined : JSON.parse(text);
+    } catch {
+      throw unshapedError(response.status, text, response.headers);
+    }
+    if (!response.ok) {
+      const error = data && typeof data === "object" ? data.error : null;
+      if (error && typeof error.code === "string" && typeof error.message === "string") {
+        throw new ApiError(response.status, error, response.headers);
+      }
+      throw unshapedError(response.status, text, response.headers);
+    }
+    return { status: response.status, headers: response.headers, body: data };
+  }
+
+  const get = async (path) => (await request("GET", path)).body;
+  const ref = (name) => encodeURIComponent(name);
+
+  return {
+    usage: (month) => get(`/usage${month ? `?month=${encodeURIComponent(month)}` : ""}`),
+    listFunctions: (cursor) => get(`/functions?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`),
+    info: (name) => get(`/functions/${ref(name)}/info`),
+    versions: (name) => get(`/functions/${ref(name)}/versions`),
+    version: (name, version) => get(`/functions/${ref(name)}/versions/${encodeURIComponent(version)}`),
+    logs: (name, limit = 50) => get(`/functions/${ref(name)}/logs?limit=${limit}`),
+    metrics: (name) => get(`/functions/${ref(name)}/metrics`),
+    run: (runId) => get(`/runs/${encodeURIComponent(runId)}`),
+    /** Invokes a function; `params` null sends no body. Answers {status, headers, body} (200 or 202). */
+    invoke: (name, params, version) =>
+      request("POST", `/functions/${ref(name)}`, {
+        body: params ?? undefined,
+        headers: version ? { "x-function-version": String(version) } : {},
+      }),
+  };
+}
