@@ -25,6 +25,8 @@ export class BrowserfnError extends Error {
   readonly requestId: string | null;
   /** The error body's `details`. */
   readonly details: Record<string, unknown>;
+  /** Seconds to wait before trying again (the answer's `Retry-After`: every 429, some 5xx), when given. */
+  readonly retryAfter: number | null;
 
   constructor(init: ErrorInit) {
     super(init.message);
@@ -33,6 +35,7 @@ export class BrowserfnError extends Error {
     this.code = init.code;
     this.requestId = init.requestId ?? null;
     this.details = init.details ?? {};
+    this.retryAfter = init.retryAfter ?? null;
   }
 }
 
@@ -55,15 +58,7 @@ export class ConflictError extends BrowserfnError {}
 export class PayloadTooLargeError extends BrowserfnError {}
 
 /** 429: a rate limit, the plan's concurrency or its monthly quota. `retryAfter` is in seconds. */
-export class RateLimitError extends BrowserfnError {
-  /** Seconds to wait before trying again (the answer's `Retry-After`), when given. */
-  readonly retryAfter: number | null;
-
-  constructor(init: ErrorInit) {
-    super(init);
-    this.retryAfter = init.retryAfter ?? null;
-  }
-}
+export class RateLimitError extends BrowserfnError {}
 
 /**
  * The automation ran and failed: it threw (`function_error`), returned something that is not

@@ -99,8 +99,7 @@ export function createTransport(options: TransportOptions): Send {
           error instanceof BrowserfnError &&
           (error instanceof NetworkError || RETRY_STATUSES(error.status));
         if (!retryable) throw error;
-        const retryAfter = "retryAfter" in error ? (error.retryAfter as number | null) : null;
-        const wait = retryAfter !== null ? retryAfter * 1000 : baseDelay * 2 ** attempt;
+        const wait = error.retryAfter !== null ? error.retryAfter * 1000 : baseDelay * 2 ** attempt;
         await delay(Math.min(wait, maxDelay));
       }
     }

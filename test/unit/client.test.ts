@@ -1,0 +1,99 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  BrowserfnClient,
+  ConflictError,
+  FunctionError,
+  FunctionTimeoutError,
+  NotFoundError,
+  RateLimitError,
+  ServerError,
+  ValidationError,
+  errorClassFor,
+  errorFromResponse,
+  parseRetryAfter,
+} from "../../client";
+
+describe("client errors", () => {
+  it("chooses the class by code, then by status", () => {
+    expect(errorClassFor(404, "function_not_found")).toBe(NotFoundError);
+    expect(errorClassFor(400, "invalid_parameters")).toBe(ValidationError);
+    expect(errorClassFor(409, "function_exists")).toBe(ConflictError);
+    expect(errorClassFor(429, "rate_limited")).toBe(RateLimitError);
+    expect(errorClassFor(500, "function_error")).toBe(FunctionError);
+    expect(errorClassFor(500, "function_crashed")).toBe(FunctionError);
+    expect(errorClassFor(504, "function_timeout")).toBe(FunctionTimeoutError);
+    expect(errorClassFor(500, "internal_error")).toBe(ServerError);
+  });
+
+  it("reads the API error body, Retry-After and the run id", () => {
+    const body = JSON.stringify({ error: { code: "function_error", message: "boom", request_id: "r1", details: { run_id: "run_x" } } });
+    const error = errorFromResponse(500, new Headers(), body);
+    expect(error).toBeInstanceOf(FunctionError);
+    expect(error).toMatchObject({ status: 500, code: "function_error", message: "boom", requestId: "r1", runId: "run_x", name: "FunctionError" });
+    const limited = errorFromResponse(429, new Headers({ "retry-after": "7" }), JSON.stringify({ error: { code: "rate_limited", message: "m", request_id: "r", details: {} } }));
+    expect((limited as RateLimitError).retryAfter).toBe(7);
+    const notJson = errorFromResponse(502, new Headers({ "x-request-id": "gw" }), "<html>Bad gateway</html>");
+    expect(notJson).toBeInstanceOf(ServerError);
+    expect(notJson).toMatchObject({ code: "internal_error", requestId: "gw" });
+    expect(notJson.message).toContain("Bad gateway");
+  });
+
+  it("parses Retry-After as seconds or an HTTP date", () => {
+    expect(parseRetryAfter("3")).toBe(3);
+    expect(parseRetryAfter(null)).toBeNull();
+    expect(parseRetryAfter("soon")).toBeNull();
+    const now = Date.parse("2026-01-01T00:00:00Z");
+    expect(parseRetryAfter("Thu, 01 Jan 2026 00:00:05 GMT", now)).toBe(5);
+  });
+});
+
+describe("client retries (a real HTTP server on 127.0.0.1)", () => {
+  let server: Server;
+  let url: string;
+  const seen: string[] = [];
+  let failuresLeft = 0;
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      seen.push(`${request.method} ${request.url}`);
+      if (failuresLeft-- > 0) {
+        response.writeHead(503, { "content-type": "application/json", "retry-after": "0" });
+        response.end(JSON.stringify({ error: { code: "service_unavailable", message: "busy", request_id: "r", details: {} } }));
+        return;
+      }
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: "ok" }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+  beforeEach(() => {
+    seen.length = 0;
+  });
+
+  it("retries a GET until it succeeds, within the bound", async () => {
+    failuresLeft = 2;
+    const client = new BrowserfnClient({ baseUrl: url, apiKey: "k", maxRetries: 3 });
+    expect(await client.health()).toEqual({ status: "ok" });
+    expect(seen).toEqual(["GET /health", "GET /health", "GET /health"]);
+  });
+
+  it("gives up after maxRetries and throws the last error", async () => {
+    failuresLeft = 10;
+    const client = new BrowserfnClient({ baseUrl: url, apiKey: "k", maxRetries: 2 });
+    await expect(client.health()).rejects.toMatchObject({ status: 503, code: "service_unavailable" });
+    expect(seen).toHaveLength(3);
+  });
+
+  it("never retries an invocation or a create", async () => {
+    failuresLeft = 10;
+    const client = new BrowserfnClient({ baseUrl: url, apiKey: "k", maxRetries: 3 });
+    await expect(client.invoke("f", { a: 1 })).rejects.toBeInstanceOf(ServerError);
+    await expect(client.invoke("f", { a: "1" }, { method: "GET" })).rejects.toBeInstanceOf(ServerError);
+    await expect(client.createFunction({ name: "f", code: "x" })).rejects.toBeInstanceOf(ServerError);
+    expect(seen).toEqual(["POST /functions/f", "GET /functions/f?a=1", "POST /functions"]);
+  });
+});
