@@ -39,20 +39,20 @@ export function createAwsIdentity(accounts: AccountStore, config: IdentityEnvCon
 /** The store on DynamoDB and the identity: all the authorizer uses. */
 export function createAwsIdentityDeps(config: IdentityEnvConfig): { identity: Identity; log: (line: string) => void } {
   const { doc } = createDocumentClient({ region: config.region });
-  const store = createStore(doc, config.tablePrefix, config.runRetentionDays);
+  const store = createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays });
   return { identity: createAwsIdentity(store.accounts, config), log: (line) => console.error(line) };
 }
 
 /** The run-completion Lambda's deps: the store on DynamoDB. */
 export function createAwsCompletionDeps(config: StoreEnvConfig): RunCompletionDeps {
   const { doc } = createDocumentClient({ region: config.region });
-  return { store: createStore(doc, config.tablePrefix, config.runRetentionDays), clock: systemClock, log: (line) => console.error(line) };
+  return { store: createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays }), clock: systemClock, log: (line) => console.error(line) };
 }
 
 /** Every port on its AWS adapter: DynamoDB, Lambda, EventBridge Scheduler, API keys + JWTs. */
 export function createAwsDeps(config: AwsConfig): Deps {
   const { doc } = createDocumentClient({ region: config.region });
-  const store = createStore(doc, config.tablePrefix, config.runRetentionDays);
+  const store = createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays });
   return {
     store,
     identity: createAwsIdentity(store.accounts, config),

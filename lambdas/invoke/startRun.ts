@@ -4,6 +4,7 @@ import type { InvokeResult } from "../runtime/runtime";
 import { ApiError } from "../http/errors";
 import { finishRun } from "../runs/finishRun";
 import { newRunId } from "../runs/runIds";
+import { nextTurn } from "../runs/nextTurn";
 import { admitRun } from "./admitRun";
 import type { RunItem, RunTrigger } from "../runs/types";
 
@@ -108,10 +109,11 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
       deps.log(`run ${run.run_id}: recording its end failed: ${(error as Error).message}`);
       return ending ? { ...run, ...ending, finished_at: deps.clock.now().toISOString() } : run;
     });
-  // The lease is given back when the run ends; a run that never started is not counted.
+  // The lease is given back when the run ends (a run that never started is not counted), in
+  // the next turn of the event loop: the caller's answer is written in this one.
   void completion.then(
-    () => lease.release(),
-    () => lease.release(true),
+    () => nextTurn().then(() => lease.release()),
+    () => nextTurn().then(() => lease.release(true)),
   ).catch((error: unknown) => deps.log(`releasing the lease of ${run.run_id} failed: ${(error as Error).message}`));
   await Promise.race([queued, completion]);
   return { run, completion };

@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { queryAll } from "./dynamo";
+import { nextTurn } from "../runs/nextTurn";
 import type { RunItem } from "../runs/types";
 
 export interface UsageCounters {
@@ -78,11 +79,14 @@ export class MeterStore {
   }
 
   /**
-   * Counts a run without making the caller wait. Reads through this store wait for the
-   * counts they follow, so metrics and usage never miss a run that finished before them.
+   * Counts a run without making the caller wait: in the next turn of the event loop, after
+   * the answer written in this one. Reads through this store wait for the counts they
+   * follow, so metrics and usage never miss a run that finished before them.
    */
   recordRunLater(run: RunItem, onError: (error: unknown) => void): void {
-    const write = this.recordRun(run).catch(onError);
+    const write = nextTurn()
+      .then(() => this.recordRun(run))
+      .catch(onError);
     this.pending.add(write);
     void write.finally(() => this.pending.delete(write));
   }

@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { AccountStore } from "./accountStore";
+import { CachedFunctionStore } from "./cachedFunctionStore";
 import { FunctionStore } from "./functionStore";
 import { LimitStore } from "./limitStore";
 import { MeterStore } from "./meterStore";
@@ -22,15 +23,21 @@ export interface Store {
 /** Runs are kept this long by default (DynamoDB TTL on AWS). */
 export const DEFAULT_RUN_RETENTION_DAYS = 30;
 
-export function createStore(
-  doc: DynamoDBDocumentClient,
-  tablePrefix: string,
-  runRetentionDays = DEFAULT_RUN_RETENTION_DAYS,
-): Store {
+export interface StoreOptions {
+  runRetentionDays?: number;
+  /**
+   * This process is the only writer of the table (the local service): function records are
+   * then cached in memory (see CachedFunctionStore). Never on AWS, where many Lambdas write.
+   */
+  soleWriter?: boolean;
+}
+
+export function createStore(doc: DynamoDBDocumentClient, tablePrefix: string, options: StoreOptions = {}): Store {
   const table = tableName(tablePrefix, MAIN_TABLE);
+  const runRetentionDays = options.runRetentionDays ?? DEFAULT_RUN_RETENTION_DAYS;
   return {
     accounts: new AccountStore(doc, table),
-    functions: new FunctionStore(doc, table),
+    functions: options.soleWriter ? new CachedFunctionStore(doc, table) : new FunctionStore(doc, table),
     versions: new VersionStore(doc, table),
     runs: new RunStore(doc, table, runRetentionDays * 86_400),
     meters: new MeterStore(doc, table),
