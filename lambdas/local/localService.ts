@@ -77,7 +77,8 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     const bundlePath = await buildWorkerBundle(runtimeDir);
     await chmod(bundlePath, 0o644);
     await createTablesIfMissing(client, config.tablePrefix);
-    const store = createStore(doc, config.tablePrefix);
+    // Its dynalite data dir cannot be opened twice: this process is the only writer.
+    const store = createStore(doc, config.tablePrefix, { soleWriter: true });
     const clock = options.clock ?? systemClock;
     const bootstrap = await bootstrapAdminKey(store.accounts, config.dataDir, config.bootstrapKey, clock.now());
     await settleInterruptedRuns(store, clock);
