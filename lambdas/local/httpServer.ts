@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
 import type { Deps } from "../deps";
 import { errorResult } from "../http/errorBody";
 import { ApiError } from "../http/errors";
@@ -17,9 +18,13 @@ export function createHttpServer(routes: Route[], deps: Deps, requestLog: ((line
   const match = createRouteMatcher(routes);
   const handlers = new Map(routes.map((route) => [route, route.handler(deps)]));
 
-  async function respond(request: IncomingMessage, requestId: string): Promise<HttpResult> {
+  async function respond(request: IncomingMessage, url: URL | null, requestId: string): Promise<HttpResult> {
     const method = request.method ?? "GET";
-    const path = new URL(request.url ?? "/", "http://localhost").pathname;
+    if (!url) throw new ApiError("invalid_request", "The request target must be a path such as /functions");
+    if (request.httpVersion === "1.1" && request.headers.host === undefined) {
+      throw new ApiError("invalid_request", "An HTTP/1.1 request needs a Host header");
+    }
+    const path = url.pathname;
     const found = match(method, path);
     if (found.kind === "not_found") {
       throw new ApiError("route_not_found", `No route for ${method} ${path}`, { method, path });
@@ -33,6 +38,7 @@ export function createHttpServer(routes: Route[], deps: Deps, requestLog: ((line
     const { route, params } = found;
     const event = toApiGatewayEvent({
       request,
+      url,
       requestId,
       routeKey: `${route.method} ${route.path}`,
       params,
@@ -44,16 +50,71 @@ export function createHttpServer(routes: Route[], deps: Deps, requestLog: ((line
     return handler(event, lambdaContext(route.operationId, requestId));
   }
 
-  return createServer((request, response) => {
+  // Node's own Host check answers a bare 400; the handler answers it in the API's shape instead.
+  const server = createServer({ requireHostHeader: false }, (request, response) => {
     const started = performance.now();
     const requestId = randomUUID();
-    respond(request, requestId)
+    const url = requestUrl(request.url);
+    respond(request, url, requestId)
       .catch((error: unknown) => errorResult(error, requestId, deps.log))
       .then((result) => {
         send(response, result, requestId);
-        if (requestLog) requestLog(logLine(request, result.statusCode, performance.now() - started, requestId));
+        if (requestLog) requestLog(logLine(request, url, result.statusCode, performance.now() - started, requestId));
+      })
+      .catch((error: unknown) => {
+        // Never let one request take the process down; the answer may be half sent already.
+        deps.log(`[${requestId}] internal error while answering: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        response.destroy();
       });
   });
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, deps, requestLog));
+  return server;
+}
+
+/**
+ * A request Node's HTTP parser refused (malformed, headers over 16 KB, too slow) gets the
+ * API's JSON error too, not Node's bare status line.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, deps: Deps, requestLog: ((line: string) => void) | null): void {
+  // Node keeps the response in progress on the socket; once its head is out, nothing more can be said.
+  const inProgress = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (!socket.writable || inProgress?.headersSent || error.code === "ECONNRESET") {
+    socket.destroy();
+    return;
+  }
+  const requestId = randomUUID();
+  const apiError =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? new ApiError("headers_too_large", "The request's headers are over the limit of 16 KB")
+      : error.code === "HPE_CHUNK_EXTENSIONS_OVERFLOW"
+        ? new ApiError("payload_too_large", "The request's chunk extensions are too large")
+        : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? new ApiError("request_timeout", "The request did not arrive in time")
+          : new ApiError("invalid_request", `Malformed HTTP request (${error.code ?? "parse error"})`);
+  const result = errorResult(apiError, requestId, deps.log);
+  const body = result.body ?? "";
+  const head = [
+    `HTTP/1.1 ${result.statusCode} ${STATUS_CODES[result.statusCode] ?? ""}`,
+    ...Object.entries(result.headers ?? {}).map(([name, value]) => `${name}: ${String(value)}`),
+    `content-length: ${Buffer.byteLength(body)}`,
+    "connection: close",
+  ];
+  socket.end(`${head.join("\r\n")}\r\n\r\n${body}`);
+  if (requestLog) requestLog(`${new Date().toISOString()} - - ${result.statusCode} request_id=${requestId}`);
+}
+
+/**
+ * The request target as a URL: origin form (`/functions?limit=5`) or absolute form
+ * (`http://host/functions`); null for anything else (`*`, an authority, a malformed URL).
+ */
+function requestUrl(target: string | undefined): URL | null {
+  try {
+    if (target?.startsWith("/")) return new URL(`http://localhost${target}`);
+    if (target && /^https?:\/\//i.test(target)) return new URL(target);
+  } catch {
+    // not a URL
+  }
+  return null;
 }
 
 /** Reads the body as UTF-8 up to `limit` bytes; past it, 413 without reading the rest. */
@@ -78,7 +139,12 @@ function readBody(request: IncomingMessage, limit: number): Promise<string> {
       chunks.push(chunk);
     });
     request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    request.on("error", reject);
+    // A client that goes away mid-body made a bad request, not the service an internal error.
+    const cut = () => reject(new ApiError("invalid_request", "The request body ended before its declared length"));
+    request.on("error", cut);
+    request.on("close", () => {
+      if (!request.complete) cut();
+    });
   });
 }
 
@@ -91,8 +157,8 @@ function send(response: ServerResponse, result: HttpResult, requestId: string): 
 }
 
 /** One line per request; never headers (they carry tokens), never bodies. */
-function logLine(request: IncomingMessage, status: number, ms: number, requestId: string): string {
-  const path = new URL(request.url ?? "/", "http://localhost").pathname;
+function logLine(request: IncomingMessage, url: URL | null, status: number, ms: number, requestId: string): string {
+  const path = url?.pathname ?? "-";
   const extras = ["x-service-request-origin", "x-service-sdk-version"]
     .map((name) => [name, request.headers[name]] as const)
     .filter(([, value]) => typeof value === "string" && value !== "")

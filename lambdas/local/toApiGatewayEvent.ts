@@ -3,6 +3,8 @@ import type { APIGatewayProxyEventV2 } from "aws-lambda";
 
 export interface EventInput {
   request: IncomingMessage;
+  /** The request target, parsed once by the server. */
+  url: URL;
   requestId: string;
   routeKey: string;
   params: Record<string, string>;
@@ -11,8 +13,7 @@ export interface EventInput {
 }
 
 /** Turns a local HTTP request into the API Gateway HTTP API (payload 2.0) event a handler gets on AWS. */
-export function toApiGatewayEvent({ request, requestId, routeKey, params, body, now }: EventInput): APIGatewayProxyEventV2 {
-  const url = new URL(request.url ?? "/", "http://localhost");
+export function toApiGatewayEvent({ request, url, requestId, routeKey, params, body, now }: EventInput): APIGatewayProxyEventV2 {
   const headers: Record<string, string> = {};
   const cookies: string[] = [];
   for (const [name, value] of Object.entries(request.headers)) {

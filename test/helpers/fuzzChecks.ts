@@ -1,0 +1,69 @@
+import type fc from "fast-check";
+import { ERROR_STATUS } from "../../lambdas/http/errors";
+
+/**
+ * fast-check settings of the fuzz tests: a fixed seed (FUZZ_SEED to change it; fast-check
+ * prints seed and path of a failure to replay it), and `runs` cases per property, or
+ * FUZZ_RUNS for a longer run (`FUZZ_RUNS=2000 npx jest test/integration/fuzz`).
+ */
+export function fuzzSettings(runs: number): fc.Parameters<unknown> {
+  const override = Number(process.env.FUZZ_RUNS ?? "");
+  return {
+    seed: Number(process.env.FUZZ_SEED ?? 20261122),
+    numRuns: Number.isInteger(override) && override > 0 ? override : runs,
+  };
+}
+
+/** What the fuzz tests ran: cases per property, for the report. */
+export const fuzzCounts = new Map<string, number>();
+
+export function countCase(property: string): void {
+  fuzzCounts.set(property, (fuzzCounts.get(property) ?? 0) + 1);
+}
+
+export interface Answer {
+  status: number;
+  /** Header lookup (lowercase names). */
+  header(name: string): string | null | undefined;
+  text: string;
+}
+
+export function fromFetch(response: { status: number; headers: Headers; text: string }): Answer {
+  return { status: response.status, header: (name) => response.headers.get(name), text: response.text };
+}
+
+export function fromRaw(response: { status: number; headers: Record<string, string>; text: string }): Answer {
+  return { status: response.status, header: (name) => response.headers[name], text: response.text };
+}
+
+/**
+ * Checks one answer to a bad (or possibly bad) request: a success status from `ok`, or the
+ * one JSON error shape with a code from `codes` whose status is the code's status. Never a
+ * 5xx. Returns the error code, or null for a success. Throws a message naming the request.
+ */
+export function checkAnswer(what: string, answer: Answer, codes: readonly string[], ok: readonly number[] = []): string | null {
+  const fail = (problem: string): never => {
+    throw new Error(`${what}: ${problem}; got ${answer.status} ${answer.text.slice(0, 500)}`);
+  };
+  if (ok.includes(answer.status)) return null;
+  let body: unknown;
+  try {
+    body = JSON.parse(answer.text);
+  } catch {
+    return fail("the answer is not JSON");
+  }
+  if (!(answer.header("content-type") ?? "").startsWith("application/json")) fail("content-type is not JSON");
+  const error = (body as { error?: Record<string, unknown> }).error;
+  if (!error || Object.keys(body as object).join() !== "error") fail("not the error shape");
+  const { code, message, request_id, details } = error as Record<string, unknown>;
+  if (Object.keys(error as object).sort().join() !== "code,details,message,request_id") fail("error has other members");
+  if (typeof code !== "string" || !(code in ERROR_STATUS)) return fail(`unknown code ${String(code)}`);
+  if (ERROR_STATUS[code as keyof typeof ERROR_STATUS] !== answer.status) fail(`status does not match code ${code}`);
+  if (answer.status >= 500) fail("a 5xx for bad input");
+  if (!codes.includes(code)) fail(`code ${code} is not one of ${codes.join(", ")}`);
+  if (typeof message !== "string" || message === "") fail("empty message");
+  if (typeof request_id !== "string" || request_id !== answer.header("x-request-id")) fail("request_id is not X-Request-Id");
+  if (typeof details !== "object" || details === null || Array.isArray(details)) fail("details is not an object");
+  if (answer.status === 429 && !answer.header("retry-after")) fail("429 without Retry-After");
+  return code;
+}
