@@ -1,6 +1,7 @@
 import { ApiError } from "../http/errors";
 import type { Principal } from "../identity/identity";
 import type { Store } from "../store/store";
+import { NAME_PATTERN } from "../schemas/functionSchemas";
 import { isFunctionId } from "./ids";
 import type { FunctionItem } from "./types";
 
@@ -15,9 +16,12 @@ export async function resolveFunction(
   ref: string,
   allowShared = false,
 ): Promise<FunctionItem> {
+  // A ref that is neither an id nor a valid name names nothing (and may be too long for a key).
   const fn = isFunctionId(ref)
     ? await store.functions.getById(ref)
-    : await store.functions.getByName(principal.account_id, ref);
+    : NAME_PATTERN.test(ref)
+      ? await store.functions.getByName(principal.account_id, ref)
+      : undefined;
   const visible = fn && (fn.account_id === principal.account_id || (allowShared && fn.shared));
   if (!visible) throw new ApiError("function_not_found", `No function named '${ref}'`, { ref });
   return fn;

@@ -1,7 +1,7 @@
 import { defineRoute } from "../http/defineRoute";
 import { ApiError } from "../http/errors";
 import { json } from "../http/response";
-import { SetPlanBody } from "../schemas/keySchemas";
+import { ACCOUNT_PATTERN, SetPlanBody } from "../schemas/keySchemas";
 
 /** PUT /accounts/{account}/plan: an admin moves an account to another plan (effective at once). */
 export const setAccountPlan = defineRoute({ body: SetPlanBody }, async ({ body, params, principal }, deps) => {
@@ -13,7 +13,8 @@ export const setAccountPlan = defineRoute({ body: SetPlanBody }, async ({ body, 
     });
   }
   const account = params.account ?? "";
-  if (!(await deps.store.accounts.getAccount(account))) {
+  // An account name that breaks the pattern names no account (and may be too long for a key).
+  if (!ACCOUNT_PATTERN.test(account) || !(await deps.store.accounts.getAccount(account))) {
     throw new ApiError("account_not_found", `No account '${account}'`, { account });
   }
   await deps.store.accounts.setPlan(account, body.plan);
