@@ -1,5 +1,6 @@
 import type { ParameterInfo } from "../code/extractParameters";
 import { ApiError } from "../http/errors";
+import { jsonBytes, MAX_PARAMS_BYTES, MAX_STORED_DEPTH, unstorablePart } from "../schemas/storableJson";
 import { hasLiteral, membersOf, parseType, type TypeNode } from "./parseTypeText";
 
 /**
@@ -17,17 +18,22 @@ import { hasLiteral, membersOf, parseType, type TypeNode } from "./parseTypeText
  * `never`, `bigint`, `symbol` — accepts any value.
  */
 
-/** How deep the checker follows nested arrays; a deeper value is rejected as too deeply nested. */
-export const MAX_CHECK_DEPTH = 64;
+/**
+ * How deep the checker follows nested arrays; a deeper value is rejected as too deeply nested.
+ * One level less than the store can keep below a parameter, so what the checker accepts is storable.
+ */
+export const MAX_CHECK_DEPTH = MAX_STORED_DEPTH - 1;
 
 export interface ParameterProblem {
   name: string;
-  problem: "required" | "unknown" | "wrong_type" | "invalid_json" | "too_deeply_nested";
+  problem: "required" | "unknown" | "wrong_type" | "invalid_json" | "too_deeply_nested" | "unsupported_value";
   /** Where inside the value the problem is (`tags[2]`), when it is not the value itself. */
   path?: string;
   /** The declared type text (of the element at `path` when there is one). */
   expected?: string;
   received?: string;
+  /** Why an `unsupported_value` cannot be kept with the run. */
+  reason?: string;
 }
 
 function kindOf(value: unknown): string {
@@ -159,6 +165,7 @@ function describeProblem(p: ParameterProblem): string {
     case "invalid_json": return `${p.name} must be JSON text of ${p.expected} (got ${p.received})`;
     case "too_deeply_nested": return `${where} is too deeply nested (limit ${MAX_CHECK_DEPTH} levels)`;
     case "wrong_type": return `${where} must be ${p.expected} (got ${p.received})`;
+    case "unsupported_value": return `${where} cannot be kept with the run: ${p.reason}`;
   }
 }
 
@@ -193,7 +200,12 @@ export function validateParams(
     const given: unknown = Object.getOwnPropertyDescriptor(input, name)?.value;
     const outcome = validateOne(name, parseType(variable.type), given, source === "query");
     if ("problem" in outcome) problems.push(outcome);
-    else result[name] = outcome.value;
+    else {
+      // Parameters are stored with the run (a DynamoDB item): refuse what it cannot hold exactly.
+      const unstorable = unstorablePart(outcome.value, name, 1);
+      if (unstorable) problems.push({ name, problem: "unsupported_value", ...(unstorable.path === name ? {} : { path: unstorable.path }), reason: unstorable.reason });
+      else result[name] = outcome.value;
+    }
   }
   for (const name of Object.keys(input)) {
     if (!declared.has(name)) problems.push({ name, problem: "unknown" });
@@ -202,5 +214,14 @@ export function validateParams(
     const message = `Invalid parameters: ${problems.map(describeProblem).join("; ")}`;
     throw new ApiError("invalid_parameters", message, { parameters: problems });
   }
-  return Object.fromEntries(Object.entries(result));
+  const params = Object.fromEntries(Object.entries(result));
+  const bytes = jsonBytes(params);
+  if (bytes > MAX_PARAMS_BYTES) {
+    throw new ApiError("invalid_parameters", `Parameters are ${bytes} bytes of JSON; the limit is ${MAX_PARAMS_BYTES}`, {
+      parameters: [],
+      bytes,
+      limit: MAX_PARAMS_BYTES,
+    });
+  }
+  return params;
 }

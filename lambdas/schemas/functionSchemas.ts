@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { IssueCode } from "../http/validation";
+import { jsonBytes, MAX_PARAMS_BYTES, unstorablePart } from "./storableJson";
 
 export const NAME_PATTERN = /^[a-z][a-z0-9-]{0,62}$/;
 export const FUNCTION_ID_PATTERN = /^fn_[0-9a-z]{26}$/;
@@ -15,6 +16,13 @@ const settings = {
   schedule_timezone: z.string().max(100).optional(),
   schedule_params: z
     .record(z.string(), z.unknown())
+    .superRefine((value, ctx) => {
+      // Kept in the function's record (a DynamoDB item): refuse what it cannot hold exactly.
+      const problem = unstorablePart(value, "", 1);
+      if (problem) ctx.addIssue({ code: "custom", path: problem.path.split("."), message: `cannot be stored: ${problem.reason}` });
+      const bytes = jsonBytes(value);
+      if (bytes > MAX_PARAMS_BYTES) ctx.addIssue({ code: "custom", message: `${bytes} bytes of JSON; the limit is ${MAX_PARAMS_BYTES}` });
+    })
     .nullable()
     .optional()
     .describe("Parameters of scheduled runs; the automation's defaults fill in the rest"),

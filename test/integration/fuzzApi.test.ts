@@ -10,6 +10,12 @@ import { type Expected, scanTable, tableProblems } from "../helpers/fuzzStore";
 import { NO_PARAMS_FN } from "../helpers/code";
 import { startTestService, type TestService } from "../helpers/localService";
 
+/** Takes anything, starts no browser, returns little. */
+const ANY_PARAMS_FN = `export default async function run(a: unknown, b: number = 1) {
+  return { a: typeof a, b };
+}
+`;
+
 let t: TestService;
 const expected: Expected = { accounts: new Set(["local"]), keys: 1, everCreated: new Set(), functions: new Set() };
 
@@ -41,6 +47,39 @@ describe("regressions", () => {
       const plan = await t.call("PUT", `/accounts/${encodeURIComponent(ref)}/plan`, { body: { plan: "free" } });
       checkAnswer("PUT /accounts/<long>/plan", fromFetch(plan), ["account_not_found"]);
     }
+  });
+
+  it("refuses parameters and schedule_params the store cannot keep exactly with 400 (they answered 500)", async () => {
+    const fn = await t.deploy("anyp", ANY_PARAMS_FN);
+    expected.everCreated.add(fn.function_id);
+    expected.functions.add("local/anyp");
+    const deepObject = (levels: number) => `${'{"x":'.repeat(levels)}1${"}".repeat(levels)}`;
+    const bad = [
+      '{"a": 1e300}',
+      '{"a": 1, "b": 5e-324}',
+      '{"a": 123456789012345678901234567890}',
+      '{"a": {"__proto__": {"polluted": true}}}',
+      `{"a": ${deepObject(40)}}`,
+      `{"a": ${"[".repeat(40)}${"]".repeat(40)}}`,
+      `{"a": "${"x".repeat(300_000)}"}`,
+    ];
+    for (const body of bad) {
+      const answer = await t.call("POST", "/functions/anyp", { body });
+      checkAnswer(`invoke ${body.slice(0, 40)}`, fromFetch(answer), ["invalid_parameters"]);
+      const patch = await t.call("PATCH", "/functions/anyp", { body: `{"schedule_params": ${body}}` });
+      checkAnswer(`schedule_params ${body.slice(0, 40)}`, fromFetch(patch), ["invalid_request"]);
+    }
+    const query = await t.call("GET", `/functions/anyp?a=${encodeURIComponent(deepObject(40))}&b=1e300`);
+    expect(checkAnswer("GET invoke", fromFetch(query), ["invalid_parameters"])).toBe("invalid_parameters");
+    expect(query.body.error.details.parameters.map((p: { name: string; problem: string }) => `${p.name} ${p.problem}`)).toEqual([
+      "a unsupported_value",
+      "b unsupported_value",
+    ]);
+    // What the store keeps exactly still passes: safe integers, tiny but representable numbers, 28 levels of nesting.
+    const fine = await t.call("POST", "/functions/anyp", { body: `{"a": {"": [9007199254740991, 1e-130, ${deepObject(26)}]}, "b": -0.5}` });
+    expect(fine.status).toBe(200);
+    const run = await t.call("GET", `/runs/${fine.headers.get("x-run-id")}`);
+    expect(run.body.params).toEqual({ a: { "": [9007199254740991, 1e-130, JSON.parse(deepObject(26))] }, b: -0.5 });
   });
 });
 

@@ -1,0 +1,48 @@
+/**
+ * What a JSON value kept in a DynamoDB item (a run's `params`, a function's `schedule_params`)
+ * must satisfy to be stored exactly: the document client refuses numbers beyond
+ * ±Number.MAX_SAFE_INTEGER (it would lose precision), DynamoDB refuses non-zero numbers
+ * smaller than 1e-130 in magnitude and maps nested more than 32 levels, and an object key
+ * `__proto__` does not survive the conversion to an attribute map.
+ */
+
+/** Nesting levels a stored value may have below its attribute (DynamoDB allows 32 in an item). */
+export const MAX_STORED_DEPTH = 30;
+/** The JSON text of all parameters of a run (or of `schedule_params`) at most (256 KB). */
+export const MAX_PARAMS_BYTES = 262_144;
+
+export interface StorableProblem {
+  /** Where in the value, e.g. `tags[2]` or `options.limit`; `` for the value itself. */
+  path: string;
+  reason: string;
+}
+
+/** The first part of `value` that cannot be stored exactly, or undefined when all of it can. */
+export function unstorablePart(value: unknown, path = "", depth = 0): StorableProblem | undefined {
+  if (typeof value === "number") {
+    if (Math.abs(value) > Number.MAX_SAFE_INTEGER) return { path, reason: "numbers must lie within ±9007199254740991" };
+    if (value !== 0 && Math.abs(value) < 1e-130) return { path, reason: "non-zero numbers must be at least 1e-130 in magnitude" };
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null) return undefined;
+  if (depth >= MAX_STORED_DEPTH) return { path, reason: `values may be nested at most ${MAX_STORED_DEPTH} levels deep` };
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const problem = unstorablePart(value[i], `${path}[${i}]`, depth + 1);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+  for (const key of Object.keys(value)) {
+    const at = path === "" ? key : `${path}.${key}`;
+    if (key === "__proto__") return { path: at, reason: "'__proto__' cannot be an object key" };
+    const problem = unstorablePart(Object.getOwnPropertyDescriptor(value, key)?.value, at, depth + 1);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/** Bytes of `value` as JSON text. */
+export function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? "", "utf8");
+}
