@@ -67,11 +67,14 @@ export function createApi(base, key) {
     logs: (name, limit = 50) => get(`/functions/${ref(name)}/logs?limit=${limit}`),
     metrics: (name) => get(`/functions/${ref(name)}/metrics`),
     run: (runId) => get(`/runs/${encodeURIComponent(runId)}`),
-    /** Invokes a function; `params` null sends no body. Answers {status, headers, body} (200 or 202). */
-    invoke: (name, params, version) =>
+    /**
+     * Invokes a function; `params` null sends no body, `version` null runs the latest, `async`
+     * asks for 202 at once. Answers {status, headers, body} (200, or 202 with the run to follow).
+     */
+    invoke: (name, params, { version = null, async = false } = {}) =>
       request("POST", `/functions/${ref(name)}`, {
         body: params ?? undefined,
-        headers: version ? { "x-function-version": String(version) } : {},
+        headers: { ...(version ? { "x-function-version": String(version) } : {}), ...(async ? { prefer: "respond-async" } : {}) },
       }),
   };
 }

@@ -49,6 +49,7 @@ export function invokeForm(api, record, onRunEnded) {
     { id: "invoke-version", name: "version" },
     [...record.versions].reverse().map((version) => h("option", { value: version }, version === record.latest_version ? `${version} (latest)` : version)),
   );
+  const respondAsync = h("input", { type: "checkbox", id: "invoke-async" });
   const button = h("button", { type: "submit", id: "invoke-button" }, "Invoke");
   const output = h("div", { id: "invoke-result", "aria-live": "polite" });
 
@@ -63,10 +64,14 @@ export function invokeForm(api, record, onRunEnded) {
     button.disabled = true;
     output.replaceChildren(h("p", { class: "muted" }, "Running…"));
     try {
-      const response = await api.invoke(record.name, variables.length === 0 ? null : params, version);
+      const response = await api.invoke(record.name, variables.length === 0 ? null : params, { version, async: respondAsync.checked });
       if (response.status === 202) {
-        output.replaceChildren(h("p", { class: "muted" }, `Still running (run ${response.body.run_id}); waiting for it…`));
-        output.replaceChildren(runView(await waitForRun(api, response.body.run_id)));
+        const waiting = h("p", { class: "muted", id: "invoke-waiting" }, `202: run ${response.body.run_id} is ${response.body.status}…`);
+        output.replaceChildren(waiting);
+        const run = await waitForRun(api, response.body.run_id, (status) => {
+          waiting.textContent = `202: run ${response.body.run_id} is ${status}…`;
+        });
+        output.replaceChildren(runView(run));
       } else {
         output.replaceChildren(resultView(response));
       }
@@ -99,6 +104,7 @@ export function invokeForm(api, record, onRunEnded) {
       h("label", { for: "invoke-version" }, "Version"),
       versionSelect,
     ),
+    h("label", { class: "check" }, respondAsync, " Answer at once and follow the run (Prefer: respond-async), for long runs"),
     button,
     output,
   );
@@ -129,15 +135,17 @@ function runView(run) {
   return h(
     "div",
     { class: "result ok" },
-    h("p", {}, statusBadge(run.status), " run ", h("code", { class: "run-id" }, run.run_id), ` · version ${run.version} · ${duration(run.duration_ms)}`),
+    h("p", {}, statusBadge(run.status), " followed after 202 · run ", h("code", { class: "run-id" }, run.run_id), ` · version ${run.version} · ${duration(run.duration_ms)}`),
     h("pre", { class: "result-body" }, jsonText(run.result)),
   );
 }
 
-async function waitForRun(api, runId) {
+/** Polls `GET /runs/{id}` until the run has ended, telling `onStatus` what it is meanwhile. */
+async function waitForRun(api, runId, onStatus) {
   for (;;) {
     const run = await api.run(runId);
     if (FINAL.includes(run.status)) return run;
+    onStatus(run.status);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }

@@ -15,6 +15,7 @@ const HOSTILE = `<img src=x onerror="window.__injected=1">`;
 
 const greetCode = (marker: string) => `// ${marker}
 export default async function run(name: string, times: number = 1, loud: boolean = false) {
+  if (name === "boom") throw new Error(${JSON.stringify(`Boom ${HOSTILE}`)});
   const text = "<b>Hello</b> " + name;
   return { greeting: Array.from({ length: times }, () => (loud ? text.toUpperCase() : text)) };
 }
@@ -182,7 +183,7 @@ describe("the dashboard in a browser", () => {
     await shot("4-invoked");
   });
 
-  it("shows the API's errors readably: a missing required parameter, a wrong type", async () => {
+  it("shows the API's errors readably: a missing required parameter, an automation that throws", async () => {
     await page.$eval("#param-0", (input) => ((input as HTMLInputElement).value = ""));
     await page.click("#invoke-button");
     await page.waitForSelector("#invoke-result .error");
@@ -199,15 +200,38 @@ describe("the dashboard in a browser", () => {
     expect(JSON.parse(await textOf("#invoke-result .result-body"))).toEqual({ greeting: ["<B>HELLO</B> X"] });
     expect(await textOf("#invoke-result")).toContain("version 1");
     await page.waitForFunction(() => document.querySelectorAll("#logs tbody tr").length === 3);
+
+    await page.$eval("#param-0", (input) => ((input as HTMLInputElement).value = "boom"));
+    await page.click("#invoke-button");
+    await page.waitForSelector("#invoke-result .error");
+    expect(await textOf("#invoke-result .error-code")).toBe("500 function_error");
+    expect(await textOf("#invoke-result .error-message")).toContain(`Boom ${HOSTILE}`);
+    expect(await textOf("#invoke-result .error-details")).toContain("run_");
+    expect(await count("#invoke-result .error-message *")).toBe(0);
+    await page.waitForFunction(() => document.querySelectorAll("#logs tbody tr").length === 4);
+    expect(await textOf("#logs tbody tr:first-child")).toContain(`function_error: Boom ${HOSTILE}`);
+    expect(await count("#duration-chart rect.bar-failed")).toBe(1);
+    expect(await textOf("#success-rate")).toBe("75%");
     await shot("5-errors");
+  });
+
+  it("follows a run answered with 202 (Prefer: respond-async) until it ends", async () => {
+    await page.$eval("#param-0", (input) => ((input as HTMLInputElement).value = "later"));
+    await page.click("#invoke-async");
+    await page.click("#invoke-button");
+    await page.waitForFunction(() => document.querySelector("#invoke-result")?.textContent?.includes("followed after 202"));
+    expect(JSON.parse(await textOf("#invoke-result .result-body"))).toEqual({ greeting: ["<B>HELLO</B> LATER"] });
+    await page.waitForFunction(() => document.querySelectorAll("#logs tbody tr").length === 5);
+    const runId = await textOf("#invoke-result .run-id");
+    expect(await textOf("#logs tbody tr:first-child .run-id")).toBe(runId);
   });
 
   it("shows the month's usage with the invocations, then signs out and forgets the key", async () => {
     await page.click('nav a[href="#/usage"]');
     await page.waitForSelector("#usage-functions tbody tr");
-    expect(await textOf("#usage-invocations")).toBe("3");
+    expect(await textOf("#usage-invocations")).toBe("5");
     const row = await page.$$eval("#usage-functions tbody tr:first-child td", (cells) => cells.map((cell) => cell.textContent));
-    expect(row.slice(0, 2)).toEqual(["greet", "3"]);
+    expect(row.slice(0, 2)).toEqual(["greet", "5"]);
     expect(await textOf("#usage")).toContain("Plan: pro");
     await shot("6-usage");
 
@@ -223,8 +247,8 @@ describe("the dashboard in a browser", () => {
     // data: URLs are Chromium's own (the month input's calendar icon), never fetched.
     expect(requested.filter((url) => !url.startsWith(`${t.url}/`) && !url.startsWith("data:"))).toEqual([]);
     expect(await page.evaluate(() => (window as unknown as { __injected?: number }).__injected)).toBeUndefined();
-    // Chromium logs each failed request: the wrong key's 401 and the missing parameter's 400 were expected.
-    const expected = /Failed to load resource: the server responded with a status of (401|400)/;
+    // Chromium logs each failed request: the wrong key's 401, the missing parameter's 400, the throwing run's 500.
+    const expected = /Failed to load resource: the server responded with a status of (401|400|500)/;
     expect(problems.filter((line) => !expected.test(line))).toEqual([]);
   });
 });
