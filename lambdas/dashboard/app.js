@@ -72,10 +72,18 @@ async function signIn(event, key, remember, message, button) {
 }
 
 function route() {
-  const parts = location.hash.replace(/^#\/?/, "").split("/").map((part) => decodeURIComponent(part));
+  const parts = location.hash.replace(/^#\/?/, "").split("/").map(safeDecode);
   if (parts[0] === "functions" && parts[1]) return { page: "function", name: parts[1] };
   if (parts[0] === "usage") return { page: "usage" };
   return { page: "functions" };
+}
+
+function safeDecode(part) {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }
 
 /** Renders the page of the current hash. A stale render (the hash moved on) writes into a detached view. */

@@ -44,7 +44,7 @@ export async function renderFunctionsPage(view, api) {
   view.replaceChildren(
     h("h1", {}, "Functions"),
     section(
-      `${first.items.length}${cursor ? "+" : ""} function${first.items.length === 1 ? "" : "s"}`,
+      "In name order",
       first.items.length === 0
         ? h("p", { class: "muted" }, "No functions yet. Create one with POST /functions (see docs/api.md).")
         : [list, more],
