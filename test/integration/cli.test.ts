@@ -1,8 +1,10 @@
 import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { FIXTURES, cliEnv, runCli } from "../fixtures/cli/runCli";
 
 const CLI = path.resolve(__dirname, "../../bin/cli.js");
 
@@ -38,6 +40,63 @@ describe("the browserfn command", () => {
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL");
       await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("exits 2 on usage errors, with the command's usage", async () => {
+    const home = await mkdtemp(path.join(tmpdir(), "browserfn-cli-usage-"));
+    try {
+      const env = cliEnv(home, { BROWSERFN_URL: "http://127.0.0.1:1", BROWSERFN_API_KEY: "bfn_unused_unused_unused" });
+      const cases: [string[], string][] = [
+        [["list", "--bogus"], "Unknown option '--bogus'"],
+        [["info"], "missing argument <name>"],
+        [["info", "a", "b"], "unexpected argument 'b'"],
+        [["logs", "x", "--limit", "0"], "--limit must be a whole number from 1 to 1000"],
+        [["invoke", "x", "-p", "novalue"], "-p takes key=value"],
+        [["invoke", "x", "-p", "a=1", "--data", "{}"], "either -p key=value or --data JSON"],
+        [["invoke", "x", "--data", "[1]"], "--data must be a JSON object"],
+        [["deploy", path.join(FIXTURES, "shout.ts"), "--name", "Bad_Name"], "not a function name"],
+        [["keys", "rotate"], "unknown keys action 'rotate'"],
+        [["login", "--url", "ftp://x", "--key", "k"], "must be an http(s) URL"],
+      ];
+      const results = await Promise.all(cases.map(([args]) => runCli(args, env)));
+      cases.forEach(([args, message], i) => {
+        const result = results[i];
+        expect({ args, code: result?.code }).toEqual({ args, code: 2 });
+        expect(result?.stderr).toContain(message);
+        expect(result?.stderr).toContain("Usage: browserfn");
+      });
+      const help = await runCli(["help", "deploy"], env);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain("Usage: browserfn deploy <file.ts>");
+      expect((await runCli(["help"], env)).stdout).toMatch(/dev\s+run an automation file once locally/);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses to deploy code over the 256 KB limit, or imports it cannot bundle, before calling the API", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "browserfn-cli-bundle-"));
+    try {
+      // The service is unreachable: these fail before any request.
+      const env = cliEnv(dir, { BROWSERFN_URL: "http://127.0.0.1:1", BROWSERFN_API_KEY: "bfn_unused_unused_unused" });
+      await writeFile(path.join(dir, "blob.ts"), `export const blob = ${JSON.stringify(randomBytes(200 * 1024).toString("base64"))};\n`);
+      await writeFile(path.join(dir, "big.ts"), `import { blob } from "./blob";\nexport default async function run(n: number = 1) { return blob.length * n; }\n`);
+      const big = await runCli(["deploy", path.join(dir, "big.ts")], env);
+      expect(big.code).toBe(2);
+      expect(big.stderr).toMatch(/The bundled code is 26\d\.\d KB, over the service's limit of 256\.0 KB: big\.ts is 0\.\d KB, its bundled imports 26\d\.\d KB \(\.\/blob\)/);
+
+      await writeFile(path.join(dir, "missing.ts"), `import { nothing } from "./nowhere";\nexport default async function run() { return nothing; }\n`);
+      const missing = await runCli(["deploy", path.join(dir, "missing.ts")], env);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain('Could not resolve "./nowhere"');
+
+      await writeFile(path.join(dir, "reexport.ts"), `export { blob } from "./blob";\nexport default async function run() { return 1; }\n`);
+      const reexport = await runCli(["deploy", path.join(dir, "reexport.ts")], env);
+      expect(reexport.code).toBe(2);
+      expect(reexport.stderr).toContain("reexport.ts:1: re-exporting from another module is not supported");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,0 +1,207 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, stat, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { type TestService, startTestService } from "../helpers/localService";
+import { CLI, FIXTURES, cliEnv, runCli } from "../fixtures/cli/runCli";
+
+describe("browserfn CLI commands against a real local service", () => {
+  let svc: TestService;
+  let configHome: string;
+  let env: NodeJS.ProcessEnv;
+  const cli = (...args: string[]) => runCli(args, env);
+
+  beforeAll(async () => {
+    svc = await startTestService();
+    configHome = await mkdtemp(path.join(tmpdir(), "browserfn-cli-config-"));
+    env = cliEnv(configHome, { BROWSERFN_URL: svc.url, BROWSERFN_API_KEY: svc.adminKey });
+  });
+  afterAll(async () => {
+    await svc?.destroy();
+    if (configHome) await rm(configHome, { recursive: true, force: true });
+  });
+
+  it("deploys a file with a local import, keeping the parameters' declared types, and updates it", async () => {
+    const first = await cli("deploy", path.join(FIXTURES, "shout.ts"), "--name", "shout", "--description", "shouts", "--timeout", "60", "--json");
+    expect(first.stderr).toContain("Bundled");
+    expect(first.stderr).toContain("./helpers/shout");
+    expect(first.code).toBe(0);
+    const record = JSON.parse(first.stdout);
+    expect(record).toMatchObject({ name: "shout", latest_version: "1", description: "shouts", timeout_seconds: 60, status: "active" });
+    expect(record.variables).toEqual([
+      { name: "word", type: "string", required: true },
+      { name: "times", type: "number", required: false, default: "2" },
+      { name: "loud", type: "boolean", required: false },
+      { name: "tags", type: "string[]", required: false, default: "[]" },
+    ]);
+    // The deployed source is the entry's own TypeScript after the bundled block; the npm package is in the block.
+    const source = (await svc.call("GET", "/functions/shout/versions/1")).body.code as string;
+    expect(source).toContain("export default async function run(word: string, times: number = 2");
+    expect(source).toContain('import { Session } from "browserfn/runtime";');
+    expect(source).not.toMatch(/from "\.\/helpers\/shout"/);
+
+    const again = await cli("deploy", path.join(FIXTURES, "shout.ts"), "--name", "shout", "--memory", "512", "--shared");
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain("shout exists; updating it");
+    expect(again.stdout).toMatch(/memory:\s+512 MB/);
+    expect(again.stdout).toMatch(/shared:\s+true/);
+    expect(again.stdout).toMatch(/tags\s+string\[\]\s+no\s+\[\]/);
+    // Same code again: no new version, the description kept.
+    const info = JSON.parse((await cli("info", "shout", "--json")).stdout);
+    expect(info).toMatchObject({ latest_version: "1", memory_mb: 512, shared: true, description: "shouts" });
+  });
+
+  it("invokes with -p (converted to the declared types) and --data; a failing function exits 1", async () => {
+    const withParams = await cli("invoke", "shout", "-p", "word=hey", "-p", "times=3", "-p", "loud=true", "-p", 'tags=["a","b"]', "--json");
+    expect(withParams.code).toBe(0);
+    expect(JSON.parse(withParams.stdout)).toEqual({ shouted: "HEY HEY HEY", times: 3, loud: true, tags: ["a", "b"], id_length: 26, session: "function" });
+    const withData = await cli("invoke", "shout", "--data", '{"word": "yo"}');
+    expect(withData.code).toBe(0);
+    expect(JSON.parse(withData.stdout)).toMatchObject({ shouted: "YO YO", times: 2 });
+    expect(withData.stderr).toMatch(/run run_\w+ · version 1/);
+
+    const badParams = await cli("invoke", "shout", "-p", "word=x", "-p", "times=many");
+    expect(badParams.code).toBe(3);
+    expect(badParams.stderr).toContain("invalid_parameters");
+
+    expect((await cli("deploy", path.join(FIXTURES, "fails.ts"))).code).toBe(0); // name from the file: "fails"
+    const failed = await cli("invoke", "fails", "-p", "reason=today");
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain("failed today");
+    expect(failed.stderr).toContain("function_error");
+    expect(failed.stderr).toMatch(/run run_\w+/);
+  });
+
+  it("lists, shows info, logs, metrics and versions, in tables and as --json", async () => {
+    const list = await cli("list");
+    expect(list.code).toBe(0);
+    expect(list.stdout.split("\n")[0]).toMatch(/^NAME\s+VERSION\s+STATUS/);
+    expect(list.stdout).toMatch(/\nfails\s+1\s+active/);
+    expect(JSON.parse((await cli("list", "--json")).stdout).items.map((f: { name: string }) => f.name)).toEqual(["fails", "shout"]);
+
+    const info = await cli("info", "shout");
+    expect(info.stdout).toMatch(/name:\s+shout/);
+    expect(info.stdout).toMatch(/word\s+string\s+yes/);
+
+    const logs = await cli("logs", "shout", "--limit", "1");
+    expect(logs.code).toBe(0);
+    expect(logs.stdout.split("\n").filter(Boolean)).toHaveLength(2); // header + one run
+    expect(logs.stdout).toMatch(/succeeded\s+\d+ ms\s+run_\w+\s+1\s+http/);
+    const logsJson = JSON.parse((await cli("logs", "fails", "--json")).stdout);
+    expect(logsJson.items[0]).toMatchObject({ status: "failed", error: { code: "function_error" } });
+
+    const metrics = JSON.parse((await cli("metrics", "shout", "--json")).stdout);
+    expect(metrics).toMatchObject({ total_calls: 2, succeeded_calls: 2, success_rate: 100 });
+    expect((await cli("metrics", "fails")).stdout).toMatch(/success rate:\s+0%/);
+
+    const versions = await cli("versions", "shout");
+    expect(versions.stdout).toMatch(/^VERSION\s+CREATED\s+SHA256\s+PARAMETERS/);
+    expect(versions.stdout).toContain("word: string, times: number, loud: boolean, tags: string[]");
+    expect(JSON.parse((await cli("versions", "shout", "--json")).stdout).items).toHaveLength(1);
+  });
+
+  it("forks a shared function from a second account", async () => {
+    const otherKey = await svc.newAccount("second");
+    const functionId = (await svc.call("GET", "/functions/shout/info")).body.function_id as string;
+    const other = cliEnv(configHome, { BROWSERFN_URL: svc.url, BROWSERFN_API_KEY: otherKey });
+    const forked = await runCli(["fork", functionId, "--json"], other);
+    expect(forked.code).toBe(0);
+    expect(JSON.parse(forked.stdout)).toMatchObject({ name: "shout", reference_workflow_id: functionId, shared: false });
+    const invoked = await runCli(["invoke", "shout", "-p", "word=mine", "--json"], other);
+    expect(JSON.parse(invoked.stdout)).toMatchObject({ shouted: "MINE MINE" });
+    const notShared = await runCli(["fork", (await svc.call("GET", "/functions/fails/info")).body.function_id], other);
+    expect(notShared.code).toBe(3);
+    expect(notShared.stderr).toContain("function_not_found");
+  });
+
+  it("follows logs until interrupted", async () => {
+    const child = spawn(process.execPath, [CLI, "logs", "shout", "--follow", "--limit", "1"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
+    try {
+      const waitFor = async (test: () => boolean) => {
+        for (let i = 0; i < 200 && !test(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(test()).toBe(true);
+      };
+      await waitFor(() => stdout.includes("TIME"));
+      const invoked = await svc.call("POST", "/functions/shout", { body: { word: "follow" } });
+      const runId = invoked.headers.get("x-run-id") ?? "";
+      await waitFor(() => stdout.includes(runId));
+      child.kill("SIGINT");
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  });
+
+  it("manages API keys and shows usage", async () => {
+    const created = await cli("keys", "create", "--name", "ci");
+    expect(created.code).toBe(0);
+    const secret = created.stdout.trim();
+    expect(secret).toMatch(/^bfn_/);
+    const keys = JSON.parse((await cli("keys", "--json")).stdout).items as { key_id: string; name: string | null }[];
+    const ci = keys.find((k) => k.name === "ci");
+    expect(ci).toBeDefined();
+    expect((await cli("keys")).stdout).toMatch(/^KEY_ID\s+PREFIX\s+NAME/);
+    const revoked = await cli("keys", "revoke", ci?.key_id ?? "");
+    expect(revoked.code).toBe(0);
+    const withRevoked = await runCli(["list"], cliEnv(configHome, { BROWSERFN_URL: svc.url, BROWSERFN_API_KEY: secret }));
+    expect(withRevoked.code).toBe(3);
+    expect(withRevoked.stderr).toContain("invalid_token");
+
+    const usage = JSON.parse((await cli("usage", "--json")).stdout);
+    expect(usage).toMatchObject({ account: "local", plan: "pro" });
+    expect(usage.total.invocations).toBeGreaterThanOrEqual(4);
+    expect((await cli("usage")).stdout).toMatch(/plan:\s+pro/);
+  });
+
+  it("deletes with --yes, and refuses without it when stdin is not a terminal", async () => {
+    const refused = await cli("delete", "fails");
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("refusing to delete without --yes");
+    expect((await svc.call("GET", "/functions/fails/info")).status).toBe(200);
+    const deleted = await cli("delete", "fails", "--yes");
+    expect(deleted.code).toBe(0);
+    expect((await svc.call("GET", "/functions/fails/info")).status).toBe(404);
+  });
+
+  it("exits 3 with the API's code and message, as JSON with --json", async () => {
+    const missing = await cli("info", "nope");
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain("No function named 'nope' [function_not_found, HTTP 404]");
+    const asJson = await cli("metrics", "nope", "--json");
+    expect(asJson.code).toBe(3);
+    expect(JSON.parse(asJson.stderr).error).toMatchObject({ code: "function_not_found", details: { ref: "nope" } });
+    expect(asJson.stdout).toBe("");
+  });
+
+  it("logs in: checks the key, stores URL and key with mode 0600, and uses them", async () => {
+    const home = await mkdtemp(path.join(tmpdir(), "browserfn-cli-login-"));
+    try {
+      const bare = cliEnv(home);
+      const notLoggedIn = await runCli(["list"], bare);
+      expect(notLoggedIn.code).toBe(2);
+      expect(notLoggedIn.stderr).toContain("Not logged in");
+      const badKey = await runCli(["login", "--url", svc.url, "--key", "bfn_wrong_wrong_wrong_wrong"], bare);
+      expect(badKey.code).toBe(3);
+      expect(badKey.stderr).toContain("invalid_token");
+      await expect(stat(path.join(home, "browserfn", "config.json"))).rejects.toMatchObject({ code: "ENOENT" });
+
+      const login = await runCli(["login", "--url", `${svc.url}/`, "--key", svc.adminKey], bare);
+      expect(login.code).toBe(0);
+      expect(login.stderr).toContain("as account local");
+      const file = path.join(home, "browserfn", "config.json");
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      expect(JSON.parse(await readFile(file, "utf8"))).toEqual({ url: svc.url, api_key: svc.adminKey });
+      const list = await runCli(["list", "--json"], bare);
+      expect(list.code).toBe(0);
+      expect(JSON.parse(list.stdout).items.map((f: { name: string }) => f.name)).toContain("shout");
+      // The environment overrides the stored key.
+      const overridden = await runCli(["list"], cliEnv(home, { BROWSERFN_API_KEY: "bfn_override_override_override" }));
+      expect(overridden.code).toBe(3);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});

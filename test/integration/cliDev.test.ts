@@ -1,0 +1,41 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { type PageServer, startPageServer } from "../helpers/pageServer";
+import { expectNoProcessesWith } from "../helpers/processes";
+import { FIXTURES, cliEnv, runCli } from "../fixtures/cli/runCli";
+
+describe("browserfn dev", () => {
+  let pages: PageServer;
+  let configHome: string;
+
+  beforeAll(async () => {
+    pages = await startPageServer();
+    configHome = await mkdtemp(path.join(tmpdir(), "browserfn-cli-dev-"));
+  });
+  afterAll(async () => {
+    await pages?.close();
+    if (configHome) await rm(configHome, { recursive: true, force: true });
+  });
+
+  it("runs an automation once with real Chromium, without a service, and leaves no process behind", async () => {
+    const dev = await runCli(["dev", path.join(FIXTURES, "title.ts"), "-p", `url=${pages.url}/title/Hello%20dev`], cliEnv(configHome));
+    expect(dev.stderr).toContain("Bundled");
+    expect(dev.code).toBe(0);
+    expect(JSON.parse(dev.stdout)).toEqual({ title: "Hello dev", loud: "HELLO DEV" });
+    expect(dev.stderr).toContain(`visited ${pages.url}/title/Hello%20dev`); // the automation's console
+    expect(dev.stderr).toMatch(/succeeded in \d+/);
+    // Worker and browser ran from a browserfn-dev-* temp dir that names them; both are gone.
+    await expectNoProcessesWith(path.join(tmpdir(), "browserfn-dev-"));
+  });
+
+  it("checks parameters as the service does, and exits 1 when the automation throws", async () => {
+    const missing = await runCli(["dev", path.join(FIXTURES, "title.ts")], cliEnv(configHome));
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain("url is required [invalid_parameters");
+    const failed = await runCli(["dev", path.join(FIXTURES, "fails.ts"), "--data", '{"reason": "in dev"}', "--json"], cliEnv(configHome));
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stderr.trim().split("\n").pop() ?? "").error).toMatchObject({ code: "function_error", message: "failed in dev" });
+    await expectNoProcessesWith(path.join(tmpdir(), "browserfn-dev-"));
+  });
+});
