@@ -67,3 +67,28 @@ export function checkAnswer(what: string, answer: Answer, codes: readonly string
   if (answer.status === 429 && !answer.header("retry-after")) fail("429 without Retry-After");
   return code;
 }
+
+/** An answer with its body parsed when it is JSON (undefined otherwise). */
+export interface FetchedAnswer extends Answer {
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** One request over loopback HTTP, body sent as is; the answer is not assumed to be JSON. */
+export async function fetchAnswer(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { body?: string; token?: string | null; headers?: Record<string, string> } = {},
+): Promise<FetchedAnswer> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const response = await fetch(baseUrl + path, { method, headers, body: options.body });
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: response.status, header: (name) => response.headers.get(name), text, body };
+}
