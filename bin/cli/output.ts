@@ -49,20 +49,22 @@ export class Output {
   }
 
   /**
-   * A spinner on stderr while `text` is true of the work (only when stderr is a TTY and not --json);
-   * returns the function that stops it.
+   * A spinner with `text` on stderr (only when stderr is a TTY and not --json); `stop` clears it (once).
    */
   spinner(text: string): { update(text: string): void; stop(): void } {
     if (!this.io.stderr.isTTY || this.json) return { update: () => undefined, stop: () => undefined };
     const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
     let frame = 0;
     let label = text;
+    let stopped = false;
     const draw = () => this.io.stderr.write(`\r\x1b[2K${frames[frame++ % frames.length]} ${label}`);
     draw();
     const timer = setInterval(draw, 100);
     return {
       update: (next) => (label = next),
       stop: () => {
+        if (stopped) return;
+        stopped = true;
         clearInterval(timer);
         this.io.stderr.write("\r\x1b[2K");
       },

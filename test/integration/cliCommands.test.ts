@@ -166,6 +166,40 @@ describe("browserfn CLI commands against a real local service", () => {
     expect((await svc.call("GET", "/functions/fails/info")).status).toBe(404);
   });
 
+  it("asks before deleting, and shows a spinner, on a terminal", async () => {
+    await svc.deploy("keep-me", "export default async () => 1;\n");
+    // `script` gives the command a pseudo-terminal as stdin, stdout and stderr; the answer is typed into it.
+    const onTerminal = (command: string, answer: string) =>
+      new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+        const child = spawn("script", ["-qefc", `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} ${command}`, "/dev/null"], {
+          env,
+          stdio: ["pipe", "pipe", "pipe"],
+        });
+        let output = "";
+        child.stdout.on("data", (chunk) => {
+          output += chunk;
+          if (answer && output.includes("[y/N]")) {
+            child.stdin.write(answer);
+            answer = "";
+          }
+        });
+        child.once("error", reject);
+        child.once("close", (code) => resolve({ code, output }));
+      });
+    const declined = await onTerminal("delete keep-me", "n\r");
+    expect(declined.output).toContain("Delete function 'keep-me' with all its versions and runs? [y/N]");
+    expect(declined.output).toContain("Not deleted.");
+    expect(declined.code).toBe(0);
+    expect((await svc.call("GET", "/functions/keep-me/info")).status).toBe(200);
+    const invoked = await onTerminal("invoke keep-me", "");
+    expect(invoked.output).toContain("Running keep-me");
+    expect(invoked.code).toBe(0);
+    const confirmed = await onTerminal("delete keep-me", "y\r");
+    expect(confirmed.output).toContain("Deleted keep-me");
+    expect(confirmed.code).toBe(0);
+    expect((await svc.call("GET", "/functions/keep-me/info")).status).toBe(404);
+  });
+
   it("exits 3 with the API's code and message, as JSON with --json", async () => {
     const missing = await cli("info", "nope");
     expect(missing.code).toBe(3);
