@@ -242,10 +242,42 @@ describe("the dashboard in a browser", () => {
     await page.waitForSelector("#sign-in");
   });
 
+  it("remembers a key on this browser when asked, shows that key's account only, and signs out once the key is revoked", async () => {
+    const created = await t.call("POST", "/api-keys", { body: { account: "bob", plan: "free", name: "dashboard test" } });
+    expect(created.status).toBe(201);
+    const bobKey: string = created.body.key;
+    await page.type("#api-key", bobKey);
+    await page.click("#remember");
+    await page.click("#sign-in button[type=submit]");
+    await page.waitForFunction(() => document.querySelector("#account")?.textContent === "bob · free");
+    await page.click('nav a[href="#/functions"]');
+    await page.waitForFunction(() => document.querySelector("main")?.textContent?.includes("No functions yet"));
+    expect(await storage()).toEqual({ session: null, local: bobKey });
+
+    const other = await browser.newPage();
+    try {
+      await other.goto(`${t.url}/#/usage`);
+      await other.waitForSelector("#usage-invocations");
+      expect(await other.$eval("#usage-invocations", (element) => element.textContent)).toBe("0");
+      expect(await other.$eval("#usage-functions", (element) => element.textContent)).toBe("No runs this month.");
+    } finally {
+      await other.close();
+    }
+
+    const revoked = await t.call("DELETE", `/api-keys/${created.body.key_id}`, { token: bobKey });
+    expect(revoked.status).toBe(204);
+    await page.click('nav a[href="#/usage"]');
+    await page.waitForSelector("#sign-in-error .error");
+    expect(await textOf("#sign-in-error .error-code")).toBe("401 invalid_token");
+    expect(await storage()).toEqual({ session: null, local: null });
+    await shot("7-revoked");
+  });
+
   it("loaded nothing from anywhere else, ran no injected markup, and logged no error", async () => {
     expect(requested.length).toBeGreaterThan(5);
     // data: URLs are Chromium's own (the month input's calendar icon), never fetched.
     expect(requested.filter((url) => !url.startsWith(`${t.url}/`) && !url.startsWith("data:"))).toEqual([]);
+    expect(requested.filter((url) => url.includes("bfn_"))).toEqual([]);
     expect(await page.evaluate(() => (window as unknown as { __injected?: number }).__injected)).toBeUndefined();
     // Chromium logs each failed request: the wrong key's 401, the missing parameter's 400, the throwing run's 500.
     const expected = /Failed to load resource: the server responded with a status of (401|400|500)/;
