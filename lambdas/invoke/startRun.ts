@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { Deps } from "../deps";
 import type { FunctionItem } from "../functions/types";
 import type { InvokeResult } from "../runtime/runtime";
@@ -57,6 +58,7 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
     memory_mb: fn.memory_mb,
     request_origin: input.requestOrigin ?? null,
     sdk_version: input.sdkVersion ?? null,
+    completion_token: randomBytes(18).toString("base64url"),
   };
   const started = Date.now();
   const lease = await admitRun(deps, { accountId: fn.account_id, plan: input.plan, runId: run.run_id, timeoutSeconds: fn.timeout_seconds }, input.waitMs);
@@ -79,7 +81,14 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
   };
   const completion = deps.runtime
     .invoke(
-      { fn, version, runId: run.run_id, params, waitMs: Math.max(0, input.waitMs - (Date.now() - started)) },
+      {
+        fn,
+        version,
+        runId: run.run_id,
+        completionToken: run.completion_token ?? "",
+        params,
+        waitMs: Math.max(0, input.waitMs - (Date.now() - started)),
+      },
       {
         onQueued: async () => {
           await deps.store.runs.put(run);

@@ -20,6 +20,8 @@ export interface LambdaRunEvent {
   params: Record<string, unknown>;
   /** The function's timeout: sessions are closed before it passes (Lambda enforces it). */
   timeout_ms: number;
+  /** The run's completion_token: the run-completion Lambda checks it (the runner ignores it). */
+  completion_token: string;
 }
 
 /** `meta.json` in a function's zip: how the runner calls `code.cjs`. */

@@ -29,6 +29,13 @@ export interface RunItem {
   memory_mb: number;
   request_origin: string | null;
   sdk_version: string | null;
+  /**
+   * A secret of this run (internal, never shown): the AWS runtime passes it in the function's
+   * event, and the run-completion Lambda ends the run only for an event that carries it, so
+   * code that can invoke the completion Lambda cannot end another account's runs.
+   * Absent on runs recorded before it existed.
+   */
+  completion_token?: string;
 }
 
 export const FINAL_STATUSES: readonly RunStatus[] = ["succeeded", "failed", "timed_out"];

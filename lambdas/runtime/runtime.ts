@@ -10,6 +10,8 @@ export interface InvokeRequest {
   fn: FunctionItem;
   version: number;
   runId: string;
+  /** The run's completion_token (see RunItem). */
+  completionToken: string;
   /** Validated parameters by name. */
   params: Record<string, unknown>;
   /** How long to wait for a free worker before 429 `concurrency_limit_exceeded`. */

@@ -54,7 +54,7 @@ function runRecord(overrides: Partial<RunItem>): RunItem {
 }
 
 describe("the AWS runtime: invoke (the exact Invoke, then the run's record until it is final)", () => {
-  const request = { fn, version: 3, runId: "run_1", params: { url: "https://example.com" }, waitMs: 0 };
+  const request = { fn, version: 3, runId: "run_1", completionToken: "tok_1", params: { url: "https://example.com" }, waitMs: 0 };
 
   /** `records`: what each read of the run gives (the last one repeats). */
   async function invoke(records: (RunItem | undefined)[], ...replies: Reply[]) {
@@ -87,7 +87,7 @@ describe("the AWS runtime: invoke (the exact Invoke, then the run's record until
     expect(client.events).toEqual(["onRunning", "InvokeCommand", "get run_1", "get run_1", "get run_1"]);
     expect(sleeps).toEqual([250, 250]);
     expect(client.calls()).toEqual([
-      ["InvokeCommand", { FunctionName: NAME, Qualifier: "v3", InvocationType: "Event", Payload: JSON.stringify({ run_id: "run_1", params: { url: "https://example.com" }, timeout_ms: 60_000 }) }],
+      ["InvokeCommand", { FunctionName: NAME, Qualifier: "v3", InvocationType: "Event", Payload: JSON.stringify({ run_id: "run_1", params: { url: "https://example.com" }, timeout_ms: 60_000, completion_token: "tok_1" }) }],
     ]);
   });
 

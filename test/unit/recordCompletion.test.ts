@@ -14,7 +14,7 @@ function runningRun(runId: string): RunItem {
     run_id: runId, account_id: "acct", function_id: FUNCTION_ID, function_name: "scraper", version: 2, trigger: "http",
     status: "running", params: { url: "https://example.com" }, result_json: null, error: null, logs: "", queued_at: STARTED,
     started_at: STARTED, finished_at: null, duration_ms: null, browser_ms: 0, peak_memory_mb: null, memory_mb: 512,
-    request_origin: null, sdk_version: null,
+    request_origin: null, sdk_version: null, completion_token: `token-of-${runId}`,
   };
 }
 
@@ -24,7 +24,7 @@ function destinationEvent(runId: string, ending: Pick<DestinationEvent, "respons
     version: "1.0",
     timestamp: NOW.toISOString(),
     requestContext: { requestId: "req-1", functionArn: ARN, condition: ending.condition, approximateInvokeCount: 1 },
-    requestPayload: { run_id: runId, params: { url: "https://example.com" }, timeout_ms: 60_000 },
+    requestPayload: { run_id: runId, params: { url: "https://example.com" }, timeout_ms: 60_000, completion_token: `token-of-${runId}` },
     ...(ending.responseContext ? { responseContext: ending.responseContext } : {}),
     ...(ending.responsePayload === undefined ? {} : { responsePayload: ending.responsePayload }),
   };
@@ -120,5 +120,30 @@ describe("the run-completion Lambda (the destination of every function's Lambda)
       expect.stringContaining(`belongs to ${FUNCTION_ID}`),
     ]);
     expect(await memory.store.runs.get(run.run_id)).toMatchObject({ status: "running" });
+  });
+
+  it("drops a forged event: one without the run's completion token, or with another", async () => {
+    const run = await startedRun();
+    const { inFlight } = await memory.store.limits.current(run.account_id, NOW);
+    logs.length = 0;
+    const genuine = destinationEvent(run.run_id, { condition: "Success", responsePayload: { status: "succeeded", result_json: '"forged"', logs: "", browser_ms: 0 } });
+    const payload = genuine.requestPayload as Record<string, unknown>;
+    await handler({ ...genuine, requestPayload: { ...payload, completion_token: undefined } });
+    await handler({ ...genuine, requestPayload: { ...payload, completion_token: "token-of-run_1" } });
+    await handler({ ...genuine, requestPayload: { ...payload, completion_token: `${String(payload.completion_token)}x` } });
+    expect(logs).toEqual(Array(3).fill(`run completion: the event for run ${run.run_id} does not carry its completion token`));
+    expect(await memory.store.runs.get(run.run_id)).toMatchObject({ status: "running", result_json: null });
+    expect(await memory.store.limits.current(run.account_id, NOW)).toMatchObject({ inFlight });
+    await handler(genuine);
+    expect(await memory.store.runs.get(run.run_id)).toMatchObject({ status: "succeeded", result_json: '"forged"' });
+    expect(await memory.store.limits.current(run.account_id, NOW)).toMatchObject({ inFlight: inFlight - 1 });
+  });
+
+  it("ends a run recorded before completion tokens existed by its function's ARN alone", async () => {
+    const { completion_token: _, ...legacy } = await startedRun();
+    await memory.store.runs.put(legacy);
+    const event = destinationEvent(legacy.run_id, { condition: "Success", responsePayload: { status: "succeeded", result_json: "1", logs: "", browser_ms: 0 } });
+    await handler({ ...event, requestPayload: { ...(event.requestPayload as object), completion_token: undefined } });
+    expect(await memory.store.runs.get(legacy.run_id)).toMatchObject({ status: "succeeded" });
   });
 });

@@ -164,7 +164,7 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
     /**
      * `onRunning` first (the run's record must exist before the run does), then an
      * asynchronous Invoke (InvocationType `Event`) of alias `v<version>` with
-     * `{ run_id, params, timeout_ms }`. Lambda queues the event and answers at once; when the
+     * `{ run_id, params, timeout_ms, completion_token }`. Lambda queues the event and answers at once; when the
      * run ends, Lambda hands its answer to the run-completion Lambda (the alias's destination),
      * which writes the run's final record and meters it. Meanwhile this reads that record every
      * runPollIntervalMs and resolves with it once it is final; the caller's own finish then
@@ -177,7 +177,12 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
      */
     async invoke(request: InvokeRequest, hooks): Promise<InvokeResult> {
       const { fn, version } = request;
-      const event: LambdaRunEvent = { run_id: request.runId, params: request.params, timeout_ms: fn.timeout_seconds * 1000 };
+      const event: LambdaRunEvent = {
+        run_id: request.runId,
+        params: request.params,
+        timeout_ms: fn.timeout_seconds * 1000,
+        completion_token: request.completionToken,
+      };
       const command = new InvokeCommand({
         FunctionName: functionName(fn),
         Qualifier: versionAlias(version),

@@ -26,7 +26,12 @@ export interface DestinationEvent {
 export function runEventOf(event: DestinationEvent): LambdaRunEvent | null {
   const payload = event.requestPayload as Partial<LambdaRunEvent> | null | undefined;
   if (typeof payload !== "object" || payload === null || typeof payload.run_id !== "string") return null;
-  return { run_id: payload.run_id, params: payload.params ?? {}, timeout_ms: typeof payload.timeout_ms === "number" ? payload.timeout_ms : 0 };
+  return {
+    run_id: payload.run_id,
+    params: payload.params ?? {},
+    timeout_ms: typeof payload.timeout_ms === "number" ? payload.timeout_ms : 0,
+    completion_token: typeof payload.completion_token === "string" ? payload.completion_token : "",
+  };
 }
 
 /** The function name of a Lambda ARN (`arn:aws:lambda:region:account:function:name[:qualifier]`). */

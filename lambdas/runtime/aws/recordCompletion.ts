@@ -1,3 +1,4 @@
+import { timingSafeEqual } from "node:crypto";
 import { finishRun, type FinishRunDeps } from "../../runs/finishRun";
 import { FINAL_STATUSES } from "../../runs/types";
 import type { Store } from "../../store/store";
@@ -12,7 +13,8 @@ export interface RunCompletionDeps extends FinishRunDeps {
  * every function's Lambda. Each event ends one run: its final record is written and metered
  * with finishRun, only if the run is still active (a run ends once: a retried event, or a run
  * the API settled meanwhile, changes nothing), and its concurrency lease is given back.
- * Events that name no known run, or a run of another function, are logged and dropped.
+ * Events that name no known run, a run of another function, or carry the wrong completion
+ * token (forged: any code that may invoke this Lambda could send one) are logged and dropped.
  * Store failures throw, so that Lambda retries the event.
  */
 export function makeRunCompletionHandler(deps: RunCompletionDeps) {
@@ -25,6 +27,10 @@ export function makeRunCompletionHandler(deps: RunCompletionDeps) {
     const run = await deps.store.runs.get(runEvent.run_id);
     if (!run) {
       deps.log(`run completion: no run ${runEvent.run_id}`);
+      return;
+    }
+    if (run.completion_token !== undefined && !sameSecret(run.completion_token, runEvent.completion_token)) {
+      deps.log(`run completion: the event for run ${run.run_id} does not carry its completion token`);
       return;
     }
     const functionArn = event.requestContext?.functionArn;
@@ -40,4 +46,11 @@ export function makeRunCompletionHandler(deps: RunCompletionDeps) {
     }
     await deps.store.limits.release(run.account_id, run.run_id);
   };
+}
+
+/** Compares two secrets in time that does not depend on where they differ. */
+function sameSecret(expected: string, given: string): boolean {
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
