@@ -138,6 +138,8 @@ export async function bundleAutomation(file: string): Promise<BundledAutomation>
   } catch (error) {
     throw new CliError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 2);
   }
+  // A shebang line is blanked (line numbers stay): the runner evaluates the module as a function body, where `#!` is a syntax error.
+  if (source.startsWith("#!")) source = source.replace(/^#![^\n]*/, "");
   const sf = ts.createSourceFile(path.basename(file), source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const { edits, modules, virtualEntry } = planRewrite(sf);
   let entry = source;
@@ -147,8 +149,6 @@ export async function bundleAutomation(file: string): Promise<BundledAutomation>
   }
   const bundled = await bundleDependencies(virtualEntry, path.dirname(path.resolve(file)));
   const block = `// Imports bundled by \`browserfn deploy\` (esbuild): ${modules.join(", ") || "side effects only"}\n${bundled.trimEnd()}\n`;
-  // After a shebang line, if any; everything else of the entry follows the block unchanged.
-  const at = entry.startsWith("#!") ? entry.indexOf("\n") + 1 : 0;
-  const code = entry.slice(0, at) + block + entry.slice(at);
+  const code = block + entry;
   return { code, entryBytes: Buffer.byteLength(entry), dependencyBytes: Buffer.byteLength(block), modules };
 }
