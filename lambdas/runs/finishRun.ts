@@ -1,5 +1,6 @@
 import type { Clock } from "../deps";
 import type { InvokeResult } from "../runtime/runtime";
+import { isStoreUnavailable } from "../store/dynamo";
 import type { Store } from "../store/store";
 import { FINAL_STATUSES, type RunItem } from "./types";
 
@@ -22,12 +23,51 @@ export interface FinishRunDeps {
  */
 export async function finishRun(deps: FinishRunDeps, run: RunItem, result: InvokeResult, meter: "later" | "now" = "later"): Promise<RunItem> {
   const final: RunItem = { ...run, ...result, finished_at: deps.clock.now().toISOString() };
+  if (meter === "now") return record(deps, final, "now");
+  try {
+    return await record(deps, final, "later");
+  } catch (error) {
+    if (!isStoreUnavailable(error)) throw error;
+    deps.log(`run ${final.run_id} ended while the store is unavailable (${(error as Error).message}); recording it when the store is back`);
+    recordWhenBack(deps, final);
+    return final;
+  }
+}
+
+async function record(deps: FinishRunDeps, final: RunItem, meter: "later" | "now"): Promise<RunItem> {
   if (!(await deps.store.runs.putIfActive(final))) {
-    const stored = await deps.store.runs.get(run.run_id);
+    const stored = await deps.store.runs.get(final.run_id);
     return stored && FINAL_STATUSES.includes(stored.status) ? stored : final;
   }
   const onError = (error: unknown) => deps.log(`metering run ${final.run_id} failed: ${(error as Error).stack ?? error}`);
   if (meter === "now") await deps.store.meters.recordRun(final).catch(onError);
   else deps.store.meters.recordRunLater(final, onError);
   return final;
+}
+
+/** Retries of a run's end that could not be written: waits double from the first up to the longest. */
+const RETRY_FIRST_MS = 250;
+const RETRY_LONGEST_MS = 5_000;
+/** After this long the retries stop; the run stays active and the next start settles it. */
+const RETRY_FOR_MS = 5 * 60_000;
+
+/**
+ * Writes a run's end once the store answers again (in the background, so the caller gets
+ * the outcome at once). Bounded: a store down for longer, or a service that stops meanwhile,
+ * leaves the run active, and settleInterruptedRuns ends it at the next start.
+ */
+function recordWhenBack(deps: FinishRunDeps, final: RunItem): void {
+  const giveUpAt = Date.now() + RETRY_FOR_MS;
+  const attempt = (wait: number) => {
+    setTimeout(() => {
+      record(deps, final, "later").then(
+        () => deps.log(`run ${final.run_id}: its end is recorded now that the store is back`),
+        (error: unknown) => {
+          if (isStoreUnavailable(error) && Date.now() < giveUpAt) return attempt(Math.min(RETRY_LONGEST_MS, wait * 2));
+          deps.log(`run ${final.run_id}: recording its end failed for good: ${(error as Error).message}`);
+        },
+      );
+    }, wait).unref();
+  };
+  attempt(RETRY_FIRST_MS);
 }

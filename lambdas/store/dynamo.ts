@@ -25,6 +25,30 @@ export function isConditionFailed(error: unknown): boolean {
   return error instanceof Error && error.name === "ConditionalCheckFailedException";
 }
 
+const UNREACHABLE = /\b(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ECONNABORTED)\b|socket hang up/i;
+const UNAVAILABLE_NAMES = new Set([
+  "TimeoutError",
+  "ServiceUnavailable",
+  "ServiceUnavailableException",
+  "ThrottlingException",
+  "ProvisionedThroughputExceededException",
+  "RequestLimitExceeded",
+]);
+
+/**
+ * True when a store call failed because the store could not be reached (refused or dropped
+ * connections, timeouts, a throttled or unavailable service) rather than because of the
+ * request: the caller may try again later. The SDK has retried it already (`maxAttempts`).
+ * Judged by the error's code, name and message, not its class: the SDK wraps errors that
+ * come from another realm (a test VM) in a plain Error that keeps only the message.
+ */
+export function isStoreUnavailable(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code, name, message } = error as { code?: unknown; name?: unknown; message?: unknown };
+  if (typeof name === "string" && UNAVAILABLE_NAMES.has(name)) return true;
+  return [code, message].some((text) => typeof text === "string" && UNREACHABLE.test(text));
+}
+
 /**
  * Sends a conditional write; true when it was written, false when its condition did not
  * hold (any other failure is thrown).
