@@ -5,7 +5,7 @@ import type { FunctionItem, VersionWithCode } from "./types";
  * Hands a new version to the runtime and records the outcome on the function
  * (`active`, or `failed` with the reason). Returns the record as it now stands.
  */
-export async function deployVersion(deps: Deps, fn: FunctionItem, version: VersionWithCode): Promise<FunctionItem> {
+export async function deployVersion(deps: Pick<Deps, "store" | "runtime" | "log">, fn: FunctionItem, version: VersionWithCode): Promise<FunctionItem> {
   let outcome: { status: FunctionItem["status"]; status_reason: string | null };
   try {
     outcome = await deps.runtime.deploy(fn, version);

@@ -17,6 +17,7 @@ import { replacePreviousRuntime } from "./previousRuntime";
 import { LocalScheduler } from "../schedule/localScheduler";
 import { runScheduled } from "../schedule/runScheduled";
 import { settleInterruptedRuns } from "./settleInterruptedRuns";
+import { repairInterruptedChanges } from "../functions/repairInterruptedChanges";
 import { createTablesIfMissing } from "../store/createTables";
 import { createDocumentClient } from "../store/dynamo";
 import { createStore } from "../store/store";
@@ -52,7 +53,7 @@ export interface LocalServiceOptions {
 /** The whole service on one machine: dynalite, the route handlers over HTTP, the local runtime. */
 export async function startLocalService(config: LocalConfig, options: LocalServiceOptions = {}): Promise<LocalService> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const dynamo = await startDynalite(path.join(config.dataDir, "dynamodb"));
+  const dynamo = await startDynalite(path.join(config.dataDir, "dynamodb"), { log: options.errorLog });
   const { client, doc } = createDocumentClient({
     endpoint: dynamo.endpoint,
     region: "local",
@@ -90,6 +91,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       limits: { perFunction: config.workers.perFunction, total: config.workers.total, idleMs: config.workers.idleSeconds * 1000 },
     });
     const log = options.errorLog ?? ((line: string) => console.error(line));
+    await repairInterruptedChanges({ store, runtime, log });
     scheduler = new LocalScheduler({ store, clock, log, fire: (functionId, at) => runScheduled(deps, functionId, at) });
     const deps: Deps = {
       store,

@@ -1,6 +1,6 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { FunctionItem } from "../functions/types";
-import { isConditionFailed, sendConditional } from "./dynamo";
+import { isConditionFailed, scanAll, sendConditional } from "./dynamo";
 import { keys, withoutKeys } from "./keys";
 
 export interface FunctionPage {
@@ -129,6 +129,16 @@ export class FunctionStore {
     const items = (page.Items ?? []).map((item) => withoutKeys<FunctionItem>(item));
     const last = items[items.length - 1];
     return { items, lastName: page.LastEvaluatedKey && last ? last.name : null };
+  }
+
+  /** Every function record of every account (a scan: local start-up repairs only). */
+  async listEverywhere(): Promise<FunctionItem[]> {
+    const items = await scanAll(this.doc, {
+      TableName: this.table,
+      FilterExpression: "begins_with(pk, :account) AND begins_with(sk, :fn)",
+      ExpressionAttributeValues: { ":account": "ACCOUNT#", ":fn": "FN#" },
+    });
+    return items.map((item) => withoutKeys<FunctionItem>(item));
   }
 
   /** Deletes the record if it is still the given function; false otherwise. */

@@ -8,7 +8,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import type { VersionItem, VersionWithCode } from "../functions/types";
 import { fromParts, toParts } from "./blobParts";
-import { isConditionFailed, queryAll, sendConditional } from "./dynamo";
+import { isConditionFailed, queryAll, scanAll, sendConditional } from "./dynamo";
 import { keys, withoutKeys } from "./keys";
 
 type StoredVersion = VersionItem & { code_token: string };
@@ -108,6 +108,40 @@ export class VersionStore {
     );
     const parts = await this.queryAll(functionId, keys.codePrefix(version, token));
     await this.deleteKeys(parts.map((p) => ({ pk: p.pk, sk: p.sk })));
+  }
+
+  /**
+   * Removes what interrupted writes left behind (a scan: local start-up only, when no write
+   * is in flight): versions of functions that have no record (a create or a delete cut
+   * short), versions past their function's latest (an update cut short), and code parts no
+   * version item points to. `latest` maps each existing function_id to its latest version.
+   * Returns how many items it removed.
+   */
+  async removeOrphans(latest: ReadonlyMap<string, number>): Promise<number> {
+    const items = await scanAll(this.doc, {
+      TableName: this.table,
+      FilterExpression: "begins_with(pk, :fn) AND (begins_with(sk, :ver) OR begins_with(sk, :code))",
+      ExpressionAttributeValues: { ":fn": "FNID#", ":ver": "VER#", ":code": "CODE#" },
+      ProjectionExpression: "pk, sk, code_token",
+    });
+    const referenced = new Set<string>();
+    const orphans: { pk: unknown; sk: unknown }[] = [];
+    for (const item of items) {
+      const [kind, padded] = String(item.sk).split("#");
+      if (kind !== "VER") continue;
+      const functionId = String(item.pk).slice("FNID#".length);
+      const version = Number(padded);
+      const newest = latest.get(functionId);
+      if (newest === undefined || version > newest) orphans.push({ pk: item.pk, sk: item.sk });
+      else referenced.add(`${String(item.pk)} ${keys.codePrefix(version, String(item.code_token))}`);
+    }
+    for (const item of items) {
+      const [kind, padded, token] = String(item.sk).split("#");
+      if (kind !== "CODE") continue;
+      if (!referenced.has(`${String(item.pk)} ${keys.codePrefix(Number(padded), token)}`)) orphans.push({ pk: item.pk, sk: item.sk });
+    }
+    await this.deleteKeys(orphans);
+    return orphans.length;
   }
 
   private queryAll(functionId: string, skPrefix: string): Promise<Record<string, unknown>[]> {
