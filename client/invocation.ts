@@ -38,6 +38,7 @@ export interface InvocationResult<T = unknown> {
   durationMs: number | null;
 }
 
+/** How long invoke and waitForRun wait for a run by default: 16 minutes, longer than any function's timeout (900 s). */
 export const DEFAULT_WAIT_MS = 16 * 60 * 1000;
 
 /** Polls `GET /runs/{runId}` until the run's status is final, and returns the run (succeeded or not). */

@@ -27,6 +27,7 @@ import type {
 } from "../lambdas/schemas/keySchemas";
 import type { ErrorBody as ErrorBodySchema } from "../lambdas/schemas/errorSchemas";
 
+/** The API's error codes, a plan's limits, and a run's status words, as the server defines them. */
 export type { ErrorCode, Plan, RunStatus };
 
 /** Body of `POST /functions`. */

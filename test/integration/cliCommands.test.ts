@@ -12,7 +12,8 @@ describe("browserfn CLI commands against a real local service", () => {
   const cli = (...args: string[]) => runCli(args, env);
 
   beforeAll(async () => {
-    svc = await startTestService();
+    // A 1 s sync window: a longer run answers 202, and `invoke` polls it.
+    svc = await startTestService({ config: { syncWaitSeconds: 1 } });
     configHome = await mkdtemp(path.join(tmpdir(), "browserfn-cli-config-"));
     env = cliEnv(configHome, { BROWSERFN_URL: svc.url, BROWSERFN_API_KEY: svc.adminKey });
   });
@@ -70,6 +71,22 @@ describe("browserfn CLI commands against a real local service", () => {
     expect(failed.stderr).toContain("failed today");
     expect(failed.stderr).toContain("function_error");
     expect(failed.stderr).toMatch(/run run_\w+/);
+  });
+
+  it("waits through a 202 until the run ends, starts runs with --async, and bounds the wait with --wait", async () => {
+    const sleeper = `export default async function run(ms: number) {\n  await new Promise((resolve) => setTimeout(resolve, ms));\n  return { slept: ms };\n}\n`;
+    await svc.deploy("sleeper", sleeper);
+    const waited = await cli("invoke", "sleeper", "-p", "ms=2500", "--json");
+    expect(waited.code).toBe(0);
+    expect(JSON.parse(waited.stdout)).toEqual({ slept: 2500 });
+    const started = await cli("invoke", "sleeper", "--data", '{"ms": 3000}', "--async", "--json");
+    expect(started.code).toBe(0);
+    const accepted = JSON.parse(started.stdout);
+    expect(accepted).toMatchObject({ run_id: expect.stringMatching(/^run_/), status_url: `${svc.url}/runs/${accepted.run_id}` });
+    const gaveUp = await cli("invoke", "sleeper", "-p", "ms=4000", "--wait", "1");
+    expect(gaveUp.code).toBe(3);
+    expect(gaveUp.stderr).toContain("wait_timeout");
+    await cli("delete", "sleeper", "--yes");
   });
 
   it("lists, shows info, logs, metrics and versions, in tables and as --json", async () => {

@@ -161,6 +161,8 @@ describe("browserfn/client against a real local service", () => {
     const copy = await other.forkFunction(shared.function_id);
     expect(copy).toMatchObject({ name: "echo", reference_workflow_id: shared.function_id, shared: false });
     expect((await other.invoke("echo", { message: "m" })).result).toEqual({ echo: ["m", "m"] });
+    expect(await client.setAccountPlan("other", "pro")).toMatchObject({ account: "other", plan: "pro", limits: { concurrency: 25 } });
+    expect((await other.getUsage()).plan).toBe("pro");
     await other.deleteApiKey(created.key_id); // a key of its own account
     expect(await thrown(() => other.listFunctions())).toBeInstanceOf(AuthenticationError);
   });
