@@ -3,31 +3,7 @@ import { ConflictError, type CreateFunctionInput, type FunctionRecord } from "..
 import { UsageError, flag, intOption, positionals, stringOption } from "../args";
 import type { Command } from "../command";
 import { prepareCode } from "../prepareCode";
-import type { Output } from "../output";
-
-/** Prints a deployed function's record: name, version, status, URL and parameters. */
-export function printRecord(out: Output, record: FunctionRecord): void {
-  out.fields([
-    ["name", record.name],
-    ["function_id", record.function_id],
-    ["url", record.url],
-    ["status", record.status_reason ? `${record.status} (${record.status_reason})` : record.status],
-    ["version", `${record.latest_version} of ${record.versions.length}`],
-    ["description", record.description],
-    ["schedule", record.schedule ? `${record.schedule} (${record.schedule_timezone}), next ${record.next_run_at ?? "-"}` : null],
-    ["timeout", `${record.timeout_seconds} s`],
-    ["memory", `${record.memory_mb} MB`],
-    ["shared", record.shared],
-    ["forked from", record.reference_workflow_id],
-    ["created", record.created_at],
-    ["updated", record.updated_at],
-  ]);
-  out.line();
-  out.table(
-    ["PARAMETER", "TYPE", "REQUIRED", "DEFAULT"],
-    (record.variables ?? []).map((v) => [v.name, v.type, v.required ? "yes" : "no", v.default]),
-  );
-}
+import { printRecord } from "../printRecord";
 
 export const deploy: Command = {
   summary: "bundle an automation file and create or update the function",

@@ -1,6 +1,6 @@
 import { positionals, stringOption } from "../args";
 import type { Command } from "../command";
-import { printRecord } from "./deploy";
+import { printRecord } from "../printRecord";
 
 export const fork: Command = {
   summary: "copy a shared function into your account",

@@ -1,6 +1,6 @@
 import { positionals } from "../args";
 import type { Command } from "../command";
-import { printRecord } from "./deploy";
+import { printRecord } from "../printRecord";
 
 export const info: Command = {
   summary: "show one function (by name, or a shared function by function_id)",
