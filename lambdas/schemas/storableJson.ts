@@ -2,9 +2,13 @@
  * What a JSON value kept in a DynamoDB item (a run's `params`, a function's `schedule_params`)
  * must satisfy to be stored exactly: the document client refuses numbers beyond
  * ±Number.MAX_SAFE_INTEGER (it would lose precision), DynamoDB refuses non-zero numbers
- * smaller than 1e-130 in magnitude and maps nested more than 32 levels, and an object key
- * `__proto__` does not survive the conversion to an attribute map.
+ * smaller than 1e-130 in magnitude and maps nested more than 32 levels, and an object with an
+ * own key `__proto__` or `constructor` does not survive the conversion to an attribute map
+ * (the client takes the latter for a class instance and throws).
  */
+
+/** Object keys the document client cannot convert. */
+const UNSTORABLE_KEYS = new Set(["__proto__", "constructor"]);
 
 /** Nesting levels a stored value may have below its attribute (DynamoDB allows 32 in an item). */
 export const MAX_STORED_DEPTH = 30;
@@ -35,7 +39,7 @@ export function unstorablePart(value: unknown, path = "", depth = 0): StorablePr
   }
   for (const key of Object.keys(value)) {
     const at = path === "" ? key : `${path}.${key}`;
-    if (key === "__proto__") return { path: at, reason: "'__proto__' cannot be an object key" };
+    if (UNSTORABLE_KEYS.has(key)) return { path: at, reason: `'${key}' cannot be an object key` };
     const problem = unstorablePart(Object.getOwnPropertyDescriptor(value, key)?.value, at, depth + 1);
     if (problem) return problem;
   }
