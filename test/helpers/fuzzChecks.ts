@@ -14,11 +14,24 @@ export function fuzzSettings(runs: number): fc.Parameters<unknown> {
   };
 }
 
-/** What the fuzz tests ran: cases per property, for the report. */
-export const fuzzCounts = new Map<string, number>();
+/** Outcomes per property (status or error code → cases), for FUZZ_REPORT=1. */
+const tallies = new Map<string, Map<string, number>>();
 
-export function countCase(property: string): void {
-  fuzzCounts.set(property, (fuzzCounts.get(property) ?? 0) + 1);
+export function tally(property: string, outcome: string): void {
+  const counts = tallies.get(property) ?? new Map<string, number>();
+  counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
+  tallies.set(property, counts);
+}
+
+/** With FUZZ_REPORT=1, writes the cases each property ran and how they were answered. */
+export function writeTallies(): void {
+  if (process.env.FUZZ_REPORT !== "1") return;
+  const lines = [...tallies].map(([property, counts]) => {
+    const total = [...counts.values()].reduce((a, b) => a + b, 0);
+    const outcomes = [...counts].sort((a, b) => b[1] - a[1]).map(([outcome, n]) => `${outcome} ${n}`);
+    return `${property}: ${total} cases (${outcomes.join(", ")})`;
+  });
+  process.stderr.write(`${lines.join("\n")}\n`);
 }
 
 export interface Answer {
@@ -41,10 +54,17 @@ export function fromRaw(response: { status: number; headers: Record<string, stri
  * one JSON error shape with a code from `codes` whose status is the code's status. Never a
  * 5xx. Returns the error code, or null for a success. Throws a message naming the request.
  */
-export function checkAnswer(what: string, answer: Answer, codes: readonly string[], ok: readonly number[] = []): string | null {
+export function checkAnswer(
+  what: string,
+  answer: Answer,
+  codes: readonly string[],
+  ok: readonly number[] = [],
+  property?: string,
+): string | null {
   const fail = (problem: string): never => {
     throw new Error(`${what}: ${problem}; got ${answer.status} ${answer.text.slice(0, 500)}`);
   };
+  if (property) tally(property, ok.includes(answer.status) ? String(answer.status) : `${answer.status} ${(answer.text.match(/"code":"(\w+)"/) ?? [])[1] ?? "?"}`);
   if (ok.includes(answer.status)) return null;
   let body: unknown;
   try {

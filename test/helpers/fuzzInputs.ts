@@ -45,12 +45,25 @@ export const badJsonText = fc.oneof(
   oddJson.map((value) => (JSON.stringify(value) ?? "null").slice(0, -1)),
 );
 
-/** A JSON object as text, from optional known fields and stray keys (prototype keys included). */
-export function objectText(fields: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<string> {
-  const known = Object.entries(fields).map(([key, value]) => fc.option(value.map((v) => [key, v] as const), { nil: undefined, freq: 2 }));
-  const stray = fc.array(fc.tuple(fc.oneof(oddString, fc.constantFrom(...PROTO_KEYS)), oddJson), { maxLength: 2 });
+/** Mostly a valid value, sometimes an edge case, now and then anything at all. */
+export function mostly<T>(valid: fc.Arbitrary<T>, edge: fc.Arbitrary<unknown>, odd: fc.Arbitrary<unknown> = oddJson): fc.Arbitrary<unknown> {
+  return fc.oneof({ weight: 8, arbitrary: valid }, { weight: 1, arbitrary: edge }, { weight: 1, arbitrary: odd });
+}
+
+/**
+ * A JSON object as text, from known fields (each present half of the time; `required` ones
+ * nearly always) and, in one object of eight, stray keys (prototype keys included).
+ */
+export function objectText(fields: Record<string, fc.Arbitrary<unknown>>, required: readonly string[] = []): fc.Arbitrary<string> {
+  const known = Object.entries(fields).map(([key, value]) =>
+    fc.oneof(
+      { weight: required.includes(key) ? 15 : 1, arbitrary: value.map((v) => [key, v] as const) },
+      { weight: 1, arbitrary: fc.constant(undefined) },
+    ),
+  );
+  const stray = fc.array(fc.tuple(fc.oneof(oddString, fc.constantFrom(...PROTO_KEYS)), oddJson), { minLength: 1, maxLength: 2 });
   return fc
-    .tuple(fc.tuple(...known), fc.option(stray, { nil: undefined, freq: 4 }))
+    .tuple(fc.tuple(...known), fc.oneof({ weight: 7, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: stray }))
     .map(([pairs, extras]) => {
       const entries = [...pairs.filter((p) => p !== undefined), ...(extras ?? [])];
       return `{${entries.map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value) ?? "null"}`).join(",")}}`;
@@ -58,9 +71,9 @@ export function objectText(fields: Record<string, fc.Arbitrary<unknown>>): fc.Ar
 }
 
 /** A request body: mostly an object of `fields`, sometimes any JSON, broken JSON or deep nesting. */
-export function bodyText(fields: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<string> {
+export function bodyText(fields: Record<string, fc.Arbitrary<unknown>>, required: readonly string[] = []): fc.Arbitrary<string> {
   return fc.oneof(
-    { weight: 8, arbitrary: objectText(fields) },
+    { weight: 16, arbitrary: objectText(fields, required) },
     { weight: 1, arbitrary: oddJson.map((value) => JSON.stringify(value) ?? "null") },
     { weight: 1, arbitrary: badJsonText },
     { weight: 1, arbitrary: deepJsonText },

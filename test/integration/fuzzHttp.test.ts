@@ -6,7 +6,7 @@
 import { connect } from "node:net";
 import fc from "fast-check";
 import { ECHO_FN } from "../helpers/code";
-import { checkAnswer, countCase, fromFetch, fromRaw, fuzzSettings } from "../helpers/fuzzChecks";
+import { checkAnswer, fromFetch, fromRaw, fuzzSettings, writeTallies } from "../helpers/fuzzChecks";
 import { type CapturingService, startCapturingService } from "../helpers/fuzzService";
 import { rawRequest } from "../helpers/rawHttp";
 
@@ -15,7 +15,10 @@ beforeAll(async () => {
   t = await startCapturingService();
   expect((await t.call("POST", "/functions", { body: { name: "echo", code: ECHO_FN } })).status).toBe(201);
 });
-afterAll(() => t.destroy());
+afterAll(async () => {
+  writeTallies();
+  await t.destroy();
+});
 
 const send = (request: string | Buffer) => rawRequest(t.url, request);
 const auth = () => `Authorization: Bearer ${t.adminKey}\r\n`;
@@ -57,7 +60,6 @@ describe("request targets", () => {
     const method = fc.constantFrom("GET", "POST", "PATCH", "DELETE", "PUT", "HEAD", "OPTIONS");
     await fc.assert(
       fc.asyncProperty(method, target, async (verb, bytes) => {
-        countCase("raw request targets");
         const head = Buffer.concat([Buffer.from(`${verb} `), bytes, Buffer.from(` HTTP/1.1\r\nHost: x\r\n${auth()}Content-Length: 0\r\nConnection: close\r\n\r\n`)]);
         const answer = await send(head);
         if (verb === "HEAD") {
@@ -69,6 +71,7 @@ describe("request targets", () => {
           fromRaw(answer),
           ["invalid_request", "route_not_found", "method_not_allowed", "function_not_found", "invalid_limit", "invalid_parameters"],
           [200],
+          "raw request targets",
         );
       }),
       fuzzSettings(150),
@@ -104,7 +107,6 @@ describe("what Node's HTTP parser refuses", () => {
     const bytes = (max: number) => fc.array(headerByte, { maxLength: max }).map((b) => Buffer.from(b));
     await fc.assert(
       fc.asyncProperty(bytes(30), bytes(200), fc.boolean(), async (name, value, withAuth) => {
-        countCase("raw headers");
         const request = Buffer.concat([
           Buffer.from(`GET /functions HTTP/1.1\r\nHost: x\r\n${withAuth ? auth() : ""}`),
           name,
@@ -113,7 +115,7 @@ describe("what Node's HTTP parser refuses", () => {
           Buffer.from("\r\nConnection: close\r\n\r\n"),
         ]);
         const answer = await send(request);
-        checkAnswer(`header ${JSON.stringify(name.toString("latin1"))}`, fromRaw(answer), ["invalid_request", "missing_token", "invalid_token"], [200]);
+        checkAnswer(`header ${JSON.stringify(name.toString("latin1"))}`, fromRaw(answer), ["invalid_request", "missing_token", "invalid_token"], [200], "raw headers");
       }),
       fuzzSettings(100),
     );
@@ -144,10 +146,9 @@ describe("bodies", () => {
   it("takes bodies that are not UTF-8 as text and answers in the JSON error shape", async () => {
     await fc.assert(
       fc.asyncProperty(fc.uint8Array({ maxLength: 200 }), fc.constantFrom("/functions", "/functions/echo", "/api-keys"), async (body, path) => {
-        countCase("raw bodies");
         const head = `POST ${path} HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/octet-stream\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
         const answer = await send(Buffer.concat([Buffer.from(head), body]));
-        checkAnswer(`POST ${path} ${Buffer.from(body).toString("hex")}`, fromRaw(answer), ["invalid_request", "invalid_name", "invalid_code", "invalid_parameters"], [200, 201]);
+        checkAnswer(`POST ${path} ${Buffer.from(body).toString("hex")}`, fromRaw(answer), ["invalid_request", "invalid_name", "invalid_code", "invalid_parameters"], [200, 201], "raw bodies");
       }),
       fuzzSettings(100),
     );
