@@ -11,7 +11,7 @@
  * Failures throw a BrowserfnError subclass chosen by the API's error `code`. Idempotent calls
  * (GET, DELETE) are retried after 429/5xx honouring `Retry-After`; creates and invocations never are.
  */
-import pkg from "../package.json";
+import { version } from "../package.json";
 import { type InvocationResult, type InvokeOptions, type WaitOptions, invoke, waitForRun } from "./invocation";
 import { type Send, type TransportOptions, createTransport } from "./transport";
 import type {
@@ -40,7 +40,7 @@ export type { InvocationResult, InvokeOptions, WaitOptions } from "./invocation"
 export type { ApiResponse, RequestSpec, Send, TransportOptions } from "./transport";
 
 /** The version of this client, sent as `x-service-sdk-version: browserfn-client/<version>`. */
-export const CLIENT_VERSION: string = pkg.version;
+export const CLIENT_VERSION: string = version;
 
 /** Options of BrowserfnClient: where the service is, the key, retries, extra headers. */
 export type ClientOptions = TransportOptions;
