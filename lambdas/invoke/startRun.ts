@@ -6,7 +6,7 @@ import { ApiError } from "../http/errors";
 import { finishRun } from "../runs/finishRun";
 import { newRunId } from "../runs/runIds";
 import { nextTurn } from "../runs/nextTurn";
-import { admitRun } from "./admitRun";
+import { admitRun, type Lease } from "./admitRun";
 import type { RunItem, RunTrigger } from "../runs/types";
 
 export interface RunInput {
@@ -30,10 +30,15 @@ export interface StartedRun {
 }
 
 /**
- * Starts a run through the runtime: the run record is written once capacity is reserved
- * (queued), updated when the automation starts (running) and when it ends, then metered
- * (finishRun: once, by whoever records the end first).
- * Resolves when the run exists; throws (429) when it was never started.
+ * Starts a run through the runtime. The run's record (queued) and its admission under the
+ * account's plan are written side by side, so the record exists before the run can start and
+ * the caller waits for one store round trip, not two; a run refused by a limit (429), or by
+ * the runtime before it took the run, is removed again and never started. When the runtime
+ * starts the automation, the record is marked running without holding the start up, and the
+ * run's end waits for that write before writing the final record, then meters it (finishRun:
+ * once, by whoever records the end first).
+ * Resolves once the runtime has the run (and its record says so); throws (429) when it was
+ * never started.
  */
 export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun> {
   const { fn, version, params, trigger } = input;
@@ -61,23 +66,20 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
     completion_token: randomBytes(18).toString("base64url"),
   };
   const started = Date.now();
-  const lease = await admitRun(deps, { accountId: fn.account_id, plan: input.plan, runId: run.run_id, timeoutSeconds: fn.timeout_seconds }, input.waitMs);
-  let markQueued: () => void = () => undefined;
-  const queued = new Promise<void>((resolve) => {
-    markQueued = resolve;
+  const lease = await admitRecorded(deps, run, input);
+  let markStarted: () => void = () => undefined;
+  const startedSignal = new Promise<void>((resolve) => {
+    markStarted = resolve;
   });
-  let exists = false;
-  // Conditional: when the run was recorded already (on AWS the run-completion Lambda does it),
-  // that record stands and is returned, and the run is not counted again.
+  /** The runtime took the run: from here on it ends with a final record, whatever happens. */
+  let accepted = false;
+  let runningWrite: Promise<void> = Promise.resolve();
   let ending: InvokeResult | undefined;
   const finish = async (result: InvokeResult): Promise<RunItem> => {
     ending = result;
+    await runningWrite; // the final record must not be overtaken by the running one
     run = await finishRun(deps, run, result);
     return run;
-  };
-  const created = () => {
-    exists = true;
-    markQueued();
   };
   const completion = deps.runtime
     .invoke(
@@ -91,18 +93,29 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
       },
       {
         onQueued: async () => {
-          await deps.store.runs.put(run);
-          created();
+          accepted = true;
+          markStarted();
         },
         onRunning: async () => {
+          accepted = true;
           run = { ...run, status: "running", started_at: deps.clock.now().toISOString() };
-          await deps.store.runs.put(run);
-          created();
+          // Not awaited: the queued record already stands for the run, and a run that ended
+          // meanwhile keeps its final record (conditional write).
+          runningWrite = deps.store.runs.putIfActive(run).then(
+            () => markStarted(),
+            (error: unknown) => {
+              deps.log(`run ${run.run_id}: recording its start failed: ${(error as Error).message}`);
+              markStarted();
+            },
+          );
         },
       },
     )
     .then(finish, async (error: unknown) => {
-      if (!exists) throw error;
+      if (!accepted) {
+        await forgetRun(deps, run);
+        throw error;
+      }
       if (error instanceof ApiError) {
         // Refused after the run was recorded (a throttled Lambda): the run keeps the refusal.
         return finish({ ...emptyResult(), status: "failed", error: { code: error.code, message: error.message } });
@@ -112,7 +125,7 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
       return finish({ ...emptyResult(), status: "failed", error: { code: "internal_error", message } });
     })
     .catch((error: unknown) => {
-      if (!exists) throw error;
+      if (!accepted) throw error;
       // The final write failed (the store went away): the run stays active in the store and
       // is settled as crashed at the next start; the caller still gets the outcome.
       deps.log(`run ${run.run_id}: recording its end failed: ${(error as Error).message}`);
@@ -124,8 +137,30 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
     () => nextTurn().then(() => lease.release()),
     () => nextTurn().then(() => lease.release(true)),
   ).catch((error: unknown) => deps.log(`releasing the lease of ${run.run_id} failed: ${(error as Error).message}`));
-  await Promise.race([queued, completion]);
+  await Promise.race([startedSignal, completion]);
   return { run, completion };
+}
+
+/**
+ * Admits the run and writes its queued record at the same time. When either fails, what the
+ * other did is undone (the lease refunded, the record removed) and the failure is thrown.
+ */
+async function admitRecorded(deps: Deps, run: RunItem, input: RunInput): Promise<Lease> {
+  const admission = { accountId: run.account_id, plan: input.plan, runId: run.run_id, timeoutSeconds: input.fn.timeout_seconds };
+  const [admitted, recorded] = await Promise.allSettled([admitRun(deps, admission, input.waitMs), deps.store.runs.put(run)]);
+  if (admitted.status === "fulfilled" && recorded.status === "fulfilled") return admitted.value;
+  if (admitted.status === "fulfilled") {
+    await admitted.value.release(true).catch((error: unknown) => deps.log(`refunding ${run.run_id} failed: ${(error as Error).message}`));
+  }
+  if (recorded.status === "fulfilled") await forgetRun(deps, run);
+  throw admitted.status === "rejected" ? admitted.reason : (recorded as PromiseRejectedResult).reason;
+}
+
+/** Removes the record of a run that was never started (left queued, the next start removes it). */
+async function forgetRun(deps: Deps, run: RunItem): Promise<void> {
+  await deps.store.runs
+    .deleteIfQueued(run.run_id)
+    .catch((error: unknown) => deps.log(`removing never-started run ${run.run_id} failed: ${(error as Error).message}`));
 }
 
 function emptyResult(): InvokeResult {

@@ -3,11 +3,17 @@ import type { Store } from "../store/store";
 
 /**
  * Runs still queued or running when the service starts were cut off by its last stop or
- * crash: each is marked failed (`function_crashed`) and counted, so none is left dangling.
+ * crash: each is marked failed (`function_crashed`), counted and its concurrency lease given
+ * back, so none is left dangling. A queued run whose account holds no lease for it was never
+ * admitted (its record is written beside its admission): it never started, and is removed.
  */
 export async function settleInterruptedRuns(store: Store, clock: Clock): Promise<number> {
   let settled = 0;
   for (const run of await store.runs.listActive()) {
+    if (run.status === "queued" && !(await store.limits.holds(run.account_id, run.run_id))) {
+      await store.runs.deleteIfQueued(run.run_id);
+      continue;
+    }
     const finished = {
       ...run,
       status: "failed" as const,
@@ -18,6 +24,7 @@ export async function settleInterruptedRuns(store: Store, clock: Clock): Promise
       await store.meters.recordRun(finished);
       settled++;
     }
+    await store.limits.release(run.account_id, run.run_id);
   }
   return settled;
 }

@@ -18,11 +18,15 @@ export interface InvokeRequest {
   waitMs: number;
 }
 
-/** Called as the run moves on, so its record is written before it runs. */
+/**
+ * Called as the run moves on (the run's queued record exists before `invoke` is called). The
+ * first hook called tells the caller that the runtime has taken the run: from then on it ends
+ * with a final record; an `invoke` that throws before any hook leaves the run never started.
+ */
 export interface InvokeHooks {
   /** A slot is reserved but the run waits for a cold start (not called for a warm start). */
   onQueued(): Promise<void>;
-  /** The automation starts now. */
+  /** The automation starts now (AWS: Lambda has its event). */
   onRunning(): Promise<void>;
 }
 

@@ -95,6 +95,12 @@ export class LimitStore {
     );
   }
 
+  /** True when the account holds a lease for this run (it was admitted and has not ended). */
+  async holds(accountId: string, leaseId: string): Promise<boolean> {
+    const item = await this.read(accountId);
+    return item?.leases?.[leaseId] !== undefined;
+  }
+
   /** Invocations admitted this month and runs in flight now. */
   async current(accountId: string, now: Date): Promise<{ invocations: number; inFlight: number }> {
     const item = await this.read(accountId);

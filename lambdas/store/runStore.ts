@@ -1,4 +1,5 @@
 import {
+  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -37,6 +38,20 @@ export class RunStore {
    */
   async putIfActive(run: RunItem): Promise<boolean> {
     return this.write(run, true);
+  }
+
+  /** Removes a run that never started (still queued); a run that went on is left alone. */
+  async deleteIfQueued(runId: string): Promise<void> {
+    await sendConditional(
+      this.doc,
+      new DeleteCommand({
+        TableName: this.table,
+        Key: runKey(runId),
+        ConditionExpression: "#status = :queued",
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: { ":queued": "queued" },
+      }),
+    );
   }
 
   /** Writes the run item (after its result parts, if any); false when `onlyIfActive` did not hold. */

@@ -80,11 +80,11 @@ describe("the AWS runtime: invoke (the exact Invoke, then the run's record until
     return { client, result, sleeps };
   }
 
-  it("calls onRunning, invokes alias vN asynchronously, then reads the run until the recorder made it final", async () => {
+  it("invokes alias vN asynchronously, calls onRunning once Lambda has the event, then reads the run until the recorder made it final", async () => {
     const final = runRecord({ status: "succeeded", result_json: '{"ok":true}', logs: "LOG hi\n", browser_ms: 120, duration_ms: 812, finished_at: "2026-01-01T00:00:01.000Z" });
     const { client, result, sleeps } = await invoke([runRecord({}), runRecord({}), final]);
     expect(await result).toEqual({ status: "succeeded", result_json: '{"ok":true}', error: null, logs: "LOG hi\n", browser_ms: 120, duration_ms: 812, peak_memory_mb: null });
-    expect(client.events).toEqual(["onRunning", "InvokeCommand", "get run_1", "get run_1", "get run_1"]);
+    expect(client.events).toEqual(["InvokeCommand", "onRunning", "get run_1", "get run_1", "get run_1"]);
     expect(sleeps).toEqual([250, 250]);
     expect(client.calls()).toEqual([
       ["InvokeCommand", { FunctionName: NAME, Qualifier: "v3", InvocationType: "Event", Payload: JSON.stringify({ run_id: "run_1", params: { url: "https://example.com" }, timeout_ms: 60_000, completion_token: "tok_1" }) }],
@@ -109,12 +109,12 @@ describe("the AWS runtime: invoke (the exact Invoke, then the run's record until
     expect(sleeps.length).toBe(180_000 / 250 + 1);
   });
 
-  it("throws 429 with Retry-After when Lambda throttles (after onRunning: the caller settles the run)", async () => {
+  it("throws 429 with Retry-After when Lambda throttles, before onRunning (the run never started)", async () => {
     const { client, result } = await invoke([runRecord({})], throttled());
     const error: unknown = await result.catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ code: "concurrency_limit_exceeded", status: 429, headers: { "retry-after": "1" } });
-    expect(client.events).toEqual(["onRunning", "InvokeCommand"]);
+    expect(client.events).toEqual(["InvokeCommand"]);
   });
 
   it("retries a throttled invoke with backoff while the wait budget lasts", async () => {
@@ -122,17 +122,18 @@ describe("the AWS runtime: invoke (the exact Invoke, then the run's record until
     const { client, result, sleeps } = await invoke([final], throttled(), throttled(), { StatusCode: 202 });
     expect(await result).toMatchObject({ status: "succeeded", result_json: "1" });
     expect(sleeps).toEqual([100, 200]);
-    expect(client.events).toEqual(["onRunning", "InvokeCommand", "InvokeCommand", "InvokeCommand", "get run_1"]);
+    expect(client.events).toEqual(["InvokeCommand", "InvokeCommand", "InvokeCommand", "onRunning", "get run_1"]);
   });
 
   it("fails the run with function_crashed when the function or version is not deployed", async () => {
     const { client, result } = await invoke([runRecord({})], notFound());
     expect(await result).toMatchObject({ status: "failed", error: { code: "function_crashed", message: `The function is not deployed: Lambda has no ${NAME}:v3` } });
-    expect(client.events).toEqual(["onRunning", "InvokeCommand"]);
+    expect(client.events).toEqual(["InvokeCommand"]);
   });
 
-  it("lets other SDK errors through (the caller settles the run as internal_error)", async () => {
-    const { result } = await invoke([runRecord({})], Object.assign(new Error("socket hang up"), { name: "TimeoutError" }));
+  it("lets other SDK errors through after onRunning (Lambda may have the event: the caller settles the run as internal_error)", async () => {
+    const { client, result } = await invoke([runRecord({})], Object.assign(new Error("socket hang up"), { name: "TimeoutError" }));
     await expect(result).rejects.toThrow("socket hang up");
+    expect(client.events).toEqual(["InvokeCommand", "onRunning"]);
   });
 });

@@ -162,9 +162,9 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
     configure: (fn) => deployer.configure(functionName(fn), fn),
 
     /**
-     * `onRunning` first (the run's record must exist before the run does), then an
-     * asynchronous Invoke (InvocationType `Event`) of alias `v<version>` with
-     * `{ run_id, params, timeout_ms, completion_token }`. Lambda queues the event and answers at once; when the
+     * An asynchronous Invoke (InvocationType `Event`) of alias `v<version>` with
+     * `{ run_id, params, timeout_ms, completion_token }` (the caller wrote the run's queued
+     * record before), then `onRunning` once Lambda has the event. Lambda queues the event and answers at once; when the
      * run ends, Lambda hands its answer to the run-completion Lambda (the alias's destination),
      * which writes the run's final record and meters it. Meanwhile this reads that record every
      * runPollIntervalMs and resolves with it once it is final; the caller's own finish then
@@ -189,14 +189,19 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
         InvocationType: "Event",
         Payload: JSON.stringify(event),
       });
-      await hooks.onRunning();
       try {
         await invokeLambda(command, request.waitMs);
       } catch (error) {
-        if (!isAwsError(error, "ResourceNotFoundException")) throw error;
-        const message = `The function is not deployed: Lambda has no ${functionName(fn)}:${versionAlias(version)}`;
-        return { ...endedWithout("failed", "function_crashed", message), duration_ms: 0, peak_memory_mb: null };
+        if (isAwsError(error, "ResourceNotFoundException")) {
+          const message = `The function is not deployed: Lambda has no ${functionName(fn)}:${versionAlias(version)}`;
+          return { ...endedWithout("failed", "function_crashed", message), duration_ms: 0, peak_memory_mb: null };
+        }
+        if (error instanceof ApiError) throw error; // throttled: the run never started
+        // Any other failure leaves it unknown whether Lambda has the event: the run stands.
+        await hooks.onRunning();
+        throw error;
       }
+      await hooks.onRunning();
       return waitForEnd(fn, request.runId);
     },
 
