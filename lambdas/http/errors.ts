@@ -1,3 +1,5 @@
+import { redactDeep, redactSecrets } from "./redactSecrets";
+
 /** Every error code the API can answer with, and the HTTP status it carries. */
 export const ERROR_STATUS = {
   invalid_request: 400,
@@ -36,18 +38,24 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-/** A failure with a stable code; turned into the one JSON error body in one place (the error middleware). */
+/**
+ * A failure with a stable code; turned into the one JSON error body in one place (the error
+ * middleware). Message and details never carry a bearer secret: an API key or JWT the request
+ * put where it does not belong (a path, a parameter) is `[redacted]` in them.
+ */
 export class ApiError extends Error {
   readonly status: number;
+  readonly details: Record<string, unknown>;
 
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details: Record<string, unknown> = {},
+    details: Record<string, unknown> = {},
     readonly headers: Record<string, string> = {},
   ) {
-    super(message);
+    super(redactSecrets(message));
     this.name = "ApiError";
     this.status = ERROR_STATUS[code];
+    this.details = redactDeep(details);
   }
 }

@@ -4,6 +4,7 @@ import type { Duplex } from "node:stream";
 import type { Deps } from "../deps";
 import { errorResult } from "../http/errorBody";
 import { ApiError } from "../http/errors";
+import { redactSecrets } from "../http/redactSecrets";
 import type { HttpResult } from "../http/response";
 import type { Route } from "../routes/routeTable";
 import { lambdaContext } from "./lambdaContext";
@@ -156,13 +157,16 @@ function send(response: ServerResponse, result: HttpResult, requestId: string): 
   response.end(body);
 }
 
-/** One line per request; never headers (they carry tokens), never bodies. */
+/**
+ * One line per request; never headers (they carry tokens), bodies or query strings, and a key
+ * or token put in the path (`DELETE /api-keys/bfn_…` instead of the key id) is redacted.
+ */
 function logLine(request: IncomingMessage, url: URL | null, status: number, ms: number, requestId: string): string {
-  const path = url?.pathname ?? "-";
+  const path = redactSecrets(url?.pathname ?? "-");
   const extras = ["x-service-request-origin", "x-service-sdk-version"]
     .map((name) => [name, request.headers[name]] as const)
     .filter(([, value]) => typeof value === "string" && value !== "")
-    .map(([name, value]) => ` ${name.replace("x-service-", "")}=${JSON.stringify(value)}`)
+    .map(([name, value]) => ` ${name.replace("x-service-", "")}=${JSON.stringify(redactSecrets(String(value)))}`)
     .join("");
   return `${new Date().toISOString()} ${request.method} ${path} ${status} ${ms.toFixed(1)}ms request_id=${requestId}${extras}`;
 }
