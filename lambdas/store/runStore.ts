@@ -7,7 +7,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import type { RunItem } from "../runs/types";
 import { PART_BYTES, fromParts, toParts } from "./blobParts";
-import { scanAll, sendConditional } from "./dynamo";
+import { queryAll, scanAll, sendConditional } from "./dynamo";
 import { withoutKeys } from "./keys";
 
 /** Results up to this size stay in the run item; larger ones go to gzipped part items. */
@@ -89,15 +89,14 @@ export class RunStore {
     if (!Item) return undefined;
     const { result_parts, expires_at: _e, ...stored } = withoutKeys<StoredRun & { expires_at: number }>(Item);
     if (!result_parts) return { ...stored, result_json: stored.result_json ?? null };
-    const { Items } = await this.doc.send(
-      new QueryCommand({
-        TableName: this.table,
-        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-        ExpressionAttributeValues: { ":pk": runKey(runId).pk, ":prefix": "RESULT#" },
-        ConsistentRead: true,
-      }),
-    );
-    const parts = (Items ?? []).sort((a, b) => Number(String(a.sk).slice(7)) - Number(String(b.sk).slice(7)));
+    // Paged: a query returns at most 1 MB, and a big result has more parts than that.
+    const items = await queryAll(this.doc, {
+      TableName: this.table,
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+      ExpressionAttributeValues: { ":pk": runKey(runId).pk, ":prefix": "RESULT#" },
+      ConsistentRead: true,
+    });
+    const parts = items.sort((a, b) => Number(String(a.sk).slice(7)) - Number(String(b.sk).slice(7)));
     return { ...stored, result_json: fromParts(parts.map((p) => p.data as Uint8Array)) };
   }
 
