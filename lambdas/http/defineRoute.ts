@@ -6,6 +6,7 @@ import type { Deps } from "../deps";
 import type { Principal } from "../identity/identity";
 import { errorResult } from "./errorBody";
 import { ApiError } from "./errors";
+import { redactSecrets } from "./redactSecrets";
 import type { HttpResult } from "./response";
 import { type IssueCode, parseWith } from "./validation";
 
@@ -56,12 +57,21 @@ export function defineRoute<B = undefined, Q = undefined>(
           body: options.body ? parseWith(options.body, readJsonBody(event, deps), "body", options.bodyIssueCode) : (undefined as B),
           query: options.query ? parseWith(options.query, event.queryStringParameters ?? {}, "query") : (undefined as Q),
           params: (event.pathParameters ?? {}) as Record<string, string>,
-          headers,
+          headers: withRedactedFreeText(headers),
           baseUrl: baseUrl(event, deps),
         };
         const result = await handle(request, deps);
         return { ...result, headers: { ...result.headers, "x-request-id": request.requestId } };
       }) as unknown as LambdaHandler;
+}
+
+/** Free-text headers that runs and logs keep; a bearer secret put in one is not kept. */
+const FREE_TEXT_HEADERS = ["x-service-request-origin", "x-service-sdk-version"];
+
+function withRedactedFreeText(headers: Record<string, string>): Record<string, string> {
+  const copy = { ...headers };
+  for (const name of FREE_TEXT_HEADERS) if (typeof copy[name] === "string") copy[name] = redactSecrets(copy[name]);
+  return copy;
 }
 
 const ANONYMOUS: Principal = { account_id: "", plan: "", admin: false, key_id: null };

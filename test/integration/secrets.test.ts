@@ -86,7 +86,7 @@ it("keeps API keys and tokens out of logs, error bodies and the table, wherever 
   expect(deliberateRun.body).toEqual({ echo: [deliberate] });
   const asyncRun = await alice("POST", "/functions/echo", { message: "later" }, { prefer: "respond-async" });
   expect(asyncRun.status).toBe(202);
-  const queryRun = await alice("GET", "/functions/echo?message=plain");
+  const queryRun = await alice("GET", "/functions/echo?message=plain", undefined, { "x-service-request-origin": `cli ${user}`, "x-service-sdk-version": jwt });
   expect(queryRun.status).toBe(200);
   for (const run of [deliberateRun, asyncRun, queryRun]) {
     let view: ApiResponse;
@@ -122,6 +122,9 @@ it("keeps API keys and tokens out of logs, error bodies and the table, wherever 
   const holders = items.filter((item) => itemText(item).includes(deliberate));
   expect(holders.map((item) => [item.pk, item.sk])).toEqual([[`RUN#${deliberateRun.headers.get("x-run-id")}`, "RUN"]]);
   expect(leaks(logLines, deliberate)).toEqual([]);
+  // The free-text headers a run keeps hold no secret either.
+  const kept = items.find((item) => item.run_id === queryRun.headers.get("x-run-id"));
+  expect([kept?.request_origin, kept?.sdk_version]).toEqual(["cli [redacted]", "[redacted]"]);
   // The paths that carried a key are logged, redacted.
   expect(t.requestLog.filter((line) => line.includes("/api-keys/[redacted]") || line.includes("/functions/[redacted]/info"))).toHaveLength(2);
 });
