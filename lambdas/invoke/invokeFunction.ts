@@ -30,6 +30,7 @@ export async function invokeFunction(
     version === fn.latest_version ? (fn.variables ?? []) : ((await deps.store.versions.get(fn.function_id, version))?.variables ?? []);
   const params = validateParams(variables, input, source);
   const syncMs = deps.config.syncWaitSeconds * 1000;
+  const respondAsync = /respond-async/i.test(request.headers.prefer ?? "");
   const { run, completion } = await startRun(deps, {
     fn,
     plan: request.principal.plan,
@@ -39,8 +40,10 @@ export async function invokeFunction(
     waitMs: syncMs,
     requestOrigin: request.headers["x-service-request-origin"] ?? null,
     sdkVersion: request.headers["x-service-sdk-version"] ?? null,
+    // A caller answered at once may look at the run at once; one that waits sees only its end.
+    markRunning: respondAsync ? "at-start" : "if-long",
   });
-  if (/respond-async/i.test(request.headers.prefer ?? "")) return acceptedResponse(run, request.baseUrl);
+  if (respondAsync) return acceptedResponse(run, request.baseUrl);
   const remaining = Math.max(0, syncMs - (Date.now() - started));
   let timer: NodeJS.Timeout | undefined;
   const finished = await Promise.race([

@@ -20,7 +20,17 @@ export interface RunInput {
   waitMs: number;
   requestOrigin?: string | null;
   sdkVersion?: string | null;
+  /**
+   * When the record says `running`: `at-start` (before startRun resolves: the caller answers
+   * at once, or the process may be frozen after it) or `if-long` (only a run still going
+   * after RUNNING_MARK_MS: a caller that waits for the end sees no difference, and a short
+   * run costs one store write less). Default `at-start`.
+   */
+  markRunning?: "at-start" | "if-long";
 }
+
+/** How long a run waits for its `running` mark when it is marked only `if-long`. */
+export const RUNNING_MARK_MS = 200;
 
 export interface StartedRun {
   /** The run as first written (queued, or running after a warm start). */
@@ -34,11 +44,11 @@ export interface StartedRun {
  * account's plan are written side by side, so the record exists before the run can start and
  * the caller waits for one store round trip, not two; a run refused by a limit (429), or by
  * the runtime before it took the run, is removed again and never started. When the runtime
- * starts the automation, the record is marked running without holding the start up, and the
- * run's end waits for that write before writing the final record, then meters it (finishRun:
- * once, by whoever records the end first).
- * Resolves once the runtime has the run (and its record says so); throws (429) when it was
- * never started.
+ * starts the automation, the record is marked running (see `markRunning`) without holding the
+ * start up, and the run's end waits for that write before writing the final record, then
+ * meters it (finishRun: once, by whoever records the end first).
+ * Resolves once the runtime has the run (`at-start`: and its record says so); throws (429)
+ * when it was never started.
  */
 export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun> {
   const { fn, version, params, trigger } = input;
@@ -74,9 +84,22 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
   /** The runtime took the run: from here on it ends with a final record, whatever happens. */
   let accepted = false;
   let runningWrite: Promise<void> = Promise.resolve();
+  let markTimer: NodeJS.Timeout | undefined;
+  const markRunning = () => {
+    // The queued record already stands for the run, and a run that ended meanwhile keeps its
+    // final record (conditional write).
+    runningWrite = deps.store.runs.putIfActive(run).then(
+      () => markStarted(),
+      (error: unknown) => {
+        deps.log(`run ${run.run_id}: recording its start failed: ${(error as Error).message}`);
+        markStarted();
+      },
+    );
+  };
   let ending: InvokeResult | undefined;
   const finish = async (result: InvokeResult): Promise<RunItem> => {
     ending = result;
+    clearTimeout(markTimer);
     await runningWrite; // the final record must not be overtaken by the running one
     run = await finishRun(deps, run, result);
     return run;
@@ -99,15 +122,12 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
         onRunning: async () => {
           accepted = true;
           run = { ...run, status: "running", started_at: deps.clock.now().toISOString() };
-          // Not awaited: the queued record already stands for the run, and a run that ended
-          // meanwhile keeps its final record (conditional write).
-          runningWrite = deps.store.runs.putIfActive(run).then(
-            () => markStarted(),
-            (error: unknown) => {
-              deps.log(`run ${run.run_id}: recording its start failed: ${(error as Error).message}`);
-              markStarted();
-            },
-          );
+          if (input.markRunning === "if-long") {
+            markStarted();
+            markTimer = setTimeout(markRunning, RUNNING_MARK_MS);
+          } else {
+            markRunning(); // not awaited: the automation starts meanwhile
+          }
         },
       },
     )

@@ -114,6 +114,25 @@ describe("invoking over HTTP with a real browser", () => {
     expectError(await t.call("GET", "/runs/run_00000000000000000000000000"), 404, "run_not_found");
   });
 
+  it("shows a run as running while it runs: at once after a 202, and soon for a caller that waits", async () => {
+    await t.deploy("steady", `export default async (ms: number = 1500) => { await new Promise((r) => setTimeout(r, ms)); return ms; }`);
+    await t.call("POST", "/functions/steady", { body: { ms: 1 } }); // a warm worker
+    const accepted = await t.call("POST", "/functions/steady", { headers: { prefer: "respond-async" } });
+    expect((await t.call("GET", `/runs/${accepted.body.run_id}`)).body).toMatchObject({ status: "running", started_at: expect.any(String) });
+
+    const waiting = t.call("POST", "/functions/steady", { body: { ms: 1500 } });
+    let newest: { status?: string; run_id?: string } = {};
+    for (let i = 0; i < 40 && newest.status !== "running"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      const items = (await t.call("GET", "/functions/steady/logs?limit=3")).body.items as { status: string; run_id: string }[];
+      newest = items.find((item) => item.run_id !== accepted.body.run_id && item.status !== "succeeded") ?? newest;
+    }
+    expect(newest.status).toBe("running"); // marked after 200 ms of running, long before its end
+    const answer = await waiting;
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("x-run-id")).toBe(newest.run_id);
+  });
+
   it("keeps runs private to their account", async () => {
     const other = await t.newAccount("other-account");
     const mine = await t.call("POST", "/functions/soft");
