@@ -49,7 +49,9 @@ function remember<T>(cache: Map<string, T>, code: string, value: T): T {
 export function compileAutomation(code: string): ModuleFactory {
   const cached = factories.get(code);
   if (cached) return cached;
-  const body = `${code}\n//# sourceURL=${FILENAME}`;
+  // A hashbang line is valid at the start of a module, not of a function body: it becomes a
+  // comment (as Node's own loader does), keeping line numbers.
+  const body = `${code.startsWith("#!") ? `//${code.slice(2)}` : code}\n//# sourceURL=${FILENAME}`;
   const factory = new Function("exports", "require", "module", "__filename", "__dirname", body) as ModuleFactory;
   return remember(factories, code, factory);
 }

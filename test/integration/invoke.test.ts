@@ -133,6 +133,12 @@ describe("invoking over HTTP with a real browser", () => {
     expect(answer.headers.get("x-run-id")).toBe(newest.run_id);
   });
 
+  it("runs a module that starts with a hashbang line", async () => {
+    await t.deploy("script", "#!/usr/bin/env node\nexport default async (n: number = 2) => n * 21;");
+    const answer = await t.call("POST", "/functions/script");
+    expect([answer.status, answer.body]).toEqual([200, 42]);
+  });
+
   it("keeps runs private to their account", async () => {
     const other = await t.newAccount("other-account");
     const mine = await t.call("POST", "/functions/soft");
