@@ -58,6 +58,7 @@ export class BrowserfnStack extends Stack {
     const api = new BrowserfnApi(this, "Api", {
       prefix: settings.prefix,
       stageName: settings.stageName,
+      throttle: { rateLimit: settings.throttleRatePerSecond, burstLimit: settings.throttleBurst },
       logRetention: settings.logRetentionDays,
       routes: handlers.routes,
       authorizer: handlers.authorizer,

@@ -20,6 +20,8 @@ import { acknowledge } from "./nag";
 export interface BrowserfnApiProps {
   prefix: string;
   stageName: string;
+  /** Requests per second and burst the stage lets through (all callers together). */
+  throttle: { rateLimit: number; burstLimit: number };
   logRetention: RetentionDays;
   routes: { spec: RouteSpec; handler: IFunction }[];
   authorizer: IFunction;
@@ -70,6 +72,7 @@ export class BrowserfnApi extends Construct {
     this.stage = this.api.addStage("Stage", {
       stageName: props.stageName,
       autoDeploy: true,
+      throttle: props.throttle,
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
         format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),

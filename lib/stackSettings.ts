@@ -27,6 +27,10 @@ export interface StackSettings {
   cognitoDomainPrefix: string | null;
   /** Where the authorization-code client may redirect after sign-in. */
   oauthCallbackUrls: string[];
+  /** The API stage's steady request rate (per second, all callers together); past it, 429. */
+  throttleRatePerSecond: number;
+  /** The API stage's burst of requests above the steady rate. */
+  throttleBurst: number;
 }
 
 export const SETTING_NAMES = [
@@ -41,6 +45,8 @@ export const SETTING_NAMES = [
   "logRetentionDays",
   "cognitoDomainPrefix",
   "oauthCallbackUrls",
+  "throttleRatePerSecond",
+  "throttleBurst",
 ] as const satisfies readonly (keyof StackSettings)[];
 
 const RETENTION_VALUES = new Set(Object.values(RetentionDays).filter((value) => typeof value === "number"));
@@ -78,6 +84,9 @@ const SettingsSchema = z.object({
   oauthCallbackUrls: z
     .preprocess((value) => (typeof value === "string" ? value.split(",").map((url) => url.trim()) : value), z.array(z.url()).min(1))
     .default(["http://localhost:8787/callback"]),
+  // API Gateway's own account-wide ceiling is 10,000 a second (bursts of 5,000).
+  throttleRatePerSecond: z.coerce.number().positive().max(10_000).default(1000),
+  throttleBurst: z.coerce.number().int().min(1).max(5000).default(2000),
 });
 
 /** Settings from props, else context, else defaults; throws one message naming every bad value. */

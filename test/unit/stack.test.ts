@@ -205,13 +205,17 @@ describe("the CDK stack", () => {
   });
 
   it("takes its settings from props, else context, and refuses bad ones", () => {
-    const custom = synth({ syncWaitSeconds: 20 }, { stageName: "v1", functionPrefix: "udf-", syncWaitSeconds: "10" });
-    custom.hasResourceProperties("AWS::ApiGatewayV2::Stage", { StageName: "v1" });
+    const custom = synth({ syncWaitSeconds: 20 }, { stageName: "v1", functionPrefix: "udf-", syncWaitSeconds: "10", throttleRatePerSecond: "50" });
+    custom.hasResourceProperties("AWS::ApiGatewayV2::Stage", {
+      StageName: "v1",
+      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 2000 },
+    });
     custom.hasResourceProperties("AWS::Lambda::Function", {
       FunctionName: "bfn-test-api-invokePost",
       Environment: { Variables: Match.objectLike({ [AWS_ENV.syncWaitSeconds]: "20", [AWS_ENV.functionPrefix]: "udf-" }) },
     });
     expect(() => synth({ syncWaitSeconds: 29 })).toThrow(/syncWaitSeconds/);
+    expect(() => synth({}, { throttleBurst: "0" })).toThrow(/throttleBurst/);
     expect(() => synth({}, { plans: "{not json" })).toThrow(/plans: not valid JSON/);
     // The handlers may delete every Lambda the function prefix covers: never their own.
     expect(() => synth({ functionPrefix: "bfn-test-api-" })).toThrow(/covers the stack's own Lambdas/);
