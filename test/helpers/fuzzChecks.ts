@@ -112,3 +112,8 @@ export async function fetchAnswer(
   }
   return { status: response.status, header: (name) => response.headers.get(name), text, body };
 }
+
+/** A jest timeout for a property of `runs` cases (or FUZZ_RUNS) that take up to `msPerCase` each. */
+export function fuzzTimeout(runs: number, msPerCase: number): number {
+  return Math.max(30_000, (fuzzSettings(runs).numRuns ?? runs) * msPerCase);
+}

@@ -6,82 +6,19 @@
  */
 import fc from "fast-check";
 import { checkAnswer, fetchAnswer, fromFetch, fuzzSettings, writeTallies } from "../helpers/fuzzChecks";
+import {
+  ANY_PARAMS_FN,
+  CODE_AT_LIMIT,
+  CODE_OVER_LIMIT,
+  nameField,
+  settingsFields,
+  TARGET_FN,
+  TARGET_PARAMS,
+} from "../helpers/fuzzFunctionInputs";
 import { bodyText, headerText, mostly, objectText, oddJson, oddString, PROTO_KEYS, segment } from "../helpers/fuzzInputs";
 import { type Expected, scanTable, tableProblems } from "../helpers/fuzzStore";
-import { ECHO_FN, NO_PARAMS_FN } from "../helpers/code";
+import { NO_PARAMS_FN } from "../helpers/code";
 import { startTestService, type TestService } from "../helpers/localService";
-
-/** Takes anything, starts no browser, returns little. */
-const ANY_PARAMS_FN = `export default async function run(a: unknown, b: number = 1) {
-  return { a: typeof a, b };
-}
-`;
-
-/** Every kind of parameter type the checker models; starts no browser. */
-const TARGET_FN = `export default async function run(text: string, count: number = 1, flag?: boolean, tags: string[] = [],
-  mode: "fast" | "full" = "fast", options?: Record<string, unknown>, extra?: unknown, nums?: Array<number | null>) {
-  return { kinds: [typeof text, typeof count, typeof flag, Array.isArray(tags), mode, typeof options, typeof extra, Array.isArray(nums)] };
-}
-`;
-const TARGET_PARAMS = ["text", "count", "flag", "tags", "mode", "options", "extra", "nums"];
-
-/** Code of exactly 262,144 UTF-8 bytes (the limit), and one byte more. */
-const codeOfBytes = (bytes: number) => {
-  const head = "export default async () => 1;\n//";
-  return head + "é".repeat(Math.floor((bytes - head.length) / 2)) + "x".repeat((bytes - head.length) % 2);
-};
-const CODE_AT_LIMIT = codeOfBytes(262_144);
-const CODE_OVER_LIMIT = codeOfBytes(262_145);
-
-const CODES = [NO_PARAMS_FN, ECHO_FN, ANY_PARAMS_FN, `${NO_PARAMS_FN}// v2\n`, "export default function plain(a, b = 2) { return a; }\n"];
-const BAD_CODES = [
-  "export default 42;",
-  "export const x = 1;",
-  "export default async function (a {\n}",
-  "export default async function* gen() {}",
-  "export default class A {}",
-  "export = 1;",
-  "export default async (...args) => args;",
-  "export default async ([a, b]) => a;",
-  "export default async ({ a: { b } }) => b;",
-  'export { run as default } from "./other";',
-  "",
-  "\u0000",
-];
-
-/** Fields of create and update: mostly valid, sometimes at or past an edge, now and then anything. */
-const settingsFields = {
-  code: fc.oneof(
-    { weight: 5, arbitrary: fc.constantFrom(...CODES) },
-    { weight: 3, arbitrary: fc.constantFrom(...BAD_CODES) },
-    { weight: 1, arbitrary: fc.constantFrom(CODE_AT_LIMIT, CODE_OVER_LIMIT) },
-    { weight: 1, arbitrary: oddString },
-    { weight: 1, arbitrary: oddJson },
-  ),
-  description: mostly(fc.oneof(fc.string({ maxLength: 40 }), fc.constant(null)), fc.oneof(oddString, fc.constantFrom("d".repeat(1000), "d".repeat(1001)))),
-  schedule: mostly(
-    fc.constantFrom(null, "@daily", "@yearly", "0 0 1 1 *", "@hourly", "0 9 * * MON-FRI", "30 4 1,15 * *"),
-    fc.oneof(fc.constantFrom("* * * *", "61 * * * *", "0 0 31 2 *", "@every 1s", "*/0 * * * *", "0-99 * * * *", "1,,3 * * * *", "0 0 * * 8", "@reboot", "0 0 1 1 * 2030"), oddString),
-  ),
-  schedule_timezone: mostly(
-    fc.constantFrom("UTC", "Europe/Paris", "Etc/GMT+14", "America/Argentina/Buenos_Aires", "Asia/Kathmandu"),
-    fc.oneof(fc.constantFrom("Mars/Base", "", "../../etc/passwd", "utc", "EST5EDT", "Europe/Paris\u0000", "+05:00"), oddString),
-  ),
-  schedule_params: mostly(
-    fc.oneof(fc.constant(null), fc.dictionary(fc.constantFrom("a", "b", "message", "times"), fc.oneof(fc.string(), fc.integer()), { maxKeys: 2 })),
-    fc.dictionary(fc.oneof(oddString, fc.constantFrom(...PROTO_KEYS)), oddJson, { maxKeys: 3 }),
-  ),
-  timeout_seconds: mostly(fc.integer({ min: 1, max: 300 }), fc.constantFrom(-1, 0, 900, 901, 1.5, 1e300, "60")),
-  memory_mb: mostly(fc.integer({ min: 128, max: 2048 }), fc.constantFrom(0, 127, 10240, 10241, 1024.5, "1024")),
-  shared: mostly(fc.boolean(), fc.constantFrom(0, 1, "true", null)),
-};
-
-const newName = fc.stringMatching(/^[a-z][a-z0-9-]{0,12}$/);
-const nameField = mostly(
-  newName,
-  fc.constantFrom("plain", "anyp", "target", "a".repeat(63), "a".repeat(64), "Upper", "a_b", "1abc", "-x", "a/b", "a.b", "é", "a\u0000"),
-  fc.oneof(oddString, oddJson),
-);
 
 function parsed(text: string): Record<string, unknown> | undefined {
   try {
@@ -345,70 +282,6 @@ describe("properties", () => {
       }),
       fuzzSettings(100),
     );
-  });
-});
-
-describe("concurrent changes", () => {
-  it("create, update, delete and fork racing on a few names leave each name created once per delete, nothing half-written", async () => {
-    const names = ["race-a", "race-b", "race-c"];
-    const op = fc.oneof(
-      fc.record({ kind: fc.constant("create" as const), name: fc.constantFrom(...names), code: fc.constantFrom(...CODES) }),
-      fc.record({ kind: fc.constant("update" as const), name: fc.constantFrom(...names), body: objectText({ code: fc.constantFrom(...CODES, ...BAD_CODES), description: fc.string({ maxLength: 10 }), timeout_seconds: fc.integer({ min: 1, max: 300 }) }) }),
-      fc.record({ kind: fc.constant("delete" as const), name: fc.constantFrom(...names) }),
-      fc.record({ kind: fc.constant("fork" as const), name: fc.constantFrom(...names) }),
-    );
-    const balance = new Map<string, number>(names.map((n) => [n, 0]));
-    await fc.assert(
-      fc.asyncProperty(fc.array(op, { minLength: 2, maxLength: 8 }), async (ops) => {
-        const ids = new Map<string, string>();
-        for (const name of names) {
-          const info = await call("GET", `/functions/${name}/info`);
-          if (info.status === 200) ids.set(name, info.body.function_id);
-        }
-        const answers = await Promise.all(
-          ops.map(async (o) => {
-            switch (o.kind) {
-              case "create":
-                return call("POST", "/functions", { body: JSON.stringify({ name: o.name, code: o.code }) });
-              case "update":
-                return call("PATCH", `/functions/${o.name}`, { body: o.body });
-              case "delete":
-                return call("DELETE", `/functions/${o.name}`);
-              case "fork":
-                return call("POST", `/functions/${ids.get(o.name) ?? "fn_00000000000000000000000000"}/fork`, { body: "{}" });
-            }
-          }),
-        );
-        // Account for every success first, then check the answers, so one bad answer leaves the books right.
-        ops.forEach((o, i) => {
-          const answer = answers[i]!;
-          if (answer.status === 201) {
-            expected.everCreated.add(answer.body.function_id);
-            expected.functions.add(`local/${answer.body.name}`);
-            // A fork takes the source's name when it is free (the source was deleted meanwhile).
-            const made: string = answer.body.name;
-            if (balance.has(made)) balance.set(made, (balance.get(made) ?? 0) + 1);
-          }
-          if (answer.status === 204) balance.set(o.name, (balance.get(o.name) ?? 0) - 1);
-        });
-        ops.forEach((o, i) => {
-          const codes = ["function_exists", "function_not_found", "invalid_code", "invalid_request", "update_conflict"];
-          checkAnswer(`${o.kind} ${o.name}`, answers[i]!, codes, [200, 201, 204], "concurrent changes");
-        });
-        for (const name of names) {
-          const exists = (await call("GET", `/functions/${name}/info`)).status === 200;
-          if (balance.get(name) !== (exists ? 1 : 0)) {
-            const seen = ops.map((o, i) => `${o.kind} ${o.name} → ${answers[i]!.status} ${answers[i]!.text.slice(0, 120)}`);
-            throw new Error(`${name}: ${balance.get(name)} creates not undone by a delete, but it ${exists ? "exists" : "does not exist"}:\n${seen.join("\n")}`);
-          }
-          if (exists) expected.functions.add(`local/${name}`);
-          else expected.functions.delete(`local/${name}`);
-        }
-      }),
-      // Each case starts from the store the previous ones left: shrinking would replay on another state.
-      { ...fuzzSettings(30), endOnFailure: true },
-    );
-    expect(tableProblems(await scanTable(t.service.dynamoEndpoint), expected)).toEqual([]);
   });
 });
 
