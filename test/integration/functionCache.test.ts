@@ -1,6 +1,7 @@
 import type { FunctionItem } from "../../lambdas/functions/types";
 import type { Store } from "../../lambdas/store/store";
 import { startMemoryStore } from "../helpers/memoryStore";
+import { functionItem } from "../helpers/records";
 
 let memory: Awaited<ReturnType<typeof startMemoryStore>>;
 let store: Store;
@@ -14,29 +15,12 @@ afterAll(() => memory.close());
 let counter = 0;
 function fnItem(overrides: Partial<FunctionItem> = {}): FunctionItem {
   counter++;
-  return {
-    account_id: "acct",
+  return functionItem({
     function_id: `fn_${String(counter).padStart(26, "0")}`,
     name: `f${counter}`,
-    description: null,
-    status: "active",
-    status_reason: null,
-    latest_version: 1,
     variables: [{ name: "url", type: "string", required: true }],
-    schedule: null,
-    schedule_timezone: "UTC",
-    schedule_params: null,
-    next_run_at: null,
-    timeout_seconds: 300,
-    memory_mb: 1024,
-    shared: false,
-    reference_workflow_id: null,
-    created_at: "2026-11-22T00:00:00.000Z",
-    updated_at: "2026-11-22T00:00:00.000Z",
-    code_sha256: "x",
-    revision: 1,
     ...overrides,
-  };
+  });
 }
 
 /** Store requests made by `work`. */

@@ -19,6 +19,7 @@ import { InProcessLambda } from "../helpers/inProcessLambda";
 import { startMemoryStore } from "../helpers/memoryStore";
 import { expectNoProcessesWith } from "../helpers/processes";
 import { launchTestBrowser, type PageServer, startPageServer } from "../helpers/testBrowser";
+import { functionItem, runItem } from "../helpers/records";
 
 /** A runtime under test, its store, and how a version is made available before its deploy. */
 interface Harness {
@@ -95,22 +96,13 @@ async function startAws(): Promise<Harness> {
   };
 }
 
-function functionItem(functionId: string): FunctionItem {
+function contractFunction(functionId: string): FunctionItem {
   const now = new Date().toISOString();
-  return {
-    account_id: "acct", function_id: functionId, name: "contract", description: null, status: "deploying", status_reason: null,
-    latest_version: 1, variables: [], schedule: null, schedule_timezone: "UTC", schedule_params: null, next_run_at: null,
-    timeout_seconds: 30, memory_mb: 2048, shared: false, reference_workflow_id: null, created_at: now, updated_at: now,
-    code_sha256: "", revision: 1,
-  };
+  return functionItem({ function_id: functionId, name: "contract", status: "deploying", timeout_seconds: 30, memory_mb: 2048, created_at: now, updated_at: now, code_sha256: "" });
 }
 
-function runItem(fn: FunctionItem, runId: string, params: Record<string, unknown>): RunItem {
-  return {
-    run_id: runId, account_id: fn.account_id, function_id: fn.function_id, function_name: fn.name, version: 1, trigger: "http",
-    status: "queued", params, result_json: null, error: null, logs: "", queued_at: new Date().toISOString(), started_at: null,
-    finished_at: null, duration_ms: null, browser_ms: 0, peak_memory_mb: null, memory_mb: fn.memory_mb, request_origin: null, sdk_version: null,
-  };
+function queuedRun(fn: FunctionItem, runId: string, params: Record<string, unknown>): RunItem {
+  return runItem(fn, { run_id: runId, status: "queued", params, queued_at: new Date().toISOString(), started_at: null });
 }
 
 /** The behaviour every runtime adapter shares, from deploy to the result of an invocation. */
@@ -131,7 +123,7 @@ function runtimeContract(name: string, start: () => Promise<Harness>): void {
     /** Deploys `source` as version 1 of a new function and invokes it; `events` lists hook calls, then "done". */
     async function deployAndInvoke(source: string, params: Record<string, unknown> = {}): Promise<{ result: InvokeResult; events: string[] }> {
       const compiled = compileCode(source);
-      const fn = { ...functionItem(newFunctionId()), variables: compiled.variables, code_sha256: compiled.code_sha256 };
+      const fn = { ...contractFunction(newFunctionId()), variables: compiled.variables, code_sha256: compiled.code_sha256 };
       const version: VersionWithCode = {
         function_id: fn.function_id, version: 1, created_at: fn.created_at, code_sha256: compiled.code_sha256,
         variables: compiled.variables, parameter_style: compiled.parameter_style, source, js: compiled.js,
@@ -139,7 +131,7 @@ function runtimeContract(name: string, start: () => Promise<Harness>): void {
       await harness.storeVersion(version);
       expect(await harness.runtime.deploy(fn, version)).toEqual({ status: "active", status_reason: null });
       const events: string[] = [];
-      const run = runItem(fn, `run_${fn.function_id}`, params);
+      const run = queuedRun(fn, `run_${fn.function_id}`, params);
       // As startRun does: the run's record exists, running, before the automation starts.
       const hooks = {
         onQueued: async () => void events.push("queued"),

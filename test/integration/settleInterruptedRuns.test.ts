@@ -1,17 +1,18 @@
 import { settleInterruptedRuns } from "../../lambdas/local/settleInterruptedRuns";
 import type { RunItem } from "../../lambdas/runs/types";
 import { startMemoryStore } from "../helpers/memoryStore";
+import { functionItem, runItem } from "../helpers/records";
 
 const NOW = new Date("2026-11-22T12:00:00.000Z");
 const LIMITS = { concurrency: 10, invocationsPerMonth: 100 };
 
 function run(runId: string, status: RunItem["status"]): RunItem {
-  return {
-    run_id: runId, account_id: "acct", function_id: "fn_00000000000000000000000001", function_name: "f", version: 1,
-    trigger: "http", status, params: {}, result_json: null, error: null, logs: "", queued_at: NOW.toISOString(),
-    started_at: status === "running" ? NOW.toISOString() : null, finished_at: null, duration_ms: null, browser_ms: 0,
-    peak_memory_mb: null, memory_mb: 1024, request_origin: null, sdk_version: null,
-  };
+  return runItem(functionItem(), {
+    run_id: runId,
+    status,
+    queued_at: NOW.toISOString(),
+    started_at: status === "running" ? NOW.toISOString() : null,
+  });
 }
 
 describe("settling the runs a stopped service left behind", () => {

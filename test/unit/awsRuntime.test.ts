@@ -4,6 +4,7 @@ import { strFromU8, unzipSync } from "fflate";
 import type { FunctionItem, VersionWithCode } from "../../lambdas/functions/types";
 import { createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
 import type { LambdaCommand } from "../../lambdas/runtime/aws/lambdaClient";
+import { functionItem } from "../helpers/records";
 
 const FUNCTION_ID = "fn_01jabcdefghjkmnpqrstvwxyz0";
 const NAME = `bfn-${FUNCTION_ID}`;
@@ -48,12 +49,7 @@ const conflict = () => new ResourceConflictException({ ...meta, message: "Functi
 const notFound = () => new ResourceNotFoundException({ ...meta, message: "Function not found: x" });
 
 function fn(overrides: Partial<FunctionItem> = {}): FunctionItem {
-  return {
-    account_id: "acct", function_id: FUNCTION_ID, name: "scraper", description: null, status: "deploying", status_reason: null,
-    latest_version: 1, variables: [], schedule: null, schedule_timezone: "UTC", schedule_params: null, next_run_at: null,
-    timeout_seconds: 300, memory_mb: 1024, shared: false, reference_workflow_id: null, created_at: "2026-01-01T00:00:00.000Z",
-    updated_at: "2026-01-01T00:00:00.000Z", code_sha256: "0".repeat(64), revision: 1, ...overrides,
-  };
+  return functionItem({ function_id: FUNCTION_ID, status: "deploying", ...overrides });
 }
 
 function version(n: number): VersionWithCode {

@@ -1,10 +1,10 @@
 import { ResourceNotFoundException, TooManyRequestsException } from "@aws-sdk/client-lambda";
-import type { FunctionItem } from "../../lambdas/functions/types";
 import { ApiError } from "../../lambdas/http/errors";
 import { createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
 import type { LambdaCommand } from "../../lambdas/runtime/aws/lambdaClient";
 import type { InvokeHooks } from "../../lambdas/runtime/runtime";
 import type { RunItem } from "../../lambdas/runs/types";
+import { functionItem, runItem } from "../helpers/records";
 
 const FUNCTION_ID = "fn_01jabcdefghjkmnpqrstvwxyz0";
 const NAME = `bfn-${FUNCTION_ID}`;
@@ -35,22 +35,12 @@ const meta = { $metadata: {} };
 const notFound = () => new ResourceNotFoundException({ ...meta, message: "Function not found: x" });
 const throttled = () => new TooManyRequestsException({ ...meta, message: "Rate Exceeded.", Reason: "ConcurrentInvocationLimitExceeded" });
 
-const fn = {
-  account_id: "acct", function_id: FUNCTION_ID, name: "scraper", description: null, status: "active", status_reason: null,
-  latest_version: 3, variables: [], schedule: null, schedule_timezone: "UTC", schedule_params: null, next_run_at: null,
-  timeout_seconds: 60, memory_mb: 512, shared: false, reference_workflow_id: null, created_at: "2026-01-01T00:00:00.000Z",
-  updated_at: "2026-01-01T00:00:00.000Z", code_sha256: "0".repeat(64), revision: 1,
-} satisfies FunctionItem;
+const fn = functionItem({ function_id: FUNCTION_ID, latest_version: 3, timeout_seconds: 60, memory_mb: 512 });
 
 const COMPLETION = "arn:aws:lambda:eu-central-1:123456789012:function:bfn-run-completion";
 
 function runRecord(overrides: Partial<RunItem>): RunItem {
-  return {
-    run_id: "run_1", account_id: "acct", function_id: FUNCTION_ID, function_name: "scraper", version: 3, trigger: "http",
-    status: "running", params: {}, result_json: null, error: null, logs: "", queued_at: "2026-01-01T00:00:00.000Z",
-    started_at: "2026-01-01T00:00:00.000Z", finished_at: null, duration_ms: null, browser_ms: 0, peak_memory_mb: null,
-    memory_mb: 512, request_origin: null, sdk_version: null, ...overrides,
-  };
+  return runItem(fn, { version: 3, ...overrides });
 }
 
 describe("the AWS runtime: invoke (the exact Invoke, then the run's record until it is final)", () => {

@@ -9,6 +9,7 @@ import {
 import type { FunctionItem } from "../../lambdas/functions/types";
 import { ApiError } from "../../lambdas/http/errors";
 import { createAwsScheduler, type AwsSchedulerOptions, type SchedulerCommand } from "../../lambdas/schedule/awsScheduler";
+import { functionItem } from "../helpers/records";
 
 /** Records every command sent; answers each with the next queued outcome (an error to throw, or success). */
 class FakeSchedulerClient {
@@ -37,29 +38,7 @@ const conflict = () => new ConflictException({ message: "Schedule already exists
 const FUNCTION_ID = "fn_01jabcdefghjkmnpqrstvwxyz0";
 
 function fn(overrides: Partial<FunctionItem> = {}): FunctionItem {
-  return {
-    account_id: "acct",
-    function_id: FUNCTION_ID,
-    name: "scraper",
-    description: null,
-    status: "active",
-    status_reason: null,
-    latest_version: 1,
-    variables: [],
-    schedule: "0 9 * * MON-FRI",
-    schedule_timezone: "Europe/Berlin",
-    schedule_params: null,
-    next_run_at: null,
-    timeout_seconds: 300,
-    memory_mb: 1024,
-    shared: false,
-    reference_workflow_id: null,
-    created_at: "2026-01-01T00:00:00.000Z",
-    updated_at: "2026-01-01T00:00:00.000Z",
-    code_sha256: "0".repeat(64),
-    revision: 1,
-    ...overrides,
-  };
+  return functionItem({ function_id: FUNCTION_ID, schedule: "0 9 * * MON-FRI", schedule_timezone: "Europe/Berlin", ...overrides });
 }
 
 const OPTIONS = {

@@ -3,6 +3,7 @@ import { LocalScheduler } from "../../lambdas/schedule/localScheduler";
 import type { Store } from "../../lambdas/store/store";
 import { FakeClock } from "../helpers/fakeClock";
 import { startMemoryStore } from "../helpers/memoryStore";
+import { functionItem } from "../helpers/records";
 
 let store: Store;
 let closeStore: () => Promise<void>;
@@ -14,29 +15,17 @@ afterAll(() => closeStore());
 let counter = 0;
 function scheduled(schedule: string, timezone = "UTC", updatedAt = "2020-01-01T00:00:00.000Z"): FunctionItem {
   counter++;
-  const id = `fn_${String(counter).padStart(26, "0")}`;
-  return {
-    account_id: "acct",
-    function_id: id,
+  return functionItem({
+    function_id: `fn_${String(counter).padStart(26, "0")}`,
     name: `f${counter}`,
-    description: null,
-    status: "active",
-    status_reason: null,
-    latest_version: 1,
-    variables: [],
     schedule,
     schedule_timezone: timezone,
-    schedule_params: null,
-    next_run_at: null,
     timeout_seconds: 60,
     memory_mb: 256,
-    shared: false,
-    reference_workflow_id: null,
     created_at: updatedAt,
     updated_at: updatedAt,
     code_sha256: "x",
-    revision: 1,
-  };
+  });
 }
 
 /** Firing times of one schedule between two instants, as the scheduler fires them. */

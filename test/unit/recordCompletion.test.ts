@@ -3,6 +3,7 @@ import type { DestinationEvent } from "../../lambdas/runtime/aws/completionEvent
 import type { RunItem } from "../../lambdas/runs/types";
 import type { Store } from "../../lambdas/store/store";
 import { startMemoryStore } from "../helpers/memoryStore";
+import { functionItem, runItem } from "../helpers/records";
 
 const FUNCTION_ID = "fn_01jabcdefghjkmnpqrstvwxyz0";
 const ARN = `arn:aws:lambda:eu-west-1:123456789012:function:bfn-${FUNCTION_ID}:v2`;
@@ -10,12 +11,15 @@ const STARTED = "2026-03-01T10:00:00.000Z";
 const NOW = new Date("2026-03-01T10:00:42.500Z");
 
 function runningRun(runId: string): RunItem {
-  return {
-    run_id: runId, account_id: "acct", function_id: FUNCTION_ID, function_name: "scraper", version: 2, trigger: "http",
-    status: "running", params: { url: "https://example.com" }, result_json: null, error: null, logs: "", queued_at: STARTED,
-    started_at: STARTED, finished_at: null, duration_ms: null, browser_ms: 0, peak_memory_mb: null, memory_mb: 512,
-    request_origin: null, sdk_version: null, completion_token: `token-of-${runId}`,
-  };
+  const fn = functionItem({ function_id: FUNCTION_ID, memory_mb: 512 });
+  return runItem(fn, {
+    run_id: runId,
+    version: 2,
+    params: { url: "https://example.com" },
+    queued_at: STARTED,
+    started_at: STARTED,
+    completion_token: `token-of-${runId}`,
+  });
 }
 
 /** A destination event as Lambda sends it for an Event invocation of alias v2. */
