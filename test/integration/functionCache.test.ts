@@ -1,4 +1,6 @@
 import type { FunctionItem } from "../../lambdas/functions/types";
+import { CachedFunctionStore } from "../../lambdas/store/cachedFunctionStore";
+import { FunctionStore } from "../../lambdas/store/functionStore";
 import type { Store } from "../../lambdas/store/store";
 import { startMemoryStore } from "../helpers/memoryStore";
 import { functionItem } from "../helpers/records";
@@ -40,6 +42,13 @@ describe("function records cached by the only writer of the store", () => {
     expect(await store.functions.getById(fn.function_id)).toEqual(fn);
     const cached = await store.functions.getByName("acct", fn.name);
     expect(Object.isFrozen(cached)).toBe(true);
+  });
+
+  it("overrides every method that writes a record (a new one must drop what it changes)", () => {
+    const reads = ["constructor", "getByName", "getById", "list", "listEverywhere", "toItem"];
+    const writes = Object.getOwnPropertyNames(FunctionStore.prototype).filter((name) => !reads.includes(name));
+    expect(writes.sort()).toEqual(["create", "delete", "replace", "setNextRun", "setStatus"]);
+    for (const name of writes) expect(Object.getOwnPropertyNames(CachedFunctionStore.prototype)).toContain(name);
   });
 
   it("never caches a missing record", async () => {
