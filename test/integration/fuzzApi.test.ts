@@ -5,7 +5,7 @@
  * a 5xx; afterwards the table holds exactly what the successful requests made.
  */
 import fc from "fast-check";
-import { checkAnswer, fetchAnswer, fromFetch, fuzzSettings, writeTallies } from "../helpers/fuzzChecks";
+import { checkAnswer, fetchAnswer, fromFetch, fuzzSettings, fuzzTimeout, writeTallies } from "../helpers/fuzzChecks";
 import {
   ANY_PARAMS_FN,
   CODE_AT_LIMIT,
@@ -128,7 +128,7 @@ describe("properties", () => {
       }),
       fuzzSettings(120),
     );
-  });
+  }, fuzzTimeout(120, 150));
 
   it("update: any body on any ref answers 200 or a 4xx of the update codes", async () => {
     const ref = fc.oneof(fc.constantFrom("plain", "anyp", "nope", "fn_00000000000000000000000000"), oddString.map(segment));
@@ -141,7 +141,7 @@ describe("properties", () => {
       }),
       fuzzSettings(120),
     );
-  });
+  }, fuzzTimeout(120, 150));
 
   it("invoke: any parameters, by POST body or query string, answer 200 or 400 before anything runs", async () => {
     // Each parameter mostly of its type, sometimes of a near type, now and then anything.
@@ -177,7 +177,7 @@ describe("properties", () => {
       }),
       fuzzSettings(150),
     );
-  });
+  }, fuzzTimeout(150, 150));
 
   it("invoke: odd X-Function-Version, Prefer and Authorization headers answer in the error shape", async () => {
     const version = fc.oneof(fc.constantFrom("1", " 1 ", "2", "0", "-1", "01", "1e0", "1.0", "99999999999", "0x1", ""), headerText);
@@ -200,7 +200,7 @@ describe("properties", () => {
       }),
       fuzzSettings(100),
     );
-  });
+  }, fuzzTimeout(100, 150));
 
   it("paths: any ref, run id, key id, account or version answers in the error shape", async () => {
     const part = fc.oneof(oddString.map(segment), fc.constantFrom("plain", "fn_00000000000000000000000000", "run_00000000000000000000000000", "key_00000000000000000000000000", "1", "0", "-1", "%", "%ZZ", "%E0%A4%A", ".", ".."));
@@ -239,7 +239,7 @@ describe("properties", () => {
       }),
       fuzzSettings(150),
     );
-  });
+  }, fuzzTimeout(150, 150));
 
   it("query strings: limits, cursors and months answer 200 or 400 invalid_limit / invalid_request", async () => {
     const limit = fc.oneof(fc.integer({ min: -5, max: 1500 }).map(String), fc.constantFrom("1e2", " 5", "5 ", "+5", "0x10", "１０", "5.0", "", "00001", "1".repeat(30)), oddString);
@@ -261,7 +261,7 @@ describe("properties", () => {
       }),
       fuzzSettings(150),
     );
-  });
+  }, fuzzTimeout(150, 150));
 
   it("api keys and plans: any body answers 201/200 or a 4xx, and what a 201 made is counted", async () => {
     const account = mostly(fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,20}$/), fc.oneof(oddString, fc.constantFrom("a".repeat(128), "a".repeat(129), "fuzzer", "local")));
@@ -282,7 +282,7 @@ describe("properties", () => {
       }),
       fuzzSettings(100),
     );
-  });
+  }, fuzzTimeout(100, 150));
 });
 
 describe("bodies at and over the limits", () => {

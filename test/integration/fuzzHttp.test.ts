@@ -6,7 +6,7 @@
 import { connect } from "node:net";
 import fc from "fast-check";
 import { ECHO_FN } from "../helpers/code";
-import { checkAnswer, fromFetch, fromRaw, fuzzSettings, writeTallies } from "../helpers/fuzzChecks";
+import { checkAnswer, fromFetch, fromRaw, fuzzSettings, fuzzTimeout, writeTallies } from "../helpers/fuzzChecks";
 import { type CapturingService, startCapturingService } from "../helpers/fuzzService";
 import { rawRequest } from "../helpers/rawHttp";
 
@@ -77,7 +77,7 @@ describe("request targets", () => {
       fuzzSettings(150),
     );
     await expectServing();
-  });
+  }, fuzzTimeout(150, 150));
 });
 
 describe("what Node's HTTP parser refuses", () => {
@@ -120,7 +120,7 @@ describe("what Node's HTTP parser refuses", () => {
       fuzzSettings(100),
     );
     await expectServing();
-  });
+  }, fuzzTimeout(100, 150));
 });
 
 describe("bodies", () => {
@@ -152,7 +152,7 @@ describe("bodies", () => {
       }),
       fuzzSettings(100),
     );
-  });
+  }, fuzzTimeout(100, 150));
 
   it("keeps serving when a client goes away in the middle of a body", async () => {
     for (let i = 0; i < 5; i++) {
