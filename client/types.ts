@@ -95,6 +95,8 @@ export interface UsageCounters {
   execution_ms: number;
   gb_seconds: number;
   browser_session_ms: number;
+  /** The same in seconds (3 decimals). */
+  browser_session_seconds: number;
 }
 
 /** `GET /usage?month=YYYY-MM`: the account's usage in a month, its plan's limits and what remains. */

@@ -42,5 +42,6 @@ function view(counters: UsageCounters) {
     execution_ms: counters.execution_ms,
     gb_seconds: Math.round((counters.mb_ms / 1024 / 1000) * 1000) / 1000,
     browser_session_ms: counters.browser_ms,
+    browser_session_seconds: Math.round(counters.browser_ms) / 1000,
   };
 }

@@ -133,6 +133,18 @@ describe("invoking over HTTP with a real browser", () => {
     expect(answer.headers.get("x-run-id")).toBe(newest.run_id);
   });
 
+  it("meters the run's browser-session time in /usage, in ms and in seconds", async () => {
+    await t.deploy("metered", TITLE_FN);
+    const usage = async () => (await t.call("GET", "/usage")).body.total;
+    const before = await usage();
+    const answer = await t.call("POST", "/functions/metered", { body: { url: `${pages.url}/title/Metered` } });
+    const run = (await t.call("GET", `/runs/${answer.headers.get("x-run-id")}`)).body;
+    expect(run.browser_ms).toBeGreaterThan(0);
+    const after = await usage();
+    expect(after.browser_session_ms - before.browser_session_ms).toBe(run.browser_ms);
+    expect(after.browser_session_seconds).toBe(after.browser_session_ms / 1000);
+  });
+
   it("runs a module that starts with a hashbang line", async () => {
     await t.deploy("script", "#!/usr/bin/env node\nexport default async (n: number = 2) => n * 21;");
     const answer = await t.call("POST", "/functions/script");
