@@ -154,6 +154,24 @@ describe("bodies", () => {
     );
   }, fuzzTimeout(100, 150));
 
+  it("reads a body as JSON whatever its Content-Type says, and answers what is not JSON with 400 invalid_request", async () => {
+    const json = JSON.stringify({ message: "typed" });
+    for (const type of ["application/json", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/xml", "", "application/json; charset=utf-16", "*/*; q=0"]) {
+      const answer = await t.call("POST", "/functions/echo", { body: json, headers: { "content-type": type } });
+      expect({ type, status: answer.status, body: answer.body }).toEqual({ type, status: 200, body: { echo: ["typed"] } });
+    }
+    const notJson: [string, string | Buffer][] = [
+      ["application/x-www-form-urlencoded", "message=typed"],
+      ["multipart/form-data; boundary=x", '--x\r\nContent-Disposition: form-data; name="message"\r\n\r\ntyped\r\n--x--\r\n'],
+      ["application/xml", "<message>typed</message>"],
+      ["application/json; charset=utf-16le", Buffer.from(json, "utf16le")],
+    ];
+    for (const [type, body] of notJson) {
+      const head = `POST /functions/echo HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
+      checkAnswer(`POST as ${type}`, fromRaw(await send(Buffer.concat([Buffer.from(head), Buffer.from(body)]))), ["invalid_request"]);
+    }
+  });
+
   it("keeps serving when a client goes away in the middle of a body", async () => {
     for (let i = 0; i < 5; i++) {
       await new Promise<void>((resolve, reject) => {
