@@ -26,6 +26,12 @@ import type {
   CreatedApiKey as CreatedApiKeySchema,
 } from "../lambdas/schemas/keySchemas";
 import type { ErrorBody as ErrorBodySchema } from "../lambdas/schemas/errorSchemas";
+import type {
+  AccountPlan as AccountPlanSchema,
+  FunctionMetrics as FunctionMetricsSchema,
+  UsageCounters as UsageCountersSchema,
+  UsageReport as UsageReportSchema,
+} from "../lambdas/schemas/usageSchemas";
 
 /** The API's error codes, a plan's limits, and a run's status words, as the server defines them. */
 export type { ErrorCode, Plan, RunStatus };
@@ -76,43 +82,10 @@ export interface AcceptedRun {
 }
 
 /** `GET /functions/{ref}/metrics`; durations in ms, `success_rate` in percent (0–100). */
-export interface FunctionMetrics {
-  total_calls: number;
-  success_rate: number;
-  avg_duration: number;
-  succeeded_calls: number;
-  failed_calls: number;
-  timed_out_calls: number;
-  skipped_scheduled_runs: number;
-  p50_duration: number | null;
-  p95_duration: number | null;
-  last_called_at: string | null;
-}
-
+export type FunctionMetrics = z.infer<typeof FunctionMetricsSchema>;
 /** Metered usage counters of `GET /usage`. */
-export interface UsageCounters {
-  invocations: number;
-  execution_ms: number;
-  gb_seconds: number;
-  browser_session_ms: number;
-  /** The same in seconds (3 decimals). */
-  browser_session_seconds: number;
-}
-
+export type UsageCounters = z.infer<typeof UsageCountersSchema>;
 /** `GET /usage?month=YYYY-MM`: the account's usage in a month, its plan's limits and what remains. */
-export interface Usage {
-  account: string;
-  month: string;
-  plan: string;
-  limits: Plan | null;
-  total: UsageCounters;
-  functions: (UsageCounters & { function_id: string; name: string | null })[];
-  remaining: { invocations: number; concurrency: number } | null;
-}
-
+export type Usage = z.infer<typeof UsageReportSchema>;
 /** `PUT /accounts/{account}/plan` (admin keys only). */
-export interface AccountPlan {
-  account: string;
-  plan: string;
-  limits: Plan;
-}
+export type AccountPlan = z.infer<typeof AccountPlanSchema>;

@@ -11,6 +11,7 @@ import {
 } from "../schemas/functionSchemas";
 import { DASHBOARD_FILES } from "../dashboard/dashboardAssets";
 import { ApiKeyList, CreateApiKeyBody, CreatedApiKey, SetPlanBody } from "../schemas/keySchemas";
+import { AccountPlan, FunctionMetrics, UsageReport } from "../schemas/usageSchemas";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -160,14 +161,16 @@ export const ROUTE_SPECS = [
     summary: "Call counts, success rate (%), mean and percentile durations (ms)",
     auth: true,
     status: 200,
+    response: FunctionMetrics,
   },
   {
     operationId: "getUsage",
     method: "GET",
     path: "/usage",
-    summary: "Metered usage in a month (invocations, execution ms, GB-seconds, browser-session ms), the plan's limits and what remains",
+    summary: "Metered usage in a month (invocations, execution ms, GB-seconds, browser-session ms and s), the plan's limits and what remains",
     auth: true,
     status: 200,
+    response: UsageReport,
   },
   {
     operationId: "setAccountPlan",
@@ -177,6 +180,7 @@ export const ROUTE_SPECS = [
     auth: true,
     status: 200,
     body: SetPlanBody,
+    response: AccountPlan,
   },
   {
     operationId: "createApiKey",

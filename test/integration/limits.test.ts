@@ -1,5 +1,6 @@
 import { DEFAULT_PLANS } from "../../lambdas/config/plans";
 import { runScheduled } from "../../lambdas/schedule/runScheduled";
+import { UsageReport } from "../../lambdas/schemas/usageSchemas";
 import { expectError } from "../helpers/http";
 import { startTestService, type TestService } from "../helpers/localService";
 
@@ -134,6 +135,7 @@ describe("GET /usage", () => {
     expect(usage.functions[0].execution_ms).toBe(sum(runs.filter((r) => r.function_name === "a")));
     expect(usage.limits).toEqual(plans.five);
     expect(usage.remaining).toEqual({ invocations: 10_000 - 3, concurrency: 5 });
+    expect(UsageReport.parse(usage)).toEqual(usage); // the documented shape
     const past = (await t.call("GET", "/usage?month=2020-01", { token: key })).body;
     expect(past).toMatchObject({ total: { invocations: 0 }, functions: [], remaining: null });
     expectError(await t.call("GET", "/usage?month=2026-13", { token: key }), 400, "invalid_request");

@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { PlanSchema } from "../config/plans";
+
+/** `GET /functions/{ref}/metrics`. */
+export const FunctionMetrics = z
+  .object({
+    total_calls: z.int().describe("Runs that ended"),
+    success_rate: z.number().describe("Percent (0-100) of them that succeeded"),
+    avg_duration: z.number().describe("Mean duration in ms"),
+    succeeded_calls: z.int(),
+    failed_calls: z.int(),
+    timed_out_calls: z.int(),
+    skipped_scheduled_runs: z.int().describe("Scheduled firings skipped while the previous scheduled run was going"),
+    p50_duration: z.number().nullable().describe("Median duration (ms) of the latest 100 finished runs"),
+    p95_duration: z.number().nullable().describe("95th percentile duration (ms) of the latest 100 finished runs"),
+    last_called_at: z.string().nullable(),
+  })
+  .meta({ id: "FunctionMetrics" });
+
+export const UsageCounters = z
+  .object({
+    invocations: z.int(),
+    execution_ms: z.number(),
+    gb_seconds: z.number().describe("memory_mb / 1024 × seconds, 3 decimals"),
+    browser_session_ms: z.number(),
+    browser_session_seconds: z.number(),
+  })
+  .meta({ id: "UsageCounters" });
+
+/** `GET /usage?month=YYYY-MM`. */
+export const UsageReport = z
+  .object({
+    account: z.string(),
+    month: z.string(),
+    plan: z.string(),
+    limits: PlanSchema.nullable(),
+    total: UsageCounters,
+    functions: z.array(UsageCounters.extend({ function_id: z.string(), name: z.string().nullable() })),
+    remaining: z.object({ invocations: z.int(), concurrency: z.int() }).nullable().describe("The current month only"),
+  })
+  .meta({ id: "UsageReport" });
+
+/** `PUT /accounts/{account}/plan`. */
+export const AccountPlan = z.object({ account: z.string(), plan: z.string(), limits: PlanSchema }).meta({ id: "AccountPlan" });
