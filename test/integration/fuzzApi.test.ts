@@ -132,9 +132,10 @@ describe("properties", () => {
 
   it("update: any body on any ref answers 200 or a 4xx of the update codes", async () => {
     const ref = fc.oneof(fc.constantFrom("plain", "anyp", "nope", "fn_00000000000000000000000000"), oddString.map(segment));
-    const fields = { ...settingsFields, name: nameField };
+    // `name` cannot be updated: sent in one body of ten.
+    const bodies = fc.oneof({ weight: 9, arbitrary: bodyText(settingsFields) }, { weight: 1, arbitrary: bodyText({ ...settingsFields, name: nameField }) });
     await fc.assert(
-      fc.asyncProperty(ref, bodyText(fields), async (target, body) => {
+      fc.asyncProperty(ref, bodies, async (target, body) => {
         const answer = await call("PATCH", `/functions/${target}`, { body });
         const codes = ["invalid_request", "invalid_code", "invalid_schedule", "invalid_timezone", "function_not_found", "payload_too_large", "route_not_found", "method_not_allowed"];
         checkAnswer(`PATCH /functions/${target} ${body.slice(0, 300)}`, answer, codes, [200], "update");
