@@ -12,7 +12,7 @@ describe(`soak: ${minutes} minutes of mixed traffic at ${rate} operations a seco
     const report = await runMixedLoad({
       durationMs: minutes * 60_000,
       ratePerSecond: rate,
-      plannedRefusalEverySeconds: 20,
+      plannedRefusalEverySeconds: 40,
       warmupMs: Math.min(60_000, minutes * 60_000 * 0.2),
       log: (line) => process.stdout.write(`${line}\n`),
     });

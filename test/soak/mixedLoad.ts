@@ -17,6 +17,8 @@ export interface SoakOptions {
   plannedRefusalEverySeconds: number;
   /** RSS is measured from here on (after the workers and browsers are warm). */
   warmupMs: number;
+  /** The service's sync window (BROWSERFN_SYNC_WAIT_SECONDS, default 25): the planned pair's first call holds its slot past it. */
+  syncWaitSeconds?: number;
   log?: (line: string) => void;
 }
 
@@ -38,7 +40,7 @@ export interface SoakReport {
   service_exit_code: number | null;
 }
 
-const MAX_IN_FLIGHT = 60;
+const MAX_IN_FLIGHT = 400;
 const CHURN_NAMES = 12;
 
 const ECHO = "export default async (message: string = 'hi', times: number = 1) => ({ echo: Array.from({ length: times }, () => message) });\n";
@@ -50,7 +52,7 @@ export default async function run(url: string) {
   return { title: await page.title() };
 }
 `;
-const HOLD = "export default async (ms: number = 4000) => { await new Promise((r) => setTimeout(r, ms)); return 'held'; };\n";
+const HOLD = "export default async (ms: number) => { await new Promise((r) => setTimeout(r, ms)); return 'held'; };\n";
 const churnCode = (n: number) => `export default async (x: number = ${n}) => ({ x, at: Date.now() });\n`;
 
 /** Browsers of the service: main Chromium processes (their renderers and helpers carry `--type=`). */
@@ -85,6 +87,7 @@ function rssMb(pid: number | undefined): number {
  */
 export async function runMixedLoad(options: SoakOptions): Promise<SoakReport> {
   const log = options.log ?? (() => undefined);
+  const syncWaitSeconds = options.syncWaitSeconds ?? 25;
   const dataDir = await mkdtemp(path.join(tmpdir(), "browserfn-soak-"));
   const key = generateApiKey();
   const plans = {
@@ -95,7 +98,7 @@ export async function runMixedLoad(options: SoakOptions): Promise<SoakReport> {
   const pages: PageServer = await startPageServer();
   const service = await startChildService(dataDir, key, {
     BROWSERFN_PLANS: JSON.stringify(plans),
-    BROWSERFN_SYNC_WAIT_SECONDS: "3",
+    BROWSERFN_SYNC_WAIT_SECONDS: String(syncWaitSeconds),
     BROWSERFN_MAX_WORKERS: "8",
     BROWSERFN_RATE_LIMIT_PER_SECOND: "0",
   });
@@ -103,7 +106,8 @@ export async function runMixedLoad(options: SoakOptions): Promise<SoakReport> {
   const latencies: Record<string, number[]> = {};
   const outcomes: Record<string, number> = {};
   const unexpected: SoakReport["unexpected"] = [];
-  const runIds: string[] = [];
+  /** Run ids the service answered with, and which answer it was (to trace a run that cannot be found later). */
+  const runIds: { id: string; from: string }[] = [];
   let planned429s = 0;
   let plannedPairs = 0;
   let operations = 0;
@@ -131,7 +135,7 @@ export async function runMixedLoad(options: SoakOptions): Promise<SoakReport> {
     if (!ok(response)) unexpected.push({ kind, status: response.status, body: response.text.slice(0, 300) });
     const runId = response.headers.get("x-run-id");
     if (runId) {
-      runIds.push(runId);
+      runIds.push({ id: runId, from: outcome });
       if (runIds.length > 200) runIds.shift();
     }
     return response;
@@ -171,8 +175,10 @@ export async function runMixedLoad(options: SoakOptions): Promise<SoakReport> {
       [6, () => timed("metrics", () => call("GET", "/functions/title/metrics"))],
       [4, () => timed("versions", () => call("GET", "/functions/echo/versions"))],
       [5, async () => {
-        const runId = pick(runIds);
-        if (runId) await timed("get_run", () => call("GET", `/runs/${runId}`));
+        const run = pick(runIds);
+        if (!run) return;
+        const answer = await timed("get_run", () => call("GET", `/runs/${run.id}`));
+        if (answer.status === 404) log(`run ${run.id} (from a '${run.from}' answer) is not found`);
       }],
       [6, () => churnOp("absent", async (name) => {
         const r = await timed("create", () => call("POST", "/functions", { name, code: churnCode(++churnVersion) }));
@@ -200,13 +206,14 @@ export async function runMixedLoad(options: SoakOptions): Promise<SoakReport> {
       }
       return kinds[0]![1];
     };
+    const holdMs = syncWaitSeconds * 1000 + 1500;
     const plannedPair = async () => {
       plannedPairs++;
       // Two at once on a one-run plan: one holds the slot past the sync window (202), the other is refused (429).
       const holdOk = (r: ApiResponse) => r.status === 202 || r.status === 200 || (r.status === 429 && r.body?.error?.code === "concurrency_limit_exceeded" && Number(r.headers.get("retry-after")) > 0);
       const results = await Promise.all([
-        timed("invoke_hold", () => call("POST", "/functions/hold", {}, single), holdOk),
-        timed("invoke_hold", () => call("POST", "/functions/hold", {}, single), holdOk),
+        timed("invoke_hold", () => call("POST", "/functions/hold", { ms: holdMs }, single), holdOk),
+        timed("invoke_hold", () => call("POST", "/functions/hold", { ms: holdMs }, single), holdOk),
       ]);
       planned429s += results.filter((r) => r.status === 429).length;
     };
@@ -256,8 +263,8 @@ export async function runMixedLoad(options: SoakOptions): Promise<SoakReport> {
     for (let i = 0; i < 60 && active !== 0; i++) {
       if (i > 0) await new Promise((resolve) => setTimeout(resolve, 500));
       active = 0;
-      for (const runId of runIds) {
-        const status = (await call("GET", `/runs/${runId}`)).body?.status;
+      for (const { id } of runIds) {
+        const status = (await call("GET", `/runs/${id}`)).body?.status;
         if (status === "queued" || status === "running") active++;
       }
     }
