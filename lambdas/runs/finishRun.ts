@@ -20,6 +20,11 @@ export interface FinishRunDeps {
  * MeterStore.recordRunLater); `"now"` waits for the count (a Lambda that returns next would
  * be frozen before a deferred count is written). A failed count is logged, never thrown: the
  * run is recorded either way.
+ *
+ * With `"later"`, a store that cannot be reached (isStoreUnavailable) does not lose the
+ * ending: the caller gets it at once and it is written, and counted, in the background once
+ * the store answers again (recordWhenBack). On AWS (`"now"`) the error is thrown, and the
+ * completion event is retried.
  */
 export async function finishRun(deps: FinishRunDeps, run: RunItem, result: InvokeResult, meter: "later" | "now" = "later"): Promise<RunItem> {
   const final: RunItem = { ...run, ...result, finished_at: deps.clock.now().toISOString() };
