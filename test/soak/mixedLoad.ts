@@ -107,7 +107,7 @@ export async function runMixedLoad(options: SoakOptions): Promise<SoakReport> {
   const outcomes: Record<string, number> = {};
   const unexpected: SoakReport["unexpected"] = [];
   /** Run ids the service answered with, and which answer it was (to trace a run that cannot be found later). */
-  const runIds: { id: string; from: string }[] = [];
+  const runIds: { id: string; from: string; token: string }[] = [];
   let planned429s = 0;
   let plannedPairs = 0;
   let operations = 0;
@@ -117,7 +117,12 @@ export async function runMixedLoad(options: SoakOptions): Promise<SoakReport> {
   const call = (method: string, urlPath: string, body?: unknown, token = key, headers?: Record<string, string>) =>
     requestJson(service.url, method, urlPath, { token, body, headers });
   /** One timed operation; `ok` says which statuses are expected. */
-  const timed = async (kind: string, work: () => Promise<ApiResponse>, ok: (r: ApiResponse) => boolean = (r) => r.status < 300) => {
+  const timed = async (
+    kind: string,
+    work: () => Promise<ApiResponse>,
+    ok: (r: ApiResponse) => boolean = (r) => r.status < 300,
+    token = key,
+  ) => {
     inFlight++;
     operations++;
     const started = performance.now();
@@ -135,7 +140,7 @@ export async function runMixedLoad(options: SoakOptions): Promise<SoakReport> {
     if (!ok(response)) unexpected.push({ kind, status: response.status, body: response.text.slice(0, 300) });
     const runId = response.headers.get("x-run-id");
     if (runId) {
-      runIds.push({ id: runId, from: outcome });
+      runIds.push({ id: runId, from: outcome, token });
       if (runIds.length > 200) runIds.shift();
     }
     return response;
@@ -177,7 +182,7 @@ export async function runMixedLoad(options: SoakOptions): Promise<SoakReport> {
       [5, async () => {
         const run = pick(runIds);
         if (!run) return;
-        const answer = await timed("get_run", () => call("GET", `/runs/${run.id}`));
+        const answer = await timed("get_run", () => call("GET", `/runs/${run.id}`, undefined, run.token), undefined, run.token);
         if (answer.status === 404) log(`run ${run.id} (from a '${run.from}' answer) is not found`);
       }],
       [6, () => churnOp("absent", async (name) => {
@@ -212,8 +217,8 @@ export async function runMixedLoad(options: SoakOptions): Promise<SoakReport> {
       // Two at once on a one-run plan: one holds the slot past the sync window (202), the other is refused (429).
       const holdOk = (r: ApiResponse) => r.status === 202 || r.status === 200 || (r.status === 429 && r.body?.error?.code === "concurrency_limit_exceeded" && Number(r.headers.get("retry-after")) > 0);
       const results = await Promise.all([
-        timed("invoke_hold", () => call("POST", "/functions/hold", { ms: holdMs }, single), holdOk),
-        timed("invoke_hold", () => call("POST", "/functions/hold", { ms: holdMs }, single), holdOk),
+        timed("invoke_hold", () => call("POST", "/functions/hold", { ms: holdMs }, single), holdOk, single),
+        timed("invoke_hold", () => call("POST", "/functions/hold", { ms: holdMs }, single), holdOk, single),
       ]);
       planned429s += results.filter((r) => r.status === 429).length;
     };
@@ -263,9 +268,9 @@ export async function runMixedLoad(options: SoakOptions): Promise<SoakReport> {
     for (let i = 0; i < 60 && active !== 0; i++) {
       if (i > 0) await new Promise((resolve) => setTimeout(resolve, 500));
       active = 0;
-      for (const { id } of runIds) {
-        const status = (await call("GET", `/runs/${id}`)).body?.status;
-        if (status === "queued" || status === "running") active++;
+      for (const { id, token } of runIds) {
+        const status = (await call("GET", `/runs/${id}`, undefined, token)).body?.status;
+        if (!["succeeded", "failed", "timed_out"].includes(status)) active++;
       }
     }
     const exitCode = await service.stop();
