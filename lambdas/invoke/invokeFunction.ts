@@ -27,7 +27,7 @@ export async function invokeFunction(
   }
   const version = await pickVersion(deps, fn.function_id, fn.latest_version, request.headers["x-function-version"]);
   const variables =
-    version === fn.latest_version ? (fn.variables ?? []) : ((await deps.store.versions.get(fn.function_id, version))?.variables ?? []);
+    version === fn.latest_version ? (fn.variables ?? []) : ((await deps.store.versions.meta(fn.function_id, version))?.variables ?? []);
   const params = validateParams(variables, input, source);
   const syncMs = deps.config.syncWaitSeconds * 1000;
   const respondAsync = /respond-async/i.test(request.headers.prefer ?? "");

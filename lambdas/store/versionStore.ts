@@ -66,7 +66,26 @@ export class VersionStore {
     });
   }
 
+  /** One version without its code (its parameters, hash and date). */
+  async meta(functionId: string, version: number): Promise<VersionItem | undefined> {
+    const stored = await this.item(functionId, version);
+    if (!stored) return undefined;
+    const { code_token: _token, ...meta } = stored;
+    return meta;
+  }
+
   async get(functionId: string, version: number): Promise<VersionWithCode | undefined> {
+    const stored = await this.item(functionId, version);
+    if (!stored) return undefined;
+    const { code_token: token, ...meta } = stored;
+    const prefix = keys.codePrefix(version, token);
+    const parts = await this.queryAll(functionId, prefix);
+    const code = (field: string) =>
+      fromParts(parts.filter((p) => String(p.sk).startsWith(`${prefix}${field}#`)).map((p) => p.data as Uint8Array));
+    return { ...meta, source: code("source"), js: code("js") };
+  }
+
+  private async item(functionId: string, version: number): Promise<StoredVersion | undefined> {
     const { pk, sk } = keys.version(functionId, version);
     const { Items } = await this.doc.send(
       new QueryCommand({
@@ -77,13 +96,7 @@ export class VersionStore {
       }),
     );
     const item = Items?.[0];
-    if (!item) return undefined;
-    const { code_token: token, ...meta } = withoutKeys<StoredVersion>(item);
-    const prefix = keys.codePrefix(version, token);
-    const parts = await this.queryAll(functionId, prefix);
-    const code = (field: string) =>
-      fromParts(parts.filter((p) => String(p.sk).startsWith(`${prefix}${field}#`)).map((p) => p.data as Uint8Array));
-    return { ...meta, source: code("source"), js: code("js") };
+    return item ? withoutKeys<StoredVersion>(item) : undefined;
   }
 
   /** Deletes every version and code part of a function (its usage stays with the account). */
