@@ -52,8 +52,11 @@ export function createHttpServer(routes: Route[], deps: Deps, requestLog: ((line
   }
 
   // Node's own Host check answers a bare 400; the handler answers it in the API's shape instead.
+  /** The response each connection is answering now, for parse errors that come meanwhile. */
+  const answering = new WeakMap<Duplex, ServerResponse>();
   const server = createServer({ requireHostHeader: false }, (request, response) => {
     const started = performance.now();
+    answering.set(request.socket, response);
     const requestId = randomUUID();
     const url = requestUrl(request.url);
     respond(request, url, requestId)
@@ -68,7 +71,9 @@ export function createHttpServer(routes: Route[], deps: Deps, requestLog: ((line
         response.destroy();
       });
   });
-  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, deps, requestLog));
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) =>
+    answerClientError(error, socket, answering.get(socket), deps, requestLog),
+  );
   return server;
 }
 
@@ -76,12 +81,29 @@ export function createHttpServer(routes: Route[], deps: Deps, requestLog: ((line
  * A request Node's HTTP parser refused (malformed, headers over 16 KB, too slow) gets the
  * API's JSON error too, not Node's bare status line.
  */
-function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, deps: Deps, requestLog: ((line: string) => void) | null): void {
-  // Node keeps the response in progress on the socket; once its head is out, nothing more can be said.
-  const inProgress = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
-  if (!socket.writable || inProgress?.headersSent || error.code === "ECONNRESET") {
+function answerClientError(
+  error: NodeJS.ErrnoException,
+  socket: Duplex,
+  inProgress: ServerResponse | undefined,
+  deps: Deps,
+  requestLog: ((line: string) => void) | null,
+): void {
+  if (!socket.writable || error.code === "ECONNRESET") {
     socket.destroy();
     return;
+  }
+  if (inProgress && !inProgress.writableFinished) {
+    if (inProgress.req.complete) {
+      // A request before this one is still being answered: answers go out in order.
+      inProgress.once("finish", () => answerClientError(error, socket, undefined, deps, requestLog));
+      inProgress.once("close", () => inProgress.writableFinished || socket.destroy());
+      return;
+    }
+    // The error is in the body of the request in progress: answer it now, unless its head is out.
+    if (inProgress.headersSent) {
+      socket.destroy();
+      return;
+    }
   }
   const requestId = randomUUID();
   const apiError =

@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { ECHO_FN } from "../helpers/code";
 import { checkAnswer, fromFetch, fromRaw, fuzzSettings, fuzzTimeout, writeTallies } from "../helpers/fuzzChecks";
 import { type CapturingService, startCapturingService } from "../helpers/fuzzService";
-import { rawRequest } from "../helpers/rawHttp";
+import { parseResponse, rawRequest } from "../helpers/rawHttp";
 
 let t: CapturingService;
 beforeAll(async () => {
@@ -100,6 +100,14 @@ describe("what Node's HTTP parser refuses", () => {
       checkAnswer(what, fromRaw(answer), [code]);
     }
     await expectServing();
+  });
+
+  it("answers a malformed request that follows a good one on the same connection after the good one's answer", async () => {
+    const answer = await send(`GET /health HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`);
+    expect(answer.status).toBe(200);
+    const second = answer.raw.slice(answer.raw.indexOf("HTTP/1.1", 1));
+    expect(second).toMatch(/^HTTP\/1\.1 400 /);
+    checkAnswer("pipelined malformed request", fromRaw(parseResponse(Buffer.from(second))), ["invalid_request"]);
   });
 
   it("answers random header names and values in the JSON error shape, or serves the request", async () => {
