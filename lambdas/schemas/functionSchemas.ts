@@ -19,9 +19,10 @@ const settings = {
     .superRefine((value, ctx) => {
       // Kept in the function's record (a DynamoDB item): refuse what it cannot hold exactly.
       const problem = unstorablePart(value, "", 1);
+      // Only a value of bounded depth is measured: JSON.stringify of a deeper one can overflow the stack.
+      const bytes = problem ? 0 : jsonBytes(value);
       if (problem) ctx.addIssue({ code: "custom", path: problem.path.split("."), message: `cannot be stored: ${problem.reason}` });
-      const bytes = jsonBytes(value);
-      if (bytes > MAX_PARAMS_BYTES) ctx.addIssue({ code: "custom", message: `${bytes} bytes of JSON; the limit is ${MAX_PARAMS_BYTES}` });
+      else if (bytes > MAX_PARAMS_BYTES) ctx.addIssue({ code: "custom", message: `${bytes} bytes of JSON; the limit is ${MAX_PARAMS_BYTES}` });
     })
     .nullable()
     .optional()

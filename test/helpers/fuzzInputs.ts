@@ -35,7 +35,7 @@ export const oddJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie
 
 /** JSON text nested `depth` levels deep, in arrays or objects. */
 export const deepJsonText = fc
-  .tuple(fc.integer({ min: 1, max: 3000 }), fc.boolean())
+  .tuple(fc.oneof({ weight: 9, arbitrary: fc.integer({ min: 1, max: 3000 }) }, { weight: 1, arbitrary: fc.constantFrom(50_000, 500_000) }), fc.boolean())
   .map(([depth, arrays]) => (arrays ? `${"[".repeat(depth)}${"]".repeat(depth)}` : `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`));
 
 /** Text that is not JSON, or JSON broken in the usual ways. */
