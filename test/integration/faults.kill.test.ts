@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
@@ -85,6 +85,7 @@ describe("SIGKILL in the middle of creates, updates and deletes", () => {
       let names: string[] = [];
       for (let round = 0; round < 3; round++) {
         const service = await startChildService(dataDir, key);
+        runtimeDirs.push((await readFile(path.join(dataDir, "runtime-dir"), "utf8")).trim());
         const call = (method: string, urlPath: string, body?: unknown) =>
           requestJson(service.url, method, urlPath, { token: key, body }).catch((error: Error) => ({ status: 0, error }));
         try {
