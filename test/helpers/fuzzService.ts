@@ -46,7 +46,9 @@ export async function startCapturingService(config: Partial<LocalConfig> = {}): 
       await service.close();
       await expectNoProcessesWith(service.runtimeDir);
       await rm(dataDir, { recursive: true, force: true });
-      if (errorLog.some((line) => line.includes("internal error") || line.includes("failed inside the service"))) {
+      // Besides internal errors: a run whose start or end could not be recorded is half-written.
+      const failures = ["internal error", "failed inside the service", "recording its start failed", "recording its end failed", "failed for good"];
+      if (errorLog.some((line) => failures.some((failure) => line.includes(failure)))) {
         throw new Error(`The service logged internal errors:\n${errorLog.join("\n")}`);
       }
     },
