@@ -14,6 +14,8 @@ export interface FunctionPatch extends SettingsPatch {
 }
 
 const ATTEMPTS = 30;
+/** No update takes this long between writing its version and its record (API Gateway ends requests after 30 s). */
+const ABANDONED_VERSION_MS = 2 * 60_000;
 
 /**
  * Updates a function's settings and, with new code, adds a version (code identical to
@@ -42,7 +44,13 @@ export async function updateFunction(
     if (compiled && patch.code !== undefined && compiled.code_sha256 !== current.code_sha256) {
       version = newVersion(current.function_id, current.latest_version + 1, compiled, patch.code, now);
       token = await deps.store.versions.create(version);
-      if (token === null) continue;
+      if (token === null) {
+        // Version N+1 exists but the record is at N: another update is on its way, or one died
+        // between the two writes. A version that old has no live writer: remove it, or it
+        // would block every later code update.
+        await deps.store.versions.removeAbandoned(current.function_id, version.version, new Date(now.getTime() - ABANDONED_VERSION_MS));
+        continue;
+      }
       Object.assign(next, {
         latest_version: version.version,
         variables: compiled.variables,

@@ -124,6 +124,35 @@ export class VersionStore {
   }
 
   /**
+   * Removes a version that was written before `createdBefore` and that no record points to
+   * (the caller has just read the record's latest version, which is below it): the leftover
+   * of an update whose writer died between writing the version and moving the record to it.
+   * True when it was removed.
+   */
+  async removeAbandoned(functionId: string, version: number, createdBefore: Date): Promise<boolean> {
+    let token: string;
+    try {
+      const { Attributes } = await this.doc.send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: keys.version(functionId, version),
+          ConditionExpression: "created_at < :cutoff",
+          ExpressionAttributeValues: { ":cutoff": createdBefore.toISOString() },
+          ReturnValues: "ALL_OLD",
+        }),
+      );
+      if (!Attributes) return false;
+      token = String(Attributes.code_token);
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
+    const parts = await this.queryAll(functionId, keys.codePrefix(version, token));
+    await this.deleteKeys(parts.map((p) => ({ pk: p.pk, sk: p.sk })));
+    return true;
+  }
+
+  /**
    * Removes what interrupted writes left behind (a scan: local start-up only, when no write
    * is in flight): versions of functions that have no record (a create or a delete cut
    * short), versions past their function's latest (an update cut short), and code parts no
