@@ -1,6 +1,6 @@
 import type { ParameterInfo } from "../code/extractParameters";
 import { ApiError } from "../http/errors";
-import { jsonBytes, MAX_PARAMS_BYTES, MAX_STORED_DEPTH, unstorablePart } from "../schemas/storableJson";
+import { jsonBytes, MAX_INVOKE_PARAMS_BYTES, MAX_STORED_DEPTH, unstorablePart } from "../schemas/storableJson";
 import { hasLiteral, membersOf, parseType, type TypeNode } from "./parseTypeText";
 
 /**
@@ -216,11 +216,11 @@ export function validateParams(
   }
   const params = Object.fromEntries(Object.entries(result));
   const bytes = jsonBytes(params);
-  if (bytes > MAX_PARAMS_BYTES) {
-    throw new ApiError("invalid_parameters", `Parameters are ${bytes} bytes of JSON; the limit is ${MAX_PARAMS_BYTES}`, {
+  if (bytes > MAX_INVOKE_PARAMS_BYTES) {
+    throw new ApiError("invalid_parameters", `Parameters are ${bytes} bytes of JSON; the limit is ${MAX_INVOKE_PARAMS_BYTES}`, {
       parameters: [],
       bytes,
-      limit: MAX_PARAMS_BYTES,
+      limit: MAX_INVOKE_PARAMS_BYTES,
     });
   }
   return params;

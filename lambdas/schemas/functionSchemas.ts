@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { IssueCode } from "../http/validation";
-import { jsonBytes, MAX_PARAMS_BYTES, unstorablePart } from "./storableJson";
+import { jsonBytes, MAX_SCHEDULE_PARAMS_BYTES, unstorablePart } from "./storableJson";
 
 export const NAME_PATTERN = /^[a-z][a-z0-9-]{0,62}$/;
 export const FUNCTION_ID_PATTERN = /^fn_[0-9a-z]{26}$/;
@@ -22,7 +22,7 @@ const settings = {
       // Only a value of bounded depth is measured: JSON.stringify of a deeper one can overflow the stack.
       const bytes = problem ? 0 : jsonBytes(value);
       if (problem) ctx.addIssue({ code: "custom", path: problem.path.split("."), message: `cannot be stored: ${problem.reason}` });
-      else if (bytes > MAX_PARAMS_BYTES) ctx.addIssue({ code: "custom", message: `${bytes} bytes of JSON; the limit is ${MAX_PARAMS_BYTES}` });
+      else if (bytes > MAX_SCHEDULE_PARAMS_BYTES) ctx.addIssue({ code: "custom", message: `${bytes} bytes of JSON; the limit is ${MAX_SCHEDULE_PARAMS_BYTES}` });
     })
     .nullable()
     .optional()

@@ -13,12 +13,17 @@ const UNSTORABLE_KEYS = new Set(["__proto__", "constructor"]);
 /** Nesting levels a stored value may have below its attribute (DynamoDB allows 32 in an item). */
 export const MAX_STORED_DEPTH = 30;
 /**
- * The JSON text of all parameters of a run (or of `schedule_params`) at most: 32 KB. The run
- * item holds the parameters beside a result of up to 300,000 bytes (larger ones go to parts)
- * and 64 KB of logs, within DynamoDB's 400 KB per item; with larger parameters the run's final
- * record could not be written (it stayed `queued` after a 200).
+ * The JSON text of a function's `schedule_params` at most: 32 KB (they are kept in the
+ * function record, a DynamoDB item of at most 400 KB).
  */
-export const MAX_PARAMS_BYTES = 32_768;
+export const MAX_SCHEDULE_PARAMS_BYTES = 32_768;
+/**
+ * The JSON text of an invocation's parameters at most: 240 KB. A run keeps them as text (in
+ * part items when large); the bound is what an asynchronous Lambda invocation can carry (its
+ * event is at most 256 KB, and holds the parameters with a small envelope), so a function
+ * takes the same parameters locally and on AWS.
+ */
+export const MAX_INVOKE_PARAMS_BYTES = 245_760;
 
 export interface StorableProblem {
   /** Where in the value, e.g. `tags[2]` or `options.limit`; `` for the value itself. */

@@ -12,11 +12,27 @@ import { withoutKeys } from "./keys";
 
 /** Results up to this size stay in the run item; larger ones go to gzipped part items. */
 const INLINE_RESULT_BYTES = PART_BYTES;
+/**
+ * Parameters are kept as JSON text (exact, whatever their numbers, keys or depth), in the run
+ * item up to this size and in gzipped part items beyond: with a 300 KB result and 64 KB of
+ * logs the item stays under DynamoDB's 400 KB.
+ */
+const INLINE_PARAMS_BYTES = 16_384;
 
 const runKey = (runId: string) => ({ pk: `RUN#${runId}`, sk: "RUN" });
 const runIndex = (functionId: string, runId: string) => ({ gsi1pk: `FNID#${functionId}#RUNS`, gsi1sk: runId });
 
-type StoredRun = Omit<RunItem, "result_json"> & { result_json?: string | null; result_parts?: number };
+/** A run item: params as JSON text (or in parts), result inline or in parts. Runs written before params_json carry a `params` map. */
+type StoredRun = Omit<RunItem, "result_json" | "params"> & {
+  params?: Record<string, unknown>;
+  params_json?: string | null;
+  params_parts?: number;
+  result_json?: string | null;
+  result_parts?: number;
+};
+
+/** Which blob of a run a part item holds. */
+type PartKind = "RESULT" | "PARAMS";
 
 /** Runs: by run_id, and by function newest first (run ids are ULIDs, so they sort by time). */
 export class RunStore {
@@ -40,9 +56,9 @@ export class RunStore {
     return this.write(run, true);
   }
 
-  /** Removes a run that never started (still queued); a run that went on is left alone. */
+  /** Removes a run that never started (still queued), with its params' parts; a run that went on is left alone. */
   async deleteIfQueued(runId: string): Promise<void> {
-    await sendConditional(
+    const deleted = await sendConditional(
       this.doc,
       new DeleteCommand({
         TableName: this.table,
@@ -52,21 +68,26 @@ export class RunStore {
         ExpressionAttributeValues: { ":queued": "queued" },
       }),
     );
+    if (!deleted) return;
+    const parts = await queryAll(this.doc, {
+      TableName: this.table,
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+      ExpressionAttributeValues: { ":pk": runKey(runId).pk, ":prefix": "PARAMS#" },
+    });
+    for (const part of parts) await this.doc.send(new DeleteCommand({ TableName: this.table, Key: { pk: part.pk, sk: part.sk } }));
   }
 
-  /** Writes the run item (after its result parts, if any); false when `onlyIfActive` did not hold. */
+  /** Writes the run item (after its params and result parts, if any); false when `onlyIfActive` did not hold. */
   private async write(run: RunItem, onlyIfActive: boolean): Promise<boolean> {
-    const { result_json, ...rest } = run;
-    const item: StoredRun = { ...rest, result_json };
+    const { result_json, params, ...rest } = run;
+    const item: StoredRun = { ...rest, params_json: JSON.stringify(params), result_json };
+    if (item.params_json && Buffer.byteLength(item.params_json) > INLINE_PARAMS_BYTES) {
+      item.params_parts = await this.writeParts(run, "PARAMS", item.params_json);
+      item.params_json = null;
+    }
     if (result_json && Buffer.byteLength(result_json) > INLINE_RESULT_BYTES) {
-      const parts = toParts(result_json);
-      for (const [n, data] of parts.entries()) {
-        await this.doc.send(
-          new PutCommand({ TableName: this.table, Item: { pk: runKey(run.run_id).pk, sk: `RESULT#${n}`, data, expires_at: this.expiry(run) } }),
-        );
-      }
+      item.result_parts = await this.writeParts(run, "RESULT", result_json);
       item.result_json = null;
-      item.result_parts = parts.length;
     }
     return sendConditional(
       this.doc,
@@ -86,21 +107,10 @@ export class RunStore {
 
   async get(runId: string): Promise<RunItem | undefined> {
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: runKey(runId), ConsistentRead: true }));
-    if (!Item) return undefined;
-    const { result_parts, expires_at: _e, ...stored } = withoutKeys<StoredRun & { expires_at: number }>(Item);
-    if (!result_parts) return { ...stored, result_json: stored.result_json ?? null };
-    // Paged: a query returns at most 1 MB, and a big result has more parts than that.
-    const items = await queryAll(this.doc, {
-      TableName: this.table,
-      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-      ExpressionAttributeValues: { ":pk": runKey(runId).pk, ":prefix": "RESULT#" },
-      ConsistentRead: true,
-    });
-    const parts = items.sort((a, b) => Number(String(a.sk).slice(7)) - Number(String(b.sk).slice(7)));
-    return { ...stored, result_json: fromParts(parts.map((p) => p.data as Uint8Array)) };
+    return Item ? this.decode(Item, { result: true }) : undefined;
   }
 
-  /** The function's latest runs, newest first (without results). */
+  /** The function's latest runs, newest first (without results, and without params kept in parts). */
   async recent(functionId: string, limit: number): Promise<RunItem[]> {
     const { Items } = await this.doc.send(
       new QueryCommand({
@@ -112,7 +122,7 @@ export class RunStore {
         Limit: limit,
       }),
     );
-    return (Items ?? []).map((item) => withoutKeys<RunItem>(item));
+    return Promise.all((Items ?? []).map((item) => this.decode(item, { result: false })));
   }
 
   /** Runs still queued or running (a full scan: used once at local start-up to settle crashed runs). */
@@ -123,7 +133,43 @@ export class RunStore {
       ExpressionAttributeNames: { "#status": "status" },
       ExpressionAttributeValues: { ":sk": "RUN", ":queued": "queued", ":running": "running" },
     });
-    return items.map((item) => withoutKeys<RunItem>(item));
+    return Promise.all(items.map((item) => this.decode(item, { result: true })));
+  }
+
+  /** A run from its stored item; the result (and params in parts) read from their parts when `result` is asked for. */
+  private async decode(item: Record<string, unknown>, load: { result: boolean }): Promise<RunItem> {
+    const { result_parts, params_parts, params_json, params, expires_at: _e, ...stored } = withoutKeys<StoredRun & { expires_at?: number }>(item);
+    const paramsText = params_parts && load.result ? await this.readParts(stored.run_id, "PARAMS") : params_json;
+    const resultText = result_parts && load.result ? await this.readParts(stored.run_id, "RESULT") : (stored.result_json ?? null);
+    return {
+      ...stored,
+      params: typeof paramsText === "string" ? (JSON.parse(paramsText) as Record<string, unknown>) : (params ?? {}),
+      result_json: resultText,
+    };
+  }
+
+  /** Writes `text` as gzipped part items of the run; returns how many. */
+  private async writeParts(run: RunItem, kind: PartKind, text: string): Promise<number> {
+    const parts = toParts(text);
+    for (const [n, data] of parts.entries()) {
+      await this.doc.send(
+        new PutCommand({ TableName: this.table, Item: { pk: runKey(run.run_id).pk, sk: `${kind}#${n}`, data, expires_at: this.expiry(run) } }),
+      );
+    }
+    return parts.length;
+  }
+
+  private async readParts(runId: string, kind: PartKind): Promise<string> {
+    // Paged: a query returns at most 1 MB, and a big blob has more parts than that.
+    const items = await queryAll(this.doc, {
+      TableName: this.table,
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+      ExpressionAttributeValues: { ":pk": runKey(runId).pk, ":prefix": `${kind}#` },
+      ConsistentRead: true,
+    });
+    const index = (sk: unknown) => Number(String(sk).slice(kind.length + 1));
+    const parts = items.sort((a, b) => index(a.sk) - index(b.sk));
+    return fromParts(parts.map((p) => p.data as Uint8Array));
   }
 
   private expiry(run: RunItem): number {

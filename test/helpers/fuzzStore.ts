@@ -85,7 +85,9 @@ export function tableProblems(items: Record<string, unknown>[], expected: Expect
         later.push(() => {
           if (!accounts.has(String(item.account_id))) problems.push(`${where}: run of an account that does not exist`);
         });
-      } else if (sk.startsWith("RESULT#")) later.push(() => runs.has(pk) || problems.push(`${where}: result part without its run`));
+      } else if (sk.startsWith("RESULT#") || sk.startsWith("PARAMS#")) {
+        later.push(() => runs.has(pk) || problems.push(`${where}: ${sk.split("#")[0]?.toLowerCase()} part without its run`));
+      }
       else problems.push(`${where}: unknown kind of item`);
     } else problems.push(`${where}: unknown kind of item`);
   }

@@ -288,7 +288,7 @@ describe("properties", () => {
 });
 
 describe("parameters at the limit", () => {
-  it("records a run whole with 32 KB of parameters, a result just under the inline limit and full logs (it stayed queued after a 200 with 250 KB of parameters)", async () => {
+  it("records a run whole with 240 KB of parameters (kept in parts), a result just under the inline limit and full logs (it stayed queued after a 200 with 250 KB of parameters)", async () => {
     const fn = await t.deploy("bulky", `export default async function run(a: string) {
   console.log("l".repeat(70000));
   return "r".repeat(299990);
@@ -296,15 +296,16 @@ describe("parameters at the limit", () => {
 `);
     expected.everCreated.add(fn.function_id);
     expected.functions.add("local/bulky");
-    const atLimit = JSON.stringify({ a: "p".repeat(32_768 - 8) });
-    expect(Buffer.byteLength(atLimit)).toBe(32_768);
+    const limit = 245_760;
+    const atLimit = JSON.stringify({ a: "p".repeat(limit - 8) });
+    expect(Buffer.byteLength(atLimit)).toBe(limit);
     const answer = await t.call("POST", "/functions/bulky", { body: atLimit });
     expect(answer.status).toBe(200);
     const run = await t.call("GET", `/runs/${answer.headers.get("x-run-id")}`);
-    expect([run.body.status, run.body.params.a.length, run.body.result.length]).toEqual(["succeeded", 32_760, 299_990]);
-    const over = await t.call("POST", "/functions/bulky", { body: JSON.stringify({ a: "p".repeat(32_768 - 7) }) });
-    expect(checkAnswer("parameters of 32,769 bytes", fromFetch(over), ["invalid_parameters"])).toBe("invalid_parameters");
-    expect(over.body.error.details).toEqual({ parameters: [], bytes: 32_769, limit: 32_768 });
+    expect([run.body.status, run.body.params.a.length, run.body.result.length]).toEqual(["succeeded", limit - 8, 299_990]);
+    const over = await t.call("POST", "/functions/bulky", { body: JSON.stringify({ a: "p".repeat(limit - 7) }) });
+    expect(checkAnswer(`parameters of ${limit + 1} bytes`, fromFetch(over), ["invalid_parameters"])).toBe("invalid_parameters");
+    expect(over.body.error.details).toEqual({ parameters: [], bytes: limit + 1, limit });
   });
 });
 
