@@ -73,8 +73,10 @@ export async function startTestService(
       await service.close();
       await expectNoProcessesWith(service.runtimeDir);
       await rm(dataDir, { recursive: true, force: true });
-      // A request that failed inside the service, or a run that did (startRun logs its stack).
-      if (errors.some((line) => line.includes("internal error") || line.includes("failed inside the service"))) {
+      // A request that failed inside the service, a run that did (startRun logs its stack), or a
+      // run whose end could not be recorded (it would be left active in the store).
+      const failures = ["internal error", "failed inside the service", "recording its end failed"];
+      if (errors.some((line) => failures.some((failure) => line.includes(failure)))) {
         throw new Error(`The service logged internal errors:\n${errors.join("\n")}`);
       }
     },
