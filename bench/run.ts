@@ -7,26 +7,22 @@
  * 2. a no-browser function: latency p50/p95, and throughput at concurrency 8;
  * 3. the cold first invoke of a new function (worker start + browser launch).
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import puppeteer from "puppeteer-core";
-import { generateApiKey } from "../lambdas/identity/apiKeys";
-import { startLocalService } from "../lambdas/local/localService";
 import { chromiumArgs, chromiumExecutable } from "../lambdas/runtime/local/browserProcess";
 import { workerIdentity } from "../lambdas/runtime/local/unprivilegedUser";
 import { startPageServer } from "../test/helpers/pageServer";
-import { testConfig } from "../test/helpers/localService";
 import { TITLE_FN } from "../test/helpers/code";
+import { startBenchService } from "./benchService";
 import { round, summary, timed } from "./stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60);
+/** `process` (default): the service in its own process, as `npm start` runs it; `inline`: in this one. */
+const SERVICE = process.env.BENCH_SERVICE === "inline" ? "inline" : "process";
 
 async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-  const dataDir = await mkdtemp(path.join(tmpdir(), "browserfn-bench-"));
-  const key = generateApiKey();
-  const service = await startLocalService(testConfig(dataDir, { bootstrapKey: key }), { errorLog: console.error });
+  const service = await startBenchService(SERVICE);
+  const { key } = service;
   const pages = await startPageServer();
   const call = async (method: string, urlPath: string, body?: unknown) => {
     const response = await fetch(service.url + urlPath, {
@@ -90,6 +86,7 @@ async function main(): Promise<void> {
 
     const result = {
       rounds: ROUNDS,
+      service: SERVICE,
       warm_browser_invoke_ms: invokeSummary,
       raw_puppeteer_floor_ms: rawSummary,
       warm_vs_raw_p50_ratio: round(invokeSummary.p50 / rawSummary.p50),
@@ -102,7 +99,6 @@ async function main(): Promise<void> {
     await browser.close();
     await pages.close();
     await service.close();
-    await rm(dataDir, { recursive: true, force: true });
   }
 }
 

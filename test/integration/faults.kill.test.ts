@@ -10,7 +10,7 @@ import { createDocumentClient } from "../../lambdas/store/dynamo";
 import { requestJson } from "../helpers/http";
 import { startTestService, type TestService } from "../helpers/localService";
 import { expectNoProcessesWith } from "../helpers/processes";
-import { startChildService } from "../soak/childService";
+import { startChildService } from "../helpers/childService";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** An automation returning `n`; `padBytes` of incompressible text make its code span several stored parts. */

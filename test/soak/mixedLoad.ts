@@ -7,7 +7,7 @@ import { generateApiKey } from "../../lambdas/identity/apiKeys";
 import { type ApiResponse, requestJson } from "../helpers/http";
 import { type PageServer, startPageServer } from "../helpers/pageServer";
 import { processesWith } from "../helpers/processes";
-import { startChildService } from "./childService";
+import { startChildService } from "../helpers/childService";
 
 export interface SoakOptions {
   durationMs: number;
