@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { fromParts } from "../../lambdas/store/blobParts";
 import { createDocumentClient, scanAll } from "../../lambdas/store/dynamo";
 import { MAIN_TABLE, tableName } from "../../lambdas/store/tables";
+import { dynaliteClientConfig } from "../../lambdas/local/dynaliteClient";
 
 /** What a test made through the API, to hold the table against. */
 export interface Expected {
@@ -17,11 +18,7 @@ export interface Expected {
 
 /** Every item of the service's table, read directly from dynalite. */
 export async function scanTable(dynamoEndpoint: string, tablePrefix = "browserfn"): Promise<Record<string, unknown>[]> {
-  const { client, doc } = createDocumentClient({
-    endpoint: dynamoEndpoint,
-    region: "local",
-    credentials: { accessKeyId: "local", secretAccessKey: "local" },
-  });
+  const { client, doc } = createDocumentClient(dynaliteClientConfig(dynamoEndpoint));
   try {
     return await scanAll(doc, { TableName: tableName(tablePrefix, MAIN_TABLE), ConsistentRead: true });
   } finally {

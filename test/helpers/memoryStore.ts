@@ -4,6 +4,7 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { createDocumentClient, scanAll } from "../../lambdas/store/dynamo";
 import { createStore, type Store, type StoreOptions } from "../../lambdas/store/store";
 import { MAIN_TABLE, tableName } from "../../lambdas/store/tables";
+import { dynaliteClientConfig } from "../../lambdas/local/dynaliteClient";
 
 export interface MemoryStore {
   store: Store;
@@ -22,12 +23,14 @@ export interface MemoryStore {
 /** A store on a fresh in-memory dynalite, for tests below the HTTP layer. */
 export async function startMemoryStore(options: StoreOptions = {}): Promise<MemoryStore> {
   const dynamo = await startDynalite(null);
-  const { client, doc } = createDocumentClient({
-    endpoint: dynamo.endpoint,
-    region: "local",
-    credentials: { accessKeyId: "local", secretAccessKey: "local" },
-  });
-  await createTablesIfMissing(client, "test");
+  const { client, doc } = createDocumentClient(dynaliteClientConfig(dynamo.endpoint));
+  try {
+    await createTablesIfMissing(client, "test");
+  } catch (error) {
+    client.destroy();
+    await dynamo.close();
+    throw error;
+  }
   let calls = 0;
   let delay = { ms: 0, commandName: "" };
   const send = doc.send.bind(doc);

@@ -11,6 +11,7 @@ import { requestJson } from "../helpers/http";
 import { startTestService, type TestService } from "../helpers/localService";
 import { expectNoProcessesWith } from "../helpers/processes";
 import { startChildService } from "../helpers/childService";
+import { dynaliteClientConfig } from "../../lambdas/local/dynaliteClient";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** An automation returning `n`; `padBytes` of incompressible text make its code span several stored parts. */
@@ -19,11 +20,7 @@ const code = (n: number, padBytes = 0) =>
 
 /** Every item of the service's table, read directly from its dynalite. */
 async function tableItems(t: TestService): Promise<Record<string, unknown>[]> {
-  const { client, doc } = createDocumentClient({
-    endpoint: t.service.dynamoEndpoint,
-    region: "local",
-    credentials: { accessKeyId: "local", secretAccessKey: "local" },
-  });
+  const { client, doc } = createDocumentClient(dynaliteClientConfig(t.service.dynamoEndpoint));
   try {
     const items: Record<string, unknown>[] = [];
     let ExclusiveStartKey: Record<string, unknown> | undefined;
