@@ -3,6 +3,7 @@ import { fromParts } from "../../lambdas/store/blobParts";
 import { createDocumentClient, scanAll } from "../../lambdas/store/dynamo";
 import { MAIN_TABLE, tableName } from "../../lambdas/store/tables";
 import { dynaliteClientConfig } from "../../lambdas/local/dynaliteClient";
+import type { TestService } from "./localService";
 
 /** What a test made through the API, to hold the table against. */
 export interface Expected {
@@ -140,4 +141,23 @@ export function tableProblems(items: Record<string, unknown>[], expected: Expect
   }
   for (const key of parts.keys()) if (!usedParts.has(key)) problems.push(`code parts ${key}: no version points to them`);
   return problems;
+}
+
+/**
+ * Asserts that the service's table holds exactly what `expected` says (see tableProblems) and
+ * that each account's paged function list (by its token) names exactly its expected functions.
+ */
+export async function expectStoreHolds(t: TestService, expected: Expected, tokens: Record<string, string>): Promise<void> {
+  expect(tableProblems(await scanTable(t.service.dynamoEndpoint), expected)).toEqual([]);
+  for (const [account, token] of Object.entries(tokens)) {
+    const listed: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await t.call("GET", `/functions?limit=7${cursor ? `&cursor=${cursor}` : ""}`, { token });
+      expect(page.status).toBe(200);
+      listed.push(...page.body.items.map((item: { name: string }) => `${account}/${item.name}`));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    expect(listed).toEqual([...expected.functions].filter((n) => n.startsWith(`${account}/`)).sort());
+  }
 }
