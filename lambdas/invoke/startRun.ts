@@ -6,6 +6,8 @@ import { ApiError } from "../http/errors";
 import { finishRun } from "../runs/finishRun";
 import { newRunId } from "../runs/runIds";
 import { nextTurn } from "../runs/nextTurn";
+import { isStoreUnavailable } from "../store/dynamo";
+import { whenStoreIsBack } from "../store/whenStoreIsBack";
 import { admitRun, type Lease } from "./admitRun";
 import type { RunItem, RunTrigger } from "../runs/types";
 
@@ -152,11 +154,17 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
       return ending ? { ...run, ...ending, finished_at: deps.clock.now().toISOString() } : run;
     });
   // The lease is given back when the run ends (a run that never started is not counted), in
-  // the next turn of the event loop: the caller's answer is written in this one.
-  void completion.then(
-    () => nextTurn().then(() => lease.release()),
-    () => nextTurn().then(() => lease.release(true)),
-  ).catch((error: unknown) => deps.log(`releasing the lease of ${run.run_id} failed: ${(error as Error).message}`));
+  // the next turn of the event loop: the caller's answer is written in this one. A store that
+  // is away meanwhile gets it once it is back (else the slot stayed taken until it expired).
+  const release = (refund: boolean) => () =>
+    nextTurn()
+      .then(() => lease.release(refund))
+      .catch((error: unknown) => {
+        const gaveUp = (failure: unknown) => deps.log(`releasing the lease of ${run.run_id} failed: ${(failure as Error).message}`);
+        if (isStoreUnavailable(error)) whenStoreIsBack(() => lease.release(refund), { done: () => undefined, gaveUp });
+        else gaveUp(error);
+      });
+  void completion.then(release(false), release(true));
   await Promise.race([startedSignal, completion]);
   return { run, completion };
 }

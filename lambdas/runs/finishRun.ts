@@ -2,6 +2,7 @@ import type { Clock } from "../deps";
 import type { InvokeResult } from "../runtime/runtime";
 import { isStoreUnavailable } from "../store/dynamo";
 import type { Store } from "../store/store";
+import { whenStoreIsBack } from "../store/whenStoreIsBack";
 import { FINAL_STATUSES, type RunItem } from "./types";
 
 export interface FinishRunDeps {
@@ -50,29 +51,14 @@ async function record(deps: FinishRunDeps, final: RunItem, meter: "later" | "now
   return final;
 }
 
-/** Retries of a run's end that could not be written: waits double from the first up to the longest. */
-const RETRY_FIRST_MS = 250;
-const RETRY_LONGEST_MS = 5_000;
-/** After this long the retries stop; the run stays active and the next start settles it. */
-const RETRY_FOR_MS = 5 * 60_000;
-
 /**
  * Writes a run's end once the store answers again (in the background, so the caller gets
  * the outcome at once). Bounded: a store down for longer, or a service that stops meanwhile,
  * leaves the run active, and settleInterruptedRuns ends it at the next start.
  */
 function recordWhenBack(deps: FinishRunDeps, final: RunItem): void {
-  const giveUpAt = Date.now() + RETRY_FOR_MS;
-  const attempt = (wait: number) => {
-    setTimeout(() => {
-      record(deps, final, "later").then(
-        () => deps.log(`run ${final.run_id}: its end is recorded now that the store is back`),
-        (error: unknown) => {
-          if (isStoreUnavailable(error) && Date.now() < giveUpAt) return attempt(Math.min(RETRY_LONGEST_MS, wait * 2));
-          deps.log(`run ${final.run_id}: recording its end failed for good: ${(error as Error).message}`);
-        },
-      );
-    }, wait).unref();
-  };
-  attempt(RETRY_FIRST_MS);
+  whenStoreIsBack(() => record(deps, final, "later"), {
+    done: () => deps.log(`run ${final.run_id}: its end is recorded now that the store is back`),
+    gaveUp: (error) => deps.log(`run ${final.run_id}: recording its end failed for good: ${(error as Error).message}`),
+  });
 }

@@ -112,6 +112,13 @@ describe("the store (dynalite) dies and comes back", () => {
       metrics = (await t.call("GET", "/functions/slow/metrics")).body;
     }
     expect(metrics).toMatchObject({ total_calls: 1, succeeded_calls: 1 });
+    // Its plan slot is given back too (else it stayed taken until its lease expired, minutes later).
+    let usage = (await t.call("GET", "/usage")).body;
+    for (let i = 0; i < 200 && usage.remaining.concurrency !== usage.limits.concurrency; i++) {
+      await sleep(50);
+      usage = (await t.call("GET", "/usage")).body;
+    }
+    expect(usage.remaining.concurrency).toBe(usage.limits.concurrency);
 
     // Everything works again.
     expect((await t.call("POST", "/functions/quick")).body).toEqual({ ok: true });
