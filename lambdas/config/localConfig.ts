@@ -21,6 +21,8 @@ export interface LocalConfig {
   workers: { perFunction: number; total: number; idleSeconds: number };
   /** OAuth 2.0 access tokens (JWTs) accepted beside API keys; absent or null: API keys only. */
   oauth?: LocalOAuthConfig | null;
+  /** How long a store request may stay unanswered before it fails (503); default 10 s. */
+  storeTimeoutMs?: number;
 }
 
 export interface LocalOAuthConfig {
@@ -70,6 +72,7 @@ const EnvSchema = z.object({
   BROWSERFN_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).max(1_000_000).default(100),
   BROWSERFN_RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(1_000_000).default(200),
   BROWSERFN_WORKER_IDLE_SECONDS: z.coerce.number().positive().max(86_400).default(60),
+  BROWSERFN_STORE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   BROWSERFN_OAUTH_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
   BROWSERFN_OAUTH_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
   BROWSERFN_OAUTH_AUDIENCE: commaList,
@@ -114,6 +117,7 @@ export function readLocalConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Lo
       perFunction: e.BROWSERFN_MAX_WORKERS_PER_FUNCTION ?? e.BROWSERFN_MAX_WORKERS ?? DEFAULT_WORKERS,
       idleSeconds: e.BROWSERFN_WORKER_IDLE_SECONDS,
     },
+    storeTimeoutMs: e.BROWSERFN_STORE_TIMEOUT_MS,
     oauth: e.BROWSERFN_OAUTH_ISSUER
       ? {
           issuer: e.BROWSERFN_OAUTH_ISSUER,

@@ -55,7 +55,7 @@ export interface LocalServiceOptions {
 export async function startLocalService(config: LocalConfig, options: LocalServiceOptions = {}): Promise<LocalService> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const dynamo = await startDynalite(path.join(config.dataDir, "dynamodb"), { log: options.errorLog });
-  const { client, doc } = createDocumentClient({ ...dynaliteClientConfig(dynamo.endpoint), maxAttempts: 3 });
+  const { client, doc } = createDocumentClient({ ...dynaliteClientConfig(dynamo.endpoint, config.storeTimeoutMs), maxAttempts: 3 });
   // Worker bundle and browser profiles live outside the data dir: user code never sees the data.
   const runtimeDir = await mkdtemp(path.join(tmpdir(), "browserfn-runtime-"));
   let runtime: ReturnType<typeof createLocalRuntime> | undefined;
