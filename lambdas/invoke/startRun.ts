@@ -148,8 +148,9 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
     })
     .catch((error: unknown) => {
       if (!accepted) throw error;
-      // The final write failed (the store went away): the run stays active in the store and
-      // is settled as crashed at the next start; the caller still gets the outcome.
+      // The final write failed, and not for an outage (finishRun writes it once the store is
+      // back): the run stays active in the store and is settled as crashed at the next start;
+      // the caller still gets the outcome.
       deps.log(`run ${run.run_id}: recording its end failed: ${(error as Error).message}`);
       return ending ? { ...run, ...ending, finished_at: deps.clock.now().toISOString() } : run;
     });
