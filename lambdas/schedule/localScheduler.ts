@@ -43,7 +43,8 @@ export class LocalScheduler implements Scheduler {
 
   /** Arms every scheduled function, after firing the latest missed due time of each (if any). */
   async start(): Promise<void> {
-    for (const fn of await this.options.store.schedules.scheduledFunctions()) {
+    const functions = await this.options.store.functions.listEverywhere();
+    for (const fn of functions.filter((f) => typeof f.schedule === "string")) {
       await this.catchUp(fn);
       this.arm(fn);
     }

@@ -1,6 +1,5 @@
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { FunctionItem } from "../functions/types";
-import { scanAll, sendConditional } from "./dynamo";
+import { sendConditional } from "./dynamo";
 import { withoutKeys } from "./keys";
 
 export type FiringOutcome = "claimed" | "started" | "skipped" | "refused";
@@ -62,16 +61,6 @@ export class ScheduleStore {
       }),
     );
     return (Items ?? []).map((item) => withoutKeys<FiringItem>(item));
-  }
-
-  /** Every function with a schedule, across accounts (a scan: the local scheduler's start-up only). */
-  async scheduledFunctions(): Promise<FunctionItem[]> {
-    const items = await scanAll(this.doc, {
-      TableName: this.table,
-      FilterExpression: "begins_with(sk, :fn) AND attribute_type(schedule, :string)",
-      ExpressionAttributeValues: { ":fn": "FN#", ":string": "S" },
-    });
-    return items.map((item) => withoutKeys<FunctionItem>(item));
   }
 
   private expiry(scheduledFor: string): number {
