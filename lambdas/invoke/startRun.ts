@@ -4,7 +4,7 @@ import type { FunctionItem } from "../functions/types";
 import type { InvokeResult } from "../runtime/runtime";
 import { ApiError } from "../http/errors";
 import { finishRun } from "../runs/finishRun";
-import { newRunId } from "../runs/runIds";
+import { newRun } from "../runs/newRun";
 import { nextTurn } from "../runs/nextTurn";
 import { isStoreUnavailable } from "../store/dynamo";
 import { whenStoreIsBack } from "../store/whenStoreIsBack";
@@ -55,26 +55,14 @@ export interface StartedRun {
 export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun> {
   const { fn, version, params, trigger } = input;
   let run: RunItem = {
-    run_id: newRunId(),
-    account_id: fn.account_id,
-    function_id: fn.function_id,
-    function_name: fn.name,
-    version,
-    trigger,
-    status: "queued",
-    params,
-    result_json: null,
-    error: null,
-    logs: "",
-    queued_at: deps.clock.now().toISOString(),
-    started_at: null,
-    finished_at: null,
-    duration_ms: null,
-    browser_ms: 0,
-    peak_memory_mb: null,
-    memory_mb: fn.memory_mb,
-    request_origin: input.requestOrigin ?? null,
-    sdk_version: input.sdkVersion ?? null,
+    ...newRun(fn, {
+      version,
+      trigger,
+      params,
+      queuedAt: deps.clock.now().toISOString(),
+      requestOrigin: input.requestOrigin,
+      sdkVersion: input.sdkVersion,
+    }),
     completion_token: randomBytes(18).toString("base64url"),
   };
   const started = Date.now();

@@ -2,7 +2,7 @@ import type { Deps } from "../deps";
 import { ApiError } from "../http/errors";
 import { startRun } from "../invoke/startRun";
 import { validateParams } from "../invoke/validateParams";
-import { newRunId } from "../runs/runIds";
+import { newRun } from "../runs/newRun";
 import type { RunItem } from "../runs/types";
 import { nextRunAt } from "../functions/schedule";
 
@@ -63,25 +63,9 @@ function refusedRun(
 ): RunItem {
   const now = deps.clock.now().toISOString();
   return {
-    run_id: newRunId(),
-    account_id: fn.account_id,
-    function_id: fn.function_id,
-    function_name: fn.name,
-    version: fn.latest_version,
-    trigger: "schedule",
+    ...newRun(fn, { version: fn.latest_version, trigger: "schedule", params, queuedAt: now }),
     status: "failed",
-    params,
-    result_json: null,
     error: { code: error.code, message: `The firing for ${scheduledFor} was refused: ${error.message}` },
-    logs: "",
-    queued_at: now,
-    started_at: null,
     finished_at: now,
-    duration_ms: null,
-    browser_ms: 0,
-    peak_memory_mb: null,
-    memory_mb: fn.memory_mb,
-    request_origin: null,
-    sdk_version: null,
   };
 }
