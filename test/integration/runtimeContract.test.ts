@@ -132,11 +132,13 @@ function runtimeContract(name: string, start: () => Promise<Harness>): void {
       expect(await harness.runtime.deploy(fn, version)).toEqual({ status: "active", status_reason: null });
       const events: string[] = [];
       const run = queuedRun(fn, `run_${fn.function_id}`, params);
-      // As startRun does: the run's record exists, running, before the automation starts.
+      // As startRun does: the queued record exists before the invocation, and the running mark
+      // never overwrites an end recorded meanwhile (on AWS the completion can come first).
+      await harness.runs.put(run);
       const hooks = {
         onQueued: async () => void events.push("queued"),
         onRunning: async () => {
-          await harness.runs.put({ ...run, status: "running", started_at: new Date().toISOString() });
+          await harness.runs.putIfActive({ ...run, status: "running", started_at: new Date().toISOString() });
           events.push("running");
         },
       };
