@@ -1,10 +1,10 @@
-import type { DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
+import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
+import { DynaliteDocumentClient, SIGNATURE_DATE, UNCHECKED_SIGNATURE } from "./dynaliteDocumentClient";
 
-/** What dynalite checks of a request's signature: that there is one, with a date (never whether it is right). */
-const UNCHECKED_SIGNATURE = "AWS4-HMAC-SHA256 Credential=local/20260101/local/dynamodb/aws4_request, SignedHeaders=host, Signature=0";
-const SIGNATURE_DATE = "20260101T000000Z";
 /** How long a request may stay unanswered. */
 const DEFAULT_TIMEOUT_MS = 10_000;
+/** Attempts per request, the first included: a dynalite being restarted is waited for a little. */
+const MAX_ATTEMPTS = 3;
 
 /**
  * The AWS SDK's settings for a dynalite on loopback: the endpoint fixed (no endpoint rules to
@@ -27,6 +27,28 @@ export function dynaliteClientConfig(endpoint: string, requestTimeoutMs = DEFAUL
         request.headers["x-amz-date"] = SIGNATURE_DATE;
         return request;
       },
+    },
+  };
+}
+
+export interface DynaliteClients {
+  /** The SDK's client, for creating and describing tables (start-up only). */
+  client: DynamoDBClient;
+  /** What the stores use: the lean document client (see DynaliteDocumentClient). */
+  doc: DynaliteDocumentClient;
+  destroy(): void;
+}
+
+/** The clients the local service talks to its dynalite with. */
+export function createDynaliteClients(endpoint: string, requestTimeoutMs = DEFAULT_TIMEOUT_MS): DynaliteClients {
+  const client = new DynamoDBClient({ ...dynaliteClientConfig(endpoint, requestTimeoutMs), maxAttempts: MAX_ATTEMPTS });
+  const doc = new DynaliteDocumentClient(endpoint, { requestTimeoutMs, maxAttempts: MAX_ATTEMPTS });
+  return {
+    client,
+    doc,
+    destroy: () => {
+      client.destroy();
+      doc.destroy();
     },
   };
 }

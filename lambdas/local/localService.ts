@@ -19,10 +19,10 @@ import { runScheduled } from "../schedule/runScheduled";
 import { settleInterruptedRuns } from "./settleInterruptedRuns";
 import { repairInterruptedChanges } from "../functions/repairInterruptedChanges";
 import { createTablesIfMissing } from "../store/createTables";
-import { createDocumentClient } from "../store/dynamo";
 import { createStore } from "../store/store";
 import { type BootstrapResult, bootstrapAdminKey } from "./bootstrap";
-import { dynaliteClientConfig } from "./dynaliteClient";
+import { createDynaliteClients } from "./dynaliteClient";
+import type { DocumentSender } from "../store/dynamo";
 import { startDynalite } from "./dynaliteServer";
 import { createHttpServer } from "./httpServer";
 
@@ -49,13 +49,16 @@ export interface LocalServiceOptions {
   /** Where request lines and diagnostics go (default: stdout / stderr). */
   log?: (line: string) => void;
   errorLog?: (line: string) => void;
+  /** Wraps the stores' document client (a test sends every store call through two clients and compares them). */
+  wrapStoreClient?: (doc: DocumentSender) => DocumentSender;
 }
 
 /** The whole service on one machine: dynalite, the route handlers over HTTP, the local runtime. */
 export async function startLocalService(config: LocalConfig, options: LocalServiceOptions = {}): Promise<LocalService> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const dynamo = await startDynalite(path.join(config.dataDir, "dynamodb"), { log: options.errorLog });
-  const { client, doc } = createDocumentClient({ ...dynaliteClientConfig(dynamo.endpoint, config.storeTimeoutMs), maxAttempts: 3 });
+  const clients = createDynaliteClients(dynamo.endpoint, config.storeTimeoutMs);
+  const { client, doc } = clients;
   // Worker bundle and browser profiles live outside the data dir: user code never sees the data.
   const runtimeDir = await mkdtemp(path.join(tmpdir(), "browserfn-runtime-"));
   let runtime: ReturnType<typeof createLocalRuntime> | undefined;
@@ -64,7 +67,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
   const stopParts = async () => {
     await scheduler?.close();
     await runtime?.close();
-    client.destroy();
+    clients.destroy();
     await dynamo.close();
     await rm(runtimeDir, { recursive: true, force: true });
   };
@@ -75,7 +78,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     await chmod(bundlePath, 0o644);
     await createTablesIfMissing(client, config.tablePrefix);
     // Its dynalite data dir cannot be opened twice: this process is the only writer.
-    const store = createStore(doc, config.tablePrefix, { soleWriter: true });
+    const store = createStore(options.wrapStoreClient?.(doc) ?? doc, config.tablePrefix, { soleWriter: true });
     const clock = options.clock ?? systemClock;
     const bootstrap = await bootstrapAdminKey(store.accounts, config.dataDir, config.bootstrapKey, clock.now());
     await settleInterruptedRuns(store, clock);

@@ -1,5 +1,5 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { isConditionFailed, queryAll, sendConditional } from "./dynamo";
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { isConditionFailed, queryAll, sendConditional, type DocumentSender } from "./dynamo";
 import { keys, withoutKeys } from "./keys";
 
 export interface AccountItem {
@@ -23,7 +23,7 @@ export interface ApiKeyItem {
 /** Accounts and their API keys. */
 export class AccountStore {
   constructor(
-    private readonly doc: DynamoDBDocumentClient,
+    private readonly doc: DocumentSender,
     private readonly table: string,
   ) {}
 

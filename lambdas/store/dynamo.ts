@@ -8,7 +8,13 @@ import {
   type UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 
-/** The document client every store module uses; built once at the edge. */
+/**
+ * What the stores need of a document client: send() of lib-dynamodb commands. On AWS it is
+ * the SDK's DynamoDBDocumentClient; the local service uses DynaliteDocumentClient.
+ */
+export type DocumentSender = Pick<DynamoDBDocumentClient, "send">;
+
+/** The SDK's document client; built once at the edge. */
 export function createDocumentClient(config: DynamoDBClientConfig = {}): {
   client: DynamoDBClient;
   doc: DynamoDBDocumentClient;
@@ -53,7 +59,7 @@ export function isStoreUnavailable(error: unknown): boolean {
  * Sends a conditional write; true when it was written, false when its condition did not
  * hold (any other failure is thrown).
  */
-export async function sendConditional(doc: DynamoDBDocumentClient, command: ConditionalCommand): Promise<boolean> {
+export async function sendConditional(doc: DocumentSender, command: ConditionalCommand): Promise<boolean> {
   try {
     // send()'s overloads take one command class at a time; all three go the same way.
     await doc.send(command as PutCommand);
@@ -69,12 +75,12 @@ type QueryInput = ConstructorParameters<typeof QueryCommand>[0];
 type ScanInput = ConstructorParameters<typeof ScanCommand>[0];
 
 /** Every item of a query, following LastEvaluatedKey page by page. */
-export async function queryAll(doc: DynamoDBDocumentClient, input: QueryInput): Promise<Record<string, unknown>[]> {
+export async function queryAll(doc: DocumentSender, input: QueryInput): Promise<Record<string, unknown>[]> {
   return paged((ExclusiveStartKey) => doc.send(new QueryCommand({ ...input, ExclusiveStartKey })));
 }
 
 /** Every item of a scan, following LastEvaluatedKey page by page. */
-export async function scanAll(doc: DynamoDBDocumentClient, input: ScanInput): Promise<Record<string, unknown>[]> {
+export async function scanAll(doc: DocumentSender, input: ScanInput): Promise<Record<string, unknown>[]> {
   return paged((ExclusiveStartKey) => doc.send(new ScanCommand({ ...input, ExclusiveStartKey })));
 }
 

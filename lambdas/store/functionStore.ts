@@ -1,6 +1,6 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { FunctionItem } from "../functions/types";
-import { isConditionFailed, scanAll, sendConditional } from "./dynamo";
+import { isConditionFailed, scanAll, sendConditional, type DocumentSender } from "./dynamo";
 import { keys, withoutKeys } from "./keys";
 
 export interface FunctionPage {
@@ -12,7 +12,7 @@ export interface FunctionPage {
 /** Function records: unique by account + name, found by function_id through gsi1. */
 export class FunctionStore {
   constructor(
-    private readonly doc: DynamoDBDocumentClient,
+    private readonly doc: DocumentSender,
     private readonly table: string,
   ) {}
 

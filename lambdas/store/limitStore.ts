@@ -1,5 +1,5 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { isConditionFailed, sendConditional } from "./dynamo";
+import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { isConditionFailed, sendConditional, type DocumentSender } from "./dynamo";
 
 export interface AdmitLimits {
   concurrency: number;
@@ -25,7 +25,7 @@ const ATTEMPTS = 8;
  */
 export class LimitStore {
   constructor(
-    private readonly doc: DynamoDBDocumentClient,
+    private readonly doc: DocumentSender,
     private readonly table: string,
   ) {}
 

@@ -1,5 +1,5 @@
-import { type DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { queryAll } from "./dynamo";
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { queryAll, type DocumentSender } from "./dynamo";
 import { nextTurn } from "../runs/nextTurn";
 import type { RunItem } from "../runs/types";
 
@@ -35,7 +35,7 @@ export class MeterStore {
   private readonly pending = new Set<Promise<void>>();
 
   constructor(
-    private readonly doc: DynamoDBDocumentClient,
+    private readonly doc: DocumentSender,
     private readonly table: string,
   ) {}
 

@@ -1,13 +1,12 @@
 import {
   DeleteCommand,
-  type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
 } from "@aws-sdk/lib-dynamodb";
 import type { RunItem } from "../runs/types";
 import { PART_BYTES, fromParts, toParts } from "./blobParts";
-import { queryAll, scanAll, sendConditional } from "./dynamo";
+import { queryAll, scanAll, sendConditional, type DocumentSender } from "./dynamo";
 import { withoutKeys } from "./keys";
 
 /** Results up to this size stay in the run item; larger ones go to gzipped part items. */
@@ -37,7 +36,7 @@ type PartKind = "RESULT" | "PARAMS";
 /** Runs: by run_id, and by function newest first (run ids are ULIDs, so they sort by time). */
 export class RunStore {
   constructor(
-    private readonly doc: DynamoDBDocumentClient,
+    private readonly doc: DocumentSender,
     private readonly table: string,
     /** How long runs are kept (DynamoDB TTL on AWS). */
     private readonly retentionSeconds: number,

@@ -1,5 +1,5 @@
-import { type DynamoDBDocumentClient, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { sendConditional } from "./dynamo";
+import { PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { sendConditional, type DocumentSender } from "./dynamo";
 import { withoutKeys } from "./keys";
 
 export type FiringOutcome = "claimed" | "started" | "skipped" | "refused";
@@ -18,7 +18,7 @@ const firingKey = (functionId: string, scheduledFor: string) => ({ pk: `FNID#${f
 /** Schedule firings: the claim that makes each `(function_id, scheduled_for)` run once. */
 export class ScheduleStore {
   constructor(
-    private readonly doc: DynamoDBDocumentClient,
+    private readonly doc: DocumentSender,
     private readonly table: string,
     private readonly retentionSeconds: number,
   ) {}

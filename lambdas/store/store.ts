@@ -1,4 +1,4 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { DocumentSender } from "./dynamo";
 import { AccountStore } from "./accountStore";
 import { CachedFunctionStore } from "./cachedFunctionStore";
 import { FunctionStore } from "./functionStore";
@@ -32,7 +32,7 @@ export interface StoreOptions {
   soleWriter?: boolean;
 }
 
-export function createStore(doc: DynamoDBDocumentClient, tablePrefix: string, options: StoreOptions = {}): Store {
+export function createStore(doc: DocumentSender, tablePrefix: string, options: StoreOptions = {}): Store {
   const table = tableName(tablePrefix, MAIN_TABLE);
   const runRetentionDays = options.runRetentionDays ?? DEFAULT_RUN_RETENTION_DAYS;
   return {

@@ -2,13 +2,12 @@ import { randomUUID } from "node:crypto";
 import {
   BatchWriteCommand,
   DeleteCommand,
-  type DynamoDBDocumentClient,
   PutCommand,
   QueryCommand,
 } from "@aws-sdk/lib-dynamodb";
 import type { VersionItem, VersionWithCode } from "../functions/types";
 import { fromParts, toParts } from "./blobParts";
-import { isConditionFailed, queryAll, scanAll, sendConditional } from "./dynamo";
+import { isConditionFailed, queryAll, scanAll, sendConditional, type DocumentSender } from "./dynamo";
 import { keys, withoutKeys } from "./keys";
 
 type StoredVersion = VersionItem & { code_token: string };
@@ -21,7 +20,7 @@ const CODE_FIELDS = ["source", "js"] as const;
  */
 export class VersionStore {
   constructor(
-    private readonly doc: DynamoDBDocumentClient,
+    private readonly doc: DocumentSender,
     private readonly table: string,
   ) {}
 

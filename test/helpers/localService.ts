@@ -4,7 +4,7 @@ import path from "node:path";
 import { DEFAULT_PLANS } from "../../lambdas/config/plans";
 import type { LocalConfig } from "../../lambdas/config/localConfig";
 import { generateApiKey } from "../../lambdas/identity/apiKeys";
-import { type LocalService, startLocalService } from "../../lambdas/local/localService";
+import { type LocalService, type LocalServiceOptions, startLocalService } from "../../lambdas/local/localService";
 import { type ApiResponse, requestJson } from "./http";
 import { expectNoProcessesWith } from "./processes";
 
@@ -42,13 +42,14 @@ export function testConfig(dataDir: string, overrides: Partial<LocalConfig> = {}
 
 /** Starts the local service on an ephemeral port with a fresh data dir (or the given one). */
 export async function startTestService(
-  options: { dataDir?: string; adminKey?: string; config?: Partial<LocalConfig> } = {},
+  options: { dataDir?: string; adminKey?: string; config?: Partial<LocalConfig>; serviceOptions?: LocalServiceOptions } = {},
 ): Promise<TestService> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), "browserfn-test-")));
   const adminKey = options.adminKey ?? generateApiKey();
   const errors: string[] = [];
   const service = await startLocalService(testConfig(dataDir, { bootstrapKey: adminKey, ...options.config }), {
     errorLog: (line) => errors.push(line),
+    ...options.serviceOptions,
   });
   const call: TestService["call"] = (method, urlPath, { body, token, headers } = {}) =>
     requestJson(service.url, method, urlPath, { body, token: token === undefined ? adminKey : token, headers });
