@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -46,6 +47,31 @@ export async function startBenchService(mode: "process" | "inline"): Promise<Ben
     close: async () => {
       await child.stop();
       await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The HTTP floor of an invocation: a Node HTTP server in a process of its own that answers
+ * every request with a small JSON body at once. The same client calls it, side by side with
+ * the service, so the difference is what the service itself adds.
+ */
+export async function startHttpFloor(): Promise<{ url: string; close(): Promise<void> }> {
+  const script = `require("node:http").createServer((req, res) => {
+    req.resume();
+    req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end('{"n":1}'));
+  }).listen(0, "127.0.0.1", function () { process.send(this.address().port); });`;
+  const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once("message", (message) => resolve(Number(message)));
+    child.once("exit", (code) => reject(new Error(`the HTTP floor server exited (${code})`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
     },
   };
 }
