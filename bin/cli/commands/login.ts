@@ -2,7 +2,7 @@ import { BrowserfnClient } from "../../../client";
 import { UsageError, positionals, stringOption } from "../args";
 import type { Command } from "../command";
 import { writeConfig } from "../config";
-import { ask } from "../prompt";
+import { ask, askSecret } from "../prompt";
 
 export const login: Command = {
   summary: "check and store the service URL and API key (~/.config/browserfn/config.json)",
@@ -14,7 +14,7 @@ export const login: Command = {
     let url = stringOption(args, "url") ?? io.env.BROWSERFN_URL;
     let key = stringOption(args, "key") ?? io.env.BROWSERFN_API_KEY;
     if (!url && interactive) url = await ask(io, "Service URL (e.g. http://127.0.0.1:8787): ");
-    if (!key && interactive) key = await ask(io, "API key: ");
+    if (!key && interactive) key = await askSecret(io, "API key (not shown): ");
     if (!url || !key) throw new UsageError("login needs --url and --key (or BROWSERFN_URL and BROWSERFN_API_KEY)");
     if (!/^https?:\/\/[^/]/.test(url)) throw new UsageError(`--url must be an http(s) URL, not '${url}'`);
     url = url.replace(/\/+$/, "");
