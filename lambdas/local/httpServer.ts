@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Deps } from "../deps";
 import { errorResult } from "../http/errorBody";
@@ -15,7 +15,13 @@ import { toApiGatewayEvent } from "./toApiGatewayEvent";
  * The local HTTP front door: what API Gateway does on AWS. Each request becomes an
  * API Gateway v2 event for the same handler the route's Lambda runs.
  */
-export function createHttpServer(routes: Route[], deps: Deps, requestLog: ((line: string) => void) | null): Server {
+export function createHttpServer(
+  routes: Route[],
+  deps: Deps,
+  requestLog: ((line: string) => void) | null,
+  /** Node's timeouts for a slow request (its defaults unless given: head 60 s, whole request 300 s). */
+  timeouts: Pick<ServerOptions, "headersTimeout" | "requestTimeout" | "connectionsCheckingInterval"> = {},
+): Server {
   const match = createRouteMatcher(routes);
   const handlers = new Map(routes.map((route) => [route, route.handler(deps)]));
 
@@ -54,7 +60,7 @@ export function createHttpServer(routes: Route[], deps: Deps, requestLog: ((line
   // Node's own Host check answers a bare 400; the handler answers it in the API's shape instead.
   /** The response each connection is answering now, for parse errors that come meanwhile. */
   const answering = new WeakMap<Duplex, ServerResponse>();
-  const server = createServer({ requireHostHeader: false }, (request, response) => {
+  const server = createServer({ ...timeouts, requireHostHeader: false }, (request, response) => {
     const started = performance.now();
     answering.set(request.socket, response);
     const requestId = randomUUID();

@@ -3,7 +3,9 @@
  * that fetch would refuse to build. Every answer is the API's JSON error shape (or a success
  * where the request is in fact fine), and the service keeps serving.
  */
-import { connect } from "node:net";
+import { type AddressInfo, connect } from "node:net";
+import { createHttpServer } from "../../lambdas/local/httpServer";
+import { ROUTES } from "../../lambdas/routes/routeTable";
 import fc from "fast-check";
 import { ECHO_FN } from "../helpers/code";
 import { checkAnswer, fromFetch, fromRaw, fuzzSettings, fuzzTimeout, writeTallies } from "../helpers/fuzzChecks";
@@ -100,6 +102,21 @@ describe("what Node's HTTP parser refuses", () => {
       checkAnswer(what, fromRaw(answer), [code]);
     }
     await expectServing();
+  });
+
+  it("answers a request whose head does not arrive in time with 408 request_timeout", async () => {
+    // The service's own server with Node's timeouts short enough to wait for.
+    const server = createHttpServer(ROUTES, t.service.deps, null, { headersTimeout: 300, requestTimeout: 300, connectionsCheckingInterval: 50 });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const answer = await rawRequest(url, `GET /functions HTTP/1.1\r\nHost: x\r\n${auth()}`); // the head never ends
+      expect(answer.status).toBe(408);
+      checkAnswer("a head that never ends", fromRaw(answer), ["request_timeout"]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it("answers a malformed request that follows a good one on the same connection after the good one's answer", async () => {
