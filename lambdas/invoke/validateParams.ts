@@ -201,8 +201,8 @@ export function validateParams(
     const outcome = validateOne(name, parseType(variable.type), given, source === "query");
     if ("problem" in outcome) problems.push(outcome);
     else {
-      // Parameters are stored with the run (a DynamoDB item): refuse what it cannot hold exactly.
-      const unstorable = unstorablePart(outcome.value, name, 1);
+      // Parameters are kept with the run as JSON text: only their nesting is bounded.
+      const unstorable = unstorablePart(outcome.value, name, 1, "text");
       if (unstorable) problems.push({ name, problem: "unsupported_value", ...(unstorable.path === name ? {} : { path: unstorable.path }), reason: unstorable.reason });
       else result[name] = outcome.value;
     }

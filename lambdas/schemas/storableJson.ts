@@ -1,6 +1,6 @@
 /**
- * What a JSON value kept in a DynamoDB item (a run's `params`, a function's `schedule_params`)
- * must satisfy to be stored exactly: the document client refuses numbers beyond
+ * What a JSON value kept in a DynamoDB item (a function's `schedule_params`) must satisfy to be
+ * stored exactly: the document client refuses numbers beyond
  * ±Number.MAX_SAFE_INTEGER (it would lose precision), DynamoDB refuses non-zero numbers
  * smaller than 1e-130 in magnitude and maps nested more than 32 levels, and an object with an
  * own key `__proto__` or `constructor` does not survive the conversion to an attribute map
@@ -31,9 +31,17 @@ export interface StorableProblem {
   reason: string;
 }
 
+/**
+ * How a value is kept: `item` as attributes of a DynamoDB item (a function's `schedule_params`),
+ * where all of the rules above apply; `text` as JSON text (a run's parameters), where only
+ * the nesting depth is bounded (deeper values would strain the recursion that reads and writes
+ * them).
+ */
+export type StoredAs = "item" | "text";
+
 /** The first part of `value` that cannot be stored exactly, or undefined when all of it can. */
-export function unstorablePart(value: unknown, path = "", depth = 0): StorableProblem | undefined {
-  if (typeof value === "number") {
+export function unstorablePart(value: unknown, path = "", depth = 0, storedAs: StoredAs = "item"): StorableProblem | undefined {
+  if (typeof value === "number" && storedAs === "item") {
     if (Math.abs(value) > Number.MAX_SAFE_INTEGER) return { path, reason: "numbers must lie within ±9007199254740991" };
     if (value !== 0 && Math.abs(value) < 1e-130) return { path, reason: "non-zero numbers must be at least 1e-130 in magnitude" };
     return undefined;
@@ -42,15 +50,15 @@ export function unstorablePart(value: unknown, path = "", depth = 0): StorablePr
   if (depth >= MAX_STORED_DEPTH) return { path, reason: `values may be nested at most ${MAX_STORED_DEPTH} levels deep` };
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const problem = unstorablePart(value[i], `${path}[${i}]`, depth + 1);
+      const problem = unstorablePart(value[i], `${path}[${i}]`, depth + 1, storedAs);
       if (problem) return problem;
     }
     return undefined;
   }
   for (const key of Object.keys(value)) {
     const at = path === "" ? key : `${path}.${key}`;
-    if (UNSTORABLE_KEYS.has(key)) return { path: at, reason: `'${key}' cannot be an object key` };
-    const problem = unstorablePart(Object.getOwnPropertyDescriptor(value, key)?.value, at, depth + 1);
+    if (storedAs === "item" && UNSTORABLE_KEYS.has(key)) return { path: at, reason: `'${key}' cannot be an object key` };
+    const problem = unstorablePart(Object.getOwnPropertyDescriptor(value, key)?.value, at, depth + 1, storedAs);
     if (problem) return problem;
   }
   return undefined;
