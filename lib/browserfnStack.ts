@@ -1,4 +1,5 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
+import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import { MAIN_TABLE } from "../lambdas/store/tables";
 import { DataTables } from "./dataTables";
@@ -40,6 +41,7 @@ export class BrowserfnStack extends Stack {
       prefix: settings.prefix,
       functionPrefix: settings.functionPrefix,
       layerAssets: props.layerAssets,
+      logRetention: settings.logRetentionDays as RetentionDays,
     });
     const scheduling = new Scheduling(this, "Scheduling", { groupName: settings.prefix, namePrefix: "" });
     const oauth = new OAuthServer(this, "OAuth", {

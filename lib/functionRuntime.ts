@@ -1,6 +1,7 @@
-import { Aws } from "aws-cdk-lib";
+import { Aws, RemovalPolicy } from "aws-cdk-lib";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { Architecture, Code, LayerVersion, Runtime } from "aws-cdk-lib/aws-lambda";
+import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { acknowledgeWildcards } from "./nag";
 import type { LayerAssetDirs } from "./layerAssets";
@@ -10,6 +11,8 @@ export interface FunctionRuntimeProps {
   /** Name prefix of every per-function Lambda. */
   functionPrefix: string;
   layerAssets: LayerAssetDirs;
+  /** How long the per-function Lambdas' logs are kept. */
+  logRetention: RetentionDays;
 }
 
 const RUNTIME_NAMES_REASON =
@@ -48,6 +51,12 @@ export class FunctionRuntime extends Construct {
   readonly functionPrefix: string;
   /** `function:<prefix>*` and its qualified form `function:<prefix>*:*` (versions, aliases). */
   readonly functionArns: string[];
+  /**
+   * The one log group every per-function Lambda writes to (its LoggingConfig), with the stack's
+   * retention: Lambda's default group per function would be created on first use and kept
+   * forever. Streams are named <date>/<function name>[<version>][<instance>].
+   */
+  readonly logGroup: LogGroup;
 
   constructor(scope: Construct, id: string, props: FunctionRuntimeProps) {
     super(scope, id);
@@ -74,6 +83,13 @@ export class FunctionRuntime extends Construct {
       assumedBy: new ServicePrincipal("lambda.amazonaws.com"),
       description: "Runs the per-function Lambdas (user automation code): their CloudWatch Logs, and their async destination",
     });
+    this.logGroup = new LogGroup(this, "FunctionLogs", {
+      logGroupName: `/browserfn/${props.prefix}/functions`,
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.logGroup.grantWrite(this.executionRole);
+    // Lambdas created before this log group existed write to /aws/lambda/<name> until their next deploy or settings change.
     const logGroups = `arn:${Aws.PARTITION}:logs:${Aws.REGION}:${Aws.ACCOUNT_ID}:log-group:/aws/lambda/${props.functionPrefix}*`;
     this.executionRole.addToPolicy(
       new PolicyStatement({

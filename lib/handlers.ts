@@ -118,6 +118,7 @@ export class Handlers extends Construct {
       [AWS_ENV.executionRoleArn]: props.runtime.executionRole.roleArn,
       [AWS_ENV.layerArns]: Fn.join(",", props.runtime.layerArns),
       [AWS_ENV.completionArn]: completionArn,
+      [AWS_ENV.functionLogGroup]: props.runtime.logGroup.logGroupName,
       [AWS_ENV.scheduleGroup]: props.scheduling.group.scheduleGroupName,
       [AWS_ENV.scheduleNamePrefix]: props.scheduling.namePrefix,
       // By name, not by reference: the scheduled-run Lambda's own environment holds it too.

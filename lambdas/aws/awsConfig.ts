@@ -20,6 +20,8 @@ export const AWS_ENV = {
   layerArns: "BROWSERFN_LAYER_ARNS",
   /** The run-completion Lambda: the async-invocation destination of every function's Lambda. */
   completionArn: "BROWSERFN_COMPLETION_ARN",
+  /** The CloudWatch log group of every function's Lambda. */
+  functionLogGroup: "BROWSERFN_FUNCTION_LOG_GROUP",
   scheduleGroup: "BROWSERFN_SCHEDULE_GROUP",
   scheduleNamePrefix: "BROWSERFN_SCHEDULE_NAME_PREFIX",
   scheduleTargetArn: "BROWSERFN_SCHEDULE_TARGET_ARN",
@@ -50,7 +52,7 @@ export interface AwsConfig extends IdentityEnvConfig {
   plans: Plans;
   syncWaitSeconds: number;
   publicUrl: string | null;
-  runtime: { functionPrefix: string; executionRoleArn: string; layerArns: string[]; completionArn: string };
+  runtime: { functionPrefix: string; executionRoleArn: string; layerArns: string[]; completionArn: string; logGroup: string };
   schedules: { groupName: string; namePrefix: string; targetArn: string; roleArn: string; deadLetterArn: string };
 }
 
@@ -91,6 +93,7 @@ const ServiceEnv = IdentityEnv.extend({
   [AWS_ENV.executionRoleArn]: arn,
   [AWS_ENV.layerArns]: list(arn),
   [AWS_ENV.completionArn]: arn,
+  [AWS_ENV.functionLogGroup]: z.string().min(1).max(512),
   [AWS_ENV.scheduleGroup]: z.string().min(1),
   [AWS_ENV.scheduleNamePrefix]: z.string().default(""),
   [AWS_ENV.scheduleTargetArn]: arn,
@@ -122,6 +125,7 @@ export function readAwsEnv(env: NodeJS.ProcessEnv): AwsConfig {
       executionRoleArn: e[AWS_ENV.executionRoleArn],
       layerArns: e[AWS_ENV.layerArns],
       completionArn: e[AWS_ENV.completionArn],
+      logGroup: e[AWS_ENV.functionLogGroup],
     },
     schedules: {
       groupName: e[AWS_ENV.scheduleGroup],

@@ -64,6 +64,7 @@ export function createAwsDeps(config: AwsConfig): Deps {
       functionPrefix: config.runtime.functionPrefix,
       executionRoleArn: config.runtime.executionRoleArn,
       layerArns: config.runtime.layerArns,
+      logGroup: config.runtime.logGroup,
     }),
     scheduler: createAwsScheduler({
       client: new SchedulerClient({ region: config.region }),

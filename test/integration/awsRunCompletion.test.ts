@@ -60,7 +60,7 @@ describe("on AWS, a run that outlasts the sync window", () => {
     lambda = new InProcessLambda(dir, { [COMPLETION_ARN]: recorder }, launchTestBrowser);
     const runs = { get: (runId: string) => (frozen ? new Promise<RunItem | undefined>(() => undefined) : memory.store.runs.get(runId)) };
     const runtime = createAwsRuntime({
-      lambda, functionPrefix: "bfn-", executionRoleArn: "arn:aws:iam::1:role/fn", layerArns: [], pollIntervalMs: 1,
+      lambda, functionPrefix: "bfn-", executionRoleArn: "arn:aws:iam::1:role/fn", layerArns: [], logGroup: "/browserfn/test/functions", pollIntervalMs: 1,
       completionArn: COMPLETION_ARN, runs, runPollIntervalMs: 50,
     });
     const unused = () => Promise.reject(new Error("not used here"));

@@ -79,7 +79,7 @@ async function startAws(): Promise<Harness> {
   const recorder = makeRunCompletionHandler({ store: memory.store, clock: systemClock, log: () => undefined });
   const lambda = new InProcessLambda(dir, { [completionArn]: recorder }, launchTestBrowser);
   const runtime = createAwsRuntime({
-    lambda, functionPrefix: "bfn-", executionRoleArn: "arn:aws:iam::1:role/fn", layerArns: [], pollIntervalMs: 1,
+    lambda, functionPrefix: "bfn-", executionRoleArn: "arn:aws:iam::1:role/fn", layerArns: [], logGroup: "/browserfn/test/functions", pollIntervalMs: 1,
     completionArn, runs: memory.store.runs, runPollIntervalMs: 20,
   });
   return {

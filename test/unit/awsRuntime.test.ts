@@ -10,9 +10,16 @@ const FUNCTION_ID = "fn_01jabcdefghjkmnpqrstvwxyz0";
 const NAME = `bfn-${FUNCTION_ID}`;
 const ROLE = "arn:aws:iam::123456789012:role/browserfn-function";
 const LAYERS = ["arn:aws:lambda:eu-central-1:123456789012:layer:chromium:3", "arn:aws:lambda:eu-central-1:123456789012:layer:runtime:7"];
-const ACTIVE = { State: "Active", LastUpdateStatus: "Successful", MemorySize: 1024, Timeout: 300, Runtime: "nodejs22.x", Role: ROLE, Handler: "index.handler", Layers: LAYERS.map((Arn) => ({ Arn })) };
+const LOG_GROUP = "/browserfn/bfn/functions";
+const ACTIVE = {
+  State: "Active", LastUpdateStatus: "Successful", MemorySize: 1024, Timeout: 300, Runtime: "nodejs22.x", Role: ROLE, Handler: "index.handler",
+  Layers: LAYERS.map((Arn) => ({ Arn })), LoggingConfig: { LogGroup: LOG_GROUP, LogFormat: "Text" },
+};
 const COMPLETION = "arn:aws:lambda:eu-central-1:123456789012:function:bfn-run-completion";
-const SETTINGS = { Runtime: "nodejs22.x", Role: ROLE, Handler: "index.handler", MemorySize: 1024, Timeout: 300, Layers: LAYERS, Environment: { Variables: {} } };
+const SETTINGS = {
+  Runtime: "nodejs22.x", Role: ROLE, Handler: "index.handler", MemorySize: 1024, Timeout: 300, Layers: LAYERS, Environment: { Variables: {} },
+  LoggingConfig: { LogGroup: LOG_GROUP, LogFormat: "Text" },
+};
 
 type Reply = unknown | Error;
 
@@ -63,7 +70,7 @@ function version(n: number): VersionWithCode {
 function setup(client = new FakeLambda()) {
   const sleeps: number[] = [];
   const runtime = createAwsRuntime({
-    lambda: client, functionPrefix: "bfn-", executionRoleArn: ROLE, layerArns: LAYERS, completionArn: COMPLETION,
+    lambda: client, functionPrefix: "bfn-", executionRoleArn: ROLE, layerArns: LAYERS, completionArn: COMPLETION, logGroup: LOG_GROUP,
     runs: { get: async () => undefined },
     pollIntervalMs: 10, activeTimeoutMs: 30, sleep: async (ms) => void sleeps.push(ms),
   });
@@ -157,6 +164,15 @@ describe("the AWS runtime: deploy (the exact Lambda calls)", () => {
     expect(client.sent[2]!.input).toEqual({ FunctionName: NAME, ...SETTINGS, MemorySize: 2048, Timeout: 60 });
   });
 
+  it("moves a Lambda created before the stack's function log group (Lambda's default /aws/lambda/<name>) to it", async () => {
+    const { client, runtime } = setup();
+    const { LoggingConfig: _moved, ...beforeLogGroup } = ACTIVE;
+    client.reply("GetFunctionConfigurationCommand", { ...beforeLogGroup, LoggingConfig: { LogGroup: `/aws/lambda/${NAME}`, LogFormat: "Text" } });
+    await runtime.deploy(fn(), version(2));
+    expect(client.names().slice(0, 3)).toEqual(["UpdateFunctionCodeCommand", "GetFunctionConfigurationCommand", "UpdateFunctionConfigurationCommand"]);
+    expect(client.sent[2]!.input).toEqual({ FunctionName: NAME, ...SETTINGS });
+  });
+
   it("is idempotent: an existing function takes the update path, existing aliases are moved", async () => {
     const { client, runtime } = setup();
     client.reply("CreateFunctionCommand", conflict()).reply("CreateAliasCommand", conflict());
@@ -200,7 +216,7 @@ describe("the AWS runtime: deploy (the exact Lambda calls)", () => {
   });
 
   it("refuses a prefix that would make names longer than 64 characters", () => {
-    expect(() => createAwsRuntime({ lambda: new FakeLambda(), functionPrefix: "x".repeat(36), executionRoleArn: ROLE, layerArns: [], completionArn: COMPLETION, runs: { get: async () => undefined } })).toThrow(/at most 35/);
+    expect(() => createAwsRuntime({ lambda: new FakeLambda(), functionPrefix: "x".repeat(36), executionRoleArn: ROLE, layerArns: [], completionArn: COMPLETION, logGroup: LOG_GROUP, runs: { get: async () => undefined } })).toThrow(/at most 35/);
   });
 });
 

@@ -59,7 +59,7 @@ describe("the AWS runtime: invoke (the exact Invoke, then the run's record until
       },
     };
     const runtime = createAwsRuntime({
-      lambda: client, functionPrefix: "bfn-", executionRoleArn: "role", layerArns: [], completionArn: COMPLETION, runs,
+      lambda: client, functionPrefix: "bfn-", executionRoleArn: "role", layerArns: [], logGroup: "/browserfn/test/functions", completionArn: COMPLETION, runs,
       runPollIntervalMs: 250, sleep: async (ms) => void sleeps.push(ms),
     });
     const hooks: InvokeHooks = {

@@ -149,7 +149,21 @@ describe("the CDK stack", () => {
     expect(JSON.stringify((invokeRoute.Properties.Environment as { Variables: Record<string, unknown> }).Variables[AWS_ENV.completionArn])).toContain(
       ":function:bfn-test-run-completion",
     );
-    template.resourceCountIs("AWS::Logs::LogGroup", functions.length + 1); // + API access logs
+    template.resourceCountIs("AWS::Logs::LogGroup", functions.length + 2); // + API access logs, + the function Lambdas' logs
+  });
+
+  it("gives every function's Lambda one log group with the stack's retention, named in the deploying handlers' environment", () => {
+    const [[logGroupId, logGroup]] = resources(template, "AWS::Logs::LogGroup").filter(([, group]) => group.Properties.LogGroupName === "/browserfn/bfn-test/functions") as [[string, Resource]];
+    expect(logGroup.Properties.RetentionInDays).toBe(30);
+    for (const name of ["bfn-test-api-createFunction", "bfn-test-api-invokePost"]) {
+      const env = (functionNamed(name)[1].Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(env[AWS_ENV.functionLogGroup]).toEqual({ Ref: logGroupId });
+    }
+    const executionPolicy = Object.values(template.findResources("AWS::IAM::Policy")).find((policy) =>
+      JSON.stringify(policy).includes("FunctionRuntimeExecutionRole"),
+    ) as { Properties: { PolicyDocument: { Statement: { Action: string[]; Resource: unknown }[] } } };
+    const writes = executionPolicy.Properties.PolicyDocument.Statement.find((statement) => JSON.stringify(statement.Resource).includes(logGroupId));
+    expect(writes?.Action).toEqual(["logs:CreateLogStream", "logs:PutLogEvents"]);
   });
 
   it("ships the two layers for x86_64 function Lambdas", () => {

@@ -89,6 +89,7 @@ describe("the Lambda environment", () => {
     [AWS_ENV.executionRoleArn]: "arn:aws:iam::123456789012:role/exec",
     [AWS_ENV.layerArns]: "arn:aws:lambda:eu-west-1:123456789012:layer:chromium:1, arn:aws:lambda:eu-west-1:123456789012:layer:runtime:1",
     [AWS_ENV.completionArn]: "arn:aws:lambda:eu-west-1:123456789012:function:bfn-run-completion",
+    [AWS_ENV.functionLogGroup]: "/browserfn/bfn/functions",
     [AWS_ENV.scheduleGroup]: "bfn",
     [AWS_ENV.scheduleTargetArn]: "arn:aws:lambda:eu-west-1:123456789012:function:bfn-scheduled-run",
     [AWS_ENV.scheduleRoleArn]: "arn:aws:iam::123456789012:role/scheduler",

@@ -32,6 +32,8 @@ export interface AwsRuntimeOptions {
   executionRoleArn: string;
   /** The chromium layer and the runtime layer (see RUNNER_LAYER_PATH in runner/lambdaPackage.ts). */
   layerArns: string[];
+  /** The CloudWatch log group of every function's Lambda (the stack's, with its retention). */
+  logGroup: string;
   /** @sparticuz/chromium ships x64 only. */
   architecture?: "x86_64";
   /** Lambda runtime of the functions (default nodejs22.x). */
@@ -98,6 +100,7 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
     runtime: options.runtime ?? "nodejs22.x",
     role: options.executionRoleArn,
     layers: options.layerArns,
+    logGroup: options.logGroup,
     architecture: options.architecture ?? "x86_64",
     pollIntervalMs: options.pollIntervalMs ?? 1000,
     activeTimeoutMs: options.activeTimeoutMs ?? 120_000,

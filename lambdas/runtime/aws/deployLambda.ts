@@ -19,6 +19,8 @@ export interface LambdaSetup {
   runtime: LambdaRuntimeName;
   role: string;
   layers: string[];
+  /** The CloudWatch log group every function's Lambda writes to (the stack's, with its retention). */
+  logGroup: string;
   architecture: "x86_64";
   pollIntervalMs: number;
   activeTimeoutMs: number;
@@ -50,6 +52,10 @@ export function lambdaDeployer(send: LambdaSend, setup: LambdaSetup) {
     Layers: setup.layers,
     // Deliberately empty: the function's code runs user automations and gets no service secrets.
     Environment: { Variables: {} },
+    // One log group for all of them, created by the stack with a retention (Lambda's default,
+    // /aws/lambda/<name>, would be created on first use and kept forever). Its streams are
+    // named <date>/<function name>[<version>][<instance>].
+    LoggingConfig: { LogGroup: setup.logGroup, LogFormat: "Text" as const },
   });
 
   const settingsDiffer = (config: FunctionConfiguration, fn: FunctionItem): boolean =>
@@ -58,7 +64,8 @@ export function lambdaDeployer(send: LambdaSend, setup: LambdaSetup) {
     config.Runtime !== setup.runtime ||
     config.Role !== setup.role ||
     config.Handler !== HANDLER ||
-    (config.Layers ?? []).map((layer) => layer.Arn).join() !== setup.layers.join();
+    (config.Layers ?? []).map((layer) => layer.Arn).join() !== setup.layers.join() ||
+    config.LoggingConfig?.LogGroup !== setup.logGroup;
 
   /** Polls until the function is Active and its last update Successful (or Failed, or too long). */
   const waitUntilReady = async (name: string): Promise<Ready> => {
