@@ -10,6 +10,7 @@ import type { Browser } from "puppeteer-core";
 import { launchLambdaChromium, warmBrowser } from "./lambdaBrowser";
 import type { FunctionMeta, LambdaRunEvent } from "./lambdaPackage";
 import type { RunOutcome } from "./protocol";
+import { samplePeakMemory } from "../runtime/local/processTree";
 import { startInvocation } from "./runInvocation";
 
 export { type FunctionMeta, type LambdaRunEvent, lambdaFunctionIndex, RUNNER_LAYER_PATH } from "./lambdaPackage";
@@ -18,6 +19,9 @@ export interface LambdaHandlerOptions {
   /** How the container's browser is launched (default: @sparticuz/chromium from the chromium layer). */
   launchBrowser?: () => Promise<Browser>;
 }
+
+/** How often a run's memory is sampled (the Node process and its browser): its peak is reported with the outcome. */
+const MEMORY_SAMPLE_MS = 100;
 
 /** A function's Lambda handler; `close()` closes its browser (for tests; Lambda just freezes the container). */
 export type LambdaRunHandler = ((event: LambdaRunEvent) => Promise<RunOutcome>) & { close(): Promise<void> };
@@ -49,7 +53,9 @@ function checkEvent(event: LambdaRunEvent): void {
  * the browser is launched when a run first needs it and stays warm for the next invocations.
  *
  * Each invocation runs the automation with runInvocation and returns its RunOutcome: errors of
- * the user's code are a `failed` outcome, never a thrown error. Only a broken deployment (no
+ * the user's code are a `failed` outcome, never a thrown error. The outcome carries the peak
+ * memory of this process and its browser, sampled every MEMORY_SAMPLE_MS while the run goes on
+ * (Lambda's own "Max Memory Used" reaches only its logs). Only a broken deployment (no
  * code, a bad event) throws, which Lambda reports as a FunctionError. The outcome is returned
  * as soon as the automation's sessions are closed; the browser is reset for the next run
  * afterwards, and the next invocation waits for that reset first (Lambda may freeze the
@@ -74,9 +80,18 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
     const { js, meta } = await code;
     const { params, timeout_ms: timeoutMs } = event;
     const getBrowser = () => browser.get();
-    const run = previous.then(() =>
-      startInvocation({ code: js, params, style: meta.parameter_style, variables: meta.variables, getBrowser, timeoutMs }),
-    );
+    const run = previous.then(() => {
+      const memory = samplePeakMemory(process.pid, MEMORY_SAMPLE_MS);
+      const started = startInvocation({ code: js, params, style: meta.parameter_style, variables: meta.variables, getBrowser, timeoutMs });
+      const outcome = started.outcome.then(
+        async (ended): Promise<RunOutcome> => ({ ...ended, peak_memory_mb: Math.round(await memory.stop()) }),
+        async (error: unknown) => {
+          await memory.stop();
+          throw error;
+        },
+      );
+      return { outcome, settled: started.settled };
+    });
     previous = run.then((started) => started.settled);
     return (await run).outcome;
   };

@@ -35,9 +35,17 @@ export type SupervisorMessage = WorkerInit | RunRequest | BrowserReply;
 
 export type ErrorCode = "function_error" | "result_not_serializable";
 
-export type RunOutcome =
+export type RunOutcome = (
   | { status: "succeeded"; result_json: string; logs: string; browser_ms: number }
-  | { status: "failed"; error: { code: ErrorCode; message: string; stack?: string }; logs: string; browser_ms: number };
+  | { status: "failed"; error: { code: ErrorCode; message: string; stack?: string }; logs: string; browser_ms: number }
+) & {
+  /**
+   * The most memory (MB, proportional set size) the runner's process and its browser used
+   * during the run, sampled: sent by the Lambda handler. A local worker sends none: the
+   * service measures it from outside.
+   */
+  peak_memory_mb?: number;
+};
 
 export type WorkerMessage =
   | { type: "ready" }

@@ -97,7 +97,10 @@ describe("on AWS, a run that outlasts the sync window", () => {
     const answer = await invoke(50);
     expect([answer.statusCode, json(answer)]).toEqual([200, { slept: 50 }]);
     const runId = String(answer.headers?.["x-run-id"] ?? "");
-    expect(await memory.store.runs.get(runId)).toMatchObject({ status: "succeeded", result_json: '{"slept":50}' });
+    const run = await memory.store.runs.get(runId);
+    expect(run).toMatchObject({ status: "succeeded", result_json: '{"slept":50}' });
+    // The runner's sampled peak of its process tree (here: the test's own process): a Node process is well over 20 MB.
+    expect(run?.peak_memory_mb).toBeGreaterThan(20);
     await lambda.settled();
     const [fn] = (await memory.store.functions.list("acme", 10, null)).items;
     expect((await memory.store.meters.functionCounters(fn?.function_id ?? "")).invocations).toBe(1);

@@ -66,8 +66,11 @@ describe("the Lambda runner bundle (runtime layer)", () => {
 
     const event = JSON.stringify({ run_id: "run_1", params: { html: "<title>From the layer</title>" }, timeout_ms: 30_000 });
     const { stdout } = await promisify(execFile)(process.execPath, ["-e", CHILD, bundle, codeDir, event], { cwd: dir, timeout: 60_000 });
-    const outcome = { status: "succeeded", result_json: '{"title":"From the layer","n":2}', logs: "LOG title read\n", browser_ms: expect.any(Number) };
-    expect(JSON.parse(stdout)).toEqual([outcome, outcome]);
+    const outcome = { status: "succeeded", result_json: '{"title":"From the layer","n":2}', logs: "LOG title read\n", browser_ms: expect.any(Number), peak_memory_mb: expect.any(Number) };
+    const outcomes = JSON.parse(stdout) as { peak_memory_mb: number }[];
+    expect(outcomes).toEqual([outcome, outcome]);
+    // The Node process and its Chromium together: well over what Node alone takes.
+    for (const { peak_memory_mb } of outcomes) expect(peak_memory_mb).toBeGreaterThan(80);
   }, 90_000);
 });
 

@@ -5,11 +5,11 @@ import type { InvokeResult } from "../runtime";
 /** The settings an ending's message names. */
 export type FunctionLimits = Pick<FunctionItem, "timeout_seconds" | "memory_mb">;
 
-export type Ending = Pick<InvokeResult, "status" | "result_json" | "error" | "logs" | "browser_ms">;
+export type Ending = Pick<InvokeResult, "status" | "result_json" | "error" | "logs" | "browser_ms" | "peak_memory_mb">;
 
 /** An ending without output: the runner could not report one. */
 export function endedWithout(status: "failed" | "timed_out", code: string, message: string): Ending {
-  return { status, result_json: null, error: { code, message }, logs: "", browser_ms: 0 };
+  return { status, result_json: null, error: { code, message }, logs: "", browser_ms: 0, peak_memory_mb: null };
 }
 
 /**
@@ -68,6 +68,8 @@ export function outcomeEnding(payload: string): Ending {
     return endedWithout("failed", "function_crashed", `The function's runner gave an answer that is not a run outcome: ${payload.slice(0, 200)}`);
   }
   const { logs, browser_ms } = outcome;
-  if (outcome.status === "succeeded") return { status: "succeeded", result_json: outcome.result_json, error: null, logs, browser_ms };
-  return { status: "failed", result_json: null, error: { code: outcome.error.code, message: outcome.error.message }, logs, browser_ms };
+  // The runner's own measure of its container (the Node process and its browser); older runners send none.
+  const peak_memory_mb = typeof outcome.peak_memory_mb === "number" && outcome.peak_memory_mb > 0 ? Math.round(outcome.peak_memory_mb) : null;
+  if (outcome.status === "succeeded") return { status: "succeeded", result_json: outcome.result_json, error: null, logs, browser_ms, peak_memory_mb };
+  return { status: "failed", result_json: null, error: { code: outcome.error.code, message: outcome.error.message }, logs, browser_ms, peak_memory_mb };
 }

@@ -42,7 +42,7 @@ export function makeRunCompletionHandler(deps: RunCompletionDeps) {
       const ending = completionEnding(event, { timeout_seconds: Math.round(runEvent.timeout_ms / 1000), memory_mb: run.memory_mb });
       const startedAt = Date.parse(run.started_at ?? run.queued_at);
       const duration_ms = Math.max(0, deps.clock.now().getTime() - startedAt);
-      await finishRun(deps, run, { ...ending, duration_ms, peak_memory_mb: null }, "now");
+      await finishRun(deps, run, { ...ending, duration_ms }, "now");
     }
     await deps.store.limits.release(run.account_id, run.run_id);
   };

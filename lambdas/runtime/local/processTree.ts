@@ -1,25 +1,74 @@
 import { readdir, readFile } from "node:fs/promises";
 
-/**
- * Memory (MB) of a set of processes and every process in the given process groups, read
- * from /proc (Linux): proportional set size (shared pages split among their users, so a
- * browser's many processes are not counted many times over). Ended processes are skipped.
- */
-export async function residentMb(pids: number[], groups: number[]): Promise<number> {
-  const wanted = new Set(pids);
-  if (groups.length > 0) {
-    for (const entry of await readdir("/proc")) {
-      if (!/^\d+$/.test(entry)) continue;
-      const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
-      // Fields after the command name (which may hold spaces): state ppid pgrp …
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (groups.includes(Number(fields[2]))) wanted.add(Number(entry));
-    }
+/** Each running process's parent and process group, from /proc/<pid>/stat. */
+async function processTable(): Promise<{ pid: number; ppid: number; pgrp: number }[]> {
+  const table: { pid: number; ppid: number; pgrp: number }[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    if (stat === "") continue; // ended meanwhile
+    // Fields after the command name (which may hold spaces): state ppid pgrp …
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    table.push({ pid: Number(entry), ppid: Number(fields[1]), pgrp: Number(fields[2]) });
   }
+  return table;
+}
+
+/**
+ * Proportional set size (MB) of these processes: shared pages are split among their users, so
+ * a browser's many processes are not counted many times over. Ended processes are skipped.
+ */
+async function pssMb(pids: Iterable<number>): Promise<number> {
   let kb = 0;
-  for (const pid of wanted) {
+  for (const pid of pids) {
     const rollup = await readFile(`/proc/${pid}/smaps_rollup`, "utf8").catch(() => "");
     kb += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
   }
   return kb / 1024;
+}
+
+/**
+ * Memory (MB) of a set of processes and every process in the given process groups, read
+ * from /proc (Linux), as proportional set size.
+ */
+export async function residentMb(pids: number[], groups: number[]): Promise<number> {
+  const wanted = new Set(pids);
+  if (groups.length > 0) {
+    for (const { pid, pgrp } of await processTable()) if (groups.includes(pgrp)) wanted.add(pid);
+  }
+  return pssMb(wanted);
+}
+
+/** Memory (MB) of a process and all of its descendants (a runner and its browser), as proportional set size. */
+export async function processTreeMb(root: number): Promise<number> {
+  const children = new Map<number, number[]>();
+  for (const { pid, ppid } of await processTable()) children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+  const tree = new Set([root]);
+  for (const pid of tree) for (const child of children.get(pid) ?? []) tree.add(child);
+  return pssMb(tree);
+}
+
+/**
+ * Samples the memory of `root`'s process tree every `intervalMs` from now on; `stop()` takes
+ * one last sample and resolves with the highest (MB, 0 when /proc could not be read).
+ */
+export function samplePeakMemory(root: number, intervalMs: number): { stop(): Promise<number> } {
+  let peak = 0;
+  let sampling: Promise<void> = Promise.resolve();
+  const sample = () => {
+    // One sample at a time: a slow /proc never piles them up.
+    sampling = sampling.then(async () => {
+      peak = Math.max(peak, await processTreeMb(root).catch(() => 0));
+    });
+  };
+  sample();
+  const timer = setInterval(sample, intervalMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      sample();
+      await sampling;
+      return peak;
+    },
+  };
 }
