@@ -7,29 +7,14 @@ import { App, Stack } from "aws-cdk-lib";
 import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import type { Asset } from "aws-cdk-lib/aws-s3-assets";
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
-import { AWS_ENV } from "../../lambdas/aws/awsConfig";
-import { DEFAULT_PLANS } from "../../lambdas/config/plans";
+import { SERVICE_LAMBDA_ENV } from "../helpers/awsEnv";
 import { DASHBOARD_CSP, DASHBOARD_FILES } from "../../lambdas/dashboard/dashboardAssets";
 import { createHandlerFunction } from "../../lib/handlerFunction";
 
 const ROOT = path.join(__dirname, "..", "..");
 
-/** What a route Lambda's entry parses (lambdas/aws/awsConfig.ts); values are stand-ins, nothing is called. */
-const LAMBDA_ENV = {
-  AWS_REGION: "eu-west-1",
-  AWS_ACCESS_KEY_ID: "x",
-  AWS_SECRET_ACCESS_KEY: "y",
-  [AWS_ENV.tablePrefix]: "bfn",
-  [AWS_ENV.plans]: JSON.stringify(DEFAULT_PLANS),
-  [AWS_ENV.functionPrefix]: "bfn-fn-",
-  [AWS_ENV.executionRoleArn]: "arn:aws:iam::123456789012:role/exec",
-  [AWS_ENV.layerArns]: "arn:aws:lambda:eu-west-1:123456789012:layer:chromium:1",
-  [AWS_ENV.completionArn]: "arn:aws:lambda:eu-west-1:123456789012:function:bfn-run-completion",
-  [AWS_ENV.scheduleGroup]: "bfn",
-  [AWS_ENV.scheduleTargetArn]: "arn:aws:lambda:eu-west-1:123456789012:function:bfn-scheduled-run",
-  [AWS_ENV.scheduleRoleArn]: "arn:aws:iam::123456789012:role/scheduler",
-  [AWS_ENV.scheduleDeadLetterArn]: "arn:aws:sqs:eu-west-1:123456789012:dlq",
-};
+/** A route Lambda's environment, with stand-in credentials (nothing is called). */
+const LAMBDA_ENV = { ...SERVICE_LAMBDA_ENV, AWS_ACCESS_KEY_ID: "x", AWS_SECRET_ACCESS_KEY: "y" };
 
 /** Loads the bundle's index.mjs in a Node process of its own and answers one API Gateway (payload 2.0) GET. */
 async function callBundle(bundleDir: string, rawPath: string, pathParameters: Record<string, string> | undefined) {

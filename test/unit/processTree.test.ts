@@ -1,30 +1,49 @@
 import { spawn } from "node:child_process";
 import { processTreeMb, samplePeakMemory } from "../../lambdas/runtime/local/processTree";
 
-/** A child that fills `mb` of memory, says so, and waits to be killed. */
-function memoryHog(mb: number) {
-  const script = `const b = Buffer.alloc(${mb} * 1024 * 1024, 1); process.stdout.write("full\\n"); setInterval(() => b[0]++, 1000);`;
-  const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
-  const full = new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  return { child, full, kill: async () => void (child.kill("SIGKILL"), await exited) };
+/**
+ * A small Node process (the root) whose child fills `mb` of memory, then prints its pid and
+ * waits. Measured on its own root, not this test's process, whose memory moves with jest's.
+ */
+function parentOfHog(mb: number) {
+  const hog = `const b = Buffer.alloc(${mb} * 1024 * 1024, 1); process.stdout.write(String(process.pid) + "\\n"); setInterval(() => b[0]++, 1000);`;
+  const parent = `require("node:child_process").spawn(process.execPath, ["-e", ${JSON.stringify(hog)}], { stdio: ["ignore", "inherit", "inherit"] }); setInterval(() => {}, 1000);`;
+  const root = spawn(process.execPath, ["-e", parent], { stdio: ["ignore", "pipe", "inherit"] });
+  const hogPid = new Promise<number>((resolve) => root.stdout.once("data", (line) => resolve(Number(String(line).trim()))));
+  const exited = new Promise((resolve) => root.once("exit", resolve));
+  const stop = async () => {
+    // The hog first: killing its parent alone would leave it running.
+    const pid = await Promise.race([hogPid, new Promise<number>((resolve) => setTimeout(() => resolve(0), 1000))]);
+    if (pid > 0) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // killed already
+      }
+    }
+    root.kill("SIGKILL");
+    await exited;
+  };
+  return { root, hogPid, stop };
 }
 
 describe("the memory of a process tree (the Lambda runner's peak)", () => {
-  it("counts a process's descendants, and the peak outlives them", async () => {
-    const own = await processTreeMb(process.pid);
-    expect(own).toBeGreaterThan(10);
-    const sampler = samplePeakMemory(process.pid, 20);
-    const hog = memoryHog(150);
+  it("counts a process's descendants, and the sampled peak outlives them", async () => {
+    const tree = parentOfHog(150);
     try {
-      await hog.full;
-      expect(await processTreeMb(process.pid)).toBeGreaterThan(own + 120);
-      await new Promise((resolve) => setTimeout(resolve, 100)); // a few samples while it is there
+      const pid = tree.root.pid ?? 0;
+      const sampler = samplePeakMemory(pid, 20);
+      const hogPid = await tree.hogPid;
+      const withHog = await processTreeMb(pid);
+      expect(withHog).toBeGreaterThan(150);
+      await new Promise((resolve) => setTimeout(resolve, 100)); // a few samples while the hog is there
+      process.kill(hogPid, "SIGKILL");
+      await new Promise((resolve) => setTimeout(resolve, 200)); // reaped by its parent
+      expect(await processTreeMb(pid)).toBeLessThan(withHog - 120);
+      expect(await sampler.stop()).toBeGreaterThan(150);
     } finally {
-      await hog.kill();
+      await tree.stop();
     }
-    expect(await processTreeMb(process.pid)).toBeLessThan(own + 100);
-    expect(await sampler.stop()).toBeGreaterThan(own + 120);
   });
 
   it("is 0 for a process that does not exist", async () => {

@@ -6,6 +6,7 @@ import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2 } from 
 import { makeAuthorizer } from "../../lambdas/aws/authorizer";
 import { principalContext } from "../../lambdas/aws/authorizerContext";
 import { AWS_ENV, readAwsEnv, readIdentityEnv } from "../../lambdas/aws/awsConfig";
+import { SERVICE_LAMBDA_ENV } from "../helpers/awsEnv";
 import { lazyRoute, once } from "../../lambdas/aws/lazyHandlers";
 import { makeRouteNotFound } from "../../lambdas/aws/routeNotFound";
 import { DEFAULT_PLANS } from "../../lambdas/config/plans";
@@ -81,20 +82,7 @@ describe("the Lambda entries", () => {
 });
 
 describe("the Lambda environment", () => {
-  const env = {
-    AWS_REGION: "eu-west-1",
-    [AWS_ENV.tablePrefix]: "bfn",
-    [AWS_ENV.plans]: JSON.stringify(DEFAULT_PLANS),
-    [AWS_ENV.functionPrefix]: "bfn-fn-",
-    [AWS_ENV.executionRoleArn]: "arn:aws:iam::123456789012:role/exec",
-    [AWS_ENV.layerArns]: "arn:aws:lambda:eu-west-1:123456789012:layer:chromium:1, arn:aws:lambda:eu-west-1:123456789012:layer:runtime:1",
-    [AWS_ENV.completionArn]: "arn:aws:lambda:eu-west-1:123456789012:function:bfn-run-completion",
-    [AWS_ENV.functionLogGroup]: "/browserfn/bfn/functions",
-    [AWS_ENV.scheduleGroup]: "bfn",
-    [AWS_ENV.scheduleTargetArn]: "arn:aws:lambda:eu-west-1:123456789012:function:bfn-scheduled-run",
-    [AWS_ENV.scheduleRoleArn]: "arn:aws:iam::123456789012:role/scheduler",
-    [AWS_ENV.scheduleDeadLetterArn]: "arn:aws:sqs:eu-west-1:123456789012:dlq",
-  };
+  const env = SERVICE_LAMBDA_ENV;
 
   it("parses into typed settings with defaults", () => {
     const config = readAwsEnv(env);
