@@ -33,6 +33,7 @@ interface Waiter {
 export class WorkerPool {
   private readonly idle = new Map<string, WorkerProcess[]>();
   private readonly busy = new Set<WorkerProcess>(); // started and leased
+  private readonly starting = new Set<Promise<unknown>>(); // workers being started for a lease
   private readonly removed = new Set<string>(); // deleted functions: their workers are not kept
   private readonly active = new Map<string, number>(); // busy or starting, by function id
   private processes = 0; // every worker process, idle ones included, and those starting
@@ -98,6 +99,8 @@ export class WorkerPool {
     // Busy workers too: their runs end as crashed, and no browser outlives the service.
     for (const worker of this.busy) await worker.kill("service stopping");
     await Promise.all(all.map((worker) => this.stop(worker, "service stopping")));
+    // And workers still starting: each is stopped as soon as it is up (see lease).
+    await Promise.allSettled([...this.starting]);
   }
 
   private tryGrant(functionId: string, key: string): Lease | undefined {
@@ -126,10 +129,23 @@ export class WorkerPool {
     return {
       warm: warm !== undefined,
       worker: () => {
-        worker ??= this.startWorker(fnId, version).then((started) => {
-          this.busy.add(started);
-          return started;
-        });
+        if (!worker) {
+          worker = this.startWorker(fnId, version).then(async (started) => {
+            if (this.closed) {
+              // The service stopped while this one was starting: it must not outlive it.
+              await started.kill("service stopping");
+              throw new ApiError("service_unavailable", "The service is stopping");
+            }
+            this.busy.add(started);
+            return started;
+          });
+          const starting = worker;
+          this.starting.add(starting);
+          void starting.then(
+            () => this.starting.delete(starting),
+            () => this.starting.delete(starting),
+          );
+        }
         return worker;
       },
       release: async (reusable) => {
