@@ -24,3 +24,25 @@ export async function expectNoProcessesWith(marker: string, timeoutMs = 5000): P
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** Browsers of the service: main Chromium processes (their renderers and helpers carry `--type=`). */
+export function browserCount(runtimeDir: string): number {
+  return processesWith(`--user-data-dir=${runtimeDir}/profile-`).filter((pid) => {
+    try {
+      return !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("--type=");
+    } catch {
+      return false;
+    }
+  }).length;
+}
+
+/** RSS of one process in MB (0 when it is gone). */
+export function rssMb(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return kb ? Math.round(Number(kb) / 1024) : 0;
+  } catch {
+    return 0;
+  }
+}

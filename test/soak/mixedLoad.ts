@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -6,7 +5,7 @@ import { percentile } from "../../bench/stats";
 import { generateApiKey } from "../../lambdas/identity/apiKeys";
 import { type ApiResponse, requestJson } from "../helpers/http";
 import { type PageServer, startPageServer } from "../helpers/pageServer";
-import { processesWith } from "../helpers/processes";
+import { browserCount, processesWith, rssMb } from "../helpers/processes";
 import { startChildService } from "../helpers/childService";
 
 export interface SoakOptions {
@@ -54,28 +53,6 @@ export default async function run(url: string) {
 `;
 const HOLD = "export default async (ms: number) => { await new Promise((r) => setTimeout(r, ms)); return 'held'; };\n";
 const churnCode = (n: number) => `export default async (x: number = ${n}) => ({ x, at: Date.now() });\n`;
-
-/** Browsers of the service: main Chromium processes (their renderers and helpers carry `--type=`). */
-function browserCount(runtimeDir: string): number {
-  return processesWith(`--user-data-dir=${runtimeDir}/profile-`).filter((pid) => {
-    try {
-      return !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("--type=");
-    } catch {
-      return false;
-    }
-  }).length;
-}
-
-/** RSS of one process in MB (0 when it is gone). */
-function rssMb(pid: number | undefined): number {
-  if (!pid) return 0;
-  try {
-    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-    return kb ? Math.round(Number(kb) / 1024) : 0;
-  } catch {
-    return 0;
-  }
-}
 
 /**
  * Steady mixed traffic against the service in a child process (as `npm start` runs it):
