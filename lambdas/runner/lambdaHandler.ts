@@ -10,7 +10,7 @@ import type { Browser } from "puppeteer-core";
 import { launchLambdaChromium, warmBrowser } from "./lambdaBrowser";
 import type { FunctionMeta, LambdaRunEvent } from "./lambdaPackage";
 import type { RunOutcome } from "./protocol";
-import { samplePeakMemory } from "../runtime/local/processTree";
+import { processTreeMb, watchMemory } from "../runtime/local/processTree";
 import { startInvocation } from "./runInvocation";
 
 export { type FunctionMeta, type LambdaRunEvent, lambdaFunctionIndex, RUNNER_LAYER_PATH } from "./lambdaPackage";
@@ -81,12 +81,17 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
     const { params, timeout_ms: timeoutMs } = event;
     const getBrowser = () => browser.get();
     const run = previous.then(() => {
-      const memory = samplePeakMemory(process.pid, MEMORY_SAMPLE_MS);
+      const memory = watchMemory(() => processTreeMb(process.pid), MEMORY_SAMPLE_MS);
+      void memory.sample(); // from the start: a short run gets a measure too
       const started = startInvocation({ code: js, params, style: meta.parameter_style, variables: meta.variables, getBrowser, timeoutMs });
       const outcome = started.outcome.then(
-        async (ended): Promise<RunOutcome> => ({ ...ended, peak_memory_mb: Math.round(await memory.stop()) }),
-        async (error: unknown) => {
-          await memory.stop();
+        async (ended): Promise<RunOutcome> => {
+          memory.stop();
+          await memory.sample();
+          return { ...ended, peak_memory_mb: Math.round(memory.peak) };
+        },
+        (error: unknown) => {
+          memory.stop();
           throw error;
         },
       );

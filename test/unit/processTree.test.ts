@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { processTreeMb, samplePeakMemory } from "../../lambdas/runtime/local/processTree";
+import { processTreeMb, watchMemory } from "../../lambdas/runtime/local/processTree";
 
 /**
  * A small Node process (the root) whose child fills `mb` of memory, then prints its pid and
@@ -32,7 +32,7 @@ describe("the memory of a process tree (the Lambda runner's peak)", () => {
     const tree = parentOfHog(150);
     try {
       const pid = tree.root.pid ?? 0;
-      const sampler = samplePeakMemory(pid, 20);
+      const sampler = watchMemory(() => processTreeMb(pid), 20);
       const hogPid = await tree.hogPid;
       const withHog = await processTreeMb(pid);
       expect(withHog).toBeGreaterThan(150);
@@ -40,7 +40,8 @@ describe("the memory of a process tree (the Lambda runner's peak)", () => {
       process.kill(hogPid, "SIGKILL");
       await new Promise((resolve) => setTimeout(resolve, 200)); // reaped by its parent
       expect(await processTreeMb(pid)).toBeLessThan(withHog - 120);
-      expect(await sampler.stop()).toBeGreaterThan(150);
+      sampler.stop();
+      expect(sampler.peak).toBeGreaterThan(150);
     } finally {
       await tree.stop();
     }

@@ -48,27 +48,42 @@ export async function processTreeMb(root: number): Promise<number> {
   return pssMb(tree);
 }
 
+/** A running watch of memory: the highest sample so far, and samples on demand. */
+export interface MemoryWatch {
+  /** The highest sample so far (MB; 0 before the first). */
+  readonly peak: number;
+  /** Takes a sample now (after one in flight, if any) and resolves with it. */
+  sample(): Promise<number>;
+  /** Stops the periodic samples (one in flight still counts). */
+  stop(): void;
+}
+
 /**
- * Samples the memory of `root`'s process tree every `intervalMs` from now on; `stop()` takes
- * one last sample and resolves with the highest (MB, 0 when /proc could not be read).
+ * Samples `measure` (MB) every `intervalMs`, keeping the peak and handing each sample to
+ * `onSample`; a measure that fails counts as 0. A tick that comes while a sample is still
+ * being taken is skipped: a slow /proc never piles samples up.
  */
-export function samplePeakMemory(root: number, intervalMs: number): { stop(): Promise<number> } {
+export function watchMemory(measure: () => Promise<number>, intervalMs: number, onSample: (mb: number) => void = () => undefined): MemoryWatch {
   let peak = 0;
-  let sampling: Promise<void> = Promise.resolve();
-  const sample = () => {
-    // One sample at a time: a slow /proc never piles them up.
-    sampling = sampling.then(async () => {
-      peak = Math.max(peak, await processTreeMb(root).catch(() => 0));
-    });
+  let inFlight: Promise<number> | undefined;
+  const take = async (): Promise<number> => {
+    const mb = await measure().catch(() => 0);
+    peak = Math.max(peak, mb);
+    onSample(mb);
+    return mb;
   };
-  sample();
-  const timer = setInterval(sample, intervalMs);
+  const timer = setInterval(() => {
+    if (inFlight) return;
+    inFlight = take().finally(() => (inFlight = undefined));
+  }, intervalMs);
   return {
-    async stop() {
-      clearInterval(timer);
-      sample();
-      await sampling;
+    get peak() {
       return peak;
     },
+    async sample() {
+      await inFlight;
+      return take();
+    },
+    stop: () => clearInterval(timer),
   };
 }

@@ -1,5 +1,5 @@
 import type { InvokeResult } from "../runtime";
-import { residentMb } from "./processTree";
+import { residentMb, watchMemory } from "./processTree";
 import { WorkerExit, type WorkerProcess } from "./workerProcess";
 
 const SAMPLE_MS = 200;
@@ -16,32 +16,28 @@ export async function runWithLimits(
   limits: { timeoutMs: number; memoryMb: number },
 ): Promise<{ result: InvokeResult; reusable: boolean }> {
   const started = performance.now();
-  let peak = 0;
   let ended: "timeout" | "memory" | null = null;
   let memoryAtKill = 0;
   const timer = setTimeout(() => {
     ended ??= "timeout";
     void worker.kill("timeout");
   }, limits.timeoutMs);
-  let sampling = false;
-  const sampler = setInterval(async () => {
-    if (sampling) return;
-    sampling = true;
-    const { pids, groups } = worker.memoryScope;
-    const mb = await residentMb(pids, groups);
-    sampling = false;
-    peak = Math.max(peak, mb);
-    if (mb > limits.memoryMb && ended === null) {
-      ended = "memory";
-      memoryAtKill = mb;
-      void worker.kill("out of memory");
-    }
-  }, SAMPLE_MS);
+  const memory = watchMemory(
+    () => residentMb(worker.memoryScope.pids, worker.memoryScope.groups),
+    SAMPLE_MS,
+    (mb) => {
+      if (mb > limits.memoryMb && ended === null) {
+        ended = "memory";
+        memoryAtKill = mb;
+        void worker.kill("out of memory");
+      }
+    },
+  );
   const base = { logs: "", browser_ms: 0, result_json: null };
   try {
     const outcome = await worker.run(runId, params, limits.timeoutMs);
     const duration_ms = Math.round(performance.now() - started);
-    const peak_memory_mb = Math.round(peak) || null;
+    const peak_memory_mb = Math.round(memory.peak) || null;
     if (outcome.status === "succeeded") {
       return { result: { ...outcome, status: "succeeded", error: null, duration_ms, peak_memory_mb }, reusable: true };
     }
@@ -53,7 +49,7 @@ export async function runWithLimits(
   } catch (error) {
     if (!(error instanceof WorkerExit)) throw error;
     const duration_ms = Math.round(performance.now() - started);
-    const peak_memory_mb = Math.round(peak) || null;
+    const peak_memory_mb = Math.round(memory.peak) || null;
     if (ended === "timeout") {
       const message = `The function did not finish within its timeout of ${limits.timeoutMs / 1000} s`;
       return { result: { ...base, status: "timed_out", error: { code: "function_timeout", message }, duration_ms, peak_memory_mb }, reusable: false };
@@ -65,6 +61,6 @@ export async function runWithLimits(
     return { result: { ...base, status: "failed", error: { code: "function_crashed", message }, duration_ms, peak_memory_mb }, reusable: false };
   } finally {
     clearTimeout(timer);
-    clearInterval(sampler);
+    memory.stop();
   }
 }
