@@ -1,6 +1,6 @@
 import { Agent, request } from "node:http";
 import { type marshallOptions, marshall, unmarshall } from "@aws-sdk/util-dynamodb";
-import type { DocumentSender } from "../store/dynamo";
+import { type DocumentSender, isStoreUnavailable, THROTTLING_ERROR_NAMES } from "../store/dynamo";
 
 /** What dynalite checks of a request's signature: that there is one, with a date (never whether it is right). */
 export const UNCHECKED_SIGNATURE = "AWS4-HMAC-SHA256 Credential=local/20260101/local/dynamodb/aws4_request, SignedHeaders=host, Signature=0";
@@ -32,7 +32,6 @@ const MARSHALL: marshallOptions = { removeUndefinedValues: true, convertEmptyVal
 const UNMARSHALL = { convertWithoutMapWrapper: true };
 const RETRY_BASE_MS = 100;
 const THROTTLING_RETRY_BASE_MS = 500;
-const THROTTLING = new Set(["ThrottlingException", "ProvisionedThroughputExceededException", "RequestLimitExceeded"]);
 
 /**
  * A document client for dynalite on loopback that takes the same lib-dynamodb commands as
@@ -78,7 +77,7 @@ export class DynaliteDocumentClient {
         return { ...converted, $metadata: { httpStatusCode: 200, attempts: attempt, totalRetryDelay } };
       } catch (error) {
         if (attempt >= this.options.maxAttempts || !retryable(error)) throw error;
-        const base = THROTTLING.has((error as Error).name) ? THROTTLING_RETRY_BASE_MS : RETRY_BASE_MS;
+        const base = THROTTLING_ERROR_NAMES.has((error as Error).name) ? THROTTLING_RETRY_BASE_MS : RETRY_BASE_MS;
         const delay = Math.floor(Math.random() * base * 2 ** (attempt - 1));
         totalRetryDelay += delay;
         await new Promise((resolve) => setTimeout(resolve, delay));
@@ -197,9 +196,7 @@ function dynamoError(status: number, text: string, requestId: string | string[] 
   });
 }
 
-/** As the SDK's standard retry strategy: connection failures, timeouts, 5xx and throttling. */
+/** As the SDK's standard retry strategy: what leaves the store unreachable for now (connection failures, timeouts, throttling), and 5xx. */
 function retryable(error: unknown): boolean {
-  const { name, code, $fault } = error as { name?: string; code?: string; $fault?: string };
-  if (name === "TimeoutError" || THROTTLING.has(name ?? "") || $fault === "server") return true;
-  return typeof code === "string" && /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT)$/.test(code);
+  return isStoreUnavailable(error) || (error as { $fault?: string }).$fault === "server";
 }

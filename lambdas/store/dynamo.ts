@@ -32,14 +32,9 @@ export function isConditionFailed(error: unknown): boolean {
 }
 
 const UNREACHABLE = /\b(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ECONNABORTED)\b|socket hang up/i;
-const UNAVAILABLE_NAMES = new Set([
-  "TimeoutError",
-  "ServiceUnavailable",
-  "ServiceUnavailableException",
-  "ThrottlingException",
-  "ProvisionedThroughputExceededException",
-  "RequestLimitExceeded",
-]);
+/** DynamoDB's names for a request refused because of its rate. */
+export const THROTTLING_ERROR_NAMES: ReadonlySet<string> = new Set(["ThrottlingException", "ProvisionedThroughputExceededException", "RequestLimitExceeded"]);
+const UNAVAILABLE_NAMES = new Set(["TimeoutError", "ServiceUnavailable", "ServiceUnavailableException", ...THROTTLING_ERROR_NAMES]);
 
 /**
  * True when a store call failed because the store could not be reached (refused or dropped
