@@ -2,6 +2,7 @@
 import type { ParameterInfo } from "../../lambdas/code/extractParameters";
 import { ApiError } from "../../lambdas/http/errors";
 import { validateParams, type ParameterProblem } from "../../lambdas/invoke/validateParams";
+import { thrownApiError } from "./apiErrors";
 
 export function param(name: string, type: string, required = true): ParameterInfo {
   return { name, type, required };
@@ -9,16 +10,10 @@ export function param(name: string, type: string, required = true): ParameterInf
 
 /** Runs validateParams expecting an invalid_parameters rejection; returns the error. */
 export function rejection(variables: ParameterInfo[], input: unknown, source: "json" | "query" = "json"): ApiError {
-  try {
-    validateParams(variables, input, source);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    const apiError = error as ApiError;
-    expect(apiError.code).toBe("invalid_parameters");
-    expect(apiError.status).toBe(400);
-    return apiError;
-  }
-  throw new Error("expected validateParams to throw");
+  const apiError = thrownApiError(() => validateParams(variables, input, source), "expected validateParams to throw");
+  expect(apiError.code).toBe("invalid_parameters");
+  expect(apiError.status).toBe(400);
+  return apiError;
 }
 
 export function problems(variables: ParameterInfo[], input: unknown, source: "json" | "query" = "json"): ParameterProblem[] {

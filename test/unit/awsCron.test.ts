@@ -1,15 +1,8 @@
-import { ApiError } from "../../lambdas/http/errors";
+import type { ApiError } from "../../lambdas/http/errors";
+import { thrownApiError } from "../helpers/apiErrors";
 import { toAwsScheduleExpression } from "../../lambdas/schedule/awsCron";
 
-function rejection(schedule: string): ApiError {
-  try {
-    toAwsScheduleExpression(schedule);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return error as ApiError;
-  }
-  throw new Error(`'${schedule}' was converted`);
-}
+const rejection = (schedule: string): ApiError => thrownApiError(() => toAwsScheduleExpression(schedule), `'${schedule}' was converted`);
 
 describe("toAwsScheduleExpression", () => {
   it.each([

@@ -1,18 +1,13 @@
-import { ApiError } from "../../lambdas/http/errors";
+import type { ApiError } from "../../lambdas/http/errors";
+import { thrownApiError } from "../helpers/apiErrors";
 import { extractParameters, MAX_CODE_BYTES } from "../../lambdas/code/extractParameters";
 
 /** Runs extractParameters expecting an invalid_code rejection; returns the error. */
 function rejection(source: string): ApiError {
-  try {
-    extractParameters(source);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    const apiError = error as ApiError;
-    expect(apiError.code).toBe("invalid_code");
-    expect(apiError.status).toBe(400);
-    return apiError;
-  }
-  throw new Error("expected extractParameters to throw");
+  const apiError = thrownApiError(() => extractParameters(source), "expected extractParameters to throw");
+  expect(apiError.code).toBe("invalid_code");
+  expect(apiError.status).toBe(400);
+  return apiError;
 }
 
 /** The default of a single positional parameter `x = <expr>`. */

@@ -1,16 +1,9 @@
 import { nextRunAt } from "../../lambdas/functions/schedule";
-import { ApiError } from "../../lambdas/http/errors";
+import type { ApiError } from "../../lambdas/http/errors";
+import { thrownApiError } from "../helpers/apiErrors";
 import { cronForCroner, parseCron, type CronField } from "../../lambdas/schedule/parseCron";
 
-function rejection(schedule: string): ApiError {
-  try {
-    parseCron(schedule);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return error as ApiError;
-  }
-  throw new Error(`'${schedule}' was accepted`);
-}
+const rejection = (schedule: string): ApiError => thrownApiError(() => parseCron(schedule), `'${schedule}' was accepted`);
 
 const range = (from: number, to: number, step = 1) => Array.from({ length: Math.floor((to - from) / step) + 1 }, (_, i) => from + i * step);
 const values = (schedule: string, field: "minute" | "hour" | "dayOfMonth" | "month" | "dayOfWeek") => parseCron(schedule)[field].values;
