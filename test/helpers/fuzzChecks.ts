@@ -1,5 +1,6 @@
 import type fc from "fast-check";
 import { ERROR_STATUS } from "../../lambdas/http/errors";
+import { sendRequest } from "./http";
 
 /**
  * fast-check settings of the fuzz tests: a fixed seed (FUZZ_SEED to change it; fast-check
@@ -100,10 +101,7 @@ export async function fetchAnswer(
   path: string,
   options: { body?: string; token?: string | null; headers?: Record<string, string> } = {},
 ): Promise<FetchedAnswer> {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const response = await fetch(baseUrl + path, { method, headers, body: options.body });
-  const text = await response.text();
+  const { response, text } = await sendRequest(baseUrl, method, path, options);
   let body: unknown;
   try {
     body = JSON.parse(text);
