@@ -1,9 +1,10 @@
 import { FunctionError, FunctionTimeoutError, WaitTimeoutError, createError } from "./errors";
 import type { Send } from "./transport";
-import type { AcceptedRun, Run, RunStatus } from "./types";
+import { FINAL_STATUSES } from "../lambdas/runs/types";
+import type { AcceptedRun, Run } from "./types";
 
-/** Run statuses after which a run changes no more. */
-export const FINAL_STATUSES: readonly RunStatus[] = ["succeeded", "failed", "timed_out"];
+/** Run statuses after which a run changes no more (the server's own list). */
+export { FINAL_STATUSES };
 
 /** How long to wait for a run, and how often to look. */
 export interface WaitOptions {
