@@ -30,9 +30,9 @@ function parentOfHog(mb: number) {
 describe("the memory of a process tree (the Lambda runner's peak)", () => {
   it("counts a process's descendants, and the sampled peak outlives them", async () => {
     const tree = parentOfHog(150);
+    const pid = tree.root.pid ?? 0;
+    const sampler = watchMemory(() => processTreeMb(pid), 20);
     try {
-      const pid = tree.root.pid ?? 0;
-      const sampler = watchMemory(() => processTreeMb(pid), 20);
       const hogPid = await tree.hogPid;
       const withHog = await processTreeMb(pid);
       expect(withHog).toBeGreaterThan(150);
@@ -43,6 +43,7 @@ describe("the memory of a process tree (the Lambda runner's peak)", () => {
       sampler.stop();
       expect(sampler.peak).toBeGreaterThan(150);
     } finally {
+      sampler.stop(); // also when an expectation failed: its timer must not outlive the test
       await tree.stop();
     }
   });

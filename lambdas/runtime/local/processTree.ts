@@ -76,6 +76,7 @@ export function watchMemory(measure: () => Promise<number>, intervalMs: number, 
     if (inFlight) return;
     inFlight = take().finally(() => (inFlight = undefined));
   }, intervalMs);
+  timer.unref(); // a watch never keeps a process alive on its own
   return {
     get peak() {
       return peak;
