@@ -30,6 +30,7 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   function_error: 500,
   result_not_serializable: 500,
+  result_too_large: 500,
   function_crashed: 500,
   internal_error: 500,
   service_unavailable: 503,

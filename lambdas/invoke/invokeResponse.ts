@@ -32,6 +32,7 @@ function knownCode(code: string) {
   switch (code) {
     case "function_error":
     case "result_not_serializable":
+    case "result_too_large":
     case "function_crashed":
     case "concurrency_limit_exceeded":
     case "invocation_quota_exceeded":

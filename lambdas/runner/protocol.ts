@@ -33,7 +33,7 @@ export type BrowserReply = { type: "browser"; wsEndpoint: string } | { type: "br
 
 export type SupervisorMessage = WorkerInit | RunRequest | BrowserReply;
 
-export type ErrorCode = "function_error" | "result_not_serializable";
+export type ErrorCode = "function_error" | "result_not_serializable" | "result_too_large";
 
 export type RunOutcome = (
   | { status: "succeeded"; result_json: string; logs: string; browser_ms: number }
@@ -54,4 +54,4 @@ export type WorkerMessage =
   | ({ type: "done"; runId: string } & { outcome: RunOutcome });
 
 /** Console output kept per run; the rest is cut with a note. */
-export const MAX_LOG_BYTES = 64 * 1024;
+export { MAX_LOG_BYTES } from "./outcomeSchema";
