@@ -8,8 +8,7 @@
  * 3. the cold first invoke of a new function (worker start + browser launch).
  */
 import puppeteer from "puppeteer-core";
-import { chromiumArgs, chromiumExecutable } from "../lambdas/runtime/local/browserProcess";
-import { workerIdentity } from "../lambdas/runtime/local/unprivilegedUser";
+import { chromiumArgs, chromiumFiles } from "../lambdas/runtime/local/sandbox/chromium";
 import { startPageServer } from "../test/helpers/pageServer";
 import { TITLE_FN } from "../test/helpers/code";
 import { startBenchService, startHttpFloor } from "./benchService";
@@ -40,7 +39,7 @@ async function main(): Promise<void> {
     if (response.status >= 300) throw new Error(`${method} ${urlPath}: ${response.status} ${text}`);
     return text;
   };
-  const browser = await puppeteer.launch({ executablePath: await chromiumExecutable(workerIdentity()), args: chromiumArgs() });
+  const browser = await puppeteer.launch({ executablePath: (await chromiumFiles()).executable, args: chromiumArgs() });
   try {
     await call("POST", "/functions", { name: "title", code: TITLE_FN });
     await call("POST", "/functions", { name: "noop", code: "export default async (n: number = 1) => ({ n });" });

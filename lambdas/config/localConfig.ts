@@ -23,6 +23,10 @@ export interface LocalConfig {
   oauth?: LocalOAuthConfig | null;
   /** How long a store request may stay unanswered before it fails (503); default 10 s. */
   storeTimeoutMs?: number;
+  /** How runs are isolated (shared/DESIGN.md, "The local sandbox"); default `auto`. */
+  sandbox?: "auto" | "namespaces" | "process";
+  /** Automations may reach the host's loopback and private addresses; default false. */
+  allowLocalNetwork?: boolean;
 }
 
 export interface LocalOAuthConfig {
@@ -73,6 +77,8 @@ const EnvSchema = z.object({
   BROWSERFN_RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(1_000_000).default(200),
   BROWSERFN_WORKER_IDLE_SECONDS: z.coerce.number().positive().max(86_400).default(60),
   BROWSERFN_STORE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  BROWSERFN_SANDBOX: z.enum(["auto", "namespaces", "process"]).default("auto"),
+  BROWSERFN_ALLOW_LOCAL_NETWORK: z.enum(["true", "false", "1", "0"]).default("false"),
   BROWSERFN_OAUTH_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
   BROWSERFN_OAUTH_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
   BROWSERFN_OAUTH_AUDIENCE: commaList,
@@ -118,6 +124,8 @@ export function readLocalConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Lo
       idleSeconds: e.BROWSERFN_WORKER_IDLE_SECONDS,
     },
     storeTimeoutMs: e.BROWSERFN_STORE_TIMEOUT_MS,
+    sandbox: e.BROWSERFN_SANDBOX,
+    allowLocalNetwork: e.BROWSERFN_ALLOW_LOCAL_NETWORK === "true" || e.BROWSERFN_ALLOW_LOCAL_NETWORK === "1",
     oauth: e.BROWSERFN_OAUTH_ISSUER
       ? {
           issuer: e.BROWSERFN_OAUTH_ISSUER,

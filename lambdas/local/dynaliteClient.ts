@@ -1,5 +1,5 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
-import { DynaliteDocumentClient, SIGNATURE_DATE, UNCHECKED_SIGNATURE } from "./dynaliteDocumentClient";
+import { DynaliteDocumentClient, SIGNATURE_DATE, STORE_SECRET_HEADER, UNCHECKED_SIGNATURE } from "./dynaliteDocumentClient";
 
 /** How long a request may stay unanswered. */
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -11,8 +11,9 @@ const MAX_ATTEMPTS = 3;
  * evaluate per request) and a constant signature (dynalite wants the header but checks no
  * signature). Commands, their serialization and their errors are the SDK's own, as on AWS;
  * this saves about a quarter of the SDK's CPU per request (see docs/benchmarks.md).
+ * What dynalite does check is the store's `secret` (DynaliteServer.secret), sent with every request.
  */
-export function dynaliteClientConfig(endpoint: string, requestTimeoutMs = DEFAULT_TIMEOUT_MS): DynamoDBClientConfig {
+export function dynaliteClientConfig(endpoint: string, secret: string, requestTimeoutMs = DEFAULT_TIMEOUT_MS): DynamoDBClientConfig {
   const url = new URL(endpoint);
   return {
     endpoint,
@@ -25,6 +26,7 @@ export function dynaliteClientConfig(endpoint: string, requestTimeoutMs = DEFAUL
       sign: async (request) => {
         request.headers.authorization = UNCHECKED_SIGNATURE;
         request.headers["x-amz-date"] = SIGNATURE_DATE;
+        request.headers[STORE_SECRET_HEADER] = secret;
         return request;
       },
     },
@@ -39,10 +41,10 @@ export interface DynaliteClients {
   destroy(): void;
 }
 
-/** The clients the local service talks to its dynalite with. */
-export function createDynaliteClients(endpoint: string, requestTimeoutMs = DEFAULT_TIMEOUT_MS): DynaliteClients {
-  const client = new DynamoDBClient({ ...dynaliteClientConfig(endpoint, requestTimeoutMs), maxAttempts: MAX_ATTEMPTS });
-  const doc = new DynaliteDocumentClient(endpoint, { requestTimeoutMs, maxAttempts: MAX_ATTEMPTS });
+/** The clients the local service talks to its dynalite with; `secret` is the store's (DynaliteServer.secret). */
+export function createDynaliteClients(endpoint: string, secret: string, requestTimeoutMs = DEFAULT_TIMEOUT_MS): DynaliteClients {
+  const client = new DynamoDBClient({ ...dynaliteClientConfig(endpoint, secret, requestTimeoutMs), maxAttempts: MAX_ATTEMPTS });
+  const doc = new DynaliteDocumentClient(endpoint, secret, { requestTimeoutMs, maxAttempts: MAX_ATTEMPTS });
   return {
     client,
     doc,

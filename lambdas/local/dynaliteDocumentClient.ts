@@ -5,6 +5,8 @@ import { type DocumentSender, isStoreUnavailable, THROTTLING_ERROR_NAMES } from 
 /** What dynalite checks of a request's signature: that there is one, with a date (never whether it is right). */
 export const UNCHECKED_SIGNATURE = "AWS4-HMAC-SHA256 Credential=local/20260101/local/dynamodb/aws4_request, SignedHeaders=host, Signature=0";
 export const SIGNATURE_DATE = "20260101T000000Z";
+/** The header that carries the store's secret (DynaliteServer.secret); dynalite refuses requests without it. */
+export const STORE_SECRET_HEADER = "x-browserfn-store-secret";
 
 /** The parts of a lib-dynamodb command (PutCommand, QueryCommand, …) this client reads. */
 interface DocumentCommand {
@@ -42,6 +44,7 @@ const THROTTLING_RETRY_BASE_MS = 500;
  * (ConditionalCheckFailedException, …), and connection failures their Node code.
  * Like the SDK it tries a request again (up to `maxAttempts`) when the connection failed, it
  * timed out, dynalite answered 5xx or throttled, with jittered exponential backoff.
+ * Every request carries the store's secret (STORE_SECRET_HEADER), without which dynalite answers 403.
  *
  * It exists for speed: the SDK spends about 0.6 ms of CPU per request in its middleware, on
  * every store call of an invocation (docs/benchmarks.md). The stores' code is the same on
@@ -54,6 +57,7 @@ export class DynaliteDocumentClient {
 
   constructor(
     endpoint: string,
+    private readonly secret: string,
     private readonly options: DynaliteDocumentClientOptions,
   ) {
     this.url = new URL(endpoint);
@@ -102,6 +106,7 @@ export class DynaliteDocumentClient {
             "x-amz-target": `DynamoDB_20120810.${operation}`,
             authorization: UNCHECKED_SIGNATURE,
             "x-amz-date": SIGNATURE_DATE,
+            [STORE_SECRET_HEADER]: this.secret,
           },
         },
         (res) => {

@@ -1,8 +1,15 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import path from "node:path";
 
 export interface DynaliteServer {
   endpoint: string;
+  /**
+   * What every request to it must carry (header STORE_SECRET_HEADER): dynalite refuses any
+   * other request with 403, so code that can reach loopback cannot read the store. Made anew
+   * for each start, kept across restarts; it is in no command line or environment.
+   */
+  secret: string;
   /** The pid of the dynalite process serving now (a new one after each restart). */
   pid(): number | undefined;
   /** How many times dynalite was restarted after it died. */
@@ -31,12 +38,16 @@ const HEALTHY_AFTER_MS = 30_000;
  * calls made meanwhile fail with connection errors, which the API answers as 503
  * `service_unavailable` (see isStoreUnavailable). An in-memory dynalite is not restarted:
  * its data died with it.
+ *
+ * dynalite serves only requests that carry `secret` (see dynaliteChild.cjs), which each of
+ * its processes gets as its first IPC message.
  */
 export async function startDynalite(dataPath: string | null, options: DynaliteOptions = {}): Promise<DynaliteServer> {
   const log = options.log ?? ((line: string) => console.error(line));
   const firstBackoff = options.backoffMs ?? 250;
   const maxBackoff = options.maxBackoffMs ?? 5_000;
-  let current = await spawnDynalite(dataPath, 0);
+  const secret = randomBytes(32).toString("base64url");
+  let current = await spawnDynalite(dataPath, 0, secret);
   const port = current.port;
   let closing = false;
   let restarts = 0;
@@ -60,7 +71,7 @@ export async function startDynalite(dataPath: string | null, options: DynaliteOp
       timer = undefined;
       restarting = (async () => {
         try {
-          const next = await spawnDynalite(dataPath, port);
+          const next = await spawnDynalite(dataPath, port, secret);
           if (closing) {
             next.child.kill("SIGTERM");
             await next.exited;
@@ -82,6 +93,7 @@ export async function startDynalite(dataPath: string | null, options: DynaliteOp
 
   return {
     endpoint: `http://127.0.0.1:${port}`,
+    secret,
     pid: () => (isRunning(current.child) ? current.child.pid : undefined),
     restarts: () => restarts,
     close: async () => {
@@ -104,8 +116,12 @@ function isRunning(child: ChildProcess): boolean {
   return child.exitCode === null && child.signalCode === null;
 }
 
-/** Starts one dynalite process on `port` (0: any free port) and waits until it listens. */
-async function spawnDynalite(dataPath: string | null, port: number): Promise<Running> {
+/**
+ * Starts one dynalite process on `port` (0: any free port) and waits until it listens. The
+ * secret goes over the IPC channel: arguments and environment can be read in /proc by any
+ * process of the same user, the channel cannot.
+ */
+async function spawnDynalite(dataPath: string | null, port: number, secret: string): Promise<Running> {
   const child = spawn(process.execPath, [path.join(__dirname, "dynaliteChild.cjs"), String(port), ...(dataPath ? [dataPath] : [])], {
     stdio: ["ignore", "ignore", "inherit", "ipc"],
     env: { PATH: process.env.PATH ?? "" },
@@ -113,6 +129,8 @@ async function spawnDynalite(dataPath: string | null, port: number): Promise<Run
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once("exit", (code, signal) => resolve({ code, signal })),
   );
+  // A child that died before reading it fails the start below (its exit), not here.
+  child.send({ type: "secret", secret }, () => undefined);
   const listening = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("dynalite did not start in time")), START_TIMEOUT_MS);
     child.once("message", (message: { type: string; port?: number; message?: string }) => {

@@ -11,8 +11,9 @@ import { createIdentity } from "../identity/identity";
 import { createJwtVerifier } from "../identity/jwtVerifier";
 import { ROUTES } from "../routes/routeTable";
 import { createLocalRuntime } from "../runtime/local/localRuntime";
-import { workerIdentity } from "../runtime/local/unprivilegedUser";
-import { buildWorkerBundle } from "../runner/buildWorkerBundle";
+import { removeServiceCgroups } from "../runtime/local/sandbox/cgroup";
+import { type Sandbox, chooseSandbox } from "../runtime/local/sandbox/sandbox";
+import { prepareRuntimeFiles } from "../runtime/local/sandbox/runtimeFiles";
 import { replacePreviousRuntime } from "./previousRuntime";
 import { LocalScheduler } from "../schedule/localScheduler";
 import { runScheduled } from "../schedule/runScheduled";
@@ -34,11 +35,15 @@ export interface LocalService {
   port: number;
   /** The dynalite endpoint (tests read the table directly). */
   dynamoEndpoint: string;
+  /** What every request to it must carry (header STORE_SECRET_HEADER; see DynaliteServer.secret). */
+  storeSecret: string;
   /** Worker processes now: all of them, and the idle (warm) ones. */
   workers(): { processes: number; idle: number };
   /** Holds the worker bundle and browser profiles; every worker and browser names it in its command line. */
   runtimeDir: string;
   bootstrap: BootstrapResult;
+  /** How runs are isolated here (the start-up line describes it). */
+  sandbox: Sandbox;
   deps: Deps;
   /** Stops serving, then closes the store; safe to call more than once. */
   close(): Promise<void>;
@@ -57,7 +62,7 @@ export interface LocalServiceOptions {
 export async function startLocalService(config: LocalConfig, options: LocalServiceOptions = {}): Promise<LocalService> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const dynamo = await startDynalite(path.join(config.dataDir, "dynamodb"), { log: options.errorLog });
-  const clients = createDynaliteClients(dynamo.endpoint, config.storeTimeoutMs);
+  const clients = createDynaliteClients(dynamo.endpoint, dynamo.secret, config.storeTimeoutMs);
   const { client, doc } = clients;
   // Worker bundle and browser profiles live outside the data dir: user code never sees the data.
   const runtimeDir = await mkdtemp(path.join(tmpdir(), "browserfn-runtime-"));
@@ -70,12 +75,14 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     clients.destroy();
     await dynamo.close();
     await rm(runtimeDir, { recursive: true, force: true });
+    await removeServiceCgroups();
   };
   try {
     await chmod(runtimeDir, 0o755);
     await replacePreviousRuntime(config.dataDir, runtimeDir);
-    const bundlePath = await buildWorkerBundle(runtimeDir);
-    await chmod(bundlePath, 0o644);
+    const allowLocalNetwork = config.allowLocalNetwork ?? false;
+    const files = await prepareRuntimeFiles(runtimeDir, allowLocalNetwork);
+    const sandbox = await chooseSandbox(config.sandbox ?? "auto", allowLocalNetwork);
     await createTablesIfMissing(client, config.tablePrefix);
     // Its dynalite data dir cannot be opened twice: this process is the only writer.
     const store = createStore(options.wrapStoreClient?.(doc) ?? doc, config.tablePrefix, { soleWriter: true });
@@ -84,9 +91,8 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     await settleInterruptedRuns(store, clock);
     runtime = createLocalRuntime({
       store,
-      bundlePath,
-      profileRoot: runtimeDir,
-      identity: workerIdentity(),
+      files,
+      sandbox,
       limits: { perFunction: config.workers.perFunction, total: config.workers.total, idleMs: config.workers.idleSeconds * 1000 },
     });
     const log = options.errorLog ?? ((line: string) => console.error(line));
@@ -120,7 +126,9 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       url,
       port,
       dynamoEndpoint: dynamo.endpoint,
+      storeSecret: dynamo.secret,
       runtimeDir,
+      sandbox,
       workers: () => runtime?.pool.size ?? { processes: 0, idle: 0 },
       bootstrap,
       deps,

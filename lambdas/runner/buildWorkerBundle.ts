@@ -30,3 +30,11 @@ const stubLaunchers = stubModules("stub-launchers", STUBBED, STUB_SOURCE);
 export function buildWorkerBundle(outDir: string): Promise<string> {
   return bundleRunner({ entry: join(__dirname, "workerMain.ts"), outfile: join(outDir, "worker.cjs"), stubs: stubLaunchers });
 }
+
+/**
+ * Bundles a sandbox's host (hostMain.ts: starts the worker and its browser, speaks frames to
+ * the service) into `<outDir>/host.cjs` and returns its path.
+ */
+export function buildHostBundle(outDir: string): Promise<string> {
+  return bundleRunner({ entry: join(__dirname, "hostMain.ts"), outfile: join(outDir, "host.cjs") });
+}

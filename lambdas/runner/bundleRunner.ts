@@ -7,7 +7,7 @@ export interface RunnerBundle {
   /** Left out of the bundle, besides ws's optional native speed-ups. */
   external?: string[];
   /** Modules replaced by a stub. */
-  stubs: Plugin;
+  stubs?: Plugin;
 }
 
 /**
@@ -27,7 +27,7 @@ export async function bundleRunner({ entry, outfile, external = [], stubs }: Run
     sourcemap: false,
     // ws loads these native speed-ups in a try/catch and falls back to JavaScript without them.
     external: [...external, "bufferutil", "utf-8-validate"],
-    plugins: [stubs],
+    plugins: stubs ? [stubs] : [],
     logLevel: "silent",
     legalComments: "none",
   });

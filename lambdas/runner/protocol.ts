@@ -1,8 +1,14 @@
 /**
- * Messages between the supervising service and a local worker process (Node IPC).
- * A worker serves one function version, one invocation at a time.
+ * Messages between the supervising service, a worker's sandbox host (hostMain) and the
+ * worker (workerMain). A worker serves one function version, one invocation at a time.
+ *
+ *   service ──frames on fd 3──▶ host ──Node IPC──▶ worker
+ *
+ * The service parses every frame it reads as untrusted (workerChannel.ts): the worker runs
+ * user code, and the host shares its sandbox.
  */
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
+import { MAX_LOG_BYTES, MAX_RESULT_BYTES } from "./outcomeSchema";
 
 /** What a worker needs to serve a version; the first message it receives. */
 export interface WorkerInit {
@@ -15,6 +21,23 @@ export interface WorkerInit {
   variables: ParameterInfo[];
 }
 
+/** How the host starts the browser: paths as the sandbox sees them. */
+export interface BrowserSpec {
+  executable: string;
+  args: string[];
+  env: Record<string, string>;
+  /** The browser's profile: emptied before each start. */
+  profileDir: string;
+}
+
+/** The first frame a host receives: what to start, and the worker's init. */
+export interface HostInit {
+  type: "host_init";
+  worker: { bundle: string };
+  browser: BrowserSpec;
+  init: Omit<WorkerInit, "type">;
+}
+
 export interface RunRequest {
   type: "run";
   runId: string;
@@ -25,11 +48,10 @@ export interface RunRequest {
 }
 
 /**
- * The answer to a `browser_request`: the DevTools endpoint of the browser the supervisor
- * launched for this worker (it launches one when the first session of a run needs it, and
- * again if it went away), or why it could not.
+ * The host's answer to a `browser_request`: the two ends of the browser's CDP pipe, each in
+ * a message of its own with the socket as the message's handle, or why there is no browser.
  */
-export type BrowserReply = { type: "browser"; wsEndpoint: string } | { type: "browser_failed"; message: string };
+export type BrowserReply = { type: "browser_pipe"; end: "write" | "read" } | { type: "browser_failed"; message: string };
 
 export type SupervisorMessage = WorkerInit | RunRequest | BrowserReply;
 
@@ -51,7 +73,22 @@ export type WorkerMessage =
   | { type: "ready" }
   | { type: "browser_request" }
   | { type: "init_failed"; message: string }
-  | ({ type: "done"; runId: string } & { outcome: RunOutcome });
+  | ({ type: "done"; runId: string } & { outcome: RunOutcome })
+  /**
+   * After `done`: the browser is reset and the worker can take the next run. `leftover`
+   * names the timers, sockets or other handles the run's code left behind (the worker is
+   * then replaced rather than reused).
+   */
+  | { type: "idle"; runId: string; leftover: string[] };
+
+/** What the host itself says. */
+export type HostMessage = { type: "worker_exit"; code: number | null; signal: string | null } | { type: "oversize"; bytes: number };
+
+/**
+ * The largest frame the service reads: a full result (JSON text, at most twice as long once
+ * escaped into the message) and logs (six bytes per control character at worst), with room to spare.
+ */
+export const MAX_FRAME_BYTES = 2 * MAX_RESULT_BYTES + 8 * MAX_LOG_BYTES + 64 * 1024;
 
 /** Console output kept per run; the rest is cut with a note. */
 export { MAX_LOG_BYTES } from "./outcomeSchema";

@@ -4,6 +4,7 @@ import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
 import { beginRun, endRun } from "../../layers/runtime/runContext";
 import { captureConsole } from "./captureConsole";
 import { type Automation, loadAutomation } from "./loadAutomation";
+import { MAX_RESULT_BYTES, resultTooLarge } from "./outcomeSchema";
 import { MAX_LOG_BYTES, type ErrorCode, type RunOutcome } from "./protocol";
 import { resetBrowser } from "./resetBrowser";
 
@@ -54,6 +55,11 @@ function serialize(value: unknown): Result {
   }
   // JSON.stringify gives undefined for a function or a symbol at the top level.
   if (json === undefined) return notSerializable(`a ${typeof value} has no JSON form`);
+  // Counted in UTF-16 units first: no string of up to a third of the cap can pass it in bytes.
+  if (json.length * 3 > MAX_RESULT_BYTES) {
+    const bytes = Buffer.byteLength(json, "utf8");
+    if (bytes > MAX_RESULT_BYTES) return { ok: false, error: resultTooLarge(bytes) };
+  }
   return { ok: true, json };
 }
 

@@ -1,14 +1,17 @@
 /**
- * Entry point of a local worker process (bundled into worker.cjs by buildWorkerBundle).
- * It waits for `init`, answers `ready`, then serves `run` messages one at a time and
- * answers each with `done`. It exits when the supervisor's IPC channel closes.
+ * Entry point of a local worker process (bundled into worker.cjs by buildWorkerBundle),
+ * started by its sandbox host (hostMain). It waits for `init`, answers `ready`, then serves
+ * `run` messages one at a time: it answers each with `done`, resets the browser, and says
+ * `idle` (naming what the run's code left running). It exits when the host's channel closes.
  */
 import type { Browser } from "puppeteer-core";
 // `import = require` (not `import from`): the bundle then holds puppeteer-core's CommonJS build
 // only, the same one automations get from `require("puppeteer-core")`, not both builds.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 import puppeteer = require("puppeteer-core");
+import type { Socket } from "node:net";
 import { compileAutomation } from "./loadAutomation";
+import { PipeTransport } from "./pipeTransport";
 import type { BrowserReply, RunOutcome, RunRequest, SupervisorMessage, WorkerInit, WorkerMessage } from "./protocol";
 import { startInvocation } from "./runInvocation";
 
@@ -20,16 +23,30 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Answers to browser requests, in order (one request is in flight at a time). */
-let browserReply: ((reply: BrowserReply) => void) | undefined;
+/** The browser's pipe ends as they arrive, and who waits for them (one request at a time). */
+let pipeEnds: { write?: Socket; read?: Socket } = {};
+let browserReply: ((reply: { pipes: PipeTransport } | { failed: string }) => void) | undefined;
 
-/** Asks the supervisor for the worker's browser (it launches one if there is none). */
-function requestBrowser(): Promise<string> {
+function onBrowserReply(reply: BrowserReply, handle: unknown): void {
+  if (reply.type === "browser_failed") {
+    browserReply?.({ failed: reply.message });
+    return;
+  }
+  pipeEnds[reply.end] = handle as Socket;
+  const { write, read } = pipeEnds;
+  if (write && read) {
+    pipeEnds = {};
+    browserReply?.({ pipes: new PipeTransport(write, read) });
+  }
+}
+
+/** Asks the host for the worker's browser (it starts one; a browser left running is replaced). */
+function requestBrowser(): Promise<PipeTransport> {
   return new Promise((resolve, reject) => {
     browserReply = (reply) => {
       browserReply = undefined;
-      if (reply.type === "browser") resolve(reply.wsEndpoint);
-      else reject(new Error(`No browser: ${reply.message}`));
+      if ("pipes" in reply) resolve(reply.pipes);
+      else reject(new Error(`No browser: ${reply.failed}`));
     };
     send({ type: "browser_request" });
   });
@@ -40,19 +57,39 @@ function browserConnection(): () => Promise<Browser> {
   let connection: Promise<Browser> | undefined;
   return () => {
     connection ??= requestBrowser()
-      .then((browserWSEndpoint) => puppeteer.connect({ browserWSEndpoint, defaultViewport: null }))
+      .then((transport) => puppeteer.connect({ transport, defaultViewport: null }))
       .then(
-      (browser) => {
-        browser.once("disconnected", () => (connection = undefined));
-        return browser;
-      },
-      (error: unknown) => {
-        connection = undefined;
-        throw error;
-      },
-    );
+        (browser) => {
+          browser.once("disconnected", () => (connection = undefined));
+          return browser;
+        },
+        (error: unknown) => {
+          connection = undefined;
+          throw error;
+        },
+      );
     return connection;
   };
+}
+
+/** Counts of the kinds of handles and requests that keep this process's event loop going. */
+function activeResources(): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const kind of process.getActiveResourcesInfo()) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  return counts;
+}
+
+/**
+ * What a run left running: resources beyond those the worker had when it was ready (the
+ * browser's two pipes excepted). A worker with leftovers is replaced, not reused.
+ */
+function leftovers(baseline: Map<string, number>): string[] {
+  const found: string[] = [];
+  for (const [kind, count] of activeResources()) {
+    const allowed = (baseline.get(kind) ?? 0) + (kind === "PipeWrap" ? 2 : 0);
+    if (count > allowed) found.push(`${count - (baseline.get(kind) ?? 0)} ${kind}`);
+  }
+  return found;
 }
 
 function checkInit(message: WorkerInit): string | undefined {
@@ -76,6 +113,7 @@ function main(): void {
   }
   let init: WorkerInit | undefined;
   let getBrowser: (() => Promise<Browser>) | undefined;
+  let baseline = new Map<string, number>();
   // Runs are chained: never more than one at a time, even if the supervisor sends two.
   let queue: Promise<void> = Promise.resolve();
 
@@ -84,6 +122,7 @@ function main(): void {
       const error = { code: "function_error" as const, message: "The worker received a run before init" };
       const outcome: RunOutcome = { status: "failed", error, logs: "", browser_ms: 0 };
       send({ type: "done", runId: request.runId, outcome });
+      send({ type: "idle", runId: request.runId, leftover: [] });
       return;
     }
     const { code, parameter_style: style, variables } = init;
@@ -92,18 +131,22 @@ function main(): void {
     // Answer first; the browser is reset before the next run is taken from the queue.
     send({ type: "done", runId: request.runId, outcome: await run.outcome });
     await run.settled;
+    // Timers of this turn (the outcome's own send) are done once the next turn comes.
+    await new Promise((resolve) => setImmediate(resolve));
+    send({ type: "idle", runId: request.runId, leftover: leftovers(baseline) });
   };
 
-  process.on("message", (message: SupervisorMessage) => {
+  process.on("message", (message: SupervisorMessage, handle: unknown) => {
     if (message.type === "init") {
       const problem = init ? "the worker is already initialized" : checkInit(message);
       if (problem) return send({ type: "init_failed", message: problem });
       init = message;
       getBrowser = browserConnection();
+      baseline = activeResources();
       return send({ type: "ready" });
     }
     if (message.type === "run") queue = queue.then(() => serve(message));
-    if (message.type === "browser" || message.type === "browser_failed") browserReply?.(message);
+    if (message.type === "browser_pipe" || message.type === "browser_failed") onBrowserReply(message, handle);
   });
   // Stray failures of user code (a promise nobody awaited, a throw in a timer) must not take
   // the warm worker down: they go to the console, which is captured when a run is in progress.

@@ -28,7 +28,7 @@ export interface FinishRunDeps {
  * completion event is retried.
  */
 export async function finishRun(deps: FinishRunDeps, run: RunItem, result: InvokeResult, meter: "later" | "now" = "later"): Promise<RunItem> {
-  const final: RunItem = { ...run, ...result, finished_at: deps.clock.now().toISOString() };
+  const final = endedRun(run, result, deps.clock.now().toISOString());
   if (meter === "now") return record(deps, final, "now");
   try {
     return await record(deps, final, "later");
@@ -38,6 +38,39 @@ export async function finishRun(deps: FinishRunDeps, run: RunItem, result: Invok
     recordWhenBack(deps, final);
     return final;
   }
+}
+
+/**
+ * The run as it ended, field by field: who it is (ids, account, function, params, times)
+ * from the stored run, how it ended from the runtime's result, when it ended from the
+ * service's clock. Nothing else of either object is kept (never `{ ...run, ...result }`: a
+ * result carrying `pk`, `account_id` or `function_id` would write another record).
+ */
+export function endedRun(run: RunItem, result: InvokeResult, finishedAt: string): RunItem {
+  const final: RunItem = {
+    run_id: run.run_id,
+    account_id: run.account_id,
+    function_id: run.function_id,
+    function_name: run.function_name,
+    version: run.version,
+    trigger: run.trigger,
+    status: result.status,
+    params: run.params,
+    result_json: result.result_json,
+    error: result.error === null ? null : { code: result.error.code, message: result.error.message },
+    logs: result.logs,
+    queued_at: run.queued_at,
+    started_at: run.started_at,
+    finished_at: finishedAt,
+    duration_ms: result.duration_ms,
+    browser_ms: result.browser_ms,
+    peak_memory_mb: result.peak_memory_mb,
+    memory_mb: run.memory_mb,
+    request_origin: run.request_origin,
+    sdk_version: run.sdk_version,
+  };
+  if (run.completion_token !== undefined) final.completion_token = run.completion_token;
+  return final;
 }
 
 async function record(deps: FinishRunDeps, final: RunItem, meter: "later" | "now"): Promise<RunItem> {

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { isConditionFailed, queryAll, sendConditional, type DocumentSender } from "./dynamo";
-import { keys, withoutKeys } from "./keys";
+import { asStored, keys } from "./keys";
 
 export interface AccountItem {
   account_id: string;
@@ -29,7 +29,7 @@ export class AccountStore {
 
   async getAccount(accountId: string): Promise<AccountItem | undefined> {
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: keys.account(accountId) }));
-    return Item ? withoutKeys<AccountItem>(Item) : undefined;
+    return Item ? toAccount(asStored<AccountItem>(Item)) : undefined;
   }
 
   /** Creates the account if it does not exist yet; returns the account as stored. */
@@ -38,11 +38,11 @@ export class AccountStore {
       await this.doc.send(
         new PutCommand({
           TableName: this.table,
-          Item: { ...keys.account(account.account_id), ...account },
+          Item: accountToItem(account),
           ConditionExpression: "attribute_not_exists(pk)",
         }),
       );
-      return account;
+      return toAccount(account);
     } catch (error) {
       if (!isConditionFailed(error)) throw error;
       const existing = await this.getAccount(account.account_id);
@@ -70,7 +70,7 @@ export class AccountStore {
       this.doc,
       new PutCommand({
         TableName: this.table,
-        Item: { ...keys.apiKey(key.key_hash), ...keys.apiKeyIndex(key.account_id, key.key_id), ...key },
+        Item: apiKeyToItem(key),
         ConditionExpression: "attribute_not_exists(pk)",
       }),
     );
@@ -78,7 +78,7 @@ export class AccountStore {
 
   async getApiKeyByHash(hash: string): Promise<ApiKeyItem | undefined> {
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: keys.apiKey(hash) }));
-    return Item ? withoutKeys<ApiKeyItem>(Item) : undefined;
+    return Item ? toApiKey(asStored<ApiKeyItem>(Item)) : undefined;
   }
 
   async listApiKeys(accountId: string): Promise<ApiKeyItem[]> {
@@ -89,7 +89,7 @@ export class AccountStore {
         KeyConditionExpression: "gsi1pk = :pk AND begins_with(gsi1sk, :prefix)",
         ExpressionAttributeValues: { ":pk": keys.apiKeyIndex(accountId, "").gsi1pk, ":prefix": "KEY#" },
       })
-    ).map((item) => withoutKeys<ApiKeyItem>(item));
+    ).map((item) => toApiKey(asStored<ApiKeyItem>(item)));
     return items.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.key_id.localeCompare(b.key_id));
   }
 
@@ -116,4 +116,49 @@ export class AccountStore {
       }),
     );
   }
+}
+
+/*
+ * Items are built, and read back, field by field: an object carrying `pk`, `sk`, `admin` or
+ * any other attribute never changes which item is written nor adds to it (STYLE.md, rule 11).
+ * The key attributes come from the key builders alone.
+ */
+
+function accountToItem(account: AccountItem): Record<string, unknown> {
+  const key = keys.account(account.account_id);
+  return { pk: key.pk, sk: key.sk, account_id: account.account_id, plan: account.plan, created_at: account.created_at };
+}
+
+function toAccount(account: AccountItem): AccountItem {
+  return { account_id: account.account_id, plan: account.plan, created_at: account.created_at };
+}
+
+function apiKeyToItem(key: ApiKeyItem): Record<string, unknown> {
+  const { pk, sk } = keys.apiKey(key.key_hash);
+  const { gsi1pk, gsi1sk } = keys.apiKeyIndex(key.account_id, key.key_id);
+  return {
+    pk,
+    sk,
+    gsi1pk,
+    gsi1sk,
+    key_id: key.key_id,
+    account_id: key.account_id,
+    key_hash: key.key_hash,
+    prefix: key.prefix,
+    name: key.name,
+    admin: key.admin === true,
+    created_at: key.created_at,
+  };
+}
+
+function toApiKey(key: ApiKeyItem): ApiKeyItem {
+  return {
+    key_id: key.key_id,
+    account_id: key.account_id,
+    key_hash: key.key_hash,
+    prefix: key.prefix,
+    name: key.name,
+    admin: key.admin === true,
+    created_at: key.created_at,
+  };
 }

@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { FunctionItem } from "../functions/types";
 import { isConditionFailed, scanAll, sendConditional, type DocumentSender } from "./dynamo";
-import { keys, withoutKeys } from "./keys";
+import { asStored, keys } from "./keys";
 
 export interface FunctionPage {
   items: FunctionItem[];
@@ -22,7 +22,7 @@ export class FunctionStore {
       this.doc,
       new PutCommand({
         TableName: this.table,
-        Item: this.toItem(fn),
+        Item: functionToItem(fn),
         ConditionExpression: "attribute_not_exists(pk)",
       }),
     );
@@ -37,7 +37,7 @@ export class FunctionStore {
       this.doc,
       new PutCommand({
         TableName: this.table,
-        Item: this.toItem(next),
+        Item: functionToItem(next),
         ConditionExpression: "function_id = :id AND revision = :revision",
         ExpressionAttributeValues: { ":id": previous.function_id, ":revision": previous.revision },
       }),
@@ -68,7 +68,7 @@ export class FunctionStore {
           ReturnValues: "ALL_NEW",
         }),
       );
-      return Attributes ? withoutKeys<FunctionItem>(Attributes) : undefined;
+      return Attributes ? toFunction(asStored<FunctionItem>(Attributes)) : undefined;
     } catch (error) {
       if (isConditionFailed(error)) return undefined;
       throw error;
@@ -93,7 +93,7 @@ export class FunctionStore {
     const { Item } = await this.doc.send(
       new GetCommand({ TableName: this.table, Key: keys.functionByName(accountId, name), ConsistentRead: true }),
     );
-    return Item ? withoutKeys<FunctionItem>(Item) : undefined;
+    return Item ? toFunction(asStored<FunctionItem>(Item)) : undefined;
   }
 
   async getById(functionId: string): Promise<FunctionItem | undefined> {
@@ -126,7 +126,7 @@ export class FunctionStore {
         Limit: limit,
       }),
     );
-    const items = (page.Items ?? []).map((item) => withoutKeys<FunctionItem>(item));
+    const items = (page.Items ?? []).map((item) => toFunction(asStored<FunctionItem>(item)));
     const last = items[items.length - 1];
     return { items, lastName: page.LastEvaluatedKey && last ? last.name : null };
   }
@@ -138,7 +138,7 @@ export class FunctionStore {
       FilterExpression: "begins_with(pk, :account) AND begins_with(sk, :fn)",
       ExpressionAttributeValues: { ":account": "ACCOUNT#", ":fn": "FN#" },
     });
-    return items.map((item) => withoutKeys<FunctionItem>(item));
+    return items.map((item) => toFunction(asStored<FunctionItem>(item)));
   }
 
   /** Deletes the record if it is still the given function; false otherwise. */
@@ -153,8 +153,66 @@ export class FunctionStore {
       }),
     );
   }
+}
 
-  private toItem(fn: FunctionItem): Record<string, unknown> {
-    return { ...keys.functionByName(fn.account_id, fn.name), ...keys.functionIdIndex(fn.function_id), ...fn };
-  }
+/**
+ * The record's item, field by field: a record carrying `pk`, `sk` or any other attribute
+ * never changes which item is written nor adds to it (STYLE.md, rule 11). The key attributes
+ * come from the key builders alone.
+ */
+function functionToItem(fn: FunctionItem): Record<string, unknown> {
+  const { pk, sk } = keys.functionByName(fn.account_id, fn.name);
+  const { gsi1pk, gsi1sk } = keys.functionIdIndex(fn.function_id);
+  return {
+    pk,
+    sk,
+    gsi1pk,
+    gsi1sk,
+    account_id: fn.account_id,
+    function_id: fn.function_id,
+    name: fn.name,
+    description: fn.description,
+    status: fn.status,
+    status_reason: fn.status_reason,
+    latest_version: fn.latest_version,
+    variables: fn.variables,
+    schedule: fn.schedule,
+    schedule_timezone: fn.schedule_timezone,
+    schedule_params: fn.schedule_params,
+    next_run_at: fn.next_run_at,
+    timeout_seconds: fn.timeout_seconds,
+    memory_mb: fn.memory_mb,
+    shared: fn.shared,
+    reference_workflow_id: fn.reference_workflow_id,
+    created_at: fn.created_at,
+    updated_at: fn.updated_at,
+    code_sha256: fn.code_sha256,
+    revision: fn.revision,
+  };
+}
+
+/** A function record from its stored item, field by field: attributes that are not a record's stay behind. */
+function toFunction(stored: FunctionItem): FunctionItem {
+  return {
+    account_id: stored.account_id,
+    function_id: stored.function_id,
+    name: stored.name,
+    description: stored.description,
+    status: stored.status,
+    status_reason: stored.status_reason,
+    latest_version: stored.latest_version,
+    variables: stored.variables,
+    schedule: stored.schedule,
+    schedule_timezone: stored.schedule_timezone,
+    schedule_params: stored.schedule_params,
+    next_run_at: stored.next_run_at,
+    timeout_seconds: stored.timeout_seconds,
+    memory_mb: stored.memory_mb,
+    shared: stored.shared,
+    reference_workflow_id: stored.reference_workflow_id,
+    created_at: stored.created_at,
+    updated_at: stored.updated_at,
+    code_sha256: stored.code_sha256,
+    revision: stored.revision,
+  };
 }

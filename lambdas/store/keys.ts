@@ -18,8 +18,11 @@ function pad(n: number): string {
   return String(n).padStart(6, "0");
 }
 
-/** Strips the key attributes from an item read from the table. */
-export function withoutKeys<T>(item: Record<string, unknown>): T {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, ...rest } = item;
-  return rest as T;
+/**
+ * An item read from the table, typed as what its store writes. The stores then pick their
+ * type's fields from it by name, so the key attributes, and anything else an item carries,
+ * never reach a caller.
+ */
+export function asStored<T>(item: Record<string, unknown>): T {
+  return item as T;
 }

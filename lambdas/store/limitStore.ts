@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { isConditionFailed, sendConditional, type DocumentSender } from "./dynamo";
+import { asStored } from "./keys";
 
 export interface AdmitLimits {
   concurrency: number;
@@ -111,15 +112,18 @@ export class LimitStore {
 
   private async read(accountId: string): Promise<LimitItem | undefined> {
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: limitKey(accountId), ConsistentRead: true }));
-    return Item as LimitItem | undefined;
+    if (!Item) return undefined;
+    const { leases, month_key, invocations } = asStored<LimitItem>(Item);
+    return { leases, month_key, invocations };
   }
 
   private async putIfMissing(accountId: string, month: string): Promise<void> {
+    const key = limitKey(accountId);
     await sendConditional(
       this.doc,
       new PutCommand({
         TableName: this.table,
-        Item: { ...limitKey(accountId), leases: {}, month_key: month, invocations: 0 },
+        Item: { pk: key.pk, sk: key.sk, leases: {}, month_key: month, invocations: 0 },
         ConditionExpression: "attribute_not_exists(pk)",
       }),
     );

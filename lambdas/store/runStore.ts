@@ -4,10 +4,10 @@ import {
   PutCommand,
   QueryCommand,
 } from "@aws-sdk/lib-dynamodb";
-import type { RunItem } from "../runs/types";
+import type { RunError, RunItem } from "../runs/types";
 import { PART_BYTES, fromParts, toParts } from "./blobParts";
 import { queryAll, scanAll, sendConditional, type DocumentSender } from "./dynamo";
-import { withoutKeys } from "./keys";
+import { asStored } from "./keys";
 
 /** Results up to this size stay in the run item; larger ones go to gzipped part items. */
 const INLINE_RESULT_BYTES = PART_BYTES;
@@ -21,7 +21,10 @@ const INLINE_PARAMS_BYTES = 16_384;
 const runKey = (runId: string) => ({ pk: `RUN#${runId}`, sk: "RUN" });
 const runIndex = (functionId: string, runId: string) => ({ gsi1pk: `FNID#${functionId}#RUNS`, gsi1sk: runId });
 
-/** A run item: params as JSON text (or in parts), result inline or in parts. Runs written before params_json carry a `params` map. */
+/**
+ * A run item as stored: params as JSON text (or in parts), result inline or in parts. Runs
+ * written before params_json carry a `params` map.
+ */
 type StoredRun = Omit<RunItem, "result_json" | "params"> & {
   params?: Record<string, unknown>;
   params_json?: string | null;
@@ -29,6 +32,88 @@ type StoredRun = Omit<RunItem, "result_json" | "params"> & {
   result_json?: string | null;
   result_parts?: number;
 };
+
+/** Where the run item keeps its params and result: inline text, or the number of part items. */
+interface Blobs {
+  params_json: string | null;
+  params_parts?: number;
+  result_json: string | null;
+  result_parts?: number;
+}
+
+/**
+ * The run item, built field by field (never by spreading the run: a run carrying `pk`, `sk`
+ * or any other attribute must not change which item is written, nor add to it). The key
+ * attributes come from the key builders alone.
+ */
+function runToItem(run: RunItem, blobs: Blobs, expiresAt: number): Record<string, unknown> {
+  const key = runKey(run.run_id);
+  const index = runIndex(run.function_id, run.run_id);
+  const item: Record<string, unknown> = {
+    pk: key.pk,
+    sk: key.sk,
+    gsi1pk: index.gsi1pk,
+    gsi1sk: index.gsi1sk,
+    run_id: run.run_id,
+    account_id: run.account_id,
+    function_id: run.function_id,
+    function_name: run.function_name,
+    version: run.version,
+    trigger: run.trigger,
+    status: run.status,
+    params_json: blobs.params_json,
+    result_json: blobs.result_json,
+    error: runError(run.error),
+    logs: run.logs,
+    queued_at: run.queued_at,
+    started_at: run.started_at,
+    finished_at: run.finished_at,
+    duration_ms: run.duration_ms,
+    browser_ms: run.browser_ms,
+    peak_memory_mb: run.peak_memory_mb,
+    memory_mb: run.memory_mb,
+    request_origin: run.request_origin,
+    sdk_version: run.sdk_version,
+    expires_at: expiresAt,
+  };
+  if (blobs.params_parts !== undefined) item.params_parts = blobs.params_parts;
+  if (blobs.result_parts !== undefined) item.result_parts = blobs.result_parts;
+  if (run.completion_token !== undefined) item.completion_token = run.completion_token;
+  return item;
+}
+
+/** A run from its stored item, field by field: attributes that are not a run's stay behind. */
+function itemToRun(stored: StoredRun, params: Record<string, unknown>, resultJson: string | null): RunItem {
+  const run: RunItem = {
+    run_id: stored.run_id,
+    account_id: stored.account_id,
+    function_id: stored.function_id,
+    function_name: stored.function_name,
+    version: stored.version,
+    trigger: stored.trigger,
+    status: stored.status,
+    params,
+    result_json: resultJson,
+    error: runError(stored.error),
+    logs: stored.logs,
+    queued_at: stored.queued_at,
+    started_at: stored.started_at,
+    finished_at: stored.finished_at,
+    duration_ms: stored.duration_ms,
+    browser_ms: stored.browser_ms,
+    peak_memory_mb: stored.peak_memory_mb,
+    memory_mb: stored.memory_mb,
+    request_origin: stored.request_origin,
+    sdk_version: stored.sdk_version,
+  };
+  if (typeof stored.completion_token === "string") run.completion_token = stored.completion_token;
+  return run;
+}
+
+/** A run's error as its code and message only. */
+function runError(error: RunError | null | undefined): RunError | null {
+  return error ? { code: error.code, message: error.message } : null;
+}
 
 /** Which blob of a run a part item holds. */
 type PartKind = "RESULT" | "PARAMS";
@@ -78,21 +163,21 @@ export class RunStore {
 
   /** Writes the run item (after its params and result parts, if any); false when `onlyIfActive` did not hold. */
   private async write(run: RunItem, onlyIfActive: boolean): Promise<boolean> {
-    const { result_json, params, ...rest } = run;
-    const item: StoredRun = { ...rest, params_json: JSON.stringify(params), result_json };
-    if (item.params_json && Buffer.byteLength(item.params_json) > INLINE_PARAMS_BYTES) {
-      item.params_parts = await this.writeParts(run, "PARAMS", item.params_json);
-      item.params_json = null;
+    const paramsJson = JSON.stringify(run.params);
+    const blobs: Blobs = { params_json: paramsJson, result_json: run.result_json };
+    if (Buffer.byteLength(paramsJson) > INLINE_PARAMS_BYTES) {
+      blobs.params_parts = await this.writeParts(run, "PARAMS", paramsJson);
+      blobs.params_json = null;
     }
-    if (result_json && Buffer.byteLength(result_json) > INLINE_RESULT_BYTES) {
-      item.result_parts = await this.writeParts(run, "RESULT", result_json);
-      item.result_json = null;
+    if (run.result_json && Buffer.byteLength(run.result_json) > INLINE_RESULT_BYTES) {
+      blobs.result_parts = await this.writeParts(run, "RESULT", run.result_json);
+      blobs.result_json = null;
     }
     return sendConditional(
       this.doc,
       new PutCommand({
         TableName: this.table,
-        Item: { ...runKey(run.run_id), ...runIndex(run.function_id, run.run_id), ...item, expires_at: this.expiry(run) },
+        Item: runToItem(run, blobs, this.expiry(run)),
         ...(onlyIfActive
           ? {
               ConditionExpression: "attribute_not_exists(pk) OR #status IN (:queued, :running)",
@@ -137,14 +222,11 @@ export class RunStore {
 
   /** A run from its stored item; the result (and params in parts) read from their parts when `result` is asked for. */
   private async decode(item: Record<string, unknown>, load: { result: boolean }): Promise<RunItem> {
-    const { result_parts, params_parts, params_json, params, expires_at: _e, ...stored } = withoutKeys<StoredRun & { expires_at?: number }>(item);
-    const paramsText = params_parts && load.result ? await this.readParts(stored.run_id, "PARAMS") : params_json;
-    const resultText = result_parts && load.result ? await this.readParts(stored.run_id, "RESULT") : (stored.result_json ?? null);
-    return {
-      ...stored,
-      params: typeof paramsText === "string" ? (JSON.parse(paramsText) as Record<string, unknown>) : (params ?? {}),
-      result_json: resultText,
-    };
+    const stored = asStored<StoredRun>(item);
+    const paramsText = stored.params_parts && load.result ? await this.readParts(stored.run_id, "PARAMS") : stored.params_json;
+    const resultText = stored.result_parts && load.result ? await this.readParts(stored.run_id, "RESULT") : (stored.result_json ?? null);
+    const params = typeof paramsText === "string" ? (JSON.parse(paramsText) as Record<string, unknown>) : (stored.params ?? {});
+    return itemToRun(stored, params, resultText);
   }
 
   /** Writes `text` as gzipped part items of the run; returns how many. */

@@ -1,6 +1,6 @@
 import { PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { sendConditional, type DocumentSender } from "./dynamo";
-import { withoutKeys } from "./keys";
+import { asStored } from "./keys";
 
 export type FiringOutcome = "claimed" | "started" | "skipped" | "refused";
 
@@ -25,12 +25,21 @@ export class ScheduleStore {
 
   /** Claims a firing with a conditional write; false when another scheduler claimed it first. */
   async claim(functionId: string, scheduledFor: string): Promise<boolean> {
-    const item: FiringItem = { function_id: functionId, scheduled_for: scheduledFor, outcome: "claimed", run_id: null, reason: null };
+    const { pk, sk } = firingKey(functionId, scheduledFor);
     return sendConditional(
       this.doc,
       new PutCommand({
         TableName: this.table,
-        Item: { ...firingKey(functionId, scheduledFor), ...item, expires_at: this.expiry(scheduledFor) },
+        Item: {
+          pk,
+          sk,
+          function_id: functionId,
+          scheduled_for: scheduledFor,
+          outcome: "claimed" satisfies FiringOutcome,
+          run_id: null,
+          reason: null,
+          expires_at: this.expiry(scheduledFor),
+        },
         ConditionExpression: "attribute_not_exists(pk)",
       }),
     );
@@ -60,10 +69,21 @@ export class ScheduleStore {
         ConsistentRead: true,
       }),
     );
-    return (Items ?? []).map((item) => withoutKeys<FiringItem>(item));
+    return (Items ?? []).map((item) => toFiring(asStored<FiringItem>(item)));
   }
 
   private expiry(scheduledFor: string): number {
     return Math.floor(Date.parse(scheduledFor) / 1000) + this.retentionSeconds;
   }
+}
+
+/** A firing from its stored item, field by field: attributes that are not a firing's stay behind. */
+function toFiring(stored: FiringItem): FiringItem {
+  return {
+    function_id: stored.function_id,
+    scheduled_for: stored.scheduled_for,
+    outcome: stored.outcome,
+    run_id: stored.run_id,
+    reason: stored.reason,
+  };
 }

@@ -8,7 +8,7 @@ import {
 import type { VersionItem, VersionWithCode } from "../functions/types";
 import { fromParts, toParts } from "./blobParts";
 import { isConditionFailed, queryAll, scanAll, sendConditional, type DocumentSender } from "./dynamo";
-import { keys, withoutKeys } from "./keys";
+import { asStored, keys } from "./keys";
 
 type StoredVersion = VersionItem & { code_token: string };
 
@@ -30,20 +30,19 @@ export class VersionStore {
    * leaving nothing behind, when that version number exists already.
    */
   async create(version: VersionWithCode): Promise<string | null> {
-    const { source, js, ...meta } = version;
     const token = randomUUID();
     const parts = CODE_FIELDS.flatMap((field) =>
-      toParts(field === "source" ? source : js).map((data, part) => ({
-        ...keys.codePart(version.function_id, version.version, token, field, part),
-        data,
-      })),
+      toParts(field === "source" ? version.source : version.js).map((data, part) => {
+        const { pk, sk } = keys.codePart(version.function_id, version.version, token, field, part);
+        return { pk, sk, data };
+      }),
     );
     await this.writeAll(parts);
     try {
       await this.doc.send(
         new PutCommand({
           TableName: this.table,
-          Item: { ...keys.version(version.function_id, version.version), ...meta, code_token: token },
+          Item: versionToItem(version, token),
           ConditionExpression: "attribute_not_exists(pk)",
         }),
       );
@@ -59,29 +58,23 @@ export class VersionStore {
   /** Every version, oldest first (code not included). */
   async list(functionId: string): Promise<VersionItem[]> {
     const items = await this.queryAll(functionId, "VER#");
-    return items.map((item) => {
-      const { code_token: _token, ...version } = withoutKeys<StoredVersion>(item);
-      return version;
-    });
+    return items.map((item) => toVersion(asStored<StoredVersion>(item)));
   }
 
   /** One version without its code (its parameters, hash and date). */
   async meta(functionId: string, version: number): Promise<VersionItem | undefined> {
     const stored = await this.item(functionId, version);
-    if (!stored) return undefined;
-    const { code_token: _token, ...meta } = stored;
-    return meta;
+    return stored ? toVersion(stored) : undefined;
   }
 
   async get(functionId: string, version: number): Promise<VersionWithCode | undefined> {
     const stored = await this.item(functionId, version);
     if (!stored) return undefined;
-    const { code_token: token, ...meta } = stored;
-    const prefix = keys.codePrefix(version, token);
+    const prefix = keys.codePrefix(version, stored.code_token);
     const parts = await this.queryAll(functionId, prefix);
     const code = (field: string) =>
       fromParts(parts.filter((p) => String(p.sk).startsWith(`${prefix}${field}#`)).map((p) => p.data as Uint8Array));
-    return { ...meta, source: code("source"), js: code("js") };
+    return { ...toVersion(stored), source: code("source"), js: code("js") };
   }
 
   private async item(functionId: string, version: number): Promise<StoredVersion | undefined> {
@@ -95,7 +88,7 @@ export class VersionStore {
       }),
     );
     const item = Items?.[0];
-    return item ? withoutKeys<StoredVersion>(item) : undefined;
+    return item ? asStored<StoredVersion>(item) : undefined;
   }
 
   /** Deletes every version and code part of a function (its usage stays with the account). */
@@ -209,4 +202,38 @@ export class VersionStore {
       }
     }
   }
+}
+
+/**
+ * The version item, field by field (its code goes to part items): a version carrying `pk`,
+ * `sk` or any other attribute never changes which item is written nor adds to it (STYLE.md,
+ * rule 11). The key attributes come from the key builder alone.
+ */
+function versionToItem(version: VersionItem, token: string): Record<string, unknown> {
+  const { pk, sk } = keys.version(version.function_id, version.version);
+  const item: Record<string, unknown> = {
+    pk,
+    sk,
+    function_id: version.function_id,
+    version: version.version,
+    created_at: version.created_at,
+    code_sha256: version.code_sha256,
+    variables: version.variables,
+    code_token: token,
+  };
+  if (version.parameter_style !== undefined) item.parameter_style = version.parameter_style;
+  return item;
+}
+
+/** A version from its stored item, field by field (without its code token or keys). */
+function toVersion(stored: StoredVersion): VersionItem {
+  const version: VersionItem = {
+    function_id: stored.function_id,
+    version: stored.version,
+    created_at: stored.created_at,
+    code_sha256: stored.code_sha256,
+    variables: stored.variables,
+  };
+  if (stored.parameter_style !== undefined) version.parameter_style = stored.parameter_style;
+  return version;
 }

@@ -3,6 +3,7 @@ import { fromParts } from "../../lambdas/store/blobParts";
 import { createDocumentClient, scanAll } from "../../lambdas/store/dynamo";
 import { MAIN_TABLE, tableName } from "../../lambdas/store/tables";
 import { dynaliteClientConfig } from "../../lambdas/local/dynaliteClient";
+import type { LocalService } from "../../lambdas/local/localService";
 import type { TestService } from "./localService";
 
 /** What a test made through the API, to hold the table against. */
@@ -17,9 +18,12 @@ export interface Expected {
   functions: Set<string>;
 }
 
-/** Every item of the service's table, read directly from dynalite. */
-export async function scanTable(dynamoEndpoint: string, tablePrefix = "browserfn"): Promise<Record<string, unknown>[]> {
-  const { client, doc } = createDocumentClient(dynaliteClientConfig(dynamoEndpoint));
+/** Every item of the service's table, read directly from its dynalite (with the store's secret). */
+export async function scanTable(
+  service: Pick<LocalService, "dynamoEndpoint" | "storeSecret">,
+  tablePrefix = "browserfn",
+): Promise<Record<string, unknown>[]> {
+  const { client, doc } = createDocumentClient(dynaliteClientConfig(service.dynamoEndpoint, service.storeSecret));
   try {
     return await scanAll(doc, { TableName: tableName(tablePrefix, MAIN_TABLE), ConsistentRead: true });
   } finally {
@@ -148,7 +152,7 @@ export function tableProblems(items: Record<string, unknown>[], expected: Expect
  * that each account's paged function list (by its token) names exactly its expected functions.
  */
 export async function expectStoreHolds(t: TestService, expected: Expected, tokens: Record<string, string>): Promise<void> {
-  expect(tableProblems(await scanTable(t.service.dynamoEndpoint), expected)).toEqual([]);
+  expect(tableProblems(await scanTable(t.service), expected)).toEqual([]);
   for (const [account, token] of Object.entries(tokens)) {
     const listed: string[] = [];
     let cursor: string | null = null;

@@ -36,6 +36,8 @@ export function testConfig(dataDir: string, overrides: Partial<LocalConfig> = {}
     requestLog: false,
     workers: { perFunction: 2, total: 4, idleSeconds: 60 },
     rateLimit: { perSecond: 0, burst: 1 },
+    // Tests serve their pages on 127.0.0.1; the network policy has tests of its own.
+    allowLocalNetwork: true,
     ...overrides,
   };
 }

@@ -23,7 +23,7 @@ export interface MemoryStore {
 /** A store on a fresh in-memory dynalite, for tests below the HTTP layer. */
 export async function startMemoryStore(options: StoreOptions = {}): Promise<MemoryStore> {
   const dynamo = await startDynalite(null);
-  const { client, doc } = createDocumentClient(dynaliteClientConfig(dynamo.endpoint));
+  const { client, doc } = createDocumentClient(dynaliteClientConfig(dynamo.endpoint, dynamo.secret));
   try {
     await createTablesIfMissing(client, "test");
   } catch (error) {

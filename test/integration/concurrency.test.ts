@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient, ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { dynaliteClientConfig } from "../../lambdas/local/dynaliteClient";
 import { ECHO_FN, NO_PARAMS_FN } from "../helpers/code";
 import { startTestService, type TestService } from "../helpers/localService";
 
@@ -11,11 +12,7 @@ beforeAll(async () => {
 afterAll(() => t.destroy());
 
 async function scanAll(): Promise<Record<string, unknown>[]> {
-  const client = new DynamoDBClient({
-    endpoint: t.service.dynamoEndpoint,
-    region: "local",
-    credentials: { accessKeyId: "local", secretAccessKey: "local" },
-  });
+  const client = new DynamoDBClient(dynaliteClientConfig(t.service.dynamoEndpoint, t.service.storeSecret));
   try {
     const doc = DynamoDBDocumentClient.from(client);
     const { Items } = await doc.send(new ScanCommand({ TableName: "browserfn-main" }));

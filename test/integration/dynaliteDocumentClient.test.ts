@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { GetCommand, PutCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { DynaliteDocumentClient } from "../../lambdas/local/dynaliteDocumentClient";
+import { DynaliteDocumentClient, STORE_SECRET_HEADER } from "../../lambdas/local/dynaliteDocumentClient";
 import { dynaliteClientConfig } from "../../lambdas/local/dynaliteClient";
 import { startDynalite } from "../../lambdas/local/dynaliteServer";
 import { createTablesIfMissing } from "../../lambdas/store/createTables";
@@ -67,7 +67,7 @@ function equalAnswers(a: Answer, b: Answer): boolean {
 describe("the local document client (DynaliteDocumentClient)", () => {
   it("answers every store call of a service at work exactly as the SDK's document client does", async () => {
     const second = await startDynalite(null);
-    const sdk = createDocumentClient(dynaliteClientConfig(second.endpoint));
+    const sdk = createDocumentClient(dynaliteClientConfig(second.endpoint, second.secret));
     await createTablesIfMissing(sdk.client, "browserfn");
     const comparing = comparingClient(sdk.doc);
     const t = await startTestService({ serviceOptions: { wrapStoreClient: comparing.wrap } });
@@ -98,7 +98,7 @@ describe("the local document client (DynaliteDocumentClient)", () => {
       expect((await t.call("DELETE", "/functions/echo")).status).toBe(204);
       expect((await t.call("GET", "/functions/echo/info")).status).toBe(404);
       // The second store, written through the SDK's client, is item for item the service's.
-      const own = createDocumentClient(dynaliteClientConfig(t.service.dynamoEndpoint));
+      const own = createDocumentClient(dynaliteClientConfig(t.service.dynamoEndpoint, t.service.storeSecret));
       try {
         const scan = (doc: DocumentSender) => scanAll(doc, { TableName: "browserfn-main" }).then(sortedItems);
         const [mine, theirs] = await Promise.all([scan(own.doc), scan(sdk.doc)]);
@@ -126,22 +126,31 @@ describe("the local document client (DynaliteDocumentClient)", () => {
       server = undefined;
     });
 
-    /** An HTTP server on 127.0.0.1 that answers request n with answers[n] (or never, for "hang"). */
-    async function scripted(answers: ({ status: number; body: string } | "hang")[]): Promise<{ endpoint: string; requests: () => number }> {
+    const SECRET = "scripted-store-secret";
+
+    /**
+     * An HTTP server on 127.0.0.1 that answers request n with answers[n] (or never, for "hang");
+     * `secrets()` is the store-secret header of each request it got.
+     */
+    async function scripted(
+      answers: ({ status: number; body: string } | "hang")[],
+    ): Promise<{ endpoint: string; requests: () => number; secrets: () => unknown[] }> {
       let count = 0;
+      const secrets: unknown[] = [];
       server = createServer((req, res) => {
+        secrets.push(req.headers[STORE_SECRET_HEADER]);
         const answer = answers[Math.min(count++, answers.length - 1)];
         req.resume();
         if (answer === "hang" || answer === undefined) return;
         res.writeHead(answer.status, { "content-type": "application/x-amz-json-1.0" }).end(answer.body);
       });
       await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
-      return { endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => count };
+      return { endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => count, secrets: () => secrets };
     }
 
     it("names DynamoDB's errors by their type and keeps the message", async () => {
       const dynamo = await startDynalite(null);
-      const lean = new DynaliteDocumentClient(dynamo.endpoint, { requestTimeoutMs: 5000, maxAttempts: 3 });
+      const lean = new DynaliteDocumentClient(dynamo.endpoint, dynamo.secret, { requestTimeoutMs: 5000, maxAttempts: 3 });
       try {
         const error = await lean.send(new GetCommand({ TableName: "missing", Key: { pk: "a" } })).catch((e: unknown) => e as Error);
         expect(error).toMatchObject({ name: "ResourceNotFoundException", message: "Requested resource not found", $fault: "client" });
@@ -155,13 +164,14 @@ describe("the local document client (DynaliteDocumentClient)", () => {
     it("tries a 5xx or a throttled request again, up to maxAttempts", async () => {
       const throttled = { status: 400, body: JSON.stringify({ __type: "com.amazonaws.dynamodb.v20120810#ThrottlingException", message: "slow down" }) };
       const ok = { status: 200, body: JSON.stringify({ Item: { pk: { S: "a" }, n: { N: "2" }, b: { B: Buffer.from("hi").toString("base64") } } }) };
-      const { endpoint, requests } = await scripted([{ status: 500, body: "oops" }, throttled, ok]);
-      const lean = new DynaliteDocumentClient(endpoint, { requestTimeoutMs: 5000, maxAttempts: 3 });
+      const { endpoint, requests, secrets } = await scripted([{ status: 500, body: "oops" }, throttled, ok]);
+      const lean = new DynaliteDocumentClient(endpoint, SECRET, { requestTimeoutMs: 5000, maxAttempts: 3 });
       try {
         const answer = await lean.send(new GetCommand({ TableName: "t", Key: { pk: "a" } }));
         expect(answer.Item).toEqual({ pk: "a", n: 2, b: new Uint8Array(Buffer.from("hi")) });
         expect(answer.$metadata).toMatchObject({ attempts: 3 });
         expect(requests()).toBe(3);
+        expect(secrets()).toEqual([SECRET, SECRET, SECRET]); // the first request and each retry carry the store's secret
       } finally {
         lean.destroy();
       }
@@ -169,7 +179,7 @@ describe("the local document client (DynaliteDocumentClient)", () => {
 
     it("gives up after maxAttempts with the last error, which counts as the store being unavailable", async () => {
       const { endpoint, requests } = await scripted([{ status: 503, body: "" }]);
-      const lean = new DynaliteDocumentClient(endpoint, { requestTimeoutMs: 5000, maxAttempts: 2 });
+      const lean = new DynaliteDocumentClient(endpoint, SECRET, { requestTimeoutMs: 5000, maxAttempts: 2 });
       try {
         const error = await lean.send(new PutCommand({ TableName: "t", Item: { pk: "a" } })).catch((e: unknown) => e as Error);
         expect(error).toMatchObject({ name: "InternalServerError", $fault: "server" });
@@ -181,7 +191,7 @@ describe("the local document client (DynaliteDocumentClient)", () => {
 
     it("fails a request that is not answered in time with TimeoutError, and a refused connection by its code", async () => {
       const { endpoint, requests } = await scripted(["hang"]);
-      const lean = new DynaliteDocumentClient(endpoint, { requestTimeoutMs: 100, maxAttempts: 2 });
+      const lean = new DynaliteDocumentClient(endpoint, SECRET, { requestTimeoutMs: 100, maxAttempts: 2 });
       try {
         const timedOut = await lean.send(new ScanCommand({ TableName: "t" })).catch((e: unknown) => e as Error);
         expect(timedOut).toMatchObject({ name: "TimeoutError" });
@@ -190,7 +200,7 @@ describe("the local document client (DynaliteDocumentClient)", () => {
       } finally {
         lean.destroy();
       }
-      const refused = new DynaliteDocumentClient("http://127.0.0.1:1", { requestTimeoutMs: 100, maxAttempts: 1 });
+      const refused = new DynaliteDocumentClient("http://127.0.0.1:1", SECRET, { requestTimeoutMs: 100, maxAttempts: 1 });
       const error = await refused.send(new ScanCommand({ TableName: "t" })).catch((e: unknown) => e as Error);
       expect(error).toMatchObject({ code: "ECONNREFUSED" });
       expect(isStoreUnavailable(error)).toBe(true);

@@ -20,7 +20,7 @@ const code = (n: number, padBytes = 0) =>
 
 /** Every item of the service's table, read directly from its dynalite. */
 async function tableItems(t: TestService): Promise<Record<string, unknown>[]> {
-  const { client, doc } = createDocumentClient(dynaliteClientConfig(t.service.dynamoEndpoint));
+  const { client, doc } = createDocumentClient(dynaliteClientConfig(t.service.dynamoEndpoint, t.service.storeSecret));
   try {
     const items: Record<string, unknown>[] = [];
     let ExclusiveStartKey: Record<string, unknown> | undefined;

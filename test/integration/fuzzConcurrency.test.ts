@@ -83,6 +83,6 @@ describe("concurrent changes", () => {
       // Each case starts from the store the previous ones left: shrinking would replay on another state.
       { ...fuzzSettings(30), endOnFailure: true },
     );
-    expect(tableProblems(await scanTable(t.service.dynamoEndpoint), expected)).toEqual([]);
+    expect(tableProblems(await scanTable(t.service), expected)).toEqual([]);
   }, fuzzTimeout(30, 500));
 });

@@ -10,7 +10,8 @@ import { systemClock } from "../../lambdas/deps";
 import { createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
 import { makeRunCompletionHandler } from "../../lambdas/runtime/aws/recordCompletion";
 import { createLocalRuntime } from "../../lambdas/runtime/local/localRuntime";
-import { workerIdentity } from "../../lambdas/runtime/local/unprivilegedUser";
+import { prepareRuntimeFiles } from "../../lambdas/runtime/local/sandbox/runtimeFiles";
+import { chooseSandbox } from "../../lambdas/runtime/local/sandbox/sandbox";
 import type { InvokeResult, Runtime } from "../../lambdas/runtime/runtime";
 import type { RunItem } from "../../lambdas/runs/types";
 import type { Store } from "../../lambdas/store/store";
@@ -54,10 +55,9 @@ async function tempDir(): Promise<string> {
 async function startLocal(): Promise<Harness> {
   const memory = await startMemoryStore();
   const dir = await tempDir();
-  const bundlePath = await buildWorkerBundle(dir);
-  await chmod(bundlePath, 0o644);
+  const files = await prepareRuntimeFiles(dir, true);
   const limits = { perFunction: 1, total: 2, idleMs: 60_000 };
-  const runtime = createLocalRuntime({ store: memory.store, bundlePath, profileRoot: dir, identity: workerIdentity(), limits });
+  const runtime = createLocalRuntime({ store: memory.store, files, sandbox: await chooseSandbox("auto", true), limits });
   return {
     runtime,
     runs: memory.store.runs,

@@ -97,7 +97,7 @@ it("keeps API keys and tokens out of logs, error bodies and the table, wherever 
   expect((await alice("GET", "/functions/echo/logs")).status).toBe(200);
   expect((await alice("GET", "/api-keys")).status).toBe(200);
 
-  const items = await scanTable(t.service.dynamoEndpoint);
+  const items = await scanTable(t.service);
   const itemTexts = items.map(itemText);
   const errorBodies = answers.filter((a) => a.status >= 400).map((a) => a.text);
   const logLines = [...t.requestLog, ...t.errorLog];

@@ -1,3 +1,4 @@
+import { MAX_LOG_BYTES, MAX_RESULT_BYTES, capBytes, resultTooLarge } from "../../lambdas/runner/outcomeSchema";
 import { makeRunCompletionHandler } from "../../lambdas/runtime/aws/recordCompletion";
 import type { DestinationEvent } from "../../lambdas/runtime/aws/completionEvent";
 import type { RunItem } from "../../lambdas/runs/types";
@@ -91,7 +92,8 @@ describe("the run-completion Lambda (the destination of every function's Lambda)
     ["a timeout without errorType", "timed_out", "function_timeout", failure(undefined, "2026-03-01T10:01:00.000Z x Task timed out after 60.06 seconds"), "The function did not finish within its timeout of 60 s"],
     ["running out of memory", "failed", "function_crashed", failure("Runtime.OutOfMemory", "RequestId: x Error: Runtime exited with error: signal: killed"), "The function ran out of memory: its limit is 512 MB"],
     ["a crash", "failed", "function_crashed", failure("Runtime.ExitError", "RequestId: x Error: Runtime exited with error: exit status 1"), "The function's process crashed: Runtime.ExitError: RequestId: x Error: Runtime exited with error: exit status 1"],
-    ["a result over Lambda's limit", "failed", "result_not_serializable", failure("Function.ResponseSizeTooLarge", "Response payload size exceeded"), "The return value is larger than Lambda's response limit: Response payload size exceeded"],
+    ["a result over Lambda's limit", "failed", "result_too_large", failure("Function.ResponseSizeTooLarge", "Response payload size exceeded"), resultTooLarge().message],
+    ["a result over Lambda's limit, with its size", "failed", "result_too_large", failure("Function.ResponseSizeTooLarge", "Response payload size (7340032 bytes) exceeded maximum allowed payload size (6291556 bytes)."), resultTooLarge(7_340_032).message],
     ["an event Lambda never ran", "failed", "concurrency_limit_exceeded", { condition: "EventAgeExceeded" }, "Lambda could not start the run before its event expired: the function's concurrency stayed exhausted"],
   ])("maps %s to %s / %s", async (_what, status, code, ending, message) => {
     const run = await startedRun();
@@ -99,6 +101,49 @@ describe("the run-completion Lambda (the destination of every function's Lambda)
     await handler(destinationEvent(run.run_id, ending));
     expect(await memory.store.runs.get(run.run_id)).toMatchObject({ status, result_json: null, error: { code, message }, logs: "", duration_ms: 42_500, finished_at: NOW.toISOString() });
     expect((await memory.store.meters.functionCounters(FUNCTION_ID)).invocations - before.invocations).toBe(1);
+  });
+
+  it("parses the runner's answer as untrusted: its own fields only, browser time within the measured duration, memory within the limit", async () => {
+    const run = await startedRun();
+    const victim = await startedRun();
+    const answer = {
+      status: "succeeded", result_json: '{"ok":true}', logs: "LOG hi\n", browser_ms: 10_000_000, peak_memory_mb: 99_999,
+      pk: `RUN#${victim.run_id}`, sk: "RUN", gsi1pk: "FNID#fn_other#RUNS", run_id: victim.run_id,
+      account_id: "other", function_id: "fn_other", duration_ms: 1, finished_at: "1999-01-01T00:00:00.000Z", admin: true,
+    };
+    await handler(destinationEvent(run.run_id, { condition: "Success", responseContext: { statusCode: 200 }, responsePayload: answer }));
+    const ended = await memory.store.runs.get(run.run_id);
+    expect(ended).toEqual({
+      ...run, status: "succeeded", result_json: '{"ok":true}', error: null, logs: "LOG hi\n",
+      browser_ms: 42_500, duration_ms: 42_500, peak_memory_mb: 512, finished_at: NOW.toISOString(),
+    });
+    expect(await memory.store.runs.get(victim.run_id)).toEqual(victim);
+    expect((await memory.store.meters.usage("other", NOW.toISOString().slice(0, 7))).total.invocations).toBe(0);
+  });
+
+  it.each([
+    ["a status outside the fixed set", { status: "queued", result_json: "1", logs: "", browser_ms: 0 }],
+    ["an error code the run may not report", { status: "failed", error: { code: "internal_error", message: "x" }, logs: "", browser_ms: 0 }],
+    ["a result that is not JSON text", { status: "succeeded", result_json: "{not json", logs: "", browser_ms: 0 }],
+    ["no logs", { status: "succeeded", result_json: "1", browser_ms: 0 }],
+    ["not an object", "just text"],
+  ])("ends a run whose answer has %s as crashed", async (_what, answer) => {
+    const run = await startedRun();
+    await handler(destinationEvent(run.run_id, { condition: "Success", responseContext: { statusCode: 200 }, responsePayload: answer }));
+    const ended = await memory.store.runs.get(run.run_id);
+    expect(ended).toMatchObject({ status: "failed", result_json: null, error: { code: "function_crashed" }, logs: "", browser_ms: 0, peak_memory_mb: null });
+    expect(ended?.error?.message).toContain("not a run outcome");
+  });
+
+  it("fails a result over the inline limit as result_too_large, and caps the logs", async () => {
+    const run = await startedRun();
+    const result_json = JSON.stringify("x".repeat(MAX_RESULT_BYTES));
+    const answer = { status: "succeeded", result_json, logs: "y".repeat(MAX_LOG_BYTES * 2), browser_ms: 5 };
+    await handler(destinationEvent(run.run_id, { condition: "Success", responseContext: { statusCode: 200 }, responsePayload: answer }));
+    const ended = await memory.store.runs.get(run.run_id);
+    expect(ended).toMatchObject({ status: "failed", result_json: null, error: resultTooLarge(Buffer.byteLength(result_json)), browser_ms: 5 });
+    expect(ended?.logs).toBe(capBytes(answer.logs, MAX_LOG_BYTES));
+    expect(ended?.logs.length).toBeLessThan(answer.logs.length);
   });
 
   it("leaves a run that ended already as it is, uncounted", async () => {

@@ -23,6 +23,7 @@ import { createTablesIfMissing } from "../../lambdas/store/createTables";
 import { createDocumentClient } from "../../lambdas/store/dynamo";
 import { createStore, type Store } from "../../lambdas/store/store";
 import { startMemoryStore } from "../helpers/memoryStore";
+import { startStoreProxy } from "../helpers/storeProxy";
 
 const ENTRIES = path.join(__dirname, "..", "..", "lambdas", "aws", "entries");
 
@@ -205,10 +206,12 @@ describe("bin/create-admin-key.ts", () => {
 
   it("stores an admin key in the deployment's table and prints it once", async () => {
     const dynamo = await startDynalite(null);
-    const { client, doc } = createDocumentClient({ endpoint: dynamo.endpoint, region: "eu-west-1", credentials: { accessKeyId: "x", secretAccessKey: "y" } });
+    // The script's client is configured by its environment, as on AWS: the proxy adds the store's secret.
+    const proxy = await startStoreProxy(dynamo);
+    const { client, doc } = createDocumentClient({ endpoint: proxy.endpoint, region: "eu-west-1", credentials: { accessKeyId: "x", secretAccessKey: "y" } });
     try {
       await createTablesIfMissing(client, "bfn");
-      const env = { AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint, AWS_ACCESS_KEY_ID: "x", AWS_SECRET_ACCESS_KEY: "y" };
+      const env = { AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, AWS_ACCESS_KEY_ID: "x", AWS_SECRET_ACCESS_KEY: "y" };
       const { stdout, stderr } = await run(["--table-prefix", "bfn", "--region", "eu-west-1", "--account", "ops"], env);
       const key = stdout.trim();
       expect(key).toMatch(/^bfn_/);
@@ -218,6 +221,7 @@ describe("bin/create-admin-key.ts", () => {
       await expect(run(["--region", "eu-west-1"], env)).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("--table-prefix is required") });
     } finally {
       client.destroy();
+      await proxy.close();
       await dynamo.close();
     }
   });

@@ -1,13 +1,14 @@
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { compileCode } from "../../../lambdas/code/compileCode";
 import { ApiError } from "../../../lambdas/http/errors";
 import { validateParams } from "../../../lambdas/invoke/validateParams";
 import { newRunId } from "../../../lambdas/runs/runIds";
-import { buildWorkerBundle } from "../../../lambdas/runner/buildWorkerBundle";
+import { hostStarter } from "../../../lambdas/runtime/local/localRuntime";
 import { runWithLimits } from "../../../lambdas/runtime/local/runWithLimits";
-import { workerIdentity } from "../../../lambdas/runtime/local/unprivilegedUser";
+import { prepareRuntimeFiles } from "../../../lambdas/runtime/local/sandbox/runtimeFiles";
+import { chooseSandbox } from "../../../lambdas/runtime/local/sandbox/sandbox";
 import { WorkerProcess } from "../../../lambdas/runtime/local/workerProcess";
 import type { InvokeResult } from "../../../lambdas/runtime/runtime";
 import { createError } from "../../../client";
@@ -23,8 +24,9 @@ function asClientError(error: unknown): unknown {
 }
 
 /**
- * Runs the automation once in a worker process and browser of its own, as the local service
- * does, and removes both (and their temp dir) on every path.
+ * Runs the automation once in a worker sandbox and browser of its own, as the local service
+ * does (BROWSERFN_SANDBOX applies; the user's own local sites are reachable, as they are the
+ * usual target of a first try), and removes both (and their temp dir) on every path.
  */
 async function runOnce(code: ReturnType<typeof compileCode>, params: Record<string, unknown>, limits: { timeoutMs: number; memoryMb: number }): Promise<InvokeResult> {
   const runtimeDir = await mkdtemp(path.join(tmpdir(), "browserfn-dev-"));
@@ -33,16 +35,16 @@ async function runOnce(code: ReturnType<typeof compileCode>, params: Record<stri
   process.once("SIGINT", interrupt);
   process.once("SIGTERM", interrupt);
   try {
-    await chmod(runtimeDir, 0o755); // workers and browsers may run as `nobody`
-    const bundlePath = await buildWorkerBundle(runtimeDir);
-    await chmod(bundlePath, 0o644);
+    const files = await prepareRuntimeFiles(runtimeDir, true);
+    const setting = process.env.BROWSERFN_SANDBOX === "namespaces" || process.env.BROWSERFN_SANDBOX === "process" ? process.env.BROWSERFN_SANDBOX : "auto";
+    const sandbox = await chooseSandbox(setting, true);
     worker = await WorkerProcess.start({
-      bundlePath,
-      profileRoot: runtimeDir,
-      identity: workerIdentity(),
+      startHost: hostStarter(sandbox, files),
       init: { code: code.js, parameter_style: code.parameter_style, variables: code.variables },
     });
-    return (await runWithLimits(worker, newRunId(), params, limits)).result;
+    const run = await runWithLimits(worker, newRunId(), params, limits);
+    await run.finished;
+    return run.result;
   } finally {
     process.off("SIGINT", interrupt);
     process.off("SIGTERM", interrupt);

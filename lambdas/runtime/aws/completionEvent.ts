@@ -42,16 +42,18 @@ export function functionNameOf(functionArn: string): string {
 /**
  * The run's ending from a destination event, with the mapping of a synchronous Invoke's
  * answer (invokeOutcome.ts): a function error (timeout, out of memory, crash) by its
- * errorType/errorMessage, a success by the runner's RunOutcome. An event Lambda dropped before
- * running it (`EventAgeExceeded`: the function's concurrency stayed exhausted) ends the run as
- * `concurrency_limit_exceeded`, like a refused synchronous Invoke.
+ * errorType/errorMessage, a success by the runner's RunOutcome, parsed as untrusted input
+ * (outcomeEnding). `measuredMs` is the run's duration as the service measured it: the bound of
+ * the browser time the run may report (without one, the function's timeout). An event Lambda
+ * dropped before running it (`EventAgeExceeded`: the function's concurrency stayed exhausted)
+ * ends the run as `concurrency_limit_exceeded`, like a refused synchronous Invoke.
  */
-export function completionEnding(event: DestinationEvent, fn: FunctionLimits): Ending {
+export function completionEnding(event: DestinationEvent, fn: FunctionLimits, measuredMs?: number): Ending {
   const condition = event.requestContext?.condition ?? "unknown";
   const payload = event.responsePayload;
   const text = typeof payload === "string" ? payload : JSON.stringify(payload ?? null);
   if (event.responseContext?.functionError) return functionErrorEnding(text, fn);
-  if (condition === "Success") return outcomeEnding(text);
+  if (condition === "Success") return outcomeEnding(text, { maxBrowserMs: measuredMs ?? fn.timeout_seconds * 1000, memoryMb: fn.memory_mb });
   if (condition === "EventAgeExceeded") {
     const message = "Lambda could not start the run before its event expired: the function's concurrency stayed exhausted";
     return endedWithout("failed", "concurrency_limit_exceeded", message);

@@ -1,5 +1,5 @@
 import type { FunctionItem } from "../../functions/types";
-import type { RunOutcome } from "../../runner/protocol";
+import { parseRunOutcome, resultTooLarge } from "../../runner/outcomeSchema";
 import type { InvokeResult } from "../runtime";
 
 /** The settings an ending's message names. */
@@ -20,7 +20,7 @@ export function endedWithout(status: "failed" | "timed_out", code: string, messa
  * - `Runtime.OutOfMemory`, or a message about running out of memory or the runtime being
  *   killed by a signal (how Lambda reports an OOM kill): failed / function_crashed;
  * - `Function.ResponseSizeTooLarge` (the result passed Lambda's 6 MB answer limit):
- *   failed / result_not_serializable;
+ *   failed / result_too_large, as the runner reports a result over the same limit;
  * - anything else (`Runtime.ExitError`, an `Unhandled` error of the runner): failed /
  *   function_crashed with Lambda's message.
  */
@@ -41,35 +41,65 @@ export function functionErrorEnding(payload: string, fn: FunctionLimits): Ending
     return endedWithout("failed", "function_crashed", `The function ran out of memory: its limit is ${fn.memory_mb} MB`);
   }
   if (errorType === "Function.ResponseSizeTooLarge") {
-    return endedWithout("failed", "result_not_serializable", `The return value is larger than Lambda's response limit: ${errorMessage}`);
+    const { code, message } = resultTooLarge(answerBytes(errorMessage));
+    return endedWithout("failed", code, message);
   }
   const what = [errorType, errorMessage].filter(Boolean).join(": ") || "Lambda reported an error without a message";
-  return endedWithout("failed", "function_crashed", `The function's process crashed: ${what}`);
+  return endedWithout("failed", "function_crashed", `The function's process crashed: ${what.slice(0, MAX_LAMBDA_MESSAGE_CHARS)}`);
 }
 
-function isOutcome(value: unknown): value is RunOutcome {
-  const outcome = value as Partial<RunOutcome> | null;
-  if (typeof outcome !== "object" || outcome === null || typeof outcome.logs !== "string" || typeof outcome.browser_ms !== "number") {
-    return false;
-  }
-  if (outcome.status === "succeeded") return typeof outcome.result_json === "string";
-  return outcome.status === "failed" && typeof outcome.error?.code === "string" && typeof outcome.error.message === "string";
+/** How much of Lambda's error message an ending keeps (the message can quote the function's output). */
+const MAX_LAMBDA_MESSAGE_CHARS = 1000;
+
+/** The answer's size from Lambda's "Response payload size (N bytes) exceeded …", when it says. */
+function answerBytes(errorMessage: string): number | undefined {
+  const bytes = Number(/\((\d{1,12}) bytes\)/.exec(errorMessage)?.[1]);
+  return Number.isSafeInteger(bytes) ? bytes : undefined;
 }
 
-/** The run's ending from a successful invocation: the runner's RunOutcome (its stack trace dropped). */
-export function outcomeEnding(payload: string): Ending {
-  let outcome: unknown;
+/** What bounds what a run reports about itself. */
+export interface OutcomeBounds {
+  /** The most browser time the run can have had: its duration as the service measured it (or its timeout). */
+  maxBrowserMs: number;
+  /** The function's memory limit: Lambda stops a function that goes past it. */
+  memoryMb: number;
+}
+
+/**
+ * The run's ending from a successful invocation: the runner's answer, parsed as untrusted
+ * input with the run outcome schema (parseRunOutcome: a fixed set of statuses and error codes,
+ * a result of JSON text up to 6 MB, capped logs and messages, browser_ms within
+ * `maxBrowserMs`). The stack trace of a failure is dropped; an answer that is not an outcome
+ * ends the run as crashed. The ending is built from named fields: nothing else of the answer
+ * survives.
+ */
+export function outcomeEnding(payload: string, bounds: OutcomeBounds): Ending {
+  let answer: unknown;
   try {
-    outcome = JSON.parse(payload);
+    answer = JSON.parse(payload);
   } catch {
-    outcome = undefined;
+    answer = undefined;
   }
-  if (!isOutcome(outcome)) {
-    return endedWithout("failed", "function_crashed", `The function's runner gave an answer that is not a run outcome: ${payload.slice(0, 200)}`);
+  const parsed = parseRunOutcome(answer, bounds.maxBrowserMs);
+  if (!parsed.ok) {
+    return endedWithout("failed", "function_crashed", `The function's runner gave an answer that is not a run outcome (${parsed.problem}): ${payload.slice(0, 200)}`);
   }
-  const { logs, browser_ms } = outcome;
-  // The runner's own measure of its container (the Node process and its browser); older runners send none.
-  const peak_memory_mb = typeof outcome.peak_memory_mb === "number" && outcome.peak_memory_mb > 0 ? Math.round(outcome.peak_memory_mb) : null;
-  if (outcome.status === "succeeded") return { status: "succeeded", result_json: outcome.result_json, error: null, logs, browser_ms, peak_memory_mb };
-  return { status: "failed", result_json: null, error: { code: outcome.error.code, message: outcome.error.message }, logs, browser_ms, peak_memory_mb };
+  const { outcome } = parsed;
+  const peak_memory_mb = peakMemoryOf(answer, bounds.memoryMb);
+  if (outcome.status === "succeeded") {
+    return { status: "succeeded", result_json: outcome.result_json, error: null, logs: outcome.logs, browser_ms: outcome.browser_ms, peak_memory_mb };
+  }
+  const error = { code: outcome.error.code, message: outcome.error.message };
+  return { status: "failed", result_json: null, error, logs: outcome.logs, browser_ms: outcome.browser_ms, peak_memory_mb };
+}
+
+/**
+ * The runner's own measure of its container (the Node process and its browser), rounded and
+ * at most the function's memory limit; null when it sent none (older runners) or not a
+ * positive number.
+ */
+function peakMemoryOf(answer: unknown, memoryMb: number): number | null {
+  const sent = typeof answer === "object" && answer !== null ? (answer as { peak_memory_mb?: unknown }).peak_memory_mb : undefined;
+  if (typeof sent !== "number" || !Number.isFinite(sent) || sent <= 0) return null;
+  return Math.min(Math.round(sent), memoryMb);
 }

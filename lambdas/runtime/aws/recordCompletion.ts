@@ -2,6 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import { finishRun, type FinishRunDeps } from "../../runs/finishRun";
 import { FINAL_STATUSES } from "../../runs/types";
 import type { Store } from "../../store/store";
+import type { InvokeResult } from "../runtime";
 import { completionEnding, type DestinationEvent, functionNameOf, runEventOf } from "./completionEvent";
 
 export interface RunCompletionDeps extends FinishRunDeps {
@@ -39,10 +40,22 @@ export function makeRunCompletionHandler(deps: RunCompletionDeps) {
       return;
     }
     if (!FINAL_STATUSES.includes(run.status)) {
-      const ending = completionEnding(event, { timeout_seconds: Math.round(runEvent.timeout_ms / 1000), memory_mb: run.memory_mb });
+      // The duration is the service's own measure, from the run's recorded start to now; the
+      // runner's report of its browser time is bounded by it.
       const startedAt = Date.parse(run.started_at ?? run.queued_at);
       const duration_ms = Math.max(0, deps.clock.now().getTime() - startedAt);
-      await finishRun(deps, run, { ...ending, duration_ms }, "now");
+      const limits = { timeout_seconds: Math.round(runEvent.timeout_ms / 1000), memory_mb: run.memory_mb };
+      const ending = completionEnding(event, limits, duration_ms);
+      const result: InvokeResult = {
+        status: ending.status,
+        result_json: ending.result_json,
+        error: ending.error,
+        logs: ending.logs,
+        duration_ms,
+        browser_ms: ending.browser_ms,
+        peak_memory_mb: ending.peak_memory_mb,
+      };
+      await finishRun(deps, run, result, "now");
     }
     await deps.store.limits.release(run.account_id, run.run_id);
   };

@@ -2,33 +2,51 @@ import { ApiError } from "../../http/errors";
 import type { Store } from "../../store/store";
 import type { Runtime } from "../runtime";
 import { runWithLimits } from "./runWithLimits";
-import type { ProcessIdentity } from "./unprivilegedUser";
+import type { Sandbox } from "./sandbox/sandbox";
+import { type RuntimeFiles, startSandboxedHost } from "./sandbox/sandboxedHost";
+import { WorkerUids } from "./sandbox/workerUids";
 import { type PoolLimits, WorkerPool } from "./workerPool";
-import { WorkerProcess } from "./workerProcess";
+import { type WorkerOptions, WorkerProcess } from "./workerProcess";
 
 export interface LocalRuntimeOptions {
   store: Store;
-  /** The bundled worker entry (runner + runtime SDK + puppeteer-core). */
-  bundlePath: string;
-  /** Where browser profiles are made (outside the data dir). */
-  profileRoot: string;
+  /** The bundles, Chromium's files, and where sandboxes are made (outside the data dir). */
+  files: RuntimeFiles;
+  sandbox: Sandbox;
   limits: PoolLimits;
-  identity: ProcessIdentity;
+}
+
+/** Starts worker sandboxes, each under a uid of its own when the service runs as root. */
+export function hostStarter(sandbox: Sandbox, files: RuntimeFiles): WorkerOptions["startHost"] {
+  const uids = new WorkerUids();
+  let started = 0;
+  return async () => {
+    const uid = sandbox.uidPerWorker ? uids.acquire() : undefined;
+    const release = () => {
+      if (uid !== undefined) uids.release(uid);
+    };
+    try {
+      const host = await startSandboxedHost(sandbox, files, `${process.pid}-${++started}`, uid);
+      return { host, release };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  };
 }
 
 /**
  * The local runtime adapter: warm worker processes per function version (see WorkerPool),
- * each with its own browser. Workers load a version's compiled code from the store when
- * they start, so a deploy has nothing to provision.
+ * each in a sandbox of its own with its own browser. Workers load a version's compiled code
+ * from the store when they start, so a deploy has nothing to provision.
  */
 export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { pool: WorkerPool } {
+  const startHost = hostStarter(options.sandbox, options.files);
   const startWorker = async (functionId: string, version: number) => {
     const code = await options.store.versions.get(functionId, version);
     if (!code) throw new ApiError("version_not_found", `Version ${version} of ${functionId} is gone`);
     return WorkerProcess.start({
-      bundlePath: options.bundlePath,
-      profileRoot: options.profileRoot,
-      identity: options.identity,
+      startHost,
       init: { code: code.js, parameter_style: code.parameter_style ?? "positional", variables: code.variables },
     });
   };
@@ -40,7 +58,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
     },
     async invoke(request, hooks) {
       const lease = await pool.acquire(request.fn.function_id, request.version, request.waitMs);
-      let reusable = false;
+      let finished: Promise<boolean> = Promise.resolve(false);
       try {
         if (!lease.warm) await hooks.onQueued();
         let worker: WorkerProcess;
@@ -51,14 +69,15 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
           return { status: "failed", result_json: null, error: { code: "function_crashed", message }, logs: "", duration_ms: 0, browser_ms: 0, peak_memory_mb: null };
         }
         await hooks.onRunning();
-        const outcome = await runWithLimits(worker, request.runId, request.params, {
+        const run = await runWithLimits(worker, request.runId, request.params, {
           timeoutMs: request.fn.timeout_seconds * 1000,
           memoryMb: request.fn.memory_mb,
         });
-        reusable = outcome.reusable;
-        return outcome.result;
+        finished = run.finished;
+        return run.result;
       } finally {
-        await lease.release(reusable);
+        // The slot is given back when the worker is idle again (or gone), not at the answer.
+        void finished.then((reusable) => lease.release(reusable));
       }
     },
     async remove(fn) {

@@ -1,29 +1,45 @@
 import type { InvokeResult } from "../runtime";
-import { residentMb, watchMemory } from "./processTree";
+import { watchMemory } from "./processTree";
 import { WorkerExit, type WorkerProcess } from "./workerProcess";
 
 const SAMPLE_MS = 200;
+/** Time a worker gets after its run's deadline to reset its browser and say it is idle. */
+const RESET_GRACE_MS = 2_000;
+
+export interface LimitedRun {
+  /** How the run ended, as soon as it did. */
+  result: InvokeResult;
+  /**
+   * Resolves once the worker is ready for another run (true: it is idle and frozen) or gone
+   * (false). The limits hold until then: a run ends for the service when its answer is in,
+   * and for its worker when nothing of it runs any more.
+   */
+  finished: Promise<boolean>;
+}
 
 /**
- * Runs one invocation on a worker while enforcing the function's limits from outside:
- * past `timeoutMs` the worker is killed (timed_out / function_timeout); above `memoryMb`
- * (the worker's and its browser's memory together) it is killed (function_crashed).
+ * Runs one invocation on a worker while enforcing the function's limits from outside, for the
+ * worker's whole turn (from taking the run until it is idle again, not only until it answers):
+ * past `timeoutMs` (plus a short grace after an answer, to reset the browser) the worker is
+ * killed (timed_out / function_timeout before the answer); above `memoryMb` (its whole
+ * sandbox) it is killed (function_crashed). A worker whose run left code running is replaced.
  */
 export async function runWithLimits(
   worker: WorkerProcess,
   runId: string,
   params: Record<string, unknown>,
   limits: { timeoutMs: number; memoryMb: number },
-): Promise<{ result: InvokeResult; reusable: boolean }> {
+): Promise<LimitedRun> {
   const started = performance.now();
   let ended: "timeout" | "memory" | null = null;
   let memoryAtKill = 0;
+  let answered = false;
   const timer = setTimeout(() => {
     ended ??= "timeout";
-    void worker.kill("timeout");
+    void worker.kill(answered ? "its run's code kept running past the timeout" : "timeout");
   }, limits.timeoutMs);
   const memory = watchMemory(
-    () => residentMb(worker.memoryScope.pids, worker.memoryScope.groups),
+    () => worker.memoryMb(),
     SAMPLE_MS,
     (mb) => {
       if (mb > limits.memoryMb && ended === null) {
@@ -33,34 +49,54 @@ export async function runWithLimits(
       }
     },
   );
-  const base = { logs: "", browser_ms: 0, result_json: null };
+  const stop = () => {
+    clearTimeout(timer);
+    memory.stop();
+  };
+  let turn;
   try {
-    const outcome = await worker.run(runId, params, limits.timeoutMs);
+    turn = await worker.run(runId, params, limits.timeoutMs, limits.memoryMb);
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  const finished = turn.idle.then(
+    ({ leftover }) => leftover.length === 0 && ended === null,
+    () => false,
+  );
+  void finished.then(stop);
+  try {
+    const outcome = await turn.done;
+    answered = true;
+    // The reset after the answer gets the run's time left, and at least a short grace.
+    clearTimeout(timer);
+    const left = Math.max(RESET_GRACE_MS, limits.timeoutMs - (performance.now() - started));
+    const resetTimer = setTimeout(() => void worker.kill("its run's code kept running past the timeout"), left);
+    void finished.then(() => clearTimeout(resetTimer));
     const duration_ms = Math.round(performance.now() - started);
     const peak_memory_mb = Math.round(memory.peak) || null;
     if (outcome.status === "succeeded") {
-      return { result: { ...outcome, status: "succeeded", error: null, duration_ms, peak_memory_mb }, reusable: true };
+      const { result_json, logs, browser_ms } = outcome;
+      return { result: { status: "succeeded", result_json, error: null, logs, browser_ms, duration_ms, peak_memory_mb }, finished };
     }
     const { error, logs, browser_ms } = outcome;
     return {
       result: { status: "failed", result_json: null, error: { code: error.code, message: error.message }, logs, browser_ms, duration_ms, peak_memory_mb },
-      reusable: true,
+      finished,
     };
   } catch (error) {
     if (!(error instanceof WorkerExit)) throw error;
     const duration_ms = Math.round(performance.now() - started);
     const peak_memory_mb = Math.round(memory.peak) || null;
+    const base = { logs: "", browser_ms: 0, result_json: null, duration_ms, peak_memory_mb };
     if (ended === "timeout") {
       const message = `The function did not finish within its timeout of ${limits.timeoutMs / 1000} s`;
-      return { result: { ...base, status: "timed_out", error: { code: "function_timeout", message }, duration_ms, peak_memory_mb }, reusable: false };
+      return { result: { ...base, status: "timed_out", error: { code: "function_timeout", message } }, finished };
     }
-    const message =
-      ended === "memory"
-        ? `The function ran out of memory: it used ${Math.round(memoryAtKill)} MB, its limit is ${limits.memoryMb} MB`
-        : `The function's process crashed: ${error.message}`;
-    return { result: { ...base, status: "failed", error: { code: "function_crashed", message }, duration_ms, peak_memory_mb }, reusable: false };
-  } finally {
-    clearTimeout(timer);
-    memory.stop();
+    const outOfMemory = ended === "memory" || (await worker.hitMemoryLimit());
+    const message = outOfMemory
+      ? `The function ran out of memory: it used ${Math.round(Math.max(memoryAtKill, memory.peak))} MB, its limit is ${limits.memoryMb} MB`
+      : `The function's process crashed: ${error.message}`;
+    return { result: { ...base, status: "failed", error: { code: "function_crashed", message } }, finished };
   }
 }

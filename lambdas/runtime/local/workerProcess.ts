@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import type { RunOutcome, SupervisorMessage, WorkerInit, WorkerMessage } from "../../runner/protocol";
-import { type BrowserProcess, launchBrowser } from "./browserProcess";
-import type { ProcessIdentity } from "./unprivilegedUser";
+import { FrameReader, encodeFrame } from "../../runner/frames";
+import { parseRunOutcome, resultTooLarge } from "../../runner/outcomeSchema";
+import { MAX_FRAME_BYTES, type HostInit, type RunOutcome, type RunRequest, type WorkerInit } from "../../runner/protocol";
+import { MAX_FRAMES_PER_RUN, type WorkerFrame, parseFrame } from "./workerChannel";
+import type { SandboxedHost } from "./sandbox/sandboxedHost";
 
-/** Why a worker process ended in the middle of a run. */
+/** Why a worker ended in the middle of a run. */
 export class WorkerExit extends Error {
   constructor(
     message: string,
@@ -14,132 +15,192 @@ export class WorkerExit extends Error {
 }
 
 export interface WorkerOptions {
-  bundlePath: string;
-  profileRoot: string;
+  /** Starts the worker's sandbox with its host; `release` is called once it is gone. */
+  startHost: () => Promise<{ host: SandboxedHost; release: () => void }>;
   /** The version to serve. */
   init: Omit<WorkerInit, "type">;
-  identity: ProcessIdentity;
 }
 
+/** One run in progress: its answer (`done`), then the worker ready again (`idle`, with what the run left running). */
+export interface WorkerRun {
+  done: Promise<RunOutcome>;
+  idle: Promise<{ leftover: string[] }>;
+}
+
+const START_TIMEOUT_MS = 30_000;
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+  reject: (error: Error) => void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<T>((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  promise.catch(() => undefined); // awaited by whoever needs it; never an unhandled rejection
+  return { promise, resolve, reject };
+}
+
+type State =
+  | { name: "starting"; ready: Deferred<void> }
+  | { name: "idle" }
+  | { name: "running"; runId: string; started: number; frames: number; done: Deferred<RunOutcome>; idle: Deferred<{ leftover: string[] }> }
+  | { name: "finishing"; runId: string; frames: number; idle: Deferred<{ leftover: string[] }> }
+  | { name: "dead" };
+
 /**
- * One worker process serving one function version, one run at a time, with its own
- * browser, which we launch when its first session asks (so functions that use no browser
- * cost no browser). It runs under Node's permission model (reads only its bundle, no
- * writes, no child processes or threads) with an empty environment.
+ * One worker serving one function version, one run at a time, in a sandbox of its own with
+ * its own browser (started by its host when the first session asks). The service reads
+ * nothing from it but frames it parses (workerChannel, parseRunOutcome); a worker that says
+ * anything out of turn, too much, or too big is killed. Between runs the whole sandbox is
+ * frozen: nothing a run left behind runs on after `idle`.
  */
 export class WorkerProcess {
-  private pending: { resolve: (outcome: RunOutcome) => void; reject: (error: Error) => void } | null = null;
-  private exitReason: string | null = null;
   lastUsed = Date.now();
-
-  private browser: Promise<BrowserProcess> | null = null;
-  private browserGroup = -1;
+  private state: State = { name: "starting", ready: deferred() };
+  private exitReason: string | null = null;
+  private killing: Promise<void> | undefined;
 
   private constructor(
-    private readonly child: ChildProcess,
-    private readonly options: WorkerOptions,
+    private readonly host: SandboxedHost,
+    private readonly release: () => void,
   ) {
-    child.on("message", (message: WorkerMessage) => {
-      if (message.type === "done" && this.pending) {
-        const { resolve } = this.pending;
-        this.pending = null;
-        resolve(message.outcome);
-      }
-      if (message.type === "browser_request") void this.answerBrowserRequest();
-    });
-    child.once("exit", (code, signal) => {
-      this.exitReason ??= `the worker process exited (${signal ?? `code ${code}`})`;
-      this.pending?.reject(new WorkerExit(this.exitReason, "exited"));
-      this.pending = null;
-      void this.killBrowser();
-    });
+    const reader = new FrameReader(
+      MAX_FRAME_BYTES,
+      (message) => this.onFrame(message),
+      (problem) => this.onOversize(problem),
+    );
+    host.channel.on("data", (chunk: Buffer) => reader.push(chunk));
+    host.channel.on("error", () => undefined);
+    void host.exited.then(() => this.onExit(this.exitReason ?? "the worker's sandbox exited"));
   }
 
   static async start(options: WorkerOptions): Promise<WorkerProcess> {
-    const child = spawn(
-      process.execPath,
-      ["--experimental-permission", `--allow-fs-read=${options.bundlePath}`, "--disable-warning=ExperimentalWarning", options.bundlePath],
-      { ...options.identity, env: {}, stdio: ["ignore", "ignore", "ignore", "ipc"] },
-    );
-    const worker = new WorkerProcess(child, options);
+    const { host, release } = await options.startHost();
+    const worker = new WorkerProcess(host, release);
+    const hello: HostInit = { type: "host_init", worker: { bundle: host.workerBundle }, browser: host.browser, init: options.init };
+    host.channel.write(encodeFrame(hello));
+    const timer = setTimeout(() => void worker.kill(`the worker did not start within ${START_TIMEOUT_MS / 1000} s`), START_TIMEOUT_MS);
     try {
-      await new Promise<void>((resolve, reject) => {
-        const onMessage = (message: WorkerMessage) => {
-          if (message.type === "ready") resolve();
-          if (message.type === "init_failed") reject(new Error(`The worker could not load the code: ${message.message}`));
-        };
-        child.on("message", onMessage);
-        child.once("exit", (code) => reject(new Error(`The worker exited during start-up (code ${code})`)));
-        child.once("error", reject);
-        worker.send({ type: "init", ...options.init });
-      });
+      await (worker.state as { ready: Deferred<void> }).ready.promise;
+      await host.freeze();
     } catch (error) {
       await worker.kill("start-up failed");
       throw error;
+    } finally {
+      clearTimeout(timer);
     }
     return worker;
   }
 
   get alive(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null && this.exitReason === null;
+    return this.state.name !== "dead" && this.exitReason === null && this.host.alive();
   }
 
-  /** The processes to watch for memory: the worker, and the browser's process group. */
-  get memoryScope(): { pids: number[]; groups: number[] } {
-    return { pids: this.child.pid ? [this.child.pid] : [], groups: this.browserGroup > 0 ? [this.browserGroup] : [] };
+  /** Memory of the worker's whole sandbox (its host, the worker, its browser), in MB. */
+  memoryMb(): Promise<number> {
+    return this.host.memoryMb();
   }
 
-  /** Runs one invocation; rejects with WorkerExit when the process dies or is killed meanwhile. */
-  run(runId: string, params: Record<string, unknown>, timeoutMs: number): Promise<RunOutcome> {
-    if (this.pending) throw new Error("A worker runs one invocation at a time");
-    return new Promise((resolve, reject) => {
-      this.pending = { resolve, reject };
-      this.send({ type: "run", runId, params, timeoutMs });
-    }).finally(() => {
-      this.lastUsed = Date.now();
-    }) as Promise<RunOutcome>;
+  /** True when the kernel's memory ceiling of the sandbox was hit (cgroups only). */
+  hitMemoryLimit(): Promise<boolean> {
+    return this.host.hitMemoryLimit();
   }
 
-  /** Kills the worker and its browser; a run in progress rejects with `reason`. */
-  async kill(reason: string): Promise<void> {
+  /** Starts one invocation on an idle worker; both promises reject with WorkerExit if the worker dies first. */
+  async run(runId: string, params: Record<string, unknown>, timeoutMs: number, memoryMb: number): Promise<WorkerRun> {
+    if (this.state.name !== "idle") throw new Error(`A worker runs one invocation at a time (it is ${this.state.name})`);
+    const state = { name: "running" as const, runId, started: performance.now(), frames: 0, done: deferred<RunOutcome>(), idle: deferred<{ leftover: string[] }>() };
+    this.state = state;
+    // The kernel's ceiling sits well above the sampled limit: it stops a burst between samples.
+    await this.host.limitMemory(memoryMb * 2 + 512);
+    await this.host.thaw();
+    const request: RunRequest = { type: "run", runId, params, timeoutMs };
+    this.host.channel.write(encodeFrame(request));
+    return { done: state.done.promise, idle: state.idle.promise };
+  }
+
+  /** Kills the worker's whole sandbox; a run in progress rejects with `reason`. */
+  kill(reason: string): Promise<void> {
     this.exitReason ??= reason;
-    if (this.pending) {
-      this.pending.reject(new WorkerExit(reason, "killed"));
-      this.pending = null;
-    }
-    if (this.child.exitCode === null && this.child.signalCode === null) {
-      const exited = new Promise((resolve) => this.child.once("exit", resolve));
-      this.child.kill("SIGKILL");
-      await exited;
-    }
-    await this.killBrowser();
+    this.fail(new WorkerExit(reason, "killed"));
+    this.killing ??= this.host.kill().finally(() => this.release());
+    return this.killing;
   }
 
-  /** Launches the browser on the worker's first request (again if it died) and sends its endpoint. */
-  private async answerBrowserRequest(): Promise<void> {
-    try {
-      let browser = await this.browser?.catch(() => null);
-      if (!browser || !browser.alive()) {
-        if (browser) await browser.kill();
-        this.browser = launchBrowser(this.options.identity, this.options.profileRoot);
-        browser = await this.browser;
-        this.browserGroup = browser.pid;
+  private onFrame(message: unknown): void {
+    const parsed = parseFrame(message);
+    if (!parsed.ok) return void this.kill(`the worker broke the protocol: ${parsed.problem}`);
+    const frame: WorkerFrame = parsed.frame;
+    const state = this.state;
+    if (state.name === "running" || state.name === "finishing") {
+      state.frames++;
+      if (state.frames > MAX_FRAMES_PER_RUN) return void this.kill("the worker broke the protocol: too many messages in one run");
+    }
+    switch (frame.type) {
+      case "ready":
+        if (state.name !== "starting") return void this.kill("the worker broke the protocol: ready out of turn");
+        this.state = { name: "idle" };
+        return state.ready.resolve();
+      case "init_failed":
+        if (state.name !== "starting") return void this.kill("the worker broke the protocol: init_failed out of turn");
+        state.ready.reject(new Error(`The worker could not load the code: ${frame.message}`));
+        return void this.kill("its code could not be loaded");
+      case "done": {
+        if (state.name !== "running" || frame.runId !== state.runId) return void this.kill("the worker broke the protocol: done out of turn");
+        const outcome = parseRunOutcome(frame.outcome, performance.now() - state.started);
+        if (!outcome.ok) return void this.kill(`the worker broke the protocol: ${outcome.problem}`);
+        this.state = { name: "finishing", runId: state.runId, frames: state.frames, idle: state.idle };
+        return state.done.resolve(outcome.outcome);
       }
-      if (!this.alive) return void (await this.killBrowser());
-      this.send({ type: "browser", wsEndpoint: browser.wsEndpoint });
-    } catch (error) {
-      this.browser = null;
-      if (this.alive) this.send({ type: "browser_failed", message: (error as Error).message });
+      case "idle":
+        if (state.name !== "finishing" || frame.runId !== state.runId) return void this.kill("the worker broke the protocol: idle out of turn");
+        this.lastUsed = Date.now();
+        if (frame.leftover.length > 0) return state.idle.resolve({ leftover: frame.leftover });
+        // Frozen before anyone can hand it a run: nothing of the last run runs meanwhile.
+        return void this.host.freeze().then(
+          () => {
+            this.state = { name: "idle" };
+            state.idle.resolve({ leftover: [] });
+          },
+          () => void this.kill("the worker's sandbox could not be frozen"),
+        );
+      case "worker_exit":
+        return void this.kill(`the worker process exited (${frame.signal ?? `code ${frame.code}`})`);
+      case "oversize":
+        return this.onOversize(`a message of ${frame.bytes} bytes is over the limit`);
     }
   }
 
-  private async killBrowser(): Promise<void> {
-    const browser = await this.browser?.catch(() => null);
-    this.browser = null;
-    await browser?.kill();
+  /** A message too big to read: the run in progress fails as result_too_large, and the worker goes. */
+  private onOversize(problem: string): void {
+    const state = this.state;
+    if (state.name === "running") {
+      this.state = { name: "finishing", runId: state.runId, frames: state.frames, idle: state.idle };
+      state.done.resolve({ status: "failed", error: resultTooLarge(), logs: "", browser_ms: 0 });
+    }
+    void this.kill(`the worker sent too much: ${problem}`);
   }
 
-  private send(message: SupervisorMessage): void {
-    if (this.child.connected) this.child.send(message);
+  private onExit(reason: string): void {
+    this.exitReason ??= reason;
+    this.fail(new WorkerExit(this.exitReason, "exited"));
+    this.killing ??= this.host.kill().finally(() => this.release());
+  }
+
+  private fail(error: WorkerExit): void {
+    const state = this.state;
+    this.state = { name: "dead" };
+    if (state.name === "starting") state.ready.reject(error);
+    if (state.name === "running") {
+      state.done.reject(error);
+      state.idle.reject(error);
+    }
+    if (state.name === "finishing") state.idle.reject(error);
   }
 }

@@ -1,0 +1,92 @@
+import { mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+
+const ROOT = "/sys/fs/cgroup";
+const CONTROLLERS = ["memory", "pids", "freezer"] as const;
+/** Processes (threads count) one worker's sandbox may have: a browser needs a few hundred threads. */
+const PIDS_MAX = 1024;
+
+/**
+ * One worker's cgroup (v1) in the memory, pids and freezer controllers, under
+ * `browserfn-<service pid>/`: a hard memory ceiling, a process cap, freezing between runs, and
+ * a list of every process the sandbox started, whatever it did to its process group.
+ */
+export class WorkerCgroup {
+  private constructor(private readonly name: string) {}
+
+  /** True when this process can make cgroups here (root, with v1 controllers mounted). */
+  static async available(): Promise<boolean> {
+    if (process.getuid?.() !== 0) return false;
+    try {
+      for (const controller of CONTROLLERS) await readFile(path.join(ROOT, controller, "cgroup.procs"), "utf8");
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  static async create(id: string): Promise<WorkerCgroup> {
+    const group = new WorkerCgroup(path.join(`browserfn-${process.pid}`, id));
+    for (const controller of CONTROLLERS) await mkdir(group.dir(controller), { recursive: true });
+    await writeFile(path.join(group.dir("pids"), "pids.max"), String(PIDS_MAX));
+    return group;
+  }
+
+  /** Moves processes into the group (their later children are born in it). */
+  async add(...pids: number[]): Promise<void> {
+    for (const controller of CONTROLLERS) {
+      for (const pid of pids) await writeFile(path.join(this.dir(controller), "cgroup.procs"), String(pid)).catch(() => undefined);
+    }
+  }
+
+  /** The ceiling of memory and page cache (MB) past which the kernel kills in the sandbox. */
+  async limitMemory(mb: number): Promise<void> {
+    await writeFile(path.join(this.dir("memory"), "memory.limit_in_bytes"), String(Math.round(mb * 1024 * 1024))).catch(() => undefined);
+  }
+
+  /** True once the kernel refused memory to the sandbox (its ceiling was hit). */
+  async hitMemoryLimit(): Promise<boolean> {
+    const failures = await readFile(path.join(this.dir("memory"), "memory.failcnt"), "utf8").catch(() => "0");
+    return Number(failures.trim()) > 0;
+  }
+
+  freeze(): Promise<void> {
+    return writeFile(path.join(this.dir("freezer"), "freezer.state"), "FROZEN");
+  }
+
+  thaw(): Promise<void> {
+    return writeFile(path.join(this.dir("freezer"), "freezer.state"), "THAWED");
+  }
+
+  async pids(): Promise<number[]> {
+    const text = await readFile(path.join(this.dir("pids"), "cgroup.procs"), "utf8").catch(() => "");
+    return text.split("\n").filter(Boolean).map(Number);
+  }
+
+  /** Kills every process in the group (thawed, so that the kill lands) and removes it. */
+  async destroy(): Promise<void> {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const pids = await this.pids();
+      for (const pid of pids) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // ended meanwhile
+        }
+      }
+      await this.thaw().catch(() => undefined);
+      if (pids.length === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    for (const controller of CONTROLLERS) await rmdir(this.dir(controller)).catch(() => undefined);
+  }
+
+  private dir(controller: (typeof CONTROLLERS)[number]): string {
+    return path.join(ROOT, controller, this.name);
+  }
+}
+
+/** Removes this service's parent groups (at stop; they are empty by then). */
+export async function removeServiceCgroups(): Promise<void> {
+  for (const controller of CONTROLLERS) await rmdir(path.join(ROOT, controller, `browserfn-${process.pid}`)).catch(() => undefined);
+}

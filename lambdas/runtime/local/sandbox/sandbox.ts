@@ -1,0 +1,90 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { WorkerCgroup } from "./cgroup";
+
+export type SandboxSetting = "auto" | "namespaces" | "process";
+
+/** How this service isolates runs, as chosen at start-up (shared/DESIGN.md, "The local sandbox"). */
+export interface Sandbox {
+  mode: "namespaces" | "process";
+  /** Automations may reach the host's loopback and private networks (BROWSERFN_ALLOW_LOCAL_NETWORK). */
+  allowLocalNetwork: boolean;
+  /** Workers run under uids of their own (the service runs as root). */
+  uidPerWorker: boolean;
+  /** cgroup v1 memory, pids and freezer groups per worker (root only). */
+  cgroups: boolean;
+  /** Programs the namespaces mode runs. */
+  tools: { bwrap: string; slirp4netns: string; nsenter: string; ip: string };
+  /** Why the namespaces mode is not used (process mode), for the start-up line. */
+  fallbackReason: string | null;
+}
+
+/** The one command that gives a Debian machine what the namespaces mode needs. */
+export const NAMESPACES_INSTALL = "sudo apt-get install bubblewrap slirp4netns iproute2";
+
+function which(name: string): string | null {
+  for (const dir of (process.env.PATH ?? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin").split(":").concat(["/usr/sbin", "/sbin"])) {
+    const file = path.join(dir, name);
+    if (dir && existsSync(file)) return file;
+  }
+  return null;
+}
+
+/** Why bubblewrap cannot make a sandbox here, or null when it can (a real try, as the worker uid would). */
+function bwrapProblem(bwrap: string, uid: number | undefined): string | null {
+  const tried = spawnSync(bwrap, ["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"], {
+    uid,
+    gid: uid,
+    timeout: 10_000,
+    encoding: "utf8",
+  });
+  if (tried.status === 0) return null;
+  return `bubblewrap could not create namespaces: ${(tried.stderr || tried.error?.message || `exit ${tried.status}`).trim()}`;
+}
+
+/**
+ * Chooses the sandbox: `namespaces` when bubblewrap (and, unless the local network is
+ * allowed, slirp4netns and iproute2) are installed and user namespaces work; else `process`
+ * for `auto`, and an error for `namespaces`.
+ */
+export async function chooseSandbox(setting: SandboxSetting, allowLocalNetwork: boolean, probeUid?: number): Promise<Sandbox> {
+  const root = process.getuid?.() === 0;
+  const tools = { bwrap: which("bwrap"), slirp4netns: which("slirp4netns"), nsenter: which("nsenter"), ip: which("ip") };
+  const cgroups = await WorkerCgroup.available();
+  let problem: string | null = null;
+  if (setting !== "process") {
+    const needed = allowLocalNetwork ? (["bwrap"] as const) : (["bwrap", "slirp4netns", "nsenter", "ip"] as const);
+    const missing = needed.filter((name) => !tools[name]);
+    if (missing.length > 0) problem = `${missing.join(", ")} not found`;
+    else problem = bwrapProblem(tools.bwrap as string, root ? probeUid : undefined);
+  } else {
+    problem = "BROWSERFN_SANDBOX=process";
+  }
+  if (problem && setting === "namespaces") {
+    throw new Error(`BROWSERFN_SANDBOX=namespaces, but ${problem}; install what it needs (${NAMESPACES_INSTALL}) or set BROWSERFN_SANDBOX=auto`);
+  }
+  return {
+    mode: problem ? "process" : "namespaces",
+    allowLocalNetwork,
+    uidPerWorker: root,
+    cgroups,
+    tools: { bwrap: tools.bwrap ?? "bwrap", slirp4netns: tools.slirp4netns ?? "slirp4netns", nsenter: tools.nsenter ?? "nsenter", ip: tools.ip ?? "ip" },
+    fallbackReason: problem,
+  };
+}
+
+/** One line for the start-up banner: the mode, and in process mode what it lacks and how to fix that. */
+export function describeSandbox(sandbox: Sandbox): string {
+  const network = sandbox.allowLocalNetwork ? "the host's network (BROWSERFN_ALLOW_LOCAL_NETWORK=true)" : "no host loopback or private networks";
+  const extras = [sandbox.uidPerWorker ? "a uid per worker" : null, sandbox.cgroups ? "cgroup memory/pids/freezer" : null].filter(Boolean).join(", ");
+  if (sandbox.mode === "namespaces") {
+    return `Sandbox: namespaces (bubblewrap: own user, PID, mount, IPC and network namespaces; ${network}${extras ? `; ${extras}` : ""})`;
+  }
+  const why = sandbox.fallbackReason === "BROWSERFN_SANDBOX=process" ? "as set" : sandbox.fallbackReason;
+  return (
+    `Sandbox: process (${why}). WARNING: weaker isolation: runs share the host's network and file system view` +
+    `${sandbox.uidPerWorker ? "" : " and this user's files (a browser can open file:// URLs this user can read)"}; ` +
+    `to isolate runs in namespaces: ${NAMESPACES_INSTALL}`
+  );
+}

@@ -1,0 +1,30 @@
+/**
+ * What the service accepts from a worker's sandbox: each frame parsed with a schema into one
+ * of a few known messages, strings capped. Anything else is a protocol violation, and the
+ * worker is replaced. The run's outcome itself is parsed by parseRunOutcome.
+ */
+import { z } from "zod";
+
+const text = (max: number) => z.string().transform((value) => value.slice(0, max));
+
+const frameSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("ready") }),
+  z.object({ type: z.literal("init_failed"), message: text(4096) }),
+  z.object({ type: z.literal("done"), runId: z.string().max(64), outcome: z.unknown() }),
+  z.object({ type: z.literal("idle"), runId: z.string().max(64), leftover: z.array(text(100)).max(64) }),
+  z.object({ type: z.literal("worker_exit"), code: z.number().int().nullable(), signal: text(32).nullable() }),
+  z.object({ type: z.literal("oversize"), bytes: z.number().nonnegative() }),
+]);
+
+export type WorkerFrame = z.infer<typeof frameSchema>;
+
+/** A frame as one of the known messages, or why it is none. */
+export function parseFrame(value: unknown): { ok: true; frame: WorkerFrame } | { ok: false; problem: string } {
+  const parsed = frameSchema.safeParse(value);
+  if (parsed.success) return { ok: true, frame: parsed.data };
+  const type = typeof (value as { type?: unknown })?.type === "string" ? String((value as { type: string }).type).slice(0, 40) : "?";
+  return { ok: false, problem: `an unexpected message (${type}): ${parsed.error.issues[0]?.message ?? "invalid"}` };
+}
+
+/** Messages one run may send (done and idle, and a little room); past it the worker is replaced. */
+export const MAX_FRAMES_PER_RUN = 8;
