@@ -3,6 +3,7 @@
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 import puppeteerCore = require("puppeteer-core");
 import * as runtime from "../../layers/runtime/index";
+import { userTimers } from "./userTimers";
 
 /** The modules an automation may require besides Node's built-ins. */
 const PROVIDED: Record<string, unknown> = {
@@ -13,6 +14,7 @@ const PROVIDED: Record<string, unknown> = {
 /** The `require` an automation gets: the runtime SDK, puppeteer-core and Node built-ins only. */
 function automationRequire(name: string): unknown {
   if (Object.hasOwn(PROVIDED, name)) return PROVIDED[name];
+  if (name === "timers" || name === "node:timers") return { ...(process.getBuiltinModule(name) as object), ...userTimers };
   // "fs", "node:fs", "fs/promises", ...; undefined for anything that is not a built-in.
   const builtin = process.getBuiltinModule(name);
   if (builtin) return builtin;
@@ -25,7 +27,11 @@ type ModuleFactory = (
   module: { exports: unknown },
   filename: string,
   dirname: string,
+  ...timers: unknown[]
 ) => void;
+
+/** The module's own timer functions, in place of the globals (see userTimers). */
+const TIMER_NAMES = ["setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval", "clearImmediate"] as const;
 
 /** The function an automation exports as default. */
 export type Automation = (...args: unknown[]) => unknown;
@@ -52,7 +58,7 @@ export function compileAutomation(code: string): ModuleFactory {
   // A hashbang line is valid at the start of a module, not of a function body: it becomes a
   // comment (as Node's own loader does), keeping line numbers.
   const body = `${code.startsWith("#!") ? `//${code.slice(2)}` : code}\n//# sourceURL=${FILENAME}`;
-  const factory = new Function("exports", "require", "module", "__filename", "__dirname", body) as ModuleFactory;
+  const factory = new Function("exports", "require", "module", "__filename", "__dirname", ...TIMER_NAMES, body) as ModuleFactory;
   return remember(factories, code, factory);
 }
 
@@ -65,7 +71,8 @@ export function loadAutomation(code: string): Automation {
   const cached = automations.get(code);
   if (cached) return cached;
   const module: { exports: unknown } = { exports: {} };
-  compileAutomation(code).call(module.exports, module.exports, automationRequire, module, FILENAME, "/automation");
+  const timers = TIMER_NAMES.map((name) => userTimers[name]);
+  compileAutomation(code).call(module.exports, module.exports, automationRequire, module, FILENAME, "/automation", ...timers);
   const exported = module.exports as { default?: unknown } | undefined;
   const fn = exported?.default ?? exported;
   if (typeof fn !== "function") {

@@ -14,6 +14,7 @@ import { compileAutomation } from "./loadAutomation";
 import { PipeTransport } from "./pipeTransport";
 import type { BrowserReply, RunOutcome, RunRequest, SupervisorMessage, WorkerInit, WorkerMessage } from "./protocol";
 import { startInvocation } from "./runInvocation";
+import { pendingUserTimers } from "./userTimers";
 
 function send(message: WorkerMessage): void {
   process.send?.(message);
@@ -79,15 +80,20 @@ function activeResources(): Map<string, number> {
   return counts;
 }
 
+/** Kinds of handles a run's code may open and leave open: servers and sockets. */
+const WATCHED = new Set(["TCPServerWrap", "PipeServerWrap", "UDPWRAP", "TCPSocketWrap", "ProcessWrap"]);
+
 /**
- * What a run left running: resources beyond those the worker had when it was ready (the
- * browser's two pipes excepted). A worker with leftovers is replaced, not reused.
+ * What a run left running: its own timers still pending, and servers or sockets beyond those
+ * the worker had when it was ready. A worker with leftovers is replaced, not reused.
  */
 function leftovers(baseline: Map<string, number>): string[] {
   const found: string[] = [];
+  const timers = pendingUserTimers();
+  if (timers > 0) found.push(`${timers} timer${timers === 1 ? "" : "s"}`);
   for (const [kind, count] of activeResources()) {
-    const allowed = (baseline.get(kind) ?? 0) + (kind === "PipeWrap" ? 2 : 0);
-    if (count > allowed) found.push(`${count - (baseline.get(kind) ?? 0)} ${kind}`);
+    const extra = count - (baseline.get(kind) ?? 0);
+    if (WATCHED.has(kind) && extra > 0) found.push(`${extra} ${kind}`);
   }
   return found;
 }
