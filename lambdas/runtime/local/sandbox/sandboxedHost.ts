@@ -148,7 +148,9 @@ export async function startSandboxedHost(sandbox: Sandbox, files: RuntimeFiles, 
     kill: () => {
       killing ??= (async () => {
         killGroup(pid);
-        signalGroup(pid, "SIGCONT"); // a stopped group takes its kill only when it runs again
+        // A stopped or frozen process takes its kill only when it runs again.
+        signalGroup(pid, "SIGCONT");
+        await cgroup?.thaw().catch(() => undefined);
         await exited;
         for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
       })();

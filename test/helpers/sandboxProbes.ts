@@ -1,0 +1,73 @@
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { processesWith } from "./processes";
+
+/** Command line of a process as its arguments ([] once it is gone). */
+export function cmdline(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+/** The service's worker processes (their command line names the worker bundle in the runtime dir). */
+export function workerPids(runtimeDir: string): number[] {
+  return processesWith(`${runtimeDir}/worker.cjs`).filter((pid) => cmdline(pid).some((arg) => arg.endsWith("/worker.cjs")) && !cmdline(pid).includes("--ro-bind-try"));
+}
+
+/** Main processes of the service's browsers (renderers and helpers carry `--type=`). */
+export function browserPids(runtimeDir: string): number[] {
+  return processesWith(`--user-data-dir=${runtimeDir}/profile-`).filter((pid) => !cmdline(pid).some((arg) => arg.startsWith("--type=")));
+}
+
+/** Every process of the service's sandboxes: hosts, workers, browsers and their helpers (bubblewrap's own too). */
+export function sandboxPids(runtimeDir: string): number[] {
+  return processesWith(runtimeDir);
+}
+
+/** CPU time (ms) the processes used so far, from /proc/<pid>/stat (utime + stime). */
+export function cpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // ended
+    }
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
+}
+
+/**
+ * TCP sockets in LISTEN state that belong to these processes, read from /proc: their fds'
+ * socket inodes, matched against the listening sockets of each process's network namespace.
+ */
+export function listeningSockets(pids: number[]): string[] {
+  const found: string[] = [];
+  for (const pid of pids) {
+    const inodes = new Set<string>();
+    try {
+      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+        const link = (() => {
+          try {
+            return readlinkSync(`/proc/${pid}/fd/${fd}`);
+          } catch {
+            return "";
+          }
+        })();
+        const inode = /^socket:\[(\d+)\]$/.exec(link)?.[1];
+        if (inode) inodes.add(inode);
+      }
+      for (const table of ["tcp", "tcp6"]) {
+        for (const line of readFileSync(`/proc/${pid}/net/${table}`, "utf8").split("\n").slice(1)) {
+          const columns = line.trim().split(/\s+/);
+          if (columns[3] === "0A" && inodes.has(columns[9] ?? "")) found.push(`${pid} ${table} ${columns[1]}`);
+        }
+      }
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return found;
+}
