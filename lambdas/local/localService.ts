@@ -11,7 +11,6 @@ import { createIdentity } from "../identity/identity";
 import { createJwtVerifier } from "../identity/jwtVerifier";
 import { ROUTES } from "../routes/routeTable";
 import { createLocalRuntime } from "../runtime/local/localRuntime";
-import { removeServiceCgroups } from "../runtime/local/sandbox/cgroup";
 import { type Sandbox, chooseSandbox } from "../runtime/local/sandbox/sandbox";
 import { prepareRuntimeFiles } from "../runtime/local/sandbox/runtimeFiles";
 import { replacePreviousRuntime } from "./previousRuntime";
@@ -75,7 +74,6 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     clients.destroy();
     await dynamo.close();
     await rm(runtimeDir, { recursive: true, force: true });
-    await removeServiceCgroups();
   };
   try {
     await chmod(runtimeDir, 0o755);

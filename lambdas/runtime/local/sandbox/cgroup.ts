@@ -2,14 +2,17 @@ import { mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 const ROOT = "/sys/fs/cgroup";
-const CONTROLLERS = ["memory", "pids", "freezer"] as const;
+const CONTROLLERS = ["memory", "pids"] as const;
+/** Where workers' groups are made, one level below each controller's root. */
+const PARENT = "browserfn";
 /** Processes (threads count) one worker's sandbox may have: a browser needs a few hundred threads. */
 const PIDS_MAX = 1024;
 
 /**
- * One worker's cgroup (v1) in the memory, pids and freezer controllers, under
- * `browserfn-<service pid>/`: a hard memory ceiling, a process cap, freezing between runs, and
- * a list of every process the sandbox started, whatever it did to its process group.
+ * One worker's cgroup (v1) in the memory and pids controllers, under `browserfn/`: a hard
+ * memory ceiling, a process cap, and a list of every process the sandbox started, whatever it
+ * did to its process group. (Runs are paused between runs with SIGSTOP, not the freezer: a
+ * frozen task takes no SIGKILL, so a sandbox frozen when the service died would stay forever.)
  */
 export class WorkerCgroup {
   private constructor(private readonly name: string) {}
@@ -26,7 +29,7 @@ export class WorkerCgroup {
   }
 
   static async create(id: string): Promise<WorkerCgroup> {
-    const group = new WorkerCgroup(path.join(`browserfn-${process.pid}`, id));
+    const group = new WorkerCgroup(path.join(PARENT, id));
     for (const controller of CONTROLLERS) await mkdir(group.dir(controller), { recursive: true });
     await writeFile(path.join(group.dir("pids"), "pids.max"), String(PIDS_MAX));
     return group;
@@ -50,20 +53,12 @@ export class WorkerCgroup {
     return Number(failures.trim()) > 0;
   }
 
-  freeze(): Promise<void> {
-    return writeFile(path.join(this.dir("freezer"), "freezer.state"), "FROZEN");
-  }
-
-  thaw(): Promise<void> {
-    return writeFile(path.join(this.dir("freezer"), "freezer.state"), "THAWED");
-  }
-
   async pids(): Promise<number[]> {
     const text = await readFile(path.join(this.dir("pids"), "cgroup.procs"), "utf8").catch(() => "");
     return text.split("\n").filter(Boolean).map(Number);
   }
 
-  /** Kills every process in the group (thawed, so that the kill lands) and removes it. */
+  /** Kills every process in the group and removes it. */
   async destroy(): Promise<void> {
     for (let attempt = 0; attempt < 100; attempt++) {
       const pids = await this.pids();
@@ -74,7 +69,6 @@ export class WorkerCgroup {
           // ended meanwhile
         }
       }
-      await this.thaw().catch(() => undefined);
       if (pids.length === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -84,9 +78,4 @@ export class WorkerCgroup {
   private dir(controller: (typeof CONTROLLERS)[number]): string {
     return path.join(ROOT, controller, this.name);
   }
-}
-
-/** Removes this service's parent groups (at stop; they are empty by then). */
-export async function removeServiceCgroups(): Promise<void> {
-  for (const controller of CONTROLLERS) await rmdir(path.join(ROOT, controller, `browserfn-${process.pid}`)).catch(() => undefined);
 }

@@ -12,7 +12,7 @@ export interface Sandbox {
   allowLocalNetwork: boolean;
   /** Workers run under uids of their own (the service runs as root). */
   uidPerWorker: boolean;
-  /** cgroup v1 memory, pids and freezer groups per worker (root only). */
+  /** cgroup v1 memory and pids groups per worker (root only). */
   cgroups: boolean;
   /** Programs the namespaces mode runs. */
   tools: { bwrap: string; slirp4netns: string; nsenter: string; ip: string };
@@ -77,7 +77,7 @@ export async function chooseSandbox(setting: SandboxSetting, allowLocalNetwork: 
 /** One line for the start-up banner: the mode, and in process mode what it lacks and how to fix that. */
 export function describeSandbox(sandbox: Sandbox): string {
   const network = sandbox.allowLocalNetwork ? "the host's network (BROWSERFN_ALLOW_LOCAL_NETWORK=true)" : "no host loopback or private networks";
-  const extras = [sandbox.uidPerWorker ? "a uid per worker" : null, sandbox.cgroups ? "cgroup memory/pids/freezer" : null].filter(Boolean).join(", ");
+  const extras = [sandbox.uidPerWorker ? "a uid per worker" : null, sandbox.cgroups ? "cgroup memory and pids limits" : null].filter(Boolean).join(", ");
   if (sandbox.mode === "namespaces") {
     return `Sandbox: namespaces (bubblewrap: own user, PID, mount, IPC and network namespaces; ${network}${extras ? `; ${extras}` : ""})`;
   }

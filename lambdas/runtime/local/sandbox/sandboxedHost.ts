@@ -134,23 +134,15 @@ export async function startSandboxedHost(sandbox: Sandbox, files: RuntimeFiles, 
     workerBundle: files.workerBundle,
     alive: () => started.exitCode === null && started.signalCode === null && !killing,
     exited,
-    freeze: async () => {
-      if (cgroup) await cgroup.freeze();
-      else signalGroup(pid, "SIGSTOP");
-    },
-    thaw: async () => {
-      if (cgroup) await cgroup.thaw();
-      else signalGroup(pid, "SIGCONT");
-    },
+    // The whole process group: bubblewrap, the host, the worker, the browser and its helpers.
+    freeze: async () => signalGroup(pid, "SIGSTOP"),
+    thaw: async () => signalGroup(pid, "SIGCONT"),
     memoryMb: () => processTreeMb(pid),
     limitMemory: async (mb) => cgroup?.limitMemory(mb),
     hitMemoryLimit: async () => (cgroup ? cgroup.hitMemoryLimit() : false),
     kill: () => {
       killing ??= (async () => {
         killGroup(pid);
-        // A stopped or frozen process takes its kill only when it runs again.
-        signalGroup(pid, "SIGCONT");
-        await cgroup?.thaw().catch(() => undefined);
         await exited;
         for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
       })();
