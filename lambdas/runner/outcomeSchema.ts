@@ -5,12 +5,11 @@
  * RunOutcome with named fields only, every string capped; nothing else of the input survives.
  */
 import { z } from "zod";
+import { MAX_LOG_BYTES, MAX_RESULT_BYTES, capBytes, resultTooLarge } from "./outputLimits";
 import type { RunOutcome } from "./protocol";
 
-/** A result is kept inline up to this many bytes of JSON (Lambda's synchronous answer limit). */
-export const MAX_RESULT_BYTES = 6 * 1024 * 1024;
-/** Console output kept per run; the rest is cut with a note. */
-export const MAX_LOG_BYTES = 64 * 1024;
+export { MAX_LOG_BYTES, MAX_RESULT_BYTES, capBytes, resultTooLarge } from "./outputLimits";
+
 const MAX_MESSAGE_CHARS = 4096;
 const MAX_STACK_CHARS = 16_384;
 const TRUNCATED = "…[truncated]";
@@ -27,16 +26,6 @@ const outcomeSchema = z.discriminatedUnion("status", [
   z.object({ status: z.literal("succeeded"), result_json: z.string(), logs, browser_ms: browserMs }),
   z.object({ status: z.literal("failed"), error, logs, browser_ms: browserMs }),
 ]);
-
-/** The longest prefix of `text` within `bytes` UTF-8 bytes, with a note when it was cut. */
-export function capBytes(text: string, bytes: number): string {
-  if (Buffer.byteLength(text, "utf8") <= bytes) return text;
-  const note = "…[output truncated]\n";
-  // Cut on a character boundary: decoding a cut buffer could end in half a character.
-  let end = Math.min(text.length, bytes - note.length);
-  while (end > 0 && Buffer.byteLength(text.slice(0, end), "utf8") > bytes - note.length) end = Math.floor(end * 0.9);
-  return `${text.slice(0, end)}${note}`;
-}
 
 /** A run's outcome parsed from what the run sent, or why it cannot be one. */
 export type ParsedOutcome = { ok: true; outcome: RunOutcome } | { ok: false; problem: string };
@@ -65,13 +54,4 @@ export function parseRunOutcome(value: unknown, maxBrowserMs: number): ParsedOut
     return { ok: false, problem: "the run's result is not JSON text" };
   }
   return { ok: true, outcome: { status: "succeeded", result_json: sent.result_json, logs: sent.logs, browser_ms } };
-}
-
-/** The error of a result over MAX_RESULT_BYTES (`bytes` when known). */
-export function resultTooLarge(bytes?: number): { code: "result_too_large"; message: string } {
-  const size = bytes === undefined ? "larger than" : `${(bytes / 1024 / 1024).toFixed(1)} MB of JSON, over`;
-  return {
-    code: "result_too_large",
-    message: `The return value is ${size} the inline limit of ${MAX_RESULT_BYTES / 1024 / 1024} MB; save large output as an artifact`,
-  };
 }

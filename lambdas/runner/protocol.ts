@@ -8,7 +8,7 @@
  * user code, and the host shares its sandbox.
  */
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
-import { MAX_LOG_BYTES, MAX_RESULT_BYTES } from "./outcomeSchema";
+import { MAX_LOG_BYTES, MAX_RESULT_BYTES } from "./outputLimits";
 
 /** What a worker needs to serve a version; the first message it receives. */
 export interface WorkerInit {
@@ -91,4 +91,4 @@ export type HostMessage = { type: "worker_exit"; code: number | null; signal: st
 export const MAX_FRAME_BYTES = 2 * MAX_RESULT_BYTES + 8 * MAX_LOG_BYTES + 64 * 1024;
 
 /** Console output kept per run; the rest is cut with a note. */
-export { MAX_LOG_BYTES } from "./outcomeSchema";
+export { MAX_LOG_BYTES } from "./outputLimits";

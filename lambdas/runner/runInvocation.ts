@@ -4,7 +4,7 @@ import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
 import { beginRun, endRun } from "../../layers/runtime/runContext";
 import { captureConsole } from "./captureConsole";
 import { type Automation, loadAutomation } from "./loadAutomation";
-import { MAX_RESULT_BYTES, resultTooLarge } from "./outcomeSchema";
+import { MAX_RESULT_BYTES, resultTooLarge } from "./outputLimits";
 import { MAX_LOG_BYTES, type ErrorCode, type RunOutcome } from "./protocol";
 import { resetBrowser } from "./resetBrowser";
 

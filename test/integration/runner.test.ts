@@ -9,6 +9,7 @@ import { compileCode } from "../../lambdas/code/compileCode";
 import { buildWorkerBundle } from "../../lambdas/runner/buildWorkerBundle";
 import { MAX_LOG_BYTES, type RunOutcome, type WorkerMessage } from "../../lambdas/runner/protocol";
 import { runInvocation } from "../../lambdas/runner/runInvocation";
+import { chromiumArgs, chromiumFiles } from "../../lambdas/runtime/local/sandbox/chromium";
 import { TITLE_FN } from "../helpers/code";
 import { launchTestBrowser, type PageServer, startPageServer } from "../helpers/testBrowser";
 
@@ -207,11 +208,22 @@ describe("the worker bundle in a real child process", () => {
     child.stdout?.resume();
     child.stderr?.resume();
     const exited = once(child, "exit");
-    // The worker asks for its browser when a session first needs one; the test plays the supervisor.
+    // The worker asks for its browser when a session first needs one; the test plays the sandbox's
+    // host: it starts Chromium with a CDP pipe and hands the worker both ends.
     const replies: WorkerMessage[] = [];
     const waiting: ((message: WorkerMessage) => void)[] = [];
+    const browsers: ReturnType<typeof spawn>[] = [];
+    const { executable } = await chromiumFiles();
     child.on("message", (message: WorkerMessage) => {
-      if (message.type === "browser_request") return child.send({ type: "browser", wsEndpoint: browser.wsEndpoint() });
+      if (message.type === "browser_request") {
+        const chromium = spawn(executable, [...chromiumArgs(), "--remote-debugging-pipe", `--user-data-dir=${dir}/profile-${browsers.length}`, "about:blank"], {
+          stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"],
+        });
+        browsers.push(chromium);
+        child.send({ type: "browser_pipe", end: "write" }, chromium.stdio[3] as never);
+        child.send({ type: "browser_pipe", end: "read" }, chromium.stdio[4] as never);
+        return;
+      }
       const resolve = waiting.shift();
       if (resolve) resolve(message);
       else replies.push(message);
@@ -226,6 +238,8 @@ describe("the worker bundle in a real child process", () => {
         child.send({ type: "run", runId, params, timeoutMs: 20_000 });
         const done = await next();
         if (done.type !== "done" || done.runId !== runId) throw new Error(`unexpected ${JSON.stringify(done)}`);
+        // Then the worker resets its browser and says it is ready for the next run.
+        expect(await next()).toEqual({ type: "idle", runId, leftover: [] });
         return done.outcome;
       };
       // The first run drops the worker's browser connection; the second must connect again.
@@ -249,6 +263,7 @@ describe("the worker bundle in a real child process", () => {
         child.kill("SIGKILL");
         await exited;
       }
+      for (const chromium of browsers) chromium.kill("SIGKILL");
       await rm(dir, { recursive: true, force: true });
     }
     expect(child.exitCode !== null || child.signalCode !== null).toBe(true);
