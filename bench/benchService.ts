@@ -40,6 +40,8 @@ export async function startBenchService(mode: "process" | "inline"): Promise<Ben
     BROWSERFN_RATE_LIMIT_PER_SECOND: "0",
     BROWSERFN_MAX_WORKERS: String(SETTINGS.workers.total),
     BROWSERFN_MAX_WORKERS_PER_FUNCTION: String(SETTINGS.workers.perFunction),
+    // Its pages are served on 127.0.0.1.
+    BROWSERFN_ALLOW_LOCAL_NETWORK: "true",
   });
   return {
     url: child.url,

@@ -1,8 +1,7 @@
-import { readFileSync } from "node:fs";
 import { expectError } from "../helpers/http";
 import { startTestService, type TestService } from "../helpers/localService";
 import { type PageServer, startPageServer } from "../helpers/pageServer";
-import { processesWith } from "../helpers/processes";
+import { browserPids as browserPidsOf, workerPids as workerPidsOf } from "../helpers/sandboxProbes";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -26,14 +25,12 @@ async function runningRun(name: string): Promise<string> {
   throw new Error(`no run of ${name} started`);
 }
 
-const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
 
 /** The service's worker processes (their command line names the bundle in the runtime dir). */
-const workerPids = () => processesWith(`${t.service.runtimeDir}/worker.cjs`);
+const workerPids = () => workerPidsOf(t.service.runtimeDir);
 
 /** The main process of each browser of the service (not its renderers and helpers, which carry `--type=`). */
-const browserPids = () =>
-  processesWith(`--user-data-dir=${t.service.runtimeDir}/profile-`).filter((pid) => !cmdline(pid).some((arg) => arg.startsWith("--type=")));
+const browserPids = () => browserPidsOf(t.service.runtimeDir);
 
 describe("processes killed from outside mid-run", () => {
   it("a worker killed mid-run fails that run as function_crashed; the next run gets a new worker", async () => {

@@ -78,6 +78,8 @@ export async function runMixedLoad(options: SoakOptions): Promise<SoakReport> {
     BROWSERFN_SYNC_WAIT_SECONDS: String(syncWaitSeconds),
     BROWSERFN_MAX_WORKERS: "8",
     BROWSERFN_RATE_LIMIT_PER_SECOND: "0",
+    // Its pages are served on 127.0.0.1.
+    BROWSERFN_ALLOW_LOCAL_NETWORK: "true",
   });
   const runtimeDir = (await readFile(path.join(dataDir, "runtime-dir"), "utf8")).trim();
   const latencies: Record<string, number[]> = {};

@@ -74,6 +74,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
           memoryMb: request.fn.memory_mb,
         });
         finished = run.finished;
+        lease.answered();
         return run.result;
       } finally {
         // The slot is given back when the worker is idle again (or gone), not at the answer.

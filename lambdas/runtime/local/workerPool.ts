@@ -15,6 +15,12 @@ export interface Lease {
   /** True when the slot comes with a warm worker (no start-up to wait for). */
   readonly warm: boolean;
   worker(): Promise<WorkerProcess>;
+  /**
+   * The run has its answer; the worker resets and is released soon. Until then a new run of
+   * the same version waits for it rather than starting another worker (a cold start costs
+   * far more than a reset).
+   */
+  answered(): void;
   /** Returns the worker for reuse (`reusable`) or stops it; frees the slot. */
   release(reusable: boolean): Promise<void>;
 }
@@ -36,6 +42,7 @@ export class WorkerPool {
   private readonly starting = new Set<Promise<unknown>>(); // workers being started for a lease
   private readonly removed = new Set<string>(); // deleted functions: their workers are not kept
   private readonly active = new Map<string, number>(); // busy or starting, by function id
+  private readonly finishing = new Map<string, number>(); // answered but not yet released, by version key
   private processes = 0; // every worker process, idle ones included, and those starting
   private readonly waiters: Waiter[] = [];
   private readonly reaper: NodeJS.Timeout;
@@ -114,6 +121,7 @@ export class WorkerPool {
       else if (candidate) void this.stop(candidate, "dead while idle");
     }
     if (!worker) {
+      if ((this.finishing.get(key) ?? 0) > 0) return undefined; // one of its workers is idle in a moment
       if (this.processes >= this.limits.total && !this.evictOneIdle()) return undefined;
       this.processes++;
     }
@@ -125,6 +133,7 @@ export class WorkerPool {
     let worker: Promise<WorkerProcess> | undefined = warm ? Promise.resolve(warm) : undefined;
     if (warm) this.busy.add(warm);
     let released = false;
+    let answered = false;
     const [fnId, version] = [functionId, Number(key.split("#")[1])];
     return {
       warm: warm !== undefined,
@@ -148,9 +157,19 @@ export class WorkerPool {
         }
         return worker;
       },
+      answered: () => {
+        if (answered || released) return;
+        answered = true;
+        this.finishing.set(key, (this.finishing.get(key) ?? 0) + 1);
+      },
       release: async (reusable) => {
         if (released) return;
         released = true;
+        if (answered) {
+          const left = (this.finishing.get(key) ?? 1) - 1;
+          if (left > 0) this.finishing.set(key, left);
+          else this.finishing.delete(key);
+        }
         this.active.set(functionId, (this.active.get(functionId) ?? 1) - 1);
         const started = worker ? await worker.catch(() => undefined) : undefined;
         if (started) this.busy.delete(started);
