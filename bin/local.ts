@@ -1,11 +1,13 @@
 /**
  * `npm start`: the whole browserfn service on this machine (see README and docs/api.md).
  * Settings come from the environment: PORT, HOST, BROWSERFN_DATA_DIR, BROWSERFN_BOOTSTRAP_KEY,
- * BROWSERFN_SYNC_WAIT_SECONDS, BROWSERFN_PLANS, BROWSERFN_REQUEST_LOG.
+ * BROWSERFN_SYNC_WAIT_SECONDS, BROWSERFN_PLANS, BROWSERFN_REQUEST_LOG, BROWSERFN_SANDBOX,
+ * BROWSERFN_ALLOW_LOCAL_NETWORK.
  */
 import { existsSync } from "node:fs";
 import { readLocalConfig } from "../lambdas/config/localConfig";
 import { startLocalService } from "../lambdas/local/localService";
+import { describeSandbox } from "../lambdas/runtime/local/sandbox/sandbox";
 
 async function main(): Promise<void> {
   // Node 20 is supported here; the SDK's notice about its future Node 22 floor is noise at every start.
@@ -22,6 +24,7 @@ async function main(): Promise<void> {
   } else {
     console.log("Admin API key of account 'local': the one in BROWSERFN_BOOTSTRAP_KEY when the data dir was first used");
   }
+  console.log(describeSandbox(service.sandbox));
   console.log(`browserfn is serving ${service.url} (data in ${config.dataDir})`);
 
   let stopping = false;
