@@ -5,6 +5,9 @@ import { WorkerCgroup } from "./cgroup";
 
 export type SandboxSetting = "auto" | "namespaces" | "process";
 
+/** A uid no account has, to try bubblewrap as a worker would run it (see WorkerUids). */
+const PROBE_UID = 1_799_999_999;
+
 /** How this service isolates runs, as chosen at start-up (shared/DESIGN.md, "The local sandbox"). */
 export interface Sandbox {
   mode: "namespaces" | "process";
@@ -23,8 +26,8 @@ export interface Sandbox {
 /** The one command that gives a Debian machine what the namespaces mode needs. */
 export const NAMESPACES_INSTALL = "sudo apt-get install bubblewrap slirp4netns iproute2";
 
-function which(name: string): string | null {
-  for (const dir of (process.env.PATH ?? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin").split(":").concat(["/usr/sbin", "/sbin"])) {
+function which(name: string, searchPath: string): string | null {
+  for (const dir of searchPath.split(":")) {
     const file = path.join(dir, name);
     if (dir && existsSync(file)) return file;
   }
@@ -48,16 +51,20 @@ function bwrapProblem(bwrap: string, uid: number | undefined): string | null {
  * allowed, slirp4netns and iproute2) are installed and user namespaces work; else `process`
  * for `auto`, and an error for `namespaces`.
  */
-export async function chooseSandbox(setting: SandboxSetting, allowLocalNetwork: boolean, probeUid?: number): Promise<Sandbox> {
+export async function chooseSandbox(setting: SandboxSetting, allowLocalNetwork: boolean, options: { searchPath?: string } = {}): Promise<Sandbox> {
   const root = process.getuid?.() === 0;
-  const tools = { bwrap: which("bwrap"), slirp4netns: which("slirp4netns"), nsenter: which("nsenter"), ip: which("ip") };
+  // ip and nsenter live in sbin, which a user's PATH may leave out.
+  const searchPath = options.searchPath ?? `${process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin"}:/usr/local/sbin:/usr/sbin:/sbin`;
+  const find = (name: string) => which(name, searchPath);
+  const tools = { bwrap: find("bwrap"), slirp4netns: find("slirp4netns"), nsenter: find("nsenter"), ip: find("ip") };
   const cgroups = await WorkerCgroup.available();
   let problem: string | null = null;
   if (setting !== "process") {
     const needed = allowLocalNetwork ? (["bwrap"] as const) : (["bwrap", "slirp4netns", "nsenter", "ip"] as const);
     const missing = needed.filter((name) => !tools[name]);
     if (missing.length > 0) problem = `${missing.join(", ")} not found`;
-    else problem = bwrapProblem(tools.bwrap as string, root ? probeUid : undefined);
+    // Tried as a worker would run it: under a uid of its own when the service is root.
+    else problem = bwrapProblem(tools.bwrap as string, root ? PROBE_UID : undefined);
   } else {
     problem = "BROWSERFN_SANDBOX=process";
   }
