@@ -124,31 +124,18 @@ export class AccountStore {
  * The key attributes come from the key builders alone.
  */
 
+/** The stored account: the key, then the record's named fields (toAccount), so no field can name a key. */
 function accountToItem(account: AccountItem): Record<string, unknown> {
-  const key = keys.account(account.account_id);
-  return { pk: key.pk, sk: key.sk, account_id: account.account_id, plan: account.plan, created_at: account.created_at };
+  return { ...toAccount(account), ...keys.account(account.account_id) };
 }
 
 function toAccount(account: AccountItem): AccountItem {
   return { account_id: account.account_id, plan: account.plan, created_at: account.created_at };
 }
 
+/** The stored key: its named fields (toApiKey), then the keys, which nothing in the record can replace. */
 function apiKeyToItem(key: ApiKeyItem): Record<string, unknown> {
-  const { pk, sk } = keys.apiKey(key.key_hash);
-  const { gsi1pk, gsi1sk } = keys.apiKeyIndex(key.account_id, key.key_id);
-  return {
-    pk,
-    sk,
-    gsi1pk,
-    gsi1sk,
-    key_id: key.key_id,
-    account_id: key.account_id,
-    key_hash: key.key_hash,
-    prefix: key.prefix,
-    name: key.name,
-    admin: key.admin === true,
-    created_at: key.created_at,
-  };
+  return { ...toApiKey(key), ...keys.apiKey(key.key_hash), ...keys.apiKeyIndex(key.account_id, key.key_id) };
 }
 
 function toApiKey(key: ApiKeyItem): ApiKeyItem {

@@ -161,34 +161,8 @@ export class FunctionStore {
  * come from the key builders alone.
  */
 function functionToItem(fn: FunctionItem): Record<string, unknown> {
-  const { pk, sk } = keys.functionByName(fn.account_id, fn.name);
-  const { gsi1pk, gsi1sk } = keys.functionIdIndex(fn.function_id);
-  return {
-    pk,
-    sk,
-    gsi1pk,
-    gsi1sk,
-    account_id: fn.account_id,
-    function_id: fn.function_id,
-    name: fn.name,
-    description: fn.description,
-    status: fn.status,
-    status_reason: fn.status_reason,
-    latest_version: fn.latest_version,
-    variables: fn.variables,
-    schedule: fn.schedule,
-    schedule_timezone: fn.schedule_timezone,
-    schedule_params: fn.schedule_params,
-    next_run_at: fn.next_run_at,
-    timeout_seconds: fn.timeout_seconds,
-    memory_mb: fn.memory_mb,
-    shared: fn.shared,
-    reference_workflow_id: fn.reference_workflow_id,
-    created_at: fn.created_at,
-    updated_at: fn.updated_at,
-    code_sha256: fn.code_sha256,
-    revision: fn.revision,
-  };
+  // The record's named fields (toFunction), then the keys, which nothing in the record can replace.
+  return { ...toFunction(fn), ...keys.functionByName(fn.account_id, fn.name), ...keys.functionIdIndex(fn.function_id) };
 }
 
 /** A function record from its stored item, field by field: attributes that are not a record's stay behind. */

@@ -5,7 +5,6 @@ import path from "node:path";
 import { compileCode } from "../../lambdas/code/compileCode";
 import { newFunctionId } from "../../lambdas/functions/ids";
 import type { FunctionItem, VersionWithCode } from "../../lambdas/functions/types";
-import { buildWorkerBundle } from "../../lambdas/runner/buildWorkerBundle";
 import { systemClock } from "../../lambdas/deps";
 import { createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
 import { makeRunCompletionHandler } from "../../lambdas/runtime/aws/recordCompletion";
@@ -48,7 +47,7 @@ function childBrowsers(): number[] {
 
 async function tempDir(): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), "browserfn-contract-"));
-  await chmod(dir, 0o755); // workers may run as nobody
+  await chmod(dir, 0o755); // workers may run under uids of their own
   return dir;
 }
 
