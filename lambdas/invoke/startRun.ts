@@ -3,7 +3,7 @@ import type { Deps } from "../deps";
 import type { FunctionItem } from "../functions/types";
 import type { InvokeResult } from "../runtime/runtime";
 import { ApiError } from "../http/errors";
-import { finishRun } from "../runs/finishRun";
+import { endedRun, finishRun } from "../runs/finishRun";
 import { newRun } from "../runs/newRun";
 import { nextTurn } from "../runs/nextTurn";
 import { isStoreUnavailable } from "../store/dynamo";
@@ -140,7 +140,7 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
       // back): the run stays active in the store and is settled as crashed at the next start;
       // the caller still gets the outcome.
       deps.log(`run ${run.run_id}: recording its end failed: ${(error as Error).message}`);
-      return ending ? { ...run, ...ending, finished_at: deps.clock.now().toISOString() } : run;
+      return ending ? endedRun(run, ending, deps.clock.now().toISOString()) : run;
     });
   // The lease is given back when the run ends (a run that never started is not counted), in
   // the next turn of the event loop: the caller's answer is written in this one. A store that
