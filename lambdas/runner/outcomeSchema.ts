@@ -40,7 +40,8 @@ export function parseRunOutcome(value: unknown, maxBrowserMs: number): ParsedOut
   const parsed = outcomeSchema.safeParse(value);
   if (!parsed.success) return { ok: false, problem: `the run's outcome is malformed: ${parsed.error.issues[0]?.message ?? "invalid"}` };
   const sent = parsed.data;
-  const browser_ms = Math.min(sent.browser_ms, Math.max(0, Math.round(maxBrowserMs)));
+  const bound = Number.isFinite(maxBrowserMs) ? Math.max(0, Math.round(maxBrowserMs)) : 0;
+  const browser_ms = Math.min(sent.browser_ms, bound);
   if (sent.status === "failed") {
     const { code, message, stack } = sent.error;
     return { ok: true, outcome: { status: "failed", error: stack === undefined ? { code, message } : { code, message, stack }, logs: sent.logs, browser_ms } };

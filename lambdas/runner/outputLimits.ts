@@ -12,9 +12,17 @@ export function capBytes(text: string, bytes: number): string {
   if (Buffer.byteLength(text, "utf8") <= bytes) return text;
   const note = "…[output truncated]\n";
   const room = bytes - Buffer.byteLength(note, "utf8");
-  // Cut on a character boundary: decoding a cut buffer could end in half a character.
-  let end = Math.min(text.length, room);
-  while (end > 0 && Buffer.byteLength(text.slice(0, end), "utf8") > room) end = Math.floor(end * 0.9);
+  if (room < 0) return "";
+  // The longest prefix that fits (binary search), never ending on half a surrogate pair.
+  let low = 0;
+  let high = Math.min(text.length, room);
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (Buffer.byteLength(text.slice(0, middle), "utf8") <= room) low = middle;
+    else high = middle - 1;
+  }
+  const code = text.charCodeAt(low - 1);
+  const end = code >= 0xd800 && code <= 0xdbff ? low - 1 : low;
   return `${text.slice(0, end)}${note}`;
 }
 

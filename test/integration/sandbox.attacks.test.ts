@@ -4,7 +4,7 @@
  * sandbox: see docs/reliability.md, "Hostile automations".
  */
 import { createHash } from "node:crypto";
-import { readdirSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, writeFileSync } from "node:fs";
 import { generateApiKey } from "../../lambdas/identity/apiKeys";
 import { expectError } from "../helpers/http";
 import { startTestService, type TestService } from "../helpers/localService";
@@ -72,7 +72,7 @@ describe.each(MODES)("a hostile automation in %s mode", (mode) => {
       "store-thief",
       `import { Session } from "browserfn/runtime";
       export default async function run(port: string) {
-        const request = { method: "POST", headers: { "x-amz-target": "DynamoDB_20120810.ListTables", "content-type": "application/x-amz-json-1.0", authorization: "AWS4-HMAC-SHA256 Credential=a/b/c/d/e, SignedHeaders=x, Signature=y" }, body: "{}" };
+        const request = { method: "POST", headers: { "x-amz-target": "DynamoDB_20120810.ListTables", "content-type": "application/x-amz-json-1.0", "x-amz-date": "20260101T000000Z", authorization: "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date;x-amz-target, Signature=0000000000000000000000000000000000000000000000000000000000000000" }, body: "{}" };
         let node: string;
         try { const response = await fetch("http://127.0.0.1:" + port + "/", request); node = response.status + " " + (await response.text()); } catch (error) { node = "refused: " + (error as any).cause?.code; }
         await using session = await Session.start();
@@ -192,29 +192,76 @@ describe.each(MODES)("a hostile automation in %s mode", (mode) => {
     expect(fresh()).toEqual([]);
   });
 
-  it("cannot read the data dir through file:// or download into it", async () => {
-    await t.deploy(
-      "file-reader",
-      `import { Session } from "browserfn/runtime";
-      export default async function run(file: string, dir: string) {
-        await using session = await Session.start();
-        const page = await session.newPage();
-        let read: string;
-        try { await page.goto("file://" + file); read = await page.content(); } catch (error) { read = "error: " + (error as Error).message; }
-        const cdp = await page.createCDPSession();
-        let download = "allowed";
-        try { await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: dir }); } catch (error) { download = "refused: " + (error as Error).message; }
-        await page.setContent('<a id="d" href="data:text/plain,stolen" download="planted.txt">d</a>');
-        await page.click("#d").catch(() => undefined);
-        await new Promise((r) => setTimeout(r, 1000));
-        return { read, download };
-      }`,
-    );
-    const response = await t.call("POST", "/functions/file-reader", { body: { file: `${t.dataDir}/bootstrap-key`, dir: t.dataDir } });
-    expect(response.status).toBe(200);
-    expect(JSON.stringify(response.body)).not.toContain(t.adminKey);
-    expect(readdirSync(t.dataDir)).not.toContain("planted.txt");
-  });
+  const FILE_READER = `import { Session } from "browserfn/runtime";
+  export default async function run(file: string, dir: string, controlName: string) {
+    await using session = await Session.start();
+    const page = await session.newPage();
+    let read: string;
+    try { await page.goto("file://" + file); read = await page.content(); } catch (error) { read = "error: " + (error as Error).message; }
+    const cdp = await page.createCDPSession();
+    const { targetInfo } = (await cdp.send("Target.getTargetInfo")) as any;
+    const states: Record<string, string> = {};
+    cdp.on("Browser.downloadProgress", (event: any) => { states[event.guid] = event.state; });
+    const plant = async (into: string, name: string) => {
+      for (const key of Object.keys(states)) delete states[key];
+      try { await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: into, browserContextId: targetInfo.browserContextId, eventsEnabled: true } as any); }
+      catch (error) { return "refused: " + (error as Error).message; }
+      await page.setContent('<a id="d" href="data:text/plain,stolen" download="' + name + '">d</a>');
+      await page.evaluate(() => (document.getElementById("d") as any).click());
+      await new Promise((r) => setTimeout(r, 1500));
+      return "allowed " + JSON.stringify(Object.values(states));
+    };
+    const control = await plant("/tmp", controlName);
+    const download = await plant(dir, "planted.txt");
+    return { read, control, download };
+  }`;
+
+  if (mode === "namespaces") {
+    it("cannot read the data dir through file:// or download into it, even where the browser's user could", async () => {
+      // As a data dir is to the browser of a service that does not run as root: readable and writable.
+      const file = `${t.dataDir}/bootstrap-key`;
+      writeFileSync(file, `${t.adminKey}\n`, { mode: 0o644 });
+      chmodSync(t.dataDir, 0o777);
+      try {
+        await t.deploy("file-reader", FILE_READER);
+        const response = await t.call("POST", "/functions/file-reader", { body: { file, dir: t.dataDir, controlName: "control.txt" } });
+        expect(response.status).toBe(200);
+        // Downloads work, into the sandbox's own capped /tmp: the attack itself is sound.
+        expect(response.body.control).toMatch(/"completed"/);
+        expect(JSON.stringify(response.body)).not.toContain(t.adminKey);
+        expect(readdirSync(t.dataDir)).not.toContain("planted.txt");
+        expect(existsSync("/tmp/control.txt")).toBe(false);
+      } finally {
+        chmodSync(t.dataDir, 0o700);
+      }
+    });
+  } else {
+    it("cannot read another worker's browser profile through file:// (a uid per worker)", async () => {
+      // The victim's browser writes its profile (cookies and all) while it runs.
+      await t.deploy(
+        "profile-owner",
+        `import { Session } from "browserfn/runtime";
+        export default async function run() { await using session = await Session.start(); const page = await session.newPage(); await page.setContent("<title>mine</title>"); return await page.title(); }`,
+        {},
+        otherKey,
+      );
+      expect((await t.call("POST", "/functions/profile-owner", { token: otherKey })).body).toBe("mine");
+      await t.deploy("profile-reader", FILE_READER);
+      // The reader's own browser starts first, so its profile is there to tell apart.
+      await t.call("POST", "/functions/profile-reader", { body: { file: "/nonexistent", dir: "/nonexistent", controlName: "x" } });
+      const profiles = readdirSync(t.service.runtimeDir).filter((name) => name.startsWith("profile-"));
+      expect(profiles.length).toBeGreaterThanOrEqual(2);
+      const readable: string[] = [];
+      for (const profile of profiles) {
+        const response = await t.call("POST", "/functions/profile-reader", {
+          body: { file: `${t.service.runtimeDir}/${profile}/Default/Preferences`, dir: "/nonexistent", controlName: "x" },
+        });
+        if (!String(response.body.read).startsWith("error")) readable.push(profile);
+      }
+      // Only its own profile, never the other account's.
+      expect(readable.length).toBeLessThanOrEqual(1);
+    });
+  }
 
   it("fails a 40 MB result as result_too_large without holding it, and a forged 40 MB message too", async () => {
     await t.deploy(

@@ -94,7 +94,7 @@ describe("parseFrame: refusals name the type", () => {
     ["worker_exit", { type: "worker_exit", code: 0 }],
     ["worker_exit", { type: "worker_exit", signal: null }],
     ["oversize", { type: "oversize" }],
-  ])("refuses a %s frame with a field missing: %j", (type, frame) => {
+  ])("refuses %s with a field missing: %j", (type, frame) => {
     expect(problemOf(frame)).toMatch(new RegExp(`^an unexpected message \\(${type}\\): `));
   });
 
@@ -109,7 +109,7 @@ describe("parseFrame: refusals name the type", () => {
     ["worker_exit", { type: "worker_exit", code: 0, signal: 9 }],
     ["oversize", { type: "oversize", bytes: "7000000" }],
     ["oversize", { type: "oversize", bytes: -1 }],
-  ])("refuses a %s frame with a field of the wrong type: %j", (type, frame) => {
+  ])("refuses %s with a field of the wrong type: %j", (type, frame) => {
     expect(problemOf(frame)).toMatch(new RegExp(`^an unexpected message \\(${type}\\): `));
   });
 
