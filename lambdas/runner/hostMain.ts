@@ -11,8 +11,9 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
-import { Socket } from "node:net";
+import { type Server, Socket, createServer } from "node:net";
 import path from "node:path";
+import { guardCommand } from "./cdpGuard";
 import { FrameReader, encodeFrame } from "./frames";
 import type { HostInit, HostMessage, SupervisorMessage, WorkerMessage } from "./protocol";
 import { MAX_FRAME_BYTES } from "./protocol";
@@ -67,16 +68,18 @@ function freshProfile(dir: string): void {
 }
 
 /**
- * Starts the worker's browser and sends it the two pipe ends. One at a time: a request while
- * one starts is answered by that start; a request while one runs means the worker lost its
- * connection, so that browser is killed first. No second browser can be alive or starting.
+ * Starts the worker's browser and sends it the two pipe ends (or, with `guard`, one end of a
+ * socket whose commands pass guardCommand on their way to the browser). One at a time: a
+ * request while one starts is answered by that start; a request while one runs means the
+ * worker lost its connection, so that browser is killed first. No second browser can be alive
+ * or starting.
  */
 function launchBrowser(): void {
   if (launching || !spec || !worker?.connected) return;
   launching = true;
   const previous = browser;
   browser = undefined;
-  const start = () => {
+  const start = async () => {
     const current = spec as HostInit;
     try {
       freshProfile(current.browser.profileDir);
@@ -89,10 +92,15 @@ function launchBrowser(): void {
       child.once("exit", () => {
         if (browser === child) browser = undefined;
       });
-      const [, , , toBrowser, fromBrowser] = child.stdio;
+      const [, , , toBrowser, fromBrowser] = child.stdio as [unknown, unknown, unknown, Socket | null, Socket | null];
       if (!toBrowser || !fromBrowser || !worker?.connected) throw new Error("the browser's pipes are missing");
-      worker.send({ type: "browser_pipe", end: "write" }, toBrowser as Socket);
-      worker.send({ type: "browser_pipe", end: "read" }, fromBrowser as Socket);
+      if (current.browser.guard) {
+        const end = await guardedSocket(toBrowser, fromBrowser, current.browser.profileDir);
+        worker.send({ type: "browser_pipe", end: "both" }, end);
+      } else {
+        worker.send({ type: "browser_pipe", end: "write" }, toBrowser);
+        worker.send({ type: "browser_pipe", end: "read" }, fromBrowser);
+      }
     } catch (error) {
       if (worker?.connected) worker.send({ type: "browser_failed", message: (error as Error).message });
     } finally {
@@ -100,9 +108,59 @@ function launchBrowser(): void {
     }
   };
   if (previous && previous.exitCode === null && previous.signalCode === null) {
-    previous.once("exit", start);
+    previous.once("exit", () => void start());
     killQuietly(previous.pid as number);
-  } else start();
+  } else void start();
+}
+
+/**
+ * A connected pair of Unix sockets (through a server on a path in the profile, closed at once):
+ * one end for the worker; at the other, CDP commands are checked by guardCommand before they
+ * reach the browser, and the browser's answers pass as they are.
+ */
+async function guardedSocket(toBrowser: Socket, fromBrowser: Socket, profileDir: string): Promise<Socket> {
+  const address = path.join(profileDir, ".cdp.sock");
+  const server: Server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(address, () => resolve());
+  });
+  const accepted = new Promise<Socket>((resolve) => server.once("connection", resolve));
+  const workerEnd = new Socket();
+  await new Promise<void>((resolve, reject) => {
+    workerEnd.once("error", reject);
+    workerEnd.connect(address, () => resolve());
+  });
+  const hostEnd = await accepted;
+  server.close();
+  rmSync(address, { force: true });
+  let pending: Buffer[] = [];
+  hostEnd.on("data", (chunk: Buffer) => {
+    let rest = chunk;
+    let end = rest.indexOf(0);
+    while (end !== -1) {
+      pending.push(rest.subarray(0, end));
+      const verdict = guardCommand(Buffer.concat(pending).toString("utf8"), profileDir);
+      pending = [];
+      if (verdict.ok) toBrowser.write(`${verdict.message}\0`);
+      else {
+        const answer = { id: verdict.id, ...(verdict.sessionId === undefined ? {} : { sessionId: verdict.sessionId }), error: { code: -32000, message: verdict.reason } };
+        hostEnd.write(`${JSON.stringify(answer)}\0`);
+      }
+      rest = rest.subarray(end + 1);
+      end = rest.indexOf(0);
+    }
+    if (rest.length > 0) pending.push(rest);
+  });
+  fromBrowser.pipe(hostEnd);
+  const close = () => {
+    hostEnd.destroy();
+    toBrowser.destroy();
+  };
+  hostEnd.once("close", close);
+  fromBrowser.once("close", close);
+  for (const socket of [hostEnd, toBrowser, fromBrowser]) socket.on("error", () => undefined);
+  return workerEnd;
 }
 
 const reader = new FrameReader(

@@ -28,6 +28,8 @@ export interface BrowserSpec {
   env: Record<string, string>;
   /** The browser's profile: emptied before each start. */
   profileDir: string;
+  /** Pass the worker's CDP commands through cdpGuard (the process sandbox: the browser sees the machine's files). */
+  guard: boolean;
 }
 
 /** The first frame a host receives: what to start, and the worker's init. */
@@ -49,9 +51,10 @@ export interface RunRequest {
 
 /**
  * The host's answer to a `browser_request`: the two ends of the browser's CDP pipe, each in
- * a message of its own with the socket as the message's handle, or why there is no browser.
+ * a message of its own with the socket as the message's handle (or one socket for both ways,
+ * `both`, when the host guards the commands), or why there is no browser.
  */
-export type BrowserReply = { type: "browser_pipe"; end: "write" | "read" } | { type: "browser_failed"; message: string };
+export type BrowserReply = { type: "browser_pipe"; end: "write" | "read" | "both" } | { type: "browser_failed"; message: string };
 
 export type SupervisorMessage = WorkerInit | RunRequest | BrowserReply;
 

@@ -33,7 +33,8 @@ function onBrowserReply(reply: BrowserReply, handle: unknown): void {
     browserReply?.({ failed: reply.message });
     return;
   }
-  pipeEnds[reply.end] = handle as Socket;
+  if (reply.end === "both") pipeEnds = { write: handle as Socket, read: handle as Socket };
+  else pipeEnds[reply.end] = handle as Socket;
   const { write, read } = pipeEnds;
   if (write && read) {
     pipeEnds = {};

@@ -216,26 +216,26 @@ describe.each(MODES)("a hostile automation in %s mode", (mode) => {
     return { read, control, download };
   }`;
 
-  if (mode === "namespaces") {
-    it("cannot read the data dir through file:// or download into it, even where the browser's user could", async () => {
-      // As a data dir is to the browser of a service that does not run as root: readable and writable.
-      const file = `${t.dataDir}/bootstrap-key`;
-      writeFileSync(file, `${t.adminKey}\n`, { mode: 0o644 });
-      chmodSync(t.dataDir, 0o777);
-      try {
-        await t.deploy("file-reader", FILE_READER);
-        const response = await t.call("POST", "/functions/file-reader", { body: { file, dir: t.dataDir, controlName: "control.txt" } });
-        expect(response.status).toBe(200);
-        // Downloads work, into the sandbox's own capped /tmp: the attack itself is sound.
-        expect(response.body.control).toMatch(/"completed"/);
-        expect(JSON.stringify(response.body)).not.toContain(t.adminKey);
-        expect(readdirSync(t.dataDir)).not.toContain("planted.txt");
-        expect(existsSync("/tmp/control.txt")).toBe(false);
-      } finally {
-        chmodSync(t.dataDir, 0o700);
-      }
-    });
-  } else {
+  it("cannot read the data dir through file:// or download into it, even where the browser's user could", async () => {
+    // As a data dir is to the browser of a service that does not run as root: readable and writable.
+    const file = `${t.dataDir}/bootstrap-key`;
+    writeFileSync(file, `${t.adminKey}\n`, { mode: 0o644 });
+    chmodSync(t.dataDir, 0o777);
+    try {
+      await t.deploy("file-reader", FILE_READER);
+      const response = await t.call("POST", "/functions/file-reader", { body: { file, dir: t.dataDir, controlName: "control.txt" } });
+      expect(response.status).toBe(200);
+      // Downloads work (into the sandbox's own capped /tmp, or the profile): the attack itself is sound.
+      expect(response.body.control).toMatch(/"completed"/);
+      expect(JSON.stringify(response.body)).not.toContain(t.adminKey);
+      expect(readdirSync(t.dataDir)).not.toContain("planted.txt");
+      expect(existsSync("/tmp/control.txt")).toBe(false);
+    } finally {
+      chmodSync(t.dataDir, 0o700);
+    }
+  });
+
+  if (mode === "process") {
     it("cannot read another worker's browser profile through file:// (a uid per worker)", async () => {
       // The victim's browser writes its profile (cookies and all) while it runs.
       await t.deploy(

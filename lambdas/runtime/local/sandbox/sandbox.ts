@@ -91,7 +91,7 @@ export function describeSandbox(sandbox: Sandbox): string {
   const why = sandbox.fallbackReason === "BROWSERFN_SANDBOX=process" ? "as set" : sandbox.fallbackReason;
   return (
     `Sandbox: process (${why}). WARNING: weaker isolation: runs share the host's network and file system view` +
-    `${sandbox.uidPerWorker ? "" : " and this user's files (a browser can open file:// URLs this user can read)"}; ` +
+    `${sandbox.uidPerWorker ? "" : ", under this user"}, kept from local files by a filter on the browser's protocol only; ` +
     `to isolate runs in namespaces: ${NAMESPACES_INSTALL}`
   );
 }

@@ -87,7 +87,14 @@ const ETC_PATHS = [
 export async function startSandboxedHost(sandbox: Sandbox, files: RuntimeFiles, id: string, uid: number | undefined): Promise<SandboxedHost> {
   const profileDir = path.join(files.runtimeDir, `profile-${id}`);
   const home = sandbox.mode === "namespaces" ? "/tmp" : profileDir;
-  const browser: BrowserSpec = { executable: files.chromium.executable, args: chromiumArgs(), env: chromiumEnv(files.chromium, home), profileDir };
+  const browser: BrowserSpec = {
+    executable: files.chromium.executable,
+    args: chromiumArgs(),
+    env: chromiumEnv(files.chromium, home),
+    profileDir,
+    // Only where the browser shares the machine's files: in namespaces it sees none of the service's.
+    guard: sandbox.mode === "process",
+  };
   const cgroup = sandbox.cgroups ? await WorkerCgroup.create(id) : undefined;
   const cleanups: (() => Promise<void>)[] = [];
   if (cgroup) cleanups.push(() => cgroup.destroy());
