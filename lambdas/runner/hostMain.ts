@@ -23,6 +23,8 @@ let worker: ChildProcess | undefined;
 let spec: HostInit | undefined;
 let browser: ChildProcess | undefined;
 let launching = false;
+/** How much of the browser's last output is kept. */
+const STDERR_TAIL = 2048;
 
 function tell(message: HostMessage | WorkerMessage): void {
   const frame = encodeFrame(message);
@@ -86,11 +88,16 @@ function launchBrowser(): void {
       const child = spawn(
         current.browser.executable,
         [...current.browser.args, "--remote-debugging-pipe", `--user-data-dir=${current.browser.profileDir}`, "about:blank"],
-        { env: current.browser.env, stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"] },
+        { env: current.browser.env, stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] },
       );
       browser = child;
-      child.once("exit", () => {
-        if (browser === child) browser = undefined;
+      // The end of what it printed, for the run's log if it dies on its own.
+      let stderr = "";
+      child.stderr?.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-STDERR_TAIL)));
+      child.once("exit", (code, signal) => {
+        if (browser !== child) return; // replaced or killed on purpose
+        browser = undefined;
+        if (worker?.connected) worker.send({ type: "browser_exited", detail: `${signal ?? `code ${code}`}: ${stderr.trim()}` });
       });
       const [, , , toBrowser, fromBrowser] = child.stdio as [unknown, unknown, unknown, Socket | null, Socket | null];
       if (!toBrowser || !fromBrowser || !worker?.connected) throw new Error("the browser's pipes are missing");

@@ -56,7 +56,13 @@ export interface RunRequest {
  */
 export type BrowserReply = { type: "browser_pipe"; end: "write" | "read" | "both" } | { type: "browser_failed"; message: string };
 
-export type SupervisorMessage = WorkerInit | RunRequest | BrowserReply;
+/** The host's word that the worker's browser exited on its own (its exit and last output). */
+export interface BrowserExited {
+  type: "browser_exited";
+  detail: string;
+}
+
+export type SupervisorMessage = WorkerInit | RunRequest | BrowserReply | BrowserExited;
 
 export type ErrorCode = "function_error" | "result_not_serializable" | "result_too_large";
 

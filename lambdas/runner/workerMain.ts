@@ -154,6 +154,8 @@ function main(): void {
     }
     if (message.type === "run") queue = queue.then(() => serve(message));
     if (message.type === "browser_pipe" || message.type === "browser_failed") onBrowserReply(message, handle);
+    // Into the run's console output (if a run is in progress): why its pages went away.
+    if (message.type === "browser_exited") console.error(`The browser exited (${message.detail})`);
   });
   // Stray failures of user code (a promise nobody awaited, a throw in a timer) must not take
   // the warm worker down: they go to the console, which is captured when a run is in progress.

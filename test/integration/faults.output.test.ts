@@ -77,7 +77,10 @@ describe("processes killed from outside mid-run", () => {
     const response = await call;
     // The automation's next page call fails (a detached frame): an error it did not catch.
     expectError(response, 500, "function_error");
-    expect((await t.call("GET", `/runs/${runId}`)).body.status).toBe("failed");
+    const failed = (await t.call("GET", `/runs/${runId}`)).body;
+    expect(failed.status).toBe("failed");
+    // The run's log says why its page went away.
+    expect(failed.logs).toMatch(/^ERROR The browser exited \(SIGKILL: /m);
     const again = await t.call("POST", "/functions/browsing", { body: { url } });
     expect(again.status).toBe(200);
     expect(again.body.title).toBe("alive");
