@@ -33,8 +33,10 @@ function tell(message: HostMessage | WorkerMessage): void {
 }
 
 function stopAll(code: number): never {
-  if (browser?.pid) killQuietly(browser.pid);
-  if (worker?.pid) killQuietly(worker.pid);
+  for (const child of [browser, worker]) {
+    // Only while it runs: once reaped, its pid may be another process's.
+    if (child?.pid && child.exitCode === null && child.signalCode === null) killQuietly(child.pid);
+  }
   process.exit(code);
 }
 

@@ -124,16 +124,25 @@ export async function startSandboxedHost(sandbox: Sandbox, files: RuntimeFiles, 
       (child.stdio[5 as number] as Writable).end("go");
     }
   } catch (error) {
-    if (child?.pid) killGroup(child.pid);
+    if (child?.pid && child.exitCode === null && child.signalCode === null) killGroup(child.pid);
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
     throw error;
   }
   const started = child;
   const pid = started.pid as number;
+  // Once it is reaped its pid (and so its group's id) can be another process's: no signal after that.
+  let reaped = started.exitCode !== null || started.signalCode !== null;
   const exited = new Promise<void>((resolve) => {
-    if (started.exitCode !== null || started.signalCode !== null) resolve();
-    else started.once("exit", () => resolve());
+    if (reaped) resolve();
+    else
+      started.once("exit", () => {
+        reaped = true;
+        resolve();
+      });
   });
+  const signal = (name: NodeJS.Signals) => {
+    if (!reaped) signalGroup(pid, name);
+  };
   let killing: Promise<void> | undefined;
   return {
     channel: started.stdio[3] as Socket,
@@ -142,14 +151,14 @@ export async function startSandboxedHost(sandbox: Sandbox, files: RuntimeFiles, 
     alive: () => started.exitCode === null && started.signalCode === null && !killing,
     exited,
     // The whole process group: bubblewrap, the host, the worker, the browser and its helpers.
-    freeze: async () => signalGroup(pid, "SIGSTOP"),
-    thaw: async () => signalGroup(pid, "SIGCONT"),
+    freeze: async () => signal("SIGSTOP"),
+    thaw: async () => signal("SIGCONT"),
     memoryMb: () => processTreeMb(pid),
     limitMemory: async (mb) => cgroup?.limitMemory(mb),
     hitMemoryLimit: async () => (cgroup ? cgroup.hitMemoryLimit() : false),
     kill: () => {
       killing ??= (async () => {
-        killGroup(pid);
+        signal("SIGKILL");
         await exited;
         for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
       })();
