@@ -11,6 +11,7 @@ import { createIdentity } from "../identity/identity";
 import { createJwtVerifier } from "../identity/jwtVerifier";
 import { ROUTES } from "../routes/routeTable";
 import { createLocalRuntime } from "../runtime/local/localRuntime";
+import { confirmSandbox } from "../runtime/local/sandbox/confirmSandbox";
 import { type Sandbox, chooseSandbox } from "../runtime/local/sandbox/sandbox";
 import { prepareRuntimeFiles } from "../runtime/local/sandbox/runtimeFiles";
 import { replacePreviousRuntime } from "./previousRuntime";
@@ -80,7 +81,8 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     await replacePreviousRuntime(config.dataDir, runtimeDir);
     const allowLocalNetwork = config.allowLocalNetwork ?? false;
     const files = await prepareRuntimeFiles(runtimeDir, allowLocalNetwork);
-    const sandbox = await chooseSandbox(config.sandbox ?? "auto", allowLocalNetwork);
+    const setting = config.sandbox ?? "auto";
+    const sandbox = await confirmSandbox(await chooseSandbox(setting, allowLocalNetwork), setting, files);
     await createTablesIfMissing(client, config.tablePrefix);
     // Its dynalite data dir cannot be opened twice: this process is the only writer.
     const store = createStore(options.wrapStoreClient?.(doc) ?? doc, config.tablePrefix, { soleWriter: true });

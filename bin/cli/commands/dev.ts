@@ -8,6 +8,7 @@ import { newRunId } from "../../../lambdas/runs/runIds";
 import { hostStarter } from "../../../lambdas/runtime/local/localRuntime";
 import { runWithLimits } from "../../../lambdas/runtime/local/runWithLimits";
 import { prepareRuntimeFiles } from "../../../lambdas/runtime/local/sandbox/runtimeFiles";
+import { confirmSandbox } from "../../../lambdas/runtime/local/sandbox/confirmSandbox";
 import { chooseSandbox } from "../../../lambdas/runtime/local/sandbox/sandbox";
 import { WorkerProcess } from "../../../lambdas/runtime/local/workerProcess";
 import type { InvokeResult } from "../../../lambdas/runtime/runtime";
@@ -37,7 +38,7 @@ async function runOnce(code: ReturnType<typeof compileCode>, params: Record<stri
   try {
     const files = await prepareRuntimeFiles(runtimeDir, true);
     const setting = process.env.BROWSERFN_SANDBOX === "namespaces" || process.env.BROWSERFN_SANDBOX === "process" ? process.env.BROWSERFN_SANDBOX : "auto";
-    const sandbox = await chooseSandbox(setting, true);
+    const sandbox = await confirmSandbox(await chooseSandbox(setting, true), setting, files);
     worker = await WorkerProcess.start({
       startHost: hostStarter(sandbox, files),
       init: { code: code.js, parameter_style: code.parameter_style, variables: code.variables },

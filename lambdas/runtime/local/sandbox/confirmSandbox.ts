@@ -1,0 +1,27 @@
+import type { Sandbox, SandboxSetting } from "./sandbox";
+import { NAMESPACES_INSTALL } from "./sandbox";
+import { type RuntimeFiles, startSandboxedHost } from "./sandboxedHost";
+import { WorkerUids } from "./workerUids";
+
+/**
+ * Starts one real sandbox of the chosen kind, with its network, and stops it again: what
+ * chooseSandbox cannot tell from the tools alone (a user without root may create namespaces
+ * but not give them a network, where /dev/net/tun is root's only). Where it fails, `auto`
+ * falls back to the process sandbox and says why; `namespaces` refuses to start.
+ */
+export async function confirmSandbox(sandbox: Sandbox, setting: SandboxSetting, files: RuntimeFiles): Promise<Sandbox> {
+  if (sandbox.mode !== "namespaces") return sandbox;
+  const uids = new WorkerUids();
+  const uid = sandbox.uidPerWorker ? uids.acquire() : undefined;
+  try {
+    const host = await startSandboxedHost(sandbox, files, `${process.pid}-probe`, uid);
+    await host.kill();
+    return sandbox;
+  } catch (error) {
+    const problem = `a sandbox could not start: ${(error as Error).message.split("\n")[0]}`;
+    if (setting === "namespaces") {
+      throw new Error(`BROWSERFN_SANDBOX=namespaces, but ${problem}; install what it needs (${NAMESPACES_INSTALL}) or set BROWSERFN_SANDBOX=auto`);
+    }
+    return { ...sandbox, mode: "process", fallbackReason: problem };
+  }
+}
