@@ -6,7 +6,8 @@ import puppeteer = require("puppeteer-core");
 /**
  * Launches @sparticuz/chromium inside a function's Lambda: headless shell, its default flags
  * without `--single-process` (that flag breaks a second browser context, and every session is
- * one). The package comes from the chromium layer (`/opt/nodejs/node_modules`) and is an ES
+ * one) and without `--disable-web-security` (a page could then read any origin, the Lambda
+ * runtime API on 127.0.0.1 included), speaking CDP over a pipe (no DevTools port). The package comes from the chromium layer (`/opt/nodejs/node_modules`) and is an ES
  * module, so it is loaded with `import()`, which works from CommonJS on every Node version.
  * `executablePath()` decompresses Chromium into /tmp once per container.
  */
@@ -15,7 +16,7 @@ export async function launchLambdaChromium(): Promise<Browser> {
   return puppeteer.launch({
     executablePath: await chromium.executablePath(),
     args: [
-      ...chromium.args.filter((arg) => arg !== "--single-process"),
+      ...chromium.args.filter((arg) => arg !== "--single-process" && arg !== "--disable-web-security"),
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
@@ -23,6 +24,7 @@ export async function launchLambdaChromium(): Promise<Browser> {
     ],
     headless: "shell",
     defaultViewport: null,
+    pipe: true,
   });
 }
 
