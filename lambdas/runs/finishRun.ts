@@ -3,6 +3,7 @@ import type { InvokeResult } from "../runtime/runtime";
 import { isStoreUnavailable } from "../store/dynamo";
 import type { Store } from "../store/store";
 import { whenStoreIsBack } from "../store/whenStoreIsBack";
+import { copyRun, runError } from "./copyRun";
 import { FINAL_STATUSES, type RunItem } from "./types";
 
 export interface FinishRunDeps {
@@ -47,30 +48,17 @@ export async function finishRun(deps: FinishRunDeps, run: RunItem, result: Invok
  * result carrying `pk`, `account_id` or `function_id` would write another record).
  */
 export function endedRun(run: RunItem, result: InvokeResult, finishedAt: string): RunItem {
-  const final: RunItem = {
-    run_id: run.run_id,
-    account_id: run.account_id,
-    function_id: run.function_id,
-    function_name: run.function_name,
-    version: run.version,
-    trigger: run.trigger,
+  return {
+    ...copyRun(run),
     status: result.status,
-    params: run.params,
     result_json: result.result_json,
-    error: result.error === null ? null : { code: result.error.code, message: result.error.message },
+    error: runError(result.error),
     logs: result.logs,
-    queued_at: run.queued_at,
-    started_at: run.started_at,
     finished_at: finishedAt,
     duration_ms: result.duration_ms,
     browser_ms: result.browser_ms,
     peak_memory_mb: result.peak_memory_mb,
-    memory_mb: run.memory_mb,
-    request_origin: run.request_origin,
-    sdk_version: run.sdk_version,
   };
-  if (run.completion_token !== undefined) final.completion_token = run.completion_token;
-  return final;
 }
 
 async function record(deps: FinishRunDeps, final: RunItem, meter: "later" | "now"): Promise<RunItem> {

@@ -4,7 +4,8 @@ import {
   PutCommand,
   QueryCommand,
 } from "@aws-sdk/lib-dynamodb";
-import type { RunError, RunItem } from "../runs/types";
+import { copyRun } from "../runs/copyRun";
+import type { RunItem } from "../runs/types";
 import { PART_BYTES, fromParts, toParts } from "./blobParts";
 import { queryAll, scanAll, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored } from "./keys";
@@ -47,72 +48,23 @@ interface Blobs {
  * attributes come from the key builders alone.
  */
 function runToItem(run: RunItem, blobs: Blobs, expiresAt: number): Record<string, unknown> {
-  const key = runKey(run.run_id);
-  const index = runIndex(run.function_id, run.run_id);
+  const { params: _params, result_json: _result, ...fields } = copyRun(run);
   const item: Record<string, unknown> = {
-    pk: key.pk,
-    sk: key.sk,
-    gsi1pk: index.gsi1pk,
-    gsi1sk: index.gsi1sk,
-    run_id: run.run_id,
-    account_id: run.account_id,
-    function_id: run.function_id,
-    function_name: run.function_name,
-    version: run.version,
-    trigger: run.trigger,
-    status: run.status,
+    ...fields,
     params_json: blobs.params_json,
     result_json: blobs.result_json,
-    error: runError(run.error),
-    logs: run.logs,
-    queued_at: run.queued_at,
-    started_at: run.started_at,
-    finished_at: run.finished_at,
-    duration_ms: run.duration_ms,
-    browser_ms: run.browser_ms,
-    peak_memory_mb: run.peak_memory_mb,
-    memory_mb: run.memory_mb,
-    request_origin: run.request_origin,
-    sdk_version: run.sdk_version,
     expires_at: expiresAt,
+    ...runKey(run.run_id),
+    ...runIndex(run.function_id, run.run_id),
   };
   if (blobs.params_parts !== undefined) item.params_parts = blobs.params_parts;
   if (blobs.result_parts !== undefined) item.result_parts = blobs.result_parts;
-  if (run.completion_token !== undefined) item.completion_token = run.completion_token;
   return item;
 }
 
 /** A run from its stored item, field by field: attributes that are not a run's stay behind. */
 function itemToRun(stored: StoredRun, params: Record<string, unknown>, resultJson: string | null): RunItem {
-  const run: RunItem = {
-    run_id: stored.run_id,
-    account_id: stored.account_id,
-    function_id: stored.function_id,
-    function_name: stored.function_name,
-    version: stored.version,
-    trigger: stored.trigger,
-    status: stored.status,
-    params,
-    result_json: resultJson,
-    error: runError(stored.error),
-    logs: stored.logs,
-    queued_at: stored.queued_at,
-    started_at: stored.started_at,
-    finished_at: stored.finished_at,
-    duration_ms: stored.duration_ms,
-    browser_ms: stored.browser_ms,
-    peak_memory_mb: stored.peak_memory_mb,
-    memory_mb: stored.memory_mb,
-    request_origin: stored.request_origin,
-    sdk_version: stored.sdk_version,
-  };
-  if (typeof stored.completion_token === "string") run.completion_token = stored.completion_token;
-  return run;
-}
-
-/** A run's error as its code and message only. */
-function runError(error: RunError | null | undefined): RunError | null {
-  return error ? { code: error.code, message: error.message } : null;
+  return copyRun({ ...(stored as unknown as RunItem), params, result_json: resultJson });
 }
 
 /** Which blob of a run a part item holds. */

@@ -1,0 +1,38 @@
+import type { RunError, RunItem } from "./types";
+
+/** A run's error as its code and message only. */
+export function runError(error: RunError | null | undefined): RunError | null {
+  return error ? { code: error.code, message: error.message } : null;
+}
+
+/**
+ * A run, field by field: every field of RunItem by name and nothing else, so an object that
+ * carries more (`pk`, `sk`, another account's ids under other names) never passes it on. Every
+ * place a run is written or rebuilt goes through this (STYLE.md, rule 11).
+ */
+export function copyRun(run: RunItem): RunItem {
+  const copy: RunItem = {
+    run_id: run.run_id,
+    account_id: run.account_id,
+    function_id: run.function_id,
+    function_name: run.function_name,
+    version: run.version,
+    trigger: run.trigger,
+    status: run.status,
+    params: run.params,
+    result_json: run.result_json,
+    error: runError(run.error),
+    logs: run.logs,
+    queued_at: run.queued_at,
+    started_at: run.started_at,
+    finished_at: run.finished_at,
+    duration_ms: run.duration_ms,
+    browser_ms: run.browser_ms,
+    peak_memory_mb: run.peak_memory_mb,
+    memory_mb: run.memory_mb,
+    request_origin: run.request_origin,
+    sdk_version: run.sdk_version,
+  };
+  if (typeof run.completion_token === "string") copy.completion_token = run.completion_token;
+  return copy;
+}
