@@ -18,9 +18,16 @@ export interface ChildService {
  * The service as `npm start` runs it, in a child process of its own (one process: node with
  * tsx's loader, no wrapper, so a signal hits the service itself), on a free port.
  */
-export async function startChildService(dataDir: string, key: string, env: Record<string, string> = {}): Promise<ChildService> {
+export async function startChildService(
+  dataDir: string,
+  key: string,
+  env: Record<string, string> = {},
+  /** Another user to run it as (the test runs as root). */
+  uid?: number,
+): Promise<ChildService> {
   const child = spawn(process.execPath, ["--import", "tsx", "bin/local.ts"], {
     cwd: ROOT,
+    ...(uid === undefined ? {} : { uid, gid: uid }),
     env: { ...process.env, PORT: "0", BROWSERFN_DATA_DIR: dataDir, BROWSERFN_BOOTSTRAP_KEY: key, BROWSERFN_REQUEST_LOG: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
