@@ -1,4 +1,4 @@
-import { mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 const ROOT = "/sys/fs/cgroup";
@@ -25,6 +25,20 @@ export class WorkerCgroup {
       return true;
     } catch {
       return false;
+    }
+  }
+
+  /**
+   * Removes the empty groups of services that are gone (a service killed with SIGKILL leaves its
+   * workers' groups behind; the kernel keeps a group until it is removed).
+   */
+  static async removeStale(): Promise<void> {
+    for (const controller of CONTROLLERS) {
+      for (const name of await readdir(path.join(ROOT, controller, PARENT)).catch(() => [] as string[])) {
+        const pid = Number(name.split("-")[0]);
+        if (!Number.isInteger(pid) || pid === process.pid || isAlive(pid)) continue;
+        await rmdir(path.join(ROOT, controller, PARENT, name)).catch(() => undefined); // fails while not empty
+      }
     }
   }
 
@@ -77,5 +91,14 @@ export class WorkerCgroup {
 
   private dir(controller: (typeof CONTROLLERS)[number]): string {
     return path.join(ROOT, controller, this.name);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }

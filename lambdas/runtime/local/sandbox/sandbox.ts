@@ -58,6 +58,7 @@ export async function chooseSandbox(setting: SandboxSetting, allowLocalNetwork: 
   const find = (name: string) => which(name, searchPath);
   const tools = { bwrap: find("bwrap"), slirp4netns: find("slirp4netns"), nsenter: find("nsenter"), ip: find("ip") };
   const cgroups = await WorkerCgroup.available();
+  if (cgroups) await WorkerCgroup.removeStale();
   let problem: string | null = null;
   if (setting !== "process") {
     const needed = allowLocalNetwork ? (["bwrap"] as const) : (["bwrap", "slirp4netns", "nsenter", "ip"] as const);
