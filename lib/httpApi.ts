@@ -1,7 +1,6 @@
 import { Duration, RemovalPolicy } from "aws-cdk-lib";
 import { AccessLogFormat } from "aws-cdk-lib/aws-apigateway";
 import {
-  CfnAuthorizer,
   HttpApi,
   HttpMethod,
   HttpRoute,
@@ -47,15 +46,23 @@ const ACCESS_LOG_FIELDS = {
 };
 
 /**
+ * How long API Gateway remembers the authorizer's verdict for one `Authorization` value. On top
+ * of the authorizer's own 30 s memory of verified keys (lambdas/aws/awsDeps.ts), so a key
+ * revoked (or a plan changed) through the API keeps its old answer for up to a minute.
+ */
+export const AUTHORIZER_CACHE_SECONDS = 30;
+
+/**
  * The HTTP API: one route per entry of the route table, each integrated with its own Lambda
  * (payload 2.0); authenticated routes go through the Lambda authorizer, the open ones
- * (`GET /health`, `GET /openapi.json`) do not; `$default` answers unmatched requests.
+ * (`GET /health`, `GET /openapi.json`, the dashboard's page and files) do not; `$default`
+ * answers unmatched requests.
  *
- * The authorizer has no identity source and no result cache, on purpose: with an identity
- * source, API Gateway answers a request without that header itself (401 `{"message":
- * "Unauthorized"}`) before the authorizer runs, breaking the API's one error shape
- * (`missing_token`); and a cache needs an identity source. Verified API keys are cached in the
- * authorizer's memory instead (see docs/deploy.md).
+ * The authorizer's identity source is the `Authorization` header: on an authenticated route
+ * API Gateway answers a request without it itself (401 `{"message":"Unauthorized"}`, not the
+ * API's `missing_token` shape) and invokes neither the authorizer nor the handler. Its verdict
+ * is cached for AUTHORIZER_CACHE_SECONDS keyed by that header, which is all the authorizer
+ * reads, so one caller's verdict is never another's (see docs/deploy.md).
  */
 export class BrowserfnApi extends Construct {
   readonly api: HttpApi;
@@ -82,8 +89,8 @@ export class BrowserfnApi extends Construct {
     const authorizer = new HttpLambdaAuthorizer("TokenAuthorizer", props.authorizer, {
       authorizerName: `${props.prefix}-tokens`,
       responseTypes: [HttpLambdaResponseType.SIMPLE],
-      identitySource: [],
-      resultsCacheTtl: Duration.seconds(0),
+      identitySource: ["$request.header.Authorization"],
+      resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_SECONDS),
     });
     for (const { spec, handler } of props.routes) {
       const [route] = this.api.addRoutes({
@@ -106,9 +113,6 @@ export class BrowserfnApi extends Construct {
       "AwsSolutions-APIG4",
       "The $default route only answers 404 route_not_found / 405 method_not_allowed in the API's JSON error shape; it reads no data.",
     );
-    // No identity source at all (CloudFormation would otherwise get an empty list).
-    const cfnAuthorizer = this.api.node.findAll().find((child): child is CfnAuthorizer => child instanceof CfnAuthorizer);
-    cfnAuthorizer?.addPropertyDeletionOverride("IdentitySource");
   }
 
   /** The API's base URL. */

@@ -3,9 +3,13 @@ import type { Principal } from "../identity/identity";
 
 /**
  * What the Lambda authorizer hands the route handlers (`requestContext.authorizer.lambda`).
- * The authorizer always allows: either the caller's principal, or the error to answer with,
- * so that the handler answers it in the API's one JSON error shape (API Gateway's own 401/403
- * bodies are `{"message":"Unauthorized"}`, not ours).
+ * The authorizer allows whenever it reaches a verdict: either the caller's principal, or the
+ * error to answer with, so that the handler answers it in the API's one JSON error shape (API
+ * Gateway's own 401/403 bodies are `{"message":"Unauthorized"}`, not ours).
+ *
+ * API Gateway caches this context per `Authorization` header value and hands it to later
+ * requests with the same header: it holds facts about the token only (who it is, or why it is
+ * refused), never anything about the request that produced it.
  */
 export type AuthorizerContext =
   | { account_id: string; plan: string; admin: boolean; key_id: string }

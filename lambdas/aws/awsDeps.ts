@@ -1,10 +1,10 @@
-import { LambdaClient } from "@aws-sdk/client-lambda";
 import { SchedulerClient } from "@aws-sdk/client-scheduler";
 import { MAX_BODY_BYTES } from "../config/serviceConfig";
 import { type Deps, systemClock } from "../deps";
 import { createIdentity, type Identity } from "../identity/identity";
 import { createJwtVerifier } from "../identity/jwtVerifier";
 import { createAwsRuntime } from "../runtime/aws/awsRuntime";
+import { createLambdaClients } from "../runtime/aws/lambdaClient";
 import { createAwsScheduler } from "../schedule/awsScheduler";
 import type { AccountStore } from "../store/accountStore";
 import { createDocumentClient } from "../store/dynamo";
@@ -13,14 +13,11 @@ import type { RunCompletionDeps } from "../runtime/aws/recordCompletion";
 import type { AwsConfig, IdentityEnvConfig, StoreEnvConfig } from "./awsConfig";
 
 /**
- * Verified API keys are remembered this long by a warm container. The API Gateway authorizer
- * cache is off (see docs/deploy.md), so this is the only cache: a key revoked through the API
- * stops working within this time everywhere.
+ * Verified API keys are remembered this long by a warm authorizer container. API Gateway also
+ * caches the authorizer's verdict per Authorization header (30 s, lib/httpApi.ts), so a key
+ * revoked through the API stops working everywhere within about the sum (see docs/deploy.md).
  */
 export const AWS_IDENTITY_CACHE_MS = 30_000;
-
-/** Lambda control-plane calls and Event invocations answer within seconds. */
-const LAMBDA_REQUEST_TIMEOUT_MS = 60_000;
 
 /** API keys and, when an OAuth issuer is configured, its access tokens. */
 export function createAwsIdentity(accounts: AccountStore, config: IdentityEnvConfig): Identity {
@@ -57,8 +54,8 @@ export function createAwsDeps(config: AwsConfig): Deps {
     store,
     identity: createAwsIdentity(store.accounts, config),
     runtime: createAwsRuntime({
-      // One attempt: a retried Invoke could queue a run twice (the adapter retries throttles itself).
-      lambda: new LambdaClient({ region: config.region, maxAttempts: 1, requestHandler: { requestTimeout: LAMBDA_REQUEST_TIMEOUT_MS } }),
+      // The control plane with the SDK's standard retries; Invoke with one attempt (a retried Invoke could run an automation twice).
+      lambda: createLambdaClients(config.region),
       runs: store.runs,
       completionArn: config.runtime.completionArn,
       functionPrefix: config.runtime.functionPrefix,

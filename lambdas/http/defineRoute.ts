@@ -79,7 +79,8 @@ const ANONYMOUS: Principal = { account_id: "", plan: "", admin: false, key_id: n
 /**
  * The caller. On AWS the HTTP API's Lambda authorizer has checked the token already and left
  * its verdict in `requestContext.authorizer.lambda`: the principal, or the error to answer
- * (it always allows, so that errors keep the API's JSON shape). Locally there is no
+ * (it allows a token it refuses, with the error as its verdict, so that the 401 keeps the API's
+ * JSON shape; it throws on its own failures, which API Gateway answers with a 500 it does not cache). Locally there is no
  * authorizer and the token is checked here, with the same Identity.
  */
 async function authenticate(event: APIGatewayProxyEventV2, headers: Record<string, string>, deps: Deps): Promise<Principal> {

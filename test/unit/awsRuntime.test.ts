@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { ResourceConflictException, ResourceNotFoundException } from "@aws-sdk/client-lambda";
+import { type InvokeCommand, ResourceConflictException, ResourceNotFoundException } from "@aws-sdk/client-lambda";
 import { strFromU8, unzipSync } from "fflate";
 import type { FunctionItem, VersionWithCode } from "../../lambdas/functions/types";
 import { createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
@@ -12,13 +12,13 @@ const ROLE = "arn:aws:iam::123456789012:role/browserfn-function";
 const LAYERS = ["arn:aws:lambda:eu-central-1:123456789012:layer:chromium:3", "arn:aws:lambda:eu-central-1:123456789012:layer:runtime:7"];
 const LOG_GROUP = "/browserfn/bfn/functions";
 const ACTIVE = {
-  State: "Active", LastUpdateStatus: "Successful", MemorySize: 1024, Timeout: 300, Runtime: "nodejs22.x", Role: ROLE, Handler: "index.handler",
-  Layers: LAYERS.map((Arn) => ({ Arn })), LoggingConfig: { LogGroup: LOG_GROUP, LogFormat: "Text" },
+  State: "Active", LastUpdateStatus: "Successful", MemorySize: 1024, Timeout: 300, EphemeralStorage: { Size: 2048 }, Runtime: "nodejs22.x", Role: ROLE,
+  Handler: "index.handler", Layers: LAYERS.map((Arn) => ({ Arn })), LoggingConfig: { LogGroup: LOG_GROUP, LogFormat: "Text" },
 };
 const COMPLETION = "arn:aws:lambda:eu-central-1:123456789012:function:bfn-run-completion";
 const SETTINGS = {
-  Runtime: "nodejs22.x", Role: ROLE, Handler: "index.handler", MemorySize: 1024, Timeout: 300, Layers: LAYERS, Environment: { Variables: {} },
-  LoggingConfig: { LogGroup: LOG_GROUP, LogFormat: "Text" },
+  Runtime: "nodejs22.x", Role: ROLE, Handler: "index.handler", MemorySize: 1024, Timeout: 300, EphemeralStorage: { Size: 2048 }, Layers: LAYERS,
+  Environment: { Variables: {} }, LoggingConfig: { LogGroup: LOG_GROUP, LogFormat: "Text" },
 };
 
 type Reply = unknown | Error;
@@ -67,10 +67,14 @@ function version(n: number): VersionWithCode {
   };
 }
 
+/** Invoke's client (the one without SDK retries): no command of deploy, configure or remove may reach it. */
+const invokeClient = { send: async (command: InvokeCommand) => Promise.reject(new Error(`${command.constructor.name} went to Invoke's client`)) };
+
+/** `client` is the control plane's. */
 function setup(client = new FakeLambda()) {
   const sleeps: number[] = [];
   const runtime = createAwsRuntime({
-    lambda: client, functionPrefix: "bfn-", executionRoleArn: ROLE, layerArns: LAYERS, completionArn: COMPLETION, logGroup: LOG_GROUP,
+    lambda: { controlPlane: client, invoke: invokeClient }, functionPrefix: "bfn-", executionRoleArn: ROLE, layerArns: LAYERS, completionArn: COMPLETION, logGroup: LOG_GROUP,
     runs: { get: async () => undefined },
     pollIntervalMs: 10, activeTimeoutMs: 30, sleep: async (ms) => void sleeps.push(ms),
   });
@@ -171,6 +175,14 @@ describe("the AWS runtime: deploy (the exact Lambda calls)", () => {
     await runtime.deploy(fn(), version(2));
     expect(client.names().slice(0, 3)).toEqual(["UpdateFunctionCodeCommand", "GetFunctionConfigurationCommand", "UpdateFunctionConfigurationCommand"]);
     expect(client.sent[2]!.input).toEqual({ FunctionName: NAME, ...SETTINGS });
+  });
+
+  it("gives a Lambda created with Lambda's default /tmp (512 MB) the larger one at its next deploy", async () => {
+    const { client, runtime } = setup();
+    client.reply("GetFunctionConfigurationCommand", { ...ACTIVE, EphemeralStorage: { Size: 512 } });
+    await runtime.deploy(fn(), version(2));
+    expect(client.names().slice(0, 3)).toEqual(["UpdateFunctionCodeCommand", "GetFunctionConfigurationCommand", "UpdateFunctionConfigurationCommand"]);
+    expect(client.sent[2]!.input).toEqual({ FunctionName: NAME, ...SETTINGS }); // EphemeralStorage 2048 MB among them
   });
 
   it("is idempotent: an existing function takes the update path, existing aliases are moved", async () => {

@@ -1,7 +1,7 @@
 import { ResourceNotFoundException, TooManyRequestsException } from "@aws-sdk/client-lambda";
 import { ApiError } from "../../lambdas/http/errors";
 import { createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
-import type { LambdaCommand } from "../../lambdas/runtime/aws/lambdaClient";
+import type { ControlPlaneCommand, LambdaCommand } from "../../lambdas/runtime/aws/lambdaClient";
 import type { InvokeHooks } from "../../lambdas/runtime/runtime";
 import type { RunItem } from "../../lambdas/runs/types";
 import { functionItem, runItem } from "../helpers/records";
@@ -39,6 +39,9 @@ const fn = functionItem({ function_id: FUNCTION_ID, latest_version: 3, timeout_s
 
 const COMPLETION = "arn:aws:lambda:eu-central-1:123456789012:function:bfn-run-completion";
 
+/** The control plane's client (the one with SDK retries): an Invoke must never reach it. */
+const controlPlaneClient = { send: async (command: ControlPlaneCommand) => Promise.reject(new Error(`${command.constructor.name} went to the control plane's client`)) };
+
 function runRecord(overrides: Partial<RunItem>): RunItem {
   return runItem(fn, { version: 3, ...overrides });
 }
@@ -59,7 +62,7 @@ describe("the AWS runtime: invoke (the exact Invoke, then the run's record until
       },
     };
     const runtime = createAwsRuntime({
-      lambda: client, functionPrefix: "bfn-", executionRoleArn: "role", layerArns: [], logGroup: "/browserfn/test/functions", completionArn: COMPLETION, runs,
+      lambda: { controlPlane: controlPlaneClient, invoke: client }, functionPrefix: "bfn-", executionRoleArn: "role", layerArns: [], logGroup: "/browserfn/test/functions", completionArn: COMPLETION, runs,
       runPollIntervalMs: 250, sleep: async (ms) => void sleeps.push(ms),
     });
     const hooks: InvokeHooks = {

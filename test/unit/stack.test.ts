@@ -103,17 +103,32 @@ describe("the CDK stack", () => {
     expect(fallback?.[1].Properties.AuthorizationType).toBe("NONE");
   });
 
-  it("has a Lambda authorizer: payload 2.0, simple responses, no identity source and no cache", () => {
-    const [authorizer] = resources(template, "AWS::ApiGatewayV2::Authorizer").map(([, r]) => r.Properties);
+  it("has a Lambda authorizer: payload 2.0, simple responses, the Authorization header as identity source, a 30 s cache", () => {
+    const authorizers = resources(template, "AWS::ApiGatewayV2::Authorizer").map(([, r]) => r.Properties);
+    expect(authorizers).toHaveLength(1);
+    const [authorizer] = authorizers;
     expect(authorizer).toMatchObject({
       AuthorizerType: "REQUEST",
       AuthorizerPayloadFormatVersion: "2.0",
       EnableSimpleResponses: true,
-      AuthorizerResultTtlInSeconds: 0,
+      // API Gateway answers a request without the header 401 itself, and caches verdicts by it.
+      IdentitySource: ["$request.header.Authorization"],
+      AuthorizerResultTtlInSeconds: 30,
     });
-    expect(authorizer).not.toHaveProperty("IdentitySource");
     const [authorizerFn] = functionNamed("bfn-test-authorizer");
     expect(JSON.stringify(authorizer?.AuthorizerUri)).toContain(authorizerFn);
+  });
+
+  it("keeps the open routes and $default off the authorizer, so they answer without an Authorization header", () => {
+    const open = resources(template, "AWS::ApiGatewayV2::Route")
+      .filter(([, r]) => r.Properties.AuthorizationType === "NONE")
+      .map(([, r]) => r.Properties.RouteKey)
+      .sort();
+    expect(open).toEqual(["$default", "GET /", "GET /dashboard/{file}", "GET /health", "GET /openapi.json"].sort());
+    for (const [, route] of resources(template, "AWS::ApiGatewayV2::Route")) {
+      if (route.Properties.AuthorizationType === "NONE") expect(route.Properties).not.toHaveProperty("AuthorizerId");
+      else expect(route.Properties.AuthorizationType).toBe("CUSTOM");
+    }
   });
 
   it("runs the handlers on nodejs22.x arm64 with bounded timeouts, the environment their entries parse, and own log groups", () => {

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import path from "node:path";
 import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2 } from "aws-lambda";
-import { makeAuthorizer } from "../../lambdas/aws/authorizer";
+import { lazyAuthorizer, makeAuthorizer } from "../../lambdas/aws/authorizer";
 import { principalContext } from "../../lambdas/aws/authorizerContext";
 import { AWS_ENV, readAwsEnv, readIdentityEnv } from "../../lambdas/aws/awsConfig";
 import { SERVICE_LAMBDA_ENV } from "../helpers/awsEnv";
@@ -15,6 +15,7 @@ import type { Deps } from "../../lambdas/deps";
 import { listApiKeys } from "../../lambdas/handlers/listApiKeys";
 import { createIdentity } from "../../lambdas/identity/identity";
 import { issueApiKey } from "../../lambdas/identity/issueApiKey";
+import { ApiError } from "../../lambdas/http/errors";
 import type { HttpResult } from "../../lambdas/http/response";
 import { ROUTES } from "../../lambdas/routes/routeTable";
 import { lambdaContext } from "../../lambdas/local/lambdaContext";
@@ -141,18 +142,54 @@ describe("the authorizer and the route handlers behind it", () => {
     expect([wrong.statusCode, body(wrong).error?.code]).toEqual([401, "invalid_token"]);
   });
 
-  it("keeps retry hints and hides unexpected failures behind internal_error", async () => {
+  it("answers from the Authorization header alone, so API Gateway's cache by that header mixes no callers", async () => {
+    const authorizer = makeAuthorizer({ identity: createIdentity(memory.store.accounts), log: () => undefined });
+    const event = (authorization: string, requestId: string, path: string) =>
+      ({
+        type: "REQUEST",
+        routeKey: `GET ${path}`,
+        rawPath: path,
+        headers: { authorization, "user-agent": requestId, "x-forwarded-for": "203.0.113.9" },
+        queryStringParameters: { run: requestId },
+        requestContext: { requestId },
+      }) as unknown as APIGatewayRequestAuthorizerEventV2;
+    const first = await authorizer(event(`Bearer ${key}`, "req-1", "/api-keys"));
+    expect(await authorizer(event(`Bearer ${key}`, "req-2", "/functions"))).toEqual(first);
+    expect(first.context).toEqual({ account_id: "acme", plan: "pro", admin: false, key_id: expect.any(String) });
+    const refused = await authorizer(event("Bearer bfn_not-a-real-key-0000000000000000", "req-3", "/usage"));
+    expect(refused.context).toEqual({ error_code: "invalid_token", error_message: "The API key is not valid (unknown or deleted)" });
+  });
+
+  it("throws, so that API Gateway caches nothing, when it cannot reach a verdict; the handler keeps retry hints", async () => {
     const handler = listApiKeys(depsWithoutIdentity());
     const unavailable = await handler(
       apiEvent("GET", "/api-keys", { authorizer: { error_code: "service_unavailable", error_message: "JWKS down", error_retry_after: "5" } }),
       lambdaContext("listApiKeys", "req-1"),
     );
     expect([unavailable.statusCode, unavailable.headers?.["retry-after"]]).toEqual([503, "5"]);
-    const broken = makeAuthorizer({
-      identity: { authenticate: () => Promise.reject(new Error("DynamoDB is down")), forget: () => undefined },
-      log: () => undefined,
-    });
-    expect((await broken(authorizerEvent("Bearer bfn_x"))).context).toMatchObject({ error_code: "internal_error" });
+    const logged: string[] = [];
+    const failing = (error: Error) =>
+      makeAuthorizer({ identity: { authenticate: () => Promise.reject(error), forget: () => undefined }, log: (line) => logged.push(line) });
+    await expect(failing(new Error("DynamoDB is down"))(authorizerEvent("Bearer bfn_x"))).rejects.toThrow(/could not be checked/);
+    const jwks = new ApiError("service_unavailable", "JWKS down", {}, { "retry-after": "5" });
+    await expect(failing(jwks)(authorizerEvent("Bearer eyJ.x.y"))).rejects.toThrow(/could not be checked/);
+    expect(logged).toEqual([expect.stringMatching(/^\[req-1\] authorizer error: .*DynamoDB is down/), expect.stringMatching(/^\[req-1\] authorizer error: .*JWKS down/)]);
+    expect(logged.join("\n")).not.toContain("bfn_x");
+
+    const errorLog = jest.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      let builds = 0;
+      const lazy = lazyAuthorizer(() => {
+        builds += 1;
+        throw new Error("Invalid Lambda environment: BROWSERFN_TABLE_PREFIX missing");
+      });
+      await expect(lazy(authorizerEvent("Bearer bfn_x"))).rejects.toThrow(/could not start/);
+      await expect(lazy(authorizerEvent("Bearer bfn_x"))).rejects.toThrow(/could not start/);
+      expect(builds).toBe(2);
+      expect(errorLog).toHaveBeenCalledWith(expect.stringContaining("BROWSERFN_TABLE_PREFIX"));
+    } finally {
+      errorLog.mockRestore();
+    }
     const principal = principalContext({ account_id: "acme", plan: "pro", admin: true, key_id: null });
     expect(principal).toEqual({ account_id: "acme", plan: "pro", admin: true, key_id: "" });
   });

@@ -12,16 +12,16 @@ import type { RunStore } from "../../store/runStore";
 import type { InvokeRequest, InvokeResult, Runtime } from "../runtime";
 import { lambdaDeployer, versionAlias } from "./deployLambda";
 import { endedWithout } from "./invokeOutcome";
-import { isAwsError, type LambdaClientLike, type LambdaSend } from "./lambdaClient";
+import { type ControlPlaneCommand, isAwsError, type LambdaClientLike, type LambdaClients, type LambdaSend } from "./lambdaClient";
 
 export interface AwsRuntimeOptions {
   /**
-   * A LambdaClient (or a test double). Its owner builds and destroys it. The SDK retries
-   * throttles and network failures itself; a retried Invoke after a network failure can queue
-   * a run twice, so `maxAttempts: 1` is the safe choice (throttles are then retried here,
-   * within the run's wait budget).
+   * The clients from createLambdaClients: the control plane's, which the SDK retries, and
+   * Invoke's, which it must not (a retried Invoke can queue a run twice; throttles are retried
+   * here, within the run's wait budget). A single client stands for both only when it never
+   * retries (a test double). Their owner builds and destroys them.
    */
-  lambda: LambdaClientLike;
+  lambda: LambdaClients | LambdaClientLike;
   /** Where invoke reads the run's record until the run-completion Lambda has made it final. */
   runs: Pick<RunStore, "get">;
   /** The run-completion Lambda: every function's async-invocation destination (see recordCompletion.ts). */
@@ -73,8 +73,9 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * deploy(fn, version):
  *   version 1: CreateFunction (Publish false) — if it exists already (a retried deploy), the
  *              update path below instead;
- *   later:     UpdateFunctionCode (Publish false), then, when memory, timeout, runtime, role or
- *              layers differ from the function's, UpdateFunctionConfiguration;
+ *   later:     UpdateFunctionCode (Publish false), then, when memory, timeout, /tmp size
+ *              (EPHEMERAL_STORAGE_MB), runtime, role, layers or log group differ from the
+ *              function's, UpdateFunctionConfiguration;
  *   each change is followed by polls of GetFunctionConfiguration until State is Active and
  *   LastUpdateStatus Successful (an update that meets another in progress waits, then retries
  *   once); then PublishVersion (guarded by the zip's CodeSha256), CreateAlias `vN` (UpdateAlias
@@ -89,11 +90,12 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * invoke: see `invoke` below. remove: DeleteFunction (all versions, aliases and configs with it).
  */
 export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
-  const { lambda, functionPrefix } = options;
+  const { functionPrefix } = options;
   if (!PREFIX_PATTERN.test(functionPrefix) || functionPrefix.length > 64 - FUNCTION_ID_LENGTH) {
     throw new Error(`function name prefix '${functionPrefix}' must be at most ${64 - FUNCTION_ID_LENGTH} characters of [A-Za-z0-9-_]`);
   }
-  const send: LambdaSend = <Output>(command: Parameters<LambdaClientLike["send"]>[0]) => lambda.send(command) as Promise<Output>;
+  const { controlPlane, invoke: invoker } = "send" in options.lambda ? { controlPlane: options.lambda, invoke: options.lambda } : options.lambda;
+  const send: LambdaSend = <Output>(command: ControlPlaneCommand) => controlPlane.send(command) as Promise<Output>;
   const sleep = options.sleep ?? defaultSleep;
   const functionName = (fn: FunctionItem) => `${functionPrefix}${fn.function_id}`;
   const deployer = lambdaDeployer(send, {
@@ -114,7 +116,7 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
     let waited = 0;
     for (let delay = FIRST_THROTTLE_DELAY_MS; ; delay = Math.min(delay * 2, MAX_THROTTLE_DELAY_MS)) {
       try {
-        await send(command);
+        await invoker.send(command);
         return;
       } catch (error) {
         if (!isAwsError(error, "TooManyRequestsException")) throw error;

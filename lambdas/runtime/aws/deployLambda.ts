@@ -30,6 +30,17 @@ export interface LambdaSetup {
 type Ready = { ready: true; config: FunctionConfiguration } | { ready: false; reason: string };
 
 const HANDLER = "index.handler";
+
+/**
+ * The /tmp of every function's Lambda, in MB (Lambda's default is 512). @sparticuz/chromium
+ * unpacks itself there once per container (≈ 200 MB for the browser, plus its libraries), and
+ * the browser's profile (its disk cache) and whatever a run downloads or writes before upload
+ * go there too, piling up for as long as the container serves runs. 512 MB would leave ≈ 300 MB
+ * for all of that; 2048 leaves ≈ 1.8 GB. Lambda bills /tmp above 512 MB at about 1/540 of the
+ * memory price per GB-second: the extra 1.5 GB adds ≈ 0.3% to a 1024 MB function's cost.
+ */
+export const EPHEMERAL_STORAGE_MB = 2048;
+
 const ACTIVE: DeployResult = { status: "active", status_reason: null };
 
 /** The alias of a browserfn version: invocations of version N use qualifier `vN`. */
@@ -49,6 +60,7 @@ export function lambdaDeployer(send: LambdaSend, setup: LambdaSetup) {
     Handler: HANDLER,
     MemorySize: fn.memory_mb,
     Timeout: fn.timeout_seconds,
+    EphemeralStorage: { Size: EPHEMERAL_STORAGE_MB },
     Layers: setup.layers,
     // Deliberately empty: the function's code runs user automations and gets no service secrets.
     Environment: { Variables: {} },
@@ -61,6 +73,7 @@ export function lambdaDeployer(send: LambdaSend, setup: LambdaSetup) {
   const settingsDiffer = (config: FunctionConfiguration, fn: FunctionItem): boolean =>
     config.MemorySize !== fn.memory_mb ||
     config.Timeout !== fn.timeout_seconds ||
+    config.EphemeralStorage?.Size !== EPHEMERAL_STORAGE_MB ||
     config.Runtime !== setup.runtime ||
     config.Role !== setup.role ||
     config.Handler !== HANDLER ||
