@@ -31,7 +31,7 @@ function fitBytes(text: string, bytes: number): string {
  * `util.format`ted and prefixed with its level; once `maxBytes` would be passed, the output is
  * cut there and ends with a `…[output truncated]` note (the note counts toward `maxBytes`).
  */
-export function captureConsole(maxBytes: number): ConsoleCapture {
+export function captureConsole(maxBytes: number, onText: (text: string) => void = () => undefined): ConsoleCapture {
   const target = console as unknown as Record<Level, (...args: unknown[]) => void>;
   const originals = LEVELS.map((level) => [level, target[level]] as const);
   const noteBytes = Buffer.byteLength(TRUNCATED, "utf8");
@@ -44,10 +44,13 @@ export function captureConsole(maxBytes: number): ConsoleCapture {
     if (bytes + size <= maxBytes - noteBytes) {
       chunks.push(line);
       bytes += size;
+      onText(line);
       return;
     }
     truncated = true;
-    chunks.push(fitBytes(line, maxBytes - noteBytes - bytes), TRUNCATED);
+    const end = `${fitBytes(line, maxBytes - noteBytes - bytes)}${TRUNCATED}`;
+    chunks.push(end);
+    onText(end);
   };
 
   for (const level of LEVELS) {

@@ -84,6 +84,11 @@ export type WorkerMessage =
   | { type: "init_failed"; message: string }
   | ({ type: "done"; runId: string } & { outcome: RunOutcome })
   /**
+   * Console output of the run in progress, as it is written (batched per turn of the event
+   * loop): the service keeps it, so a run that times out or crashes keeps what it logged.
+   */
+  | { type: "log"; runId: string; text: string }
+  /**
    * After `done`: the browser is reset and the worker can take the next run. `leftover`
    * names the timers, sockets or other handles the run's code left behind (the worker is
    * then replaced rather than reused).

@@ -22,6 +22,8 @@ export interface Invocation {
   getBrowser: () => Promise<Browser>;
   /** The function's timeout: sessions are closed before it passes. Not enforced here (the supervisor kills). */
   timeoutMs: number;
+  /** Gets the console output as it is kept, line by line (a local worker streams it to the service). */
+  onLog?: (text: string) => void;
 }
 
 type Failure = { code: ErrorCode; message: string; stack?: string };
@@ -104,7 +106,7 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
   let browser: Promise<Browser> | undefined;
   const getBrowser = (): Promise<Browser> => (browser ??= invocation.getBrowser());
   const outcome = (async (): Promise<RunOutcome> => {
-    const capture = captureConsole(MAX_LOG_BYTES);
+    const capture = captureConsole(MAX_LOG_BYTES, invocation.onLog);
     let result: Result;
     let browser_ms = 0;
     try {

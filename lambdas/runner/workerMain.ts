@@ -81,6 +81,22 @@ function activeResources(): Map<string, number> {
   return counts;
 }
 
+/**
+ * Sends a run's console output to the service as it is written, what one turn of the event loop
+ * wrote in one message (the output is capped before it gets here, see captureConsole).
+ */
+function logStream(runId: string): (text: string) => void {
+  let pending: string[] = [];
+  return (text) => {
+    if (pending.push(text) > 1) return;
+    setImmediate(() => {
+      const batch = pending.join("");
+      pending = [];
+      send({ type: "log", runId, text: batch });
+    });
+  };
+}
+
 /** Kinds of handles a run's code may open and leave open: servers and sockets. */
 const WATCHED = new Set(["TCPServerWrap", "PipeServerWrap", "UDPWRAP", "TCPSocketWrap", "ProcessWrap"]);
 
@@ -134,7 +150,7 @@ function main(): void {
     }
     const { code, parameter_style: style, variables } = init;
     const { params, timeoutMs } = request;
-    const run = startInvocation({ code, params, style, variables, getBrowser, timeoutMs });
+    const run = startInvocation({ code, params, style, variables, getBrowser, timeoutMs, onLog: logStream(request.runId) });
     // Answer first; the browser is reset before the next run is taken from the queue.
     send({ type: "done", runId: request.runId, outcome: await run.outcome });
     await run.settled;

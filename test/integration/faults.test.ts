@@ -37,6 +37,26 @@ describe("user code that misbehaves", () => {
     expect((await t.call("GET", "/health")).status).toBe(200);
   });
 
+  it("a run that times out or crashes keeps what it logged until then", async () => {
+    await t.deploy(
+      "talks-then-stops",
+      `export default async function run(crash: boolean = false) {
+        console.log("step 1 of 2");
+        console.error("about to", crash ? "crash" : "hang");
+        await new Promise((r) => setTimeout(r, 100));
+        if (crash) process.exit(3);
+        await new Promise(() => {});
+      }`,
+      { timeout_seconds: 2 },
+    );
+    const hung = await t.call("POST", "/functions/talks-then-stops");
+    expectError(hung, 504, "function_timeout");
+    expect((await t.call("GET", `/runs/${hung.headers.get("x-run-id")}`)).body.logs).toBe("LOG step 1 of 2\nERROR about to hang\n");
+    const crashed = await t.call("POST", "/functions/talks-then-stops", { body: { crash: true } });
+    expectError(crashed, 500, "function_crashed");
+    expect((await t.call("GET", `/runs/${crashed.headers.get("x-run-id")}`)).body.logs).toBe("LOG step 1 of 2\nERROR about to crash\n");
+  });
+
   it("memory hog: killed above memory_mb as function_crashed, and the service keeps serving", async () => {
     await t.deploy(
       "hog",

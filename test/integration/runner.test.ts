@@ -214,7 +214,9 @@ describe("the worker bundle in a real child process", () => {
     const waiting: ((message: WorkerMessage) => void)[] = [];
     const browsers: ReturnType<typeof spawn>[] = [];
     const { executable } = await chromiumFiles();
+    const streamed = new Map<string, string>(); // console output as it was written, per run
     child.on("message", (message: WorkerMessage) => {
+      if (message.type === "log") return void streamed.set(message.runId, (streamed.get(message.runId) ?? "") + message.text);
       if (message.type === "browser_request") {
         const chromium = spawn(executable, [...chromiumArgs(), "--remote-debugging-pipe", `--user-data-dir=${dir}/profile-${browsers.length}`, "about:blank"], {
           stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"],
@@ -240,6 +242,8 @@ describe("the worker bundle in a real child process", () => {
         if (done.type !== "done" || done.runId !== runId) throw new Error(`unexpected ${JSON.stringify(done)}`);
         // Then the worker resets its browser and says it is ready for the next run.
         expect(await next()).toEqual({ type: "idle", runId, leftover: [] });
+        // What was streamed while it ran is what the answer carries.
+        expect(streamed.get(runId) ?? "").toBe(done.outcome.logs);
         return done.outcome;
       };
       // The first run drops the worker's browser connection; the second must connect again.

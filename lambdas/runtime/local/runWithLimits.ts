@@ -88,7 +88,8 @@ export async function runWithLimits(
     if (!(error instanceof WorkerExit)) throw error;
     const duration_ms = Math.round(performance.now() - started);
     const peak_memory_mb = Math.round(memory.peak) || null;
-    const base = { logs: "", browser_ms: 0, result_json: null, duration_ms, peak_memory_mb };
+    // What the run logged until it was stopped, as streamed while it ran.
+    const base = { logs: worker.logsSoFar, browser_ms: 0, result_json: null, duration_ms, peak_memory_mb };
     if (ended === "timeout") {
       const message = `The function did not finish within its timeout of ${limits.timeoutMs / 1000} s`;
       return { result: { ...base, status: "timed_out", error: { code: "function_timeout", message } }, finished };

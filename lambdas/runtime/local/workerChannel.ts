@@ -14,6 +14,7 @@ const frameSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("idle"), runId: z.string().max(64), leftover: z.array(text(100)).max(64) }),
   z.object({ type: z.literal("worker_exit"), code: z.number().int().nullable(), signal: text(32).nullable() }),
   z.object({ type: z.literal("oversize"), bytes: z.number().nonnegative() }),
+  z.object({ type: z.literal("log"), runId: z.string().max(64), text: z.string() }),
 ]);
 
 export type WorkerFrame = z.infer<typeof frameSchema>;
@@ -28,3 +29,5 @@ export function parseFrame(value: unknown): { ok: true; frame: WorkerFrame } | {
 
 /** Messages one run may send (done and idle, and a little room); past it the worker is replaced. */
 export const MAX_FRAMES_PER_RUN = 8;
+/** Log messages one run may send besides (its output is capped at 64 KB before it is sent). */
+export const MAX_LOG_FRAMES_PER_RUN = 2000;

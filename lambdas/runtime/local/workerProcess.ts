@@ -1,7 +1,7 @@
 import { FrameReader, encodeFrame } from "../../runner/frames";
-import { parseRunOutcome, resultTooLarge } from "../../runner/outcomeSchema";
+import { MAX_LOG_BYTES, capBytes, parseRunOutcome, resultTooLarge } from "../../runner/outcomeSchema";
 import { MAX_FRAME_BYTES, type HostInit, type RunOutcome, type RunRequest, type WorkerInit } from "../../runner/protocol";
-import { MAX_FRAMES_PER_RUN, type WorkerFrame, parseFrame } from "./workerChannel";
+import { MAX_FRAMES_PER_RUN, MAX_LOG_FRAMES_PER_RUN, type WorkerFrame, parseFrame } from "./workerChannel";
 import type { SandboxedHost } from "./sandbox/sandboxedHost";
 
 /** Why a worker ended in the middle of a run. */
@@ -49,7 +49,15 @@ function deferred<T>(): Deferred<T> {
 type State =
   | { name: "starting"; ready: Deferred<void> }
   | { name: "idle" }
-  | { name: "running"; runId: string; started: number; frames: number; done: Deferred<RunOutcome>; idle: Deferred<{ leftover: string[] }> }
+  | {
+      name: "running";
+      runId: string;
+      started: number;
+      frames: number;
+      logFrames: number;
+      done: Deferred<RunOutcome>;
+      idle: Deferred<{ leftover: string[] }>;
+    }
   | { name: "finishing"; runId: string; frames: number; idle: Deferred<{ leftover: string[] }> }
   | { name: "dead" };
 
@@ -65,6 +73,8 @@ export class WorkerProcess {
   private state: State = { name: "starting", ready: deferred() };
   private exitReason: string | null = null;
   private killing: Promise<void> | undefined;
+  /** The console output of the last run, as streamed while it ran (capped). */
+  private streamedLogs = "";
 
   private constructor(
     private readonly host: SandboxedHost,
@@ -107,6 +117,14 @@ export class WorkerProcess {
     return this.host.memoryMb();
   }
 
+  /**
+   * What the last run logged, as it was streamed while it ran: what a run that timed out or
+   * crashed keeps (a run that answered carries its whole output in its answer).
+   */
+  get logsSoFar(): string {
+    return this.streamedLogs;
+  }
+
   /** True when the kernel's memory ceiling of the sandbox was hit (cgroups only). */
   hitMemoryLimit(): Promise<boolean> {
     return this.host.hitMemoryLimit();
@@ -115,8 +133,17 @@ export class WorkerProcess {
   /** Starts one invocation on an idle worker; both promises reject with WorkerExit if the worker dies first. */
   async run(runId: string, params: Record<string, unknown>, timeoutMs: number, memoryMb: number): Promise<WorkerRun> {
     if (this.state.name !== "idle") throw new Error(`A worker runs one invocation at a time (it is ${this.state.name})`);
-    const state = { name: "running" as const, runId, started: performance.now(), frames: 0, done: deferred<RunOutcome>(), idle: deferred<{ leftover: string[] }>() };
+    const state = {
+      name: "running" as const,
+      runId,
+      started: performance.now(),
+      frames: 0,
+      logFrames: 0,
+      done: deferred<RunOutcome>(),
+      idle: deferred<{ leftover: string[] }>(),
+    };
     this.state = state;
+    this.streamedLogs = "";
     // The kernel's ceiling sits well above the sampled limit: it stops a burst between samples.
     await this.host.limitMemory(memoryMb * 2 + 512);
     await this.host.thaw();
@@ -138,6 +165,7 @@ export class WorkerProcess {
     if (!parsed.ok) return void this.kill(`the worker broke the protocol: ${parsed.problem}`);
     const frame: WorkerFrame = parsed.frame;
     const state = this.state;
+    if (frame.type === "log") return this.onLog(frame.runId, frame.text);
     if (state.name === "running" || state.name === "finishing") {
       state.frames++;
       if (state.frames > MAX_FRAMES_PER_RUN) return void this.kill("the worker broke the protocol: too many messages in one run");
@@ -177,12 +205,23 @@ export class WorkerProcess {
     }
   }
 
+  /** Console output of the run in progress (after its answer, the answer has it all: ignored). */
+  private onLog(runId: string, text: string): void {
+    const state = this.state;
+    if ((state.name !== "running" && state.name !== "finishing") || runId !== state.runId) {
+      return void this.kill("the worker broke the protocol: log out of turn");
+    }
+    if (state.name !== "running") return;
+    if (++state.logFrames > MAX_LOG_FRAMES_PER_RUN) return void this.kill("the worker broke the protocol: too many log messages in one run");
+    if (!this.streamedLogs.endsWith("[output truncated]\n")) this.streamedLogs = capBytes(this.streamedLogs + text, MAX_LOG_BYTES);
+  }
+
   /** A message too big to read: the run in progress fails as result_too_large, and the worker goes. */
   private onOversize(problem: string): void {
     const state = this.state;
     if (state.name === "running") {
       this.state = { name: "finishing", runId: state.runId, frames: state.frames, idle: state.idle };
-      state.done.resolve({ status: "failed", error: resultTooLarge(), logs: "", browser_ms: 0 });
+      state.done.resolve({ status: "failed", error: resultTooLarge(), logs: this.streamedLogs, browser_ms: 0 });
     }
     void this.kill(`the worker sent too much: ${problem}`);
   }
