@@ -4,7 +4,8 @@
  *
  * - start: a worker's sandbox started until its worker is ready (frozen, to take a run);
  * - first run: a no-browser run on that fresh worker, and a run that starts its browser;
- * - warm run: a no-browser run on a warm worker (thaw, run, reset, freeze).
+ * - warm run: a no-browser run on a warm worker (thaw, run, reset, freeze), and a browser run
+ *   (a context, a page, setContent, title) on its warm browser.
  *
  * Kinds: `process`; `namespaces` sharing the host's network (BROWSERFN_ALLOW_LOCAL_NETWORK);
  * `namespaces` with its own network (slirp4netns and the routes). See docs/benchmarks.md.
@@ -23,6 +24,7 @@ import { summary, timed } from "./stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const WARM_RUNS = 50;
+const WARM_BROWSER_RUNS = 10;
 const CODE = `import { Session } from "browserfn/runtime";
 export default async function run(browser: boolean = false) {
   if (!browser) return 1;
@@ -57,7 +59,9 @@ async function measure(kind: Kind, compiled: ReturnType<typeof compileCode>, run
     const firstBrowserRun = await run(true);
     const warm: number[] = [];
     for (let i = 0; i < WARM_RUNS; i++) warm.push(await run(false));
-    return { start, firstRun, firstBrowserRun, warm };
+    const warmBrowser: number[] = [];
+    for (let i = 0; i < WARM_BROWSER_RUNS; i++) warmBrowser.push(await run(true));
+    return { start, firstRun, firstBrowserRun, warm, warmBrowser };
   } finally {
     await worker?.kill("bench done");
   }
@@ -77,7 +81,9 @@ async function main(): Promise<void> {
     const compiled = compileCode(CODE);
     let n = 0;
     const runId = () => `run_bench${++n}`;
-    const results = new Map(kinds.map((kind) => [kind.name, { start: [] as number[], firstRun: [] as number[], firstBrowserRun: [] as number[], warm: [] as number[] }]));
+    const results = new Map(
+      kinds.map((kind) => [kind.name, { start: [] as number[], firstRun: [] as number[], firstBrowserRun: [] as number[], warm: [] as number[], warmBrowser: [] as number[] }]),
+    );
     await measure(kinds[0] as Kind, compiled, runId); // unpacks Chromium, warms the page cache
     for (let round = 0; round < ROUNDS; round++) {
       for (const kind of kinds) {
@@ -87,6 +93,7 @@ async function main(): Promise<void> {
         into?.firstRun.push(one.firstRun);
         into?.firstBrowserRun.push(one.firstBrowserRun);
         into?.warm.push(...one.warm);
+        into?.warmBrowser.push(...one.warmBrowser);
       }
     }
     const report = Object.fromEntries(
@@ -97,6 +104,7 @@ async function main(): Promise<void> {
           first_run_ms: summary(r.firstRun),
           first_browser_run_ms: summary(r.firstBrowserRun),
           warm_run_ms: summary(r.warm),
+          warm_browser_run_ms: summary(r.warmBrowser),
         },
       ]),
     );
