@@ -14,6 +14,8 @@ import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { type Server, Socket, createServer } from "node:net";
 import path from "node:path";
 import { guardCommand } from "./cdpGuard";
+import { splitMessages } from "./pipeTransport";
+import { keepTail } from "./streamTail";
 import { FrameReader, encodeFrame } from "./frames";
 import type { HostInit, HostMessage, SupervisorMessage, WorkerMessage } from "./protocol";
 import { MAX_FRAME_BYTES } from "./protocol";
@@ -23,8 +25,6 @@ let worker: ChildProcess | undefined;
 let spec: HostInit | undefined;
 let browser: ChildProcess | undefined;
 let launching = false;
-/** How much of the browser's last output is kept. */
-const STDERR_TAIL = 2048;
 
 function tell(message: HostMessage | WorkerMessage): void {
   const frame = encodeFrame(message);
@@ -94,12 +94,11 @@ function launchBrowser(): void {
       );
       browser = child;
       // The end of what it printed, for the run's log if it dies on its own.
-      let stderr = "";
-      child.stderr?.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-STDERR_TAIL)));
+      const stderr = keepTail(child.stderr);
       child.once("exit", (code, signal) => {
         if (browser !== child) return; // replaced or killed on purpose
         browser = undefined;
-        if (worker?.connected) worker.send({ type: "browser_exited", detail: `${signal ?? `code ${code}`}: ${stderr.trim()}` });
+        if (worker?.connected) worker.send({ type: "browser_exited", detail: `${signal ?? `code ${code}`}: ${stderr()}` });
       });
       const [, , , toBrowser, fromBrowser] = child.stdio as [unknown, unknown, unknown, Socket | null, Socket | null];
       if (!toBrowser || !fromBrowser || !worker?.connected) throw new Error("the browser's pipes are missing");
@@ -143,24 +142,15 @@ async function guardedSocket(toBrowser: Socket, fromBrowser: Socket, profileDir:
   const hostEnd = await accepted;
   server.close();
   rmSync(address, { force: true });
-  let pending: Buffer[] = [];
-  hostEnd.on("data", (chunk: Buffer) => {
-    let rest = chunk;
-    let end = rest.indexOf(0);
-    while (end !== -1) {
-      pending.push(rest.subarray(0, end));
-      const verdict = guardCommand(Buffer.concat(pending).toString("utf8"), profileDir);
-      pending = [];
-      if (verdict.ok) toBrowser.write(`${verdict.message}\0`);
-      else {
-        const answer = { id: verdict.id, ...(verdict.sessionId === undefined ? {} : { sessionId: verdict.sessionId }), error: { code: -32000, message: verdict.reason } };
-        hostEnd.write(`${JSON.stringify(answer)}\0`);
-      }
-      rest = rest.subarray(end + 1);
-      end = rest.indexOf(0);
-    }
-    if (rest.length > 0) pending.push(rest);
-  });
+  hostEnd.on(
+    "data",
+    splitMessages((message) => {
+      const verdict = guardCommand(message, profileDir);
+      if (verdict.ok) return void toBrowser.write(`${verdict.message}\0`);
+      const answer = { id: verdict.id, ...(verdict.sessionId === undefined ? {} : { sessionId: verdict.sessionId }), error: { code: -32000, message: verdict.reason } };
+      hostEnd.write(`${JSON.stringify(answer)}\0`);
+    }),
+  );
   fromBrowser.pipe(hostEnd);
   const close = () => {
     hostEnd.destroy();

@@ -9,14 +9,20 @@ import type { ConnectionTransport } from "puppeteer-core";
 export class PipeTransport implements ConnectionTransport {
   onmessage?: (message: string) => void;
   onclose?: () => void;
-  private pending: Buffer[] = [];
   private closed = false;
 
   constructor(
     private readonly toBrowser: Socket,
     private readonly fromBrowser: Socket,
   ) {
-    fromBrowser.on("data", (chunk: Buffer) => this.receive(chunk));
+    // Delivered on a later turn, as puppeteer's own PipeTransport does: a handler that sends in
+    // reply never re-enters the reading.
+    const receive = splitMessages((message) =>
+      setImmediate(() => {
+        if (!this.closed) this.onmessage?.(message);
+      }),
+    );
+    fromBrowser.on("data", receive);
     const close = () => this.close();
     fromBrowser.once("close", close);
     toBrowser.once("close", close);
@@ -37,22 +43,25 @@ export class PipeTransport implements ConnectionTransport {
     this.fromBrowser.destroy();
     this.onclose?.();
   }
+}
 
-  private receive(chunk: Buffer): void {
+/**
+ * Reads CDP's pipe framing (each message JSON text ending in a NUL byte) from chunks as they
+ * come: returns what to call with each chunk; `onMessage` gets each whole message.
+ */
+export function splitMessages(onMessage: (message: string) => void): (chunk: Buffer) => void {
+  let pending: Buffer[] = [];
+  return (chunk) => {
     let rest = chunk;
     let end = rest.indexOf(0);
     while (end !== -1) {
-      this.pending.push(rest.subarray(0, end));
-      const message = Buffer.concat(this.pending).toString("utf8");
-      this.pending = [];
-      // Delivered on a later turn, as puppeteer's own PipeTransport does: a handler that sends
-      // in reply never re-enters this loop.
-      setImmediate(() => {
-        if (!this.closed) this.onmessage?.(message);
-      });
+      pending.push(rest.subarray(0, end));
+      const message = Buffer.concat(pending).toString("utf8");
+      pending = [];
+      onMessage(message);
       rest = rest.subarray(end + 1);
       end = rest.indexOf(0);
     }
-    if (rest.length > 0) this.pending.push(rest);
-  }
+    if (rest.length > 0) pending.push(rest);
+  };
 }

@@ -33,10 +33,10 @@ export async function runWithLimits(
   const started = performance.now();
   let ended: "timeout" | "memory" | null = null;
   let memoryAtKill = 0;
-  let answered = false;
-  const timer = setTimeout(() => {
+  // Until the answer: the run's timeout. After it: the time left, for the reset (see below).
+  let timer = setTimeout(() => {
     ended ??= "timeout";
-    void worker.kill(answered ? "its run's code kept running past the timeout" : "timeout");
+    void worker.kill("timeout");
   }, limits.timeoutMs);
   const memory = watchMemory(
     () => worker.memoryMb(),
@@ -67,12 +67,10 @@ export async function runWithLimits(
   void finished.then(stop);
   try {
     const outcome = await turn.done;
-    answered = true;
     // The reset after the answer gets the run's time left, and at least a short grace.
     clearTimeout(timer);
     const left = Math.max(RESET_GRACE_MS, limits.timeoutMs - (performance.now() - started));
-    const resetTimer = setTimeout(() => void worker.kill("its run's code kept running past the timeout"), left);
-    void finished.then(() => clearTimeout(resetTimer));
+    timer = setTimeout(() => void worker.kill("its run's code kept running past the timeout"), left);
     const duration_ms = Math.round(performance.now() - started);
     const peak_memory_mb = Math.round(memory.peak) || null;
     if (outcome.status === "succeeded") {

@@ -15,6 +15,8 @@ const PIDS_MAX = 1024;
  * frozen task takes no SIGKILL, so a sandbox frozen when the service died would stay forever.)
  */
 export class WorkerCgroup {
+  private memoryLimit: number | undefined;
+
   private constructor(private readonly name: string) {}
 
   /** True when this process can make cgroups here (root, with v1 controllers mounted). */
@@ -56,9 +58,14 @@ export class WorkerCgroup {
     }
   }
 
-  /** The ceiling of memory and page cache (MB) past which the kernel kills in the sandbox. */
+  /** The ceiling of memory and page cache (MB) past which the kernel kills in the sandbox (written when it changes). */
   async limitMemory(mb: number): Promise<void> {
-    await writeFile(path.join(this.dir("memory"), "memory.limit_in_bytes"), String(Math.round(mb * 1024 * 1024))).catch(() => undefined);
+    const bytes = Math.round(mb * 1024 * 1024);
+    if (bytes === this.memoryLimit) return;
+    await writeFile(path.join(this.dir("memory"), "memory.limit_in_bytes"), String(bytes)).then(
+      () => (this.memoryLimit = bytes),
+      () => undefined,
+    );
   }
 
   /** True once the kernel refused memory to the sandbox (its ceiling was hit). */
