@@ -71,3 +71,31 @@ export function listeningSockets(pids: number[]): string[] {
   }
   return found;
 }
+
+/**
+ * An automation that tries to read `file` through file:// and to download into `dir`, after a
+ * control download into /tmp that shows downloads work (each answer's download states listed).
+ */
+export const FILE_READER = `import { Session } from "browserfn/runtime";
+export default async function run(file: string, dir: string, controlName: string) {
+  await using session = await Session.start();
+  const page = await session.newPage();
+  let read: string;
+  try { await page.goto("file://" + file); read = await page.content(); } catch (error) { read = "error: " + (error as Error).message; }
+  const cdp = await page.createCDPSession();
+  const { targetInfo } = (await cdp.send("Target.getTargetInfo")) as any;
+  const states: Record<string, string> = {};
+  cdp.on("Browser.downloadProgress", (event: any) => { states[event.guid] = event.state; });
+  const plant = async (into: string, name: string) => {
+    for (const key of Object.keys(states)) delete states[key];
+    try { await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: into, browserContextId: targetInfo.browserContextId, eventsEnabled: true } as any); }
+    catch (error) { return "refused: " + (error as Error).message; }
+    await page.setContent('<a id="d" href="data:text/plain,stolen" download="' + name + '">d</a>');
+    await page.evaluate(() => (document.getElementById("d") as any).click());
+    await new Promise((r) => setTimeout(r, 1500));
+    return "allowed " + JSON.stringify(Object.values(states));
+  };
+  const control = await plant("/tmp", controlName);
+  const download = await plant(dir, "planted.txt");
+  return { read, control, download };
+}`;

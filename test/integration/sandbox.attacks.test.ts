@@ -8,7 +8,7 @@ import { chmodSync, existsSync, readdirSync, writeFileSync } from "node:fs";
 import { generateApiKey } from "../../lambdas/identity/apiKeys";
 import { expectError } from "../helpers/http";
 import { startTestService, type TestService } from "../helpers/localService";
-import { browserPids, cmdline, cpuMs, listeningSockets, sandboxPids, workerPids } from "../helpers/sandboxProbes";
+import { FILE_READER, browserPids, cmdline, cpuMs, listeningSockets, sandboxPids, workerPids } from "../helpers/sandboxProbes";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const MODES = ["namespaces", "process"] as const;
@@ -191,30 +191,6 @@ describe.each(MODES)("a hostile automation in %s mode", (mode) => {
     for (let i = 0; i < 100 && fresh().length > 0; i++) await sleep(50);
     expect(fresh()).toEqual([]);
   });
-
-  const FILE_READER = `import { Session } from "browserfn/runtime";
-  export default async function run(file: string, dir: string, controlName: string) {
-    await using session = await Session.start();
-    const page = await session.newPage();
-    let read: string;
-    try { await page.goto("file://" + file); read = await page.content(); } catch (error) { read = "error: " + (error as Error).message; }
-    const cdp = await page.createCDPSession();
-    const { targetInfo } = (await cdp.send("Target.getTargetInfo")) as any;
-    const states: Record<string, string> = {};
-    cdp.on("Browser.downloadProgress", (event: any) => { states[event.guid] = event.state; });
-    const plant = async (into: string, name: string) => {
-      for (const key of Object.keys(states)) delete states[key];
-      try { await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: into, browserContextId: targetInfo.browserContextId, eventsEnabled: true } as any); }
-      catch (error) { return "refused: " + (error as Error).message; }
-      await page.setContent('<a id="d" href="data:text/plain,stolen" download="' + name + '">d</a>');
-      await page.evaluate(() => (document.getElementById("d") as any).click());
-      await new Promise((r) => setTimeout(r, 1500));
-      return "allowed " + JSON.stringify(Object.values(states));
-    };
-    const control = await plant("/tmp", controlName);
-    const download = await plant(dir, "planted.txt");
-    return { read, control, download };
-  }`;
 
   it("cannot read the data dir through file:// or download into it, even where the browser's user could", async () => {
     // As a data dir is to the browser of a service that does not run as root: readable and writable.

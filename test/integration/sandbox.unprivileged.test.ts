@@ -11,6 +11,7 @@ import path from "node:path";
 import { generateApiKey } from "../../lambdas/identity/apiKeys";
 import { type ChildService, startChildService } from "../helpers/childService";
 import { requestJson } from "../helpers/http";
+import { FILE_READER } from "../helpers/sandboxProbes";
 
 const UID = process.getuid?.() === 0 ? 1_799_000_001 : undefined;
 
@@ -57,31 +58,14 @@ describe("the service run by an ordinary user, process sandbox", () => {
   it("keeps its browser from the data dir: no file:// reads, no downloads into it", async () => {
     await writeFile(path.join(dataDir, "secret.txt"), key); // the service's user can read it, so its browser could
     if (UID !== undefined) await chown(path.join(dataDir, "secret.txt"), UID, UID);
-    await call("POST", "/functions", {
-      name: "file-reader",
-      code: `import { Session } from "browserfn/runtime";
-      export default async function run(file: string, dir: string) {
-        await using session = await Session.start();
-        const page = await session.newPage();
-        let read: string;
-        try { await page.goto("file://" + file); read = await page.content(); } catch (error) { read = "error: " + (error as Error).message; }
-        const cdp = await page.createCDPSession();
-        const { targetInfo } = (await cdp.send("Target.getTargetInfo")) as any;
-        let done = "";
-        cdp.on("Browser.downloadProgress", (event: any) => { if (event.state !== "inProgress") done = event.state; });
-        await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: dir, browserContextId: targetInfo.browserContextId, eventsEnabled: true } as any);
-        await page.setContent('<a id="d" href="data:text/plain,stolen" download="planted.txt">d</a>');
-        await page.evaluate(() => (document.getElementById("d") as any).click());
-        for (let i = 0; i < 50 && !done; i++) await new Promise((r) => setTimeout(r, 100));
-        return { read, download: done };
-      }`,
-    });
-    const answer = await call("POST", "/functions/file-reader", { file: path.join(dataDir, "secret.txt"), dir: dataDir });
+    await call("POST", "/functions", { name: "file-reader", code: FILE_READER });
+    const answer = await call("POST", "/functions/file-reader", { file: path.join(dataDir, "secret.txt"), dir: dataDir, controlName: "control.txt" });
     expect(answer.status).toBe(200);
     expect(answer.body.read).toMatch(/^error: .*browserfn refused Page\.navigate: local files/);
     expect(JSON.stringify(answer.body)).not.toContain(key);
-    // The download happened, into the browser's own profile.
-    expect(answer.body.download).toBe("completed");
+    // The downloads happened, into the browser's own profile.
+    expect(answer.body.control).toMatch(/^allowed \["completed"\]$/);
+    expect(answer.body.download).toMatch(/^allowed \["completed"\]$/);
     expect(await readdir(dataDir)).not.toContain("planted.txt");
   });
 });
