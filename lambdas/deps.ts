@@ -1,4 +1,5 @@
 import type { ServiceConfig } from "./config/serviceConfig";
+import type { FunctionItem } from "./functions/types";
 import type { RateLimiter } from "./http/rateLimiter";
 import type { Identity } from "./identity/identity";
 import type { Runtime } from "./runtime/runtime";
@@ -11,6 +12,31 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
+/**
+ * A deploy left to run outside the request (see runDeployJob): the function it finishes, by
+ * its key (account and name: a consistent read) and its id (a function deleted and created
+ * again under the same name is another one), and the version that was latest when it was
+ * queued. `deploy` provisions that version with the record's settings; `configure` applies
+ * the record's memory and timeout to the deployed version. Either is superseded once a newer
+ * version is the latest, and does nothing unless the record is still `deploying`.
+ */
+export interface DeployJob {
+  kind: "deploy" | "configure";
+  account_id: string;
+  function_id: string;
+  name: string;
+  version: number;
+}
+
+/** Where deploys are queued to run outside the request (AWS: the deploy-job Lambda). */
+export interface DeployJobs {
+  /** Resolves once the job is queued (not run); throws when it could not be queued. */
+  enqueue(job: DeployJob): Promise<void>;
+}
+
+/** The settings of a function that the platform it runs on may refuse. */
+export type FunctionLimits = Pick<FunctionItem, "memory_mb" | "timeout_seconds">;
+
 /** Everything a handler uses, built once at the edge (Lambda entry or local server). */
 export interface Deps {
   store: Store;
@@ -19,6 +45,16 @@ export interface Deps {
   scheduler: Scheduler;
   /** Per-key request limits (absent: none). */
   rateLimiter?: RateLimiter;
+  /**
+   * Deploys queued to run outside the request (AWS): create and update answer `deploying` at
+   * once. Absent (local): deploys run inline, before the answer.
+   */
+  deployJobs?: DeployJobs;
+  /**
+   * Rejects (400 `invalid_request`) settings the platform cannot run (AWS: memory above the
+   * account's Lambda ceiling), before anything is written. Absent: no such limit.
+   */
+  checkFunctionSettings?(settings: FunctionLimits): Promise<void>;
   clock: Clock;
   config: ServiceConfig;
   /** Where handlers write diagnostic lines (never secrets). */

@@ -8,6 +8,7 @@ import { Handlers, handlerFunctionNames } from "./handlers";
 import { BrowserfnApi } from "./httpApi";
 import type { LayerAssetDirs } from "./layerAssets";
 import { OAuthServer } from "./oauthServer";
+import { RunPipeline } from "./runPipeline";
 import { Scheduling } from "./scheduling";
 import { checkFunctionPrefix, resolveStackSettings, type StackSettings } from "./stackSettings";
 
@@ -19,7 +20,9 @@ export interface BrowserfnStackProps extends StackProps, Partial<StackSettings> 
 /**
  * The AWS deployment of browserfn: the HTTP API with a Lambda per route behind a Lambda
  * authorizer, the DynamoDB table, the per-function Lambda runtime (layers, execution role,
- * scoped control-plane grants), EventBridge Scheduler, and a Cognito OAuth 2.0 server.
+ * scoped control-plane grants), the run pipeline (a Step Functions workflow per run, its
+ * recorder, bucket, dead-letter queue, sweeper and alarms), EventBridge Scheduler, and a
+ * Cognito OAuth 2.0 server.
  * Settings come from props, else the CDK context, else defaults (stackSettings.ts).
  */
 export class BrowserfnStack extends Stack {
@@ -43,6 +46,11 @@ export class BrowserfnStack extends Stack {
       layerAssets: props.layerAssets,
       logRetention: settings.logRetentionDays as RetentionDays,
     });
+    const pipeline = new RunPipeline(this, "RunPipeline", {
+      stateMachineName: `${settings.prefix}-runs`,
+      logRetention: settings.logRetentionDays as RetentionDays,
+      removalPolicy: settings.tableRemovalPolicy === "destroy" ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    });
     const scheduling = new Scheduling(this, "Scheduling", { groupName: settings.prefix, namePrefix: "" });
     const oauth = new OAuthServer(this, "OAuth", {
       prefix: settings.prefix,
@@ -56,6 +64,7 @@ export class BrowserfnStack extends Stack {
       runtime,
       scheduling,
       oauth,
+      pipeline,
     });
     const api = new BrowserfnApi(this, "Api", {
       prefix: settings.prefix,
@@ -73,5 +82,7 @@ export class BrowserfnStack extends Stack {
     new CfnOutput(this, "ClientCredentialsClientId", { value: oauth.machineClient.userPoolClientId });
     new CfnOutput(this, "WebClientId", { value: oauth.webClient.userPoolClientId });
     new CfnOutput(this, "TableName", { value: table.tableName });
+    new CfnOutput(this, "RunStateMachineArn", { value: pipeline.stateMachineArn, description: "The run workflow: one execution per run, named by its run id" });
+    new CfnOutput(this, "RunDeadLetterQueueUrl", { value: pipeline.deadLetterQueue.queueUrl, description: "Runs the recorder could not record" });
   }
 }

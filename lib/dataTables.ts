@@ -1,13 +1,19 @@
 import { RemovalPolicy } from "aws-cdk-lib";
-import { AttributeType, Billing, TableV2 } from "aws-cdk-lib/aws-dynamodb";
+import { AttributeType, Billing, ProjectionType, TableV2 } from "aws-cdk-lib/aws-dynamodb";
 import { Construct } from "constructs";
-import { TABLES, type KeyAttribute, type TableDefinition, tableName } from "../lambdas/store/tables";
+import { TABLES, type IndexProjection, type KeyAttribute, type TableDefinition, tableName } from "../lambdas/store/tables";
 
 const ATTRIBUTE_TYPES: Record<KeyAttribute["type"], AttributeType> = {
   S: AttributeType.STRING,
   N: AttributeType.NUMBER,
   B: AttributeType.BINARY,
 };
+
+/** TableV2's projection settings of an index (ALL when the definition names none). */
+function projection(definition: IndexProjection = { type: "ALL" }) {
+  if (definition.type === "INCLUDE") return { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: definition.nonKeyAttributes };
+  return { projectionType: definition.type === "KEYS_ONLY" ? ProjectionType.KEYS_ONLY : ProjectionType.ALL };
+}
 
 /** The DynamoDB tables, built from the same definitions the local service uses. */
 export class DataTables extends Construct {
@@ -31,6 +37,7 @@ export class DataTables extends Construct {
         indexName: index.indexName,
         partitionKey: key(index.partitionKey),
         sortKey: key(index.sortKey),
+        ...projection(index.projection),
       })),
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     });

@@ -20,7 +20,10 @@ const RUNTIME_NAMES_REASON =
   "<functionPrefix><function id>: they cannot be listed in the template, so the function prefix is the narrowest scope " +
   "(`:*` covers their versions, aliases and log streams).";
 
-/** What the handlers may do to the per-function Lambdas: everything the runtime adapter calls. */
+/**
+ * What the handlers may do to the per-function Lambdas: everything the runtime adapter's deploys
+ * and deletes call. Not InvokeFunction: only the run workflow invokes them (lib/runPipeline.ts).
+ */
 export const CONTROL_ACTIONS = [
   "lambda:CreateFunction",
   "lambda:UpdateFunctionCode",
@@ -29,9 +32,6 @@ export const CONTROL_ACTIONS = [
   "lambda:CreateAlias",
   "lambda:UpdateAlias",
   "lambda:GetFunctionConfiguration",
-  // Each version's alias sends its async invocations' endings to the run-completion Lambda.
-  "lambda:PutFunctionEventInvokeConfig",
-  "lambda:InvokeFunction",
   "lambda:DeleteFunction",
   // CreateFunction with Tags (the adapter tags each Lambda with its function and account) needs it too.
   "lambda:TagResource",
@@ -40,9 +40,8 @@ export const CONTROL_ACTIONS = [
 /**
  * Where a function's code runs on AWS: the two layers every per-function Lambda uses
  * (@sparticuz/chromium; the browserfn runner with puppeteer-core), the execution role those
- * Lambdas run with (CloudWatch Logs, and invoking the run-completion Lambda, their async
- * destination: automation code runs with it), and the grants that let
- * the handlers create, update, invoke and delete those Lambdas, and nothing else.
+ * Lambdas run with (automation code runs with it: it may write its logs and nothing else), and
+ * the grants that let the handlers create, update and delete those Lambdas, and nothing else.
  */
 export class FunctionRuntime extends Construct {
   readonly chromiumLayer: LayerVersion;
@@ -81,7 +80,7 @@ export class FunctionRuntime extends Construct {
 
     this.executionRole = new Role(this, "ExecutionRole", {
       assumedBy: new ServicePrincipal("lambda.amazonaws.com"),
-      description: "Runs the per-function Lambdas (user automation code): their CloudWatch Logs, and their async destination",
+      description: "Runs the per-function Lambdas (user automation code): their CloudWatch Logs only",
     });
     this.logGroup = new LogGroup(this, "FunctionLogs", {
       logGroupName: `/browserfn/${props.prefix}/functions`,
@@ -105,7 +104,7 @@ export class FunctionRuntime extends Construct {
     return [this.chromiumLayer.layerVersionArn, this.runtimeLayer.layerVersionArn];
   }
 
-  /** Create, update, publish, alias, invoke and delete the per-function Lambdas; pass them the execution role. */
+  /** Create, update, publish, alias and delete the per-function Lambdas; pass them the execution role. */
   grantControl(role: Role): void {
     role.addToPolicy(new PolicyStatement({ actions: CONTROL_ACTIONS, resources: this.functionArns }));
     role.addToPolicy(
@@ -116,21 +115,6 @@ export class FunctionRuntime extends Construct {
       }),
     );
     role.addToPolicy(new PolicyStatement({ actions: ["lambda:GetLayerVersion"], resources: this.layerArns }));
-    acknowledgeWildcards(role, this.functionArns, RUNTIME_NAMES_REASON);
-  }
-
-  /**
-   * Lets the per-function Lambdas hand their async invocations' endings to the run-completion
-   * Lambda: Lambda delivers to a destination with the function's execution role, so that role
-   * may invoke it (that one function, nothing else).
-   */
-  allowCompletionDestination(completionArn: string): void {
-    this.executionRole.addToPolicy(new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [completionArn] }));
-  }
-
-  /** Run (invoke) the per-function Lambdas, as the scheduled-run Lambda does. */
-  grantRun(role: Role): void {
-    role.addToPolicy(new PolicyStatement({ actions: ["lambda:InvokeFunction", "lambda:GetFunctionConfiguration"], resources: this.functionArns }));
     acknowledgeWildcards(role, this.functionArns, RUNTIME_NAMES_REASON);
   }
 }

@@ -8,10 +8,12 @@ import { Construct } from "constructs";
 import { AWS_ENV } from "../lambdas/aws/awsConfig";
 import type { RouteSpec } from "../lambdas/routes/routeSpecs";
 import { ROUTE_SPECS } from "../lambdas/routes/routeSpecs";
+import { ACTIVE_INDEX } from "../lambdas/store/tables";
 import type { FunctionRuntime } from "./functionRuntime";
 import { createHandlerFunction, grantLogWrites, HANDLER_RUNTIME, type HandlerFunctionProps } from "./handlerFunction";
 import { acknowledge } from "./nag";
 import type { OAuthServer } from "./oauthServer";
+import type { RunPipeline } from "./runPipeline";
 import type { Scheduling } from "./scheduling";
 import type { StackSettings } from "./stackSettings";
 
@@ -23,6 +25,8 @@ export interface HandlersProps {
   runtime: FunctionRuntime;
   scheduling: Scheduling;
   oauth: OAuthServer;
+  /** The run workflow's bucket and queue; connected here to the recorder and the sweeper. */
+  pipeline: RunPipeline;
 }
 
 /** What the store does on DynamoDB from a handler (Scan is only used by the local service). */
@@ -34,8 +38,10 @@ export const DATA_ACTIONS = [
   "dynamodb:Query",
   "dynamodb:BatchWriteItem",
 ];
-/** The run-completion Lambda reads a run (and its result parts), writes its end, meters it and frees its lease. */
-export const COMPLETION_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"];
+/** The run recorder reads a run (and its parts), writes its end, meters it and frees its lease. */
+export const RECORDER_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"];
+/** The sweeper also finds overdue runs (the active-runs index) and removes never-started ones. */
+export const SWEEPER_DATA_ACTIONS = [...RECORDER_DATA_ACTIONS, "dynamodb:DeleteItem"];
 /** The authorizer reads keys and accounts, and creates the account of a new OAuth subject. */
 export const AUTHORIZER_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem"];
 
@@ -46,33 +52,36 @@ export function handlerFunctionNames(prefix: string) {
     authorizer: `${prefix}-authorizer`,
     routeNotFound: `${prefix}-route-not-found`,
     scheduledRun: `${prefix}-scheduled-run`,
-    runCompletion: `${prefix}-run-completion`,
+    runRecorder: `${prefix}-run-recorder`,
+    runSweeper: `${prefix}-run-sweeper`,
     all: () => [
       ...ROUTE_SPECS.map((spec) => `${prefix}-api-${spec.operationId}`),
       `${prefix}-authorizer`,
       `${prefix}-route-not-found`,
       `${prefix}-scheduled-run`,
-      `${prefix}-run-completion`,
+      `${prefix}-run-recorder`,
+      `${prefix}-run-sweeper`,
     ],
   };
 }
 
 /**
  * browserfn's own Lambdas, each bundled from its entry in lambdas/aws/entries: one per route,
- * the authorizer, the `$default` route, the scheduled-run target, and the run-completion Lambda
- * (the async destination of every per-function Lambda: it records how each run ended). Roles
- * by need: the authenticated routes share one (data, per-function Lambdas, schedules), the open
- * routes one with logs only, the authorizer one that reads keys, the scheduled-run target one
- * that records runs and invokes the per-function Lambdas, the run-completion Lambda one that
- * writes runs' ends (the table only).
+ * the authorizer, the `$default` route, the scheduled-run target, the run recorder (the run
+ * workflow's Record state: it writes how each run ended) and the run sweeper. Roles by need:
+ * the authenticated routes share one (data, per-function Lambdas, schedules, starting run
+ * workflows), the open routes one with logs only, the authorizer one that reads keys, the
+ * scheduled-run target one that records and starts runs, the recorder one that writes runs'
+ * ends and reads uploaded outcomes, the sweeper one that ends overdue runs (the table only).
  */
 export class Handlers extends Construct {
   readonly routes: { spec: RouteSpec; handler: NodejsFunction }[] = [];
   readonly authorizer: NodejsFunction;
   readonly routeNotFound: NodejsFunction;
   readonly scheduledRun: NodejsFunction;
-  readonly runCompletion: NodejsFunction;
-  readonly roles: { api: Role; open: Role; authorizer: Role; scheduledRun: Role; runCompletion: Role };
+  readonly runRecorder: NodejsFunction;
+  readonly runSweeper: NodejsFunction;
+  readonly roles: { api: Role; open: Role; authorizer: Role; scheduledRun: Role; runRecorder: Role; runSweeper: Role };
 
   constructor(scope: Construct, id: string, props: HandlersProps) {
     super(scope, id);
@@ -85,22 +94,22 @@ export class Handlers extends Construct {
       api: role("ApiRole", "browserfn route handlers (authenticated routes): data, per-function Lambdas, schedules"),
       open: role("OpenRole", "browserfn open routes (health, OpenAPI, unmatched routes): logs only"),
       authorizer: role("AuthorizerRole", "browserfn Lambda authorizer: reads API keys and accounts"),
-      scheduledRun: role("ScheduledRunRole", "browserfn scheduled-run target: records runs, invokes per-function Lambdas"),
-      runCompletion: role("RunCompletionRole", "browserfn run-completion Lambda: records how runs ended (the table only)"),
+      scheduledRun: role("ScheduledRunRole", "browserfn scheduled-run target: records runs, starts their workflows"),
+      runRecorder: role("RunRecorderRole", "browserfn run recorder: records how runs ended (the table, uploaded outcomes)"),
+      runSweeper: role("RunSweeperRole", "browserfn run sweeper: ends runs past their deadline (the table only)"),
     };
     const tableResources = [props.table.tableArn, ...props.indexNames.map((name) => `${props.table.tableArn}/index/${name}`)];
     for (const grantee of [this.roles.api, this.roles.scheduledRun]) {
       grantee.addToPolicy(new PolicyStatement({ actions: DATA_ACTIONS, resources: tableResources }));
     }
     this.roles.authorizer.addToPolicy(new PolicyStatement({ actions: AUTHORIZER_DATA_ACTIONS, resources: [props.table.tableArn] }));
-    this.roles.runCompletion.addToPolicy(new PolicyStatement({ actions: COMPLETION_DATA_ACTIONS, resources: [props.table.tableArn] }));
-    // By name, not by reference: the per-function Lambdas are not in the template, and the
-    // handlers' environment holds it too.
-    const completionArn = `arn:${Aws.PARTITION}:lambda:${Aws.REGION}:${Aws.ACCOUNT_ID}:function:${names.runCompletion}`;
-    props.runtime.allowCompletionDestination(completionArn);
+    this.roles.runRecorder.addToPolicy(new PolicyStatement({ actions: RECORDER_DATA_ACTIONS, resources: [props.table.tableArn] }));
+    this.roles.runSweeper.addToPolicy(new PolicyStatement({ actions: SWEEPER_DATA_ACTIONS, resources: [props.table.tableArn, `${props.table.tableArn}/index/${ACTIVE_INDEX}`] }));
     props.runtime.grantControl(this.roles.api);
     props.scheduling.grantManage(this.roles.api);
-    props.runtime.grantRun(this.roles.scheduledRun);
+    props.pipeline.grantStartRuns(this.roles.api);
+    props.pipeline.grantStartRuns(this.roles.scheduledRun);
+    props.pipeline.grantReadOutcomes(this.roles.runRecorder);
 
     const identityEnv: Record<string, string> = {
       [AWS_ENV.tablePrefix]: settings.prefix,
@@ -117,7 +126,8 @@ export class Handlers extends Construct {
       [AWS_ENV.functionPrefix]: settings.functionPrefix,
       [AWS_ENV.executionRoleArn]: props.runtime.executionRole.roleArn,
       [AWS_ENV.layerArns]: Fn.join(",", props.runtime.layerArns),
-      [AWS_ENV.completionArn]: completionArn,
+      [AWS_ENV.stateMachineArn]: props.pipeline.stateMachineArn,
+      [AWS_ENV.runBucket]: props.pipeline.bucket.bucketName,
       [AWS_ENV.functionLogGroup]: props.runtime.logGroup.logGroupName,
       [AWS_ENV.scheduleGroup]: props.scheduling.group.scheduleGroupName,
       [AWS_ENV.scheduleNamePrefix]: props.scheduling.namePrefix,
@@ -181,16 +191,29 @@ export class Handlers extends Construct {
       onFailure: new SqsDestination(props.scheduling.deadLetterQueue),
     });
     props.scheduling.allowTarget(this.scheduledRun);
-    this.runCompletion = handler("RunCompletion", {
-      entry: "runCompletion",
-      functionName: names.runCompletion,
-      description: "browserfn run completion: async destination of the per-function Lambdas, records each run's end",
-      role: this.roles.runCompletion,
-      environment: { [AWS_ENV.tablePrefix]: settings.prefix, [AWS_ENV.runRetentionDays]: String(settings.runRetentionDays) },
+    const storeEnv = { [AWS_ENV.tablePrefix]: settings.prefix, [AWS_ENV.runRetentionDays]: String(settings.runRetentionDays) };
+    this.runRecorder = handler("RunRecorder", {
+      entry: "runRecorder",
+      functionName: names.runRecorder,
+      description: "browserfn run recorder: the run workflow's Record state, writes each run's end",
+      role: this.roles.runRecorder,
+      environment: { ...storeEnv, [AWS_ENV.runBucket]: props.pipeline.bucket.bucketName },
       logRetention,
-      timeout: Duration.seconds(30),
+      timeout: Duration.seconds(60),
+      // An uploaded outcome is read whole (up to ~13 MB) and parsed.
+      memorySize: 512,
+    });
+    this.runSweeper = handler("RunSweeper", {
+      entry: "runSweeper",
+      functionName: names.runSweeper,
+      description: "browserfn run sweeper: ends runs past their deadline, and runs whose workflow ended unrecorded",
+      role: this.roles.runSweeper,
+      environment: storeEnv,
+      logRetention,
+      timeout: Duration.minutes(5),
       memorySize: 256,
     });
+    props.pipeline.connect({ recorder: this.runRecorder, sweeper: this.runSweeper, functionArns: props.runtime.functionArns });
     for (const [role, groups] of logGroups) grantLogWrites(role, groups);
 
     acknowledge(

@@ -18,8 +18,10 @@ export const AWS_ENV = {
   executionRoleArn: "BROWSERFN_EXECUTION_ROLE_ARN",
   /** Comma-separated layer version ARNs: the chromium layer, then the runtime layer. */
   layerArns: "BROWSERFN_LAYER_ARNS",
-  /** The run-completion Lambda: the async-invocation destination of every function's Lambda. */
-  completionArn: "BROWSERFN_COMPLETION_ARN",
+  /** The run workflow (Step Functions): every run is one of its executions. */
+  stateMachineArn: "BROWSERFN_RUN_STATE_MACHINE_ARN",
+  /** The S3 bucket of run outcomes too big for the workflow (and, later, artifacts). */
+  runBucket: "BROWSERFN_RUN_BUCKET",
   /** The CloudWatch log group of every function's Lambda. */
   functionLogGroup: "BROWSERFN_FUNCTION_LOG_GROUP",
   scheduleGroup: "BROWSERFN_SCHEDULE_GROUP",
@@ -31,9 +33,13 @@ export const AWS_ENV = {
   oauthJwksUrl: "BROWSERFN_OAUTH_JWKS_URL",
   /** Comma-separated OAuth client ids whose access tokens are accepted. */
   oauthClientIds: "BROWSERFN_OAUTH_CLIENT_IDS",
+  /** The deploy-job Lambda (name or ARN): unset, create and update deploy within the request. */
+  deployJobFunction: "BROWSERFN_DEPLOY_JOB_FUNCTION",
+  /** The largest memory_mb this AWS account's Lambda allows, when known (otherwise read from its quotas). */
+  maxFunctionMemoryMb: "BROWSERFN_MAX_FUNCTION_MEMORY_MB",
 } as const;
 
-/** What the run-completion Lambda needs: the table. */
+/** What the run recorder and the sweeper need: the table. */
 export interface StoreEnvConfig {
   region: string;
   tablePrefix: string;
@@ -52,10 +58,15 @@ export interface AwsConfig extends IdentityEnvConfig {
   plans: Plans;
   syncWaitSeconds: number;
   publicUrl: string | null;
-  runtime: { functionPrefix: string; executionRoleArn: string; layerArns: string[]; completionArn: string; logGroup: string };
+  /** Null: deploys run within the request. */
+  deployJobFunction: string | null;
+  /** Null: read from the account's Lambda quotas (see accountQuotas.ts). */
+  maxFunctionMemoryMb: number | null;
+  runtime: { functionPrefix: string; executionRoleArn: string; layerArns: string[]; stateMachineArn: string; runBucket: string; logGroup: string };
   schedules: { groupName: string; namePrefix: string; targetArn: string; roleArn: string; deadLetterArn: string };
 }
 
+const bucketName = z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be an S3 bucket name");
 const arn = z.string().regex(/^arn:aws[a-z-]*:[a-z0-9-]+:/, "must be an ARN");
 const list = (item: z.ZodString) =>
   z
@@ -92,19 +103,33 @@ const ServiceEnv = IdentityEnv.extend({
   [AWS_ENV.functionPrefix]: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, "1-40 characters of [A-Za-z0-9_-]"),
   [AWS_ENV.executionRoleArn]: arn,
   [AWS_ENV.layerArns]: list(arn),
-  [AWS_ENV.completionArn]: arn,
+  [AWS_ENV.stateMachineArn]: arn,
+  [AWS_ENV.runBucket]: bucketName,
   [AWS_ENV.functionLogGroup]: z.string().min(1).max(512),
   [AWS_ENV.scheduleGroup]: z.string().min(1),
   [AWS_ENV.scheduleNamePrefix]: z.string().default(""),
   [AWS_ENV.scheduleTargetArn]: arn,
   [AWS_ENV.scheduleRoleArn]: arn,
   [AWS_ENV.scheduleDeadLetterArn]: arn,
+  [AWS_ENV.deployJobFunction]: z
+    .string()
+    .regex(/^(arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:)?[A-Za-z0-9_-]{1,64}$/, "must be a Lambda function name or ARN")
+    .optional(),
+  [AWS_ENV.maxFunctionMemoryMb]: z.coerce.number().int().min(128).max(10240).optional(),
 });
 
-/** The run-completion Lambda's settings; throws one message naming every bad or missing variable. */
+/** The sweeper's settings; throws one message naming every bad or missing variable. */
 export function readStoreEnv(env: NodeJS.ProcessEnv): StoreEnvConfig {
   const e = parse(StoreEnv, env);
   return { region: e[AWS_ENV.region], tablePrefix: e[AWS_ENV.tablePrefix], runRetentionDays: e[AWS_ENV.runRetentionDays] };
+}
+
+const RecorderEnv = StoreEnv.extend({ [AWS_ENV.runBucket]: bucketName });
+
+/** The run recorder's settings: the table and the bucket of uploaded outcomes. */
+export function readRecorderEnv(env: NodeJS.ProcessEnv): StoreEnvConfig & { runBucket: string } {
+  const e = parse(RecorderEnv, env);
+  return { ...readStoreEnv(env), runBucket: e[AWS_ENV.runBucket] };
 }
 
 /** The authorizer's settings; throws one message naming every bad or missing variable. */
@@ -120,11 +145,14 @@ export function readAwsEnv(env: NodeJS.ProcessEnv): AwsConfig {
     plans: e[AWS_ENV.plans],
     syncWaitSeconds: e[AWS_ENV.syncWaitSeconds],
     publicUrl: e[AWS_ENV.publicUrl] ?? null,
+    deployJobFunction: e[AWS_ENV.deployJobFunction] ?? null,
+    maxFunctionMemoryMb: e[AWS_ENV.maxFunctionMemoryMb] ?? null,
     runtime: {
       functionPrefix: e[AWS_ENV.functionPrefix],
       executionRoleArn: e[AWS_ENV.executionRoleArn],
       layerArns: e[AWS_ENV.layerArns],
-      completionArn: e[AWS_ENV.completionArn],
+      stateMachineArn: e[AWS_ENV.stateMachineArn],
+      runBucket: e[AWS_ENV.runBucket],
       logGroup: e[AWS_ENV.functionLogGroup],
     },
     schedules: {

@@ -1,15 +1,21 @@
+import { S3Client, type S3ClientConfig } from "@aws-sdk/client-s3";
 import { SchedulerClient } from "@aws-sdk/client-scheduler";
+import { SFNClient } from "@aws-sdk/client-sfn";
 import { MAX_BODY_BYTES } from "../config/serviceConfig";
 import { type Deps, systemClock } from "../deps";
 import { createIdentity, type Identity } from "../identity/identity";
 import { createJwtVerifier } from "../identity/jwtVerifier";
+import { createAccountQuotaCheck } from "../runtime/aws/accountQuotas";
 import { createAwsRuntime } from "../runtime/aws/awsRuntime";
+import { createLambdaDeployJobs } from "../runtime/aws/deployJobs";
 import { createLambdaClients } from "../runtime/aws/lambdaClient";
 import { createAwsScheduler } from "../schedule/awsScheduler";
 import type { AccountStore } from "../store/accountStore";
 import { createDocumentClient } from "../store/dynamo";
 import { createStore } from "../store/store";
-import type { RunCompletionDeps } from "../runtime/aws/recordCompletion";
+import { createS3OutcomeBucket } from "../runtime/aws/outcomeBucket";
+import type { RecordRunDeps } from "../runtime/aws/recordRun";
+import type { SweepDeps } from "../runtime/aws/sweepRuns";
 import type { AwsConfig, IdentityEnvConfig, StoreEnvConfig } from "./awsConfig";
 
 /**
@@ -40,24 +46,42 @@ export function createAwsIdentityDeps(config: IdentityEnvConfig): { identity: Id
   return { identity: createAwsIdentity(store.accounts, config), log: (line) => console.error(line) };
 }
 
-/** The run-completion Lambda's deps: the store on DynamoDB. */
-export function createAwsCompletionDeps(config: StoreEnvConfig): RunCompletionDeps {
+/**
+ * The S3 client of the run bucket. `WHEN_REQUIRED`: the SDK would otherwise sign a checksum of
+ * the empty body into presigned PUT URLs, and S3 would refuse every upload through them.
+ */
+export function createRunBucketClient(region: string, overrides: S3ClientConfig = {}): S3Client {
+  return new S3Client({ region, requestChecksumCalculation: "WHEN_REQUIRED", responseChecksumValidation: "WHEN_REQUIRED", ...overrides });
+}
+
+/** The sweeper's deps: the store on DynamoDB. */
+export function createAwsSweepDeps(config: StoreEnvConfig): SweepDeps {
   const { doc } = createDocumentClient({ region: config.region });
   return { store: createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays }), clock: systemClock, log: (line) => console.error(line) };
+}
+
+/** The run recorder's deps: the store on DynamoDB and the bucket of uploaded outcomes. */
+export function createAwsRecorderDeps(config: StoreEnvConfig & { runBucket: string }): RecordRunDeps {
+  return { ...createAwsSweepDeps(config), outcomes: createS3OutcomeBucket(createRunBucketClient(config.region), config.runBucket) };
 }
 
 /** Every port on its AWS adapter: DynamoDB, Lambda, EventBridge Scheduler, API keys + JWTs. */
 export function createAwsDeps(config: AwsConfig): Deps {
   const { doc } = createDocumentClient({ region: config.region });
   const store = createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays });
+  // Deploys, deploy jobs and the account's quotas: the SDK's standard retries.
+  const controlPlane = createLambdaClients(config.region).controlPlane;
   return {
     store,
     identity: createAwsIdentity(store.accounts, config),
     runtime: createAwsRuntime({
-      // The control plane with the SDK's standard retries; Invoke with one attempt (a retried Invoke could run an automation twice).
-      lambda: createLambdaClients(config.region),
+      // The control plane with the SDK's standard retries (runs are invoked by the workflow, never from here).
+      lambda: controlPlane,
+      // Standard retries are safe: an execution's name is its run id, and a repeated start of the same execution is a no-op.
+      stepFunctions: new SFNClient({ region: config.region, retryMode: "standard", maxAttempts: 5 }),
+      stateMachineArn: config.runtime.stateMachineArn,
+      outcomes: createS3OutcomeBucket(createRunBucketClient(config.region), config.runtime.runBucket),
       runs: store.runs,
-      completionArn: config.runtime.completionArn,
       functionPrefix: config.runtime.functionPrefix,
       executionRoleArn: config.runtime.executionRoleArn,
       layerArns: config.runtime.layerArns,
@@ -66,6 +90,13 @@ export function createAwsDeps(config: AwsConfig): Deps {
     scheduler: createAwsScheduler({
       client: new SchedulerClient({ region: config.region }),
       ...config.schedules,
+    }),
+    deployJobs: config.deployJobFunction ? createLambdaDeployJobs(controlPlane, config.deployJobFunction) : undefined,
+    checkFunctionSettings: createAccountQuotaCheck({
+      client: controlPlane,
+      maxMemoryMb: config.maxFunctionMemoryMb,
+      clock: systemClock,
+      log: (line) => console.error(line),
     }),
     clock: systemClock,
     config: {

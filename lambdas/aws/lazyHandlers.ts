@@ -1,12 +1,14 @@
 import type { Context } from "aws-lambda";
 import type { Deps } from "../deps";
+import type { DeployJobDeps } from "../functions/deployJob";
+import { makeDeployJobHandler } from "../runtime/aws/deployJobs";
 import { errorResult } from "../http/errorBody";
 import type { LambdaHandler, RouteFactory } from "../http/defineRoute";
 import { makeScheduledRunHandler, type ScheduledRunEvent } from "../schedule/scheduledRunHandler";
-import type { DestinationEvent } from "../runtime/aws/completionEvent";
-import { makeRunCompletionHandler, type RunCompletionDeps } from "../runtime/aws/recordCompletion";
-import { readAwsEnv, readStoreEnv } from "./awsConfig";
-import { createAwsCompletionDeps, createAwsDeps } from "./awsDeps";
+import { makeRunRecorder, type RecordRunDeps } from "../runtime/aws/recordRun";
+import { makeRunSweeper, type SweepDeps, type SweepEvent } from "../runtime/aws/sweepRuns";
+import { readAwsEnv, readRecorderEnv, readStoreEnv } from "./awsConfig";
+import { createAwsDeps, createAwsRecorderDeps, createAwsSweepDeps } from "./awsDeps";
 
 /** Deps from this Lambda's environment (set by the CDK stack). */
 export const depsFromEnv = (): Deps => createAwsDeps(readAwsEnv(process.env));
@@ -46,14 +48,26 @@ export function lazyRoute(factory: RouteFactory, buildDeps: () => Deps = depsFro
   };
 }
 
+/** The deploy-job Lambda's handler (jobs queued by create and update), with its deps built on the first job. */
+export function lazyDeployJob(buildDeps: () => DeployJobDeps = depsFromEnv) {
+  const handler = once(() => makeDeployJobHandler(buildDeps()));
+  return async (event: unknown, _context?: Context) => (await handler())(event);
+}
+
 /** The scheduled-run Lambda's handler, with its deps built on the first firing. */
 export function lazyScheduledRun(buildDeps: () => Deps = depsFromEnv) {
   const handler = once(() => makeScheduledRunHandler(buildDeps()));
   return async (event: ScheduledRunEvent, _context?: Context) => (await handler())(event);
 }
 
-/** The run-completion Lambda's handler, with its store built on the first event. */
-export function lazyRunCompletion(buildDeps: () => RunCompletionDeps = () => createAwsCompletionDeps(readStoreEnv(process.env))) {
-  const handler = once(() => makeRunCompletionHandler(buildDeps()));
-  return async (event: DestinationEvent, _context?: Context) => (await handler())(event);
+/** The run recorder's handler (invoked by the run workflow), with its deps built on the first event. */
+export function lazyRunRecorder(buildDeps: () => RecordRunDeps = () => createAwsRecorderDeps(readRecorderEnv(process.env))) {
+  const handler = once(() => makeRunRecorder(buildDeps()));
+  return async (event: unknown, _context?: Context) => (await handler())(event);
+}
+
+/** The run sweeper's handler (its schedule, and workflow executions that ended unrecorded). */
+export function lazyRunSweeper(buildDeps: () => SweepDeps = () => createAwsSweepDeps(readStoreEnv(process.env))) {
+  const handler = once(() => makeRunSweeper(buildDeps()));
+  return async (event: SweepEvent, _context?: Context) => (await handler())(event);
 }

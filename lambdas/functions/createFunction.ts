@@ -3,9 +3,9 @@ import type { Deps } from "../deps";
 import { ApiError } from "../http/errors";
 import type { Principal } from "../identity/identity";
 import { checkSchedulable } from "../schedule/checkSchedulable";
-import { deployVersion } from "./deployVersion";
 import { newFunctionId } from "./ids";
 import { DEFAULT_SETTINGS, type SettingsPatch, applySettings } from "./settings";
+import { startDeploy } from "./startDeploy";
 import type { FunctionItem, VersionWithCode } from "./types";
 
 export interface NewFunction extends SettingsPatch {
@@ -14,15 +14,17 @@ export interface NewFunction extends SettingsPatch {
 }
 
 /**
- * Creates a function: compiles and validates everything first, writes version 1, then
- * the record (the commit point: a conditional write that makes the name unique per
- * account), then deploys. A create that fails leaves nothing behind.
+ * Creates a function: compiles and validates everything first (the platform's limits too),
+ * writes version 1, then the record (the commit point: a conditional write that makes the name
+ * unique per account), then deploys (see insertFunction). A create that fails leaves nothing
+ * behind.
  */
 export async function createFunction(deps: Deps, principal: Principal, input: NewFunction): Promise<FunctionItem> {
   const compiled = compileCode(input.code);
   const now = deps.clock.now();
   const settings = applySettings(DEFAULT_SETTINGS, input, principal, deps.config, now);
   checkSchedulable(deps.scheduler, settings, compiled.variables);
+  await deps.checkFunctionSettings?.({ memory_mb: settings.memory_mb, timeout_seconds: settings.timeout_seconds });
   const version = newVersion(newFunctionId(), 1, compiled, input.code, now);
   const fn: FunctionItem = {
     account_id: principal.account_id,
@@ -44,8 +46,11 @@ export async function createFunction(deps: Deps, principal: Principal, input: Ne
 }
 
 /**
- * Writes a new function's first version and then its record under the first free name
- * among `names`; removes the version again when every name is taken.
+ * Writes a new function's first version and then its record (`deploying`) under the first free
+ * name among `names`, starts its deploy (a deploy job on AWS, answered at once; inline locally)
+ * and keeps its schedule; removes the version again when every name is taken. The schedule is
+ * kept here, not after the deploy: it reads only the record's schedule, a deploy's outcome does
+ * not change it, and its failure reaches the caller instead of a job's log.
  */
 export async function insertFunction(
   deps: Deps,
@@ -57,7 +62,7 @@ export async function insertFunction(
   for (const name of names) {
     const candidate = { ...fn, name };
     if (await deps.store.functions.create(candidate)) {
-      const deployed = await deployVersion(deps, candidate, version);
+      const deployed = await startDeploy(deps, candidate, "deploy", version);
       await deps.scheduler.sync(deployed);
       return deployed;
     }

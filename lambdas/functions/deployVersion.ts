@@ -1,36 +1,63 @@
 import type { Deps } from "../deps";
+import type { DeployResult } from "../runtime/runtime";
 import type { FunctionItem, VersionWithCode } from "./types";
+
+type RuntimeDeps = Pick<Deps, "runtime" | "log">;
 
 /**
  * Hands a new version to the runtime and records the outcome on the function
  * (`active`, or `failed` with the reason). Returns the record as it now stands.
  */
 export async function deployVersion(deps: Pick<Deps, "store" | "runtime" | "log">, fn: FunctionItem, version: VersionWithCode): Promise<FunctionItem> {
-  let outcome: { status: FunctionItem["status"]; status_reason: string | null };
-  try {
-    outcome = await deps.runtime.deploy(fn, version);
-  } catch (error) {
-    deps.log(`deploy of ${fn.function_id} v${version.version} failed: ${(error as Error).stack ?? error}`);
-    outcome = { status: "failed", status_reason: `Deploy failed: ${(error as Error).message}` };
-  }
+  const outcome = await deployOutcome(deps, fn, version);
   const updated = await deps.store.functions.setStatus(fn, outcome.status, outcome.status_reason);
   // A newer version replaced this one meanwhile: the record belongs to that deploy now.
   return updated ?? (await deps.store.functions.getByName(fn.account_id, fn.name)) ?? fn;
+}
+
+/** Deploys the function's latest version again, as stored (see latestVersionOutcome). */
+export async function deployLatestVersion(deps: Pick<Deps, "store" | "runtime" | "log">, fn: FunctionItem): Promise<FunctionItem> {
+  const outcome = await latestVersionOutcome(deps, fn);
+  return (await deps.store.functions.setStatus(fn, outcome.status, outcome.status_reason)) ?? fn;
 }
 
 /**
  * Applies a settings-only change of memory or timeout to the runtime (AWS: a new Lambda
  * configuration; local runtimes read them per run and have no `configure`).
  */
-export async function configureFunction(deps: Deps, previous: FunctionItem, fn: FunctionItem): Promise<FunctionItem> {
-  const changed = previous.memory_mb !== fn.memory_mb || previous.timeout_seconds !== fn.timeout_seconds;
-  if (!changed || !deps.runtime.configure) return fn;
-  let outcome: { status: FunctionItem["status"]; status_reason: string | null };
+export async function configureFunction(deps: Pick<Deps, "store" | "runtime" | "log">, fn: FunctionItem): Promise<FunctionItem> {
+  if (!deps.runtime.configure) return fn;
+  const outcome = await configureOutcome(deps, fn);
+  return (await deps.store.functions.setStatus(fn, outcome.status, outcome.status_reason)) ?? fn;
+}
+
+/** What the runtime says of a deploy of `version`; a deploy that throws is `failed` with the reason. */
+export async function deployOutcome(deps: RuntimeDeps, fn: FunctionItem, version: VersionWithCode): Promise<DeployResult> {
   try {
-    outcome = await deps.runtime.configure(fn);
+    return await deps.runtime.deploy(fn, version);
+  } catch (error) {
+    deps.log(`deploy of ${fn.function_id} v${version.version} failed: ${(error as Error).stack ?? error}`);
+    return { status: "failed", status_reason: `Deploy failed: ${(error as Error).message}` };
+  }
+}
+
+/**
+ * The outcome of deploying the function's latest version as stored; `failed` when the version
+ * is gone. A store that cannot be read throws: nothing is known about the deploy then.
+ */
+export async function latestVersionOutcome(deps: Pick<Deps, "store" | "runtime" | "log">, fn: FunctionItem): Promise<DeployResult> {
+  const version = await deps.store.versions.get(fn.function_id, fn.latest_version);
+  if (!version) return { status: "failed", status_reason: `Version ${fn.latest_version} was lost while it was being deployed` };
+  return deployOutcome(deps, fn, version);
+}
+
+/** What the runtime says of applying the record's memory and timeout (nothing to do: `active`). */
+export async function configureOutcome(deps: RuntimeDeps, fn: FunctionItem): Promise<DeployResult> {
+  if (!deps.runtime.configure) return { status: "active", status_reason: null };
+  try {
+    return await deps.runtime.configure(fn);
   } catch (error) {
     deps.log(`configure of ${fn.function_id} failed: ${(error as Error).stack ?? error}`);
-    outcome = { status: "failed", status_reason: `Applying memory/timeout failed: ${(error as Error).message}` };
+    return { status: "failed", status_reason: `Applying memory/timeout failed: ${(error as Error).message}` };
   }
-  return (await deps.store.functions.setStatus(fn, outcome.status, outcome.status_reason)) ?? fn;
 }

@@ -35,6 +35,7 @@ export async function forkFunction(
     deps.config,
     now,
   );
+  await deps.checkFunctionSettings?.({ memory_mb: settings.memory_mb, timeout_seconds: settings.timeout_seconds });
   const version = newVersion(newFunctionId(), 1, code, code.source, now);
   const fn: FunctionItem = {
     ...settings,

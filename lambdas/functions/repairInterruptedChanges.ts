@@ -1,5 +1,5 @@
 import type { Deps } from "../deps";
-import { deployVersion } from "./deployVersion";
+import { deployLatestVersion } from "./deployVersion";
 
 export interface RepairReport {
   /** Version and code items no function record points to, removed. */
@@ -21,9 +21,7 @@ export async function repairInterruptedChanges(deps: Pick<Deps, "store" | "runti
   const orphans = await deps.store.versions.removeOrphans(new Map(functions.map((fn) => [fn.function_id, fn.latest_version])));
   let redeployed = 0;
   for (const fn of functions.filter((f) => f.status === "deploying")) {
-    const version = await deps.store.versions.get(fn.function_id, fn.latest_version);
-    if (version) await deployVersion(deps, fn, version);
-    else await deps.store.functions.setStatus(fn, "failed", `Version ${fn.latest_version} was lost while it was being deployed`);
+    await deployLatestVersion(deps, fn);
     redeployed++;
   }
   if (orphans > 0 || redeployed > 0) {

@@ -1,12 +1,13 @@
+import { isDeepStrictEqual } from "node:util";
 import { compileCode } from "../code/compileCode";
 import type { Deps } from "../deps";
 import { ApiError } from "../http/errors";
 import type { Principal } from "../identity/identity";
 import { newVersion } from "./createFunction";
 import { checkSchedulable } from "../schedule/checkSchedulable";
-import { configureFunction, deployVersion } from "./deployVersion";
 import { resolveFunction } from "./resolveFunction";
 import { type SettingsPatch, applySettings } from "./settings";
+import { deployStep, startDeploy } from "./startDeploy";
 import type { FunctionItem, VersionWithCode } from "./types";
 
 export interface FunctionPatch extends SettingsPatch {
@@ -19,7 +20,10 @@ const ABANDONED_VERSION_MS = 2 * 60_000;
 
 /**
  * Updates a function's settings and, with new code, adds a version (code identical to
- * the latest version adds none). Concurrent updates retry on a fresh read; none is lost.
+ * the latest version adds none, but deploys that version again when its deploy failed or is
+ * stuck: see deployStep). Concurrent updates retry on a fresh read; none is lost. With deploy
+ * jobs (AWS) it answers `deploying` at once and the job finishes the deploy; the schedule is
+ * kept in step here either way (it does not depend on the deploy).
  */
 export async function updateFunction(
   deps: Deps,
@@ -39,9 +43,15 @@ export async function updateFunction(
       revision: current.revision + 1,
     };
     checkSchedulable(deps.scheduler, next, compiled?.variables ?? current.variables ?? []);
+    const newCode = compiled !== undefined && compiled.code_sha256 !== current.code_sha256;
+    const step = deployStep(current, next, { newCode, codeSent: compiled !== undefined, now });
+    // Before anything is written: the memory asked for, or carried into a deploy, must be runnable.
+    if (step || next.memory_mb !== current.memory_mb) {
+      await deps.checkFunctionSettings?.({ memory_mb: next.memory_mb, timeout_seconds: next.timeout_seconds });
+    }
     let version: VersionWithCode | undefined;
     let token: string | null = null;
-    if (compiled && patch.code !== undefined && compiled.code_sha256 !== current.code_sha256) {
+    if (newCode && compiled && patch.code !== undefined) {
       version = newVersion(current.function_id, current.latest_version + 1, compiled, patch.code, now);
       token = await deps.store.versions.create(version);
       if (token === null) {
@@ -51,16 +61,15 @@ export async function updateFunction(
         await deps.store.versions.removeAbandoned(current.function_id, version.version, new Date(now.getTime() - ABANDONED_VERSION_MS));
         continue;
       }
-      Object.assign(next, {
-        latest_version: version.version,
-        variables: compiled.variables,
-        code_sha256: compiled.code_sha256,
-        status: "deploying",
-        status_reason: null,
-      });
+      Object.assign(next, { latest_version: version.version, variables: compiled.variables, code_sha256: compiled.code_sha256 });
     }
+    // An inline configure (local) leaves the status as it is; everything else deploys.
+    if (step === "deploy" || (step === "configure" && deps.deployJobs)) Object.assign(next, { status: "deploying", status_reason: null });
+    // An update that changes nothing keeps updated_at: resending the code while a deploy is
+    // under way must not put off the moment it counts as stuck (isDeployStuck).
+    if (step === null && !settingsChanged(current, next)) next.updated_at = current.updated_at;
     if (await deps.store.functions.replace(current, next)) {
-      const updated = version ? await deployVersion(deps, next, version) : await configureFunction(deps, current, next);
+      const updated = step ? await startDeploy(deps, next, step, version) : next;
       await deps.scheduler.sync(updated);
       return updated;
     }
@@ -72,6 +81,12 @@ export async function updateFunction(
     { ref },
     { "retry-after": "1" },
   );
+}
+
+/** True when `next` differs from `current` in a setting a request may change (next_run_at follows the schedule). */
+function settingsChanged(current: FunctionItem, next: FunctionItem): boolean {
+  const keys = ["description", "schedule", "schedule_timezone", "schedule_params", "timeout_seconds", "memory_mb", "shared"] as const;
+  return keys.some((key) => !isDeepStrictEqual(current[key], next[key]));
 }
 
 /** Random, growing waits so racing writers spread out instead of colliding again. */

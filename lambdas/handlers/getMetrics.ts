@@ -3,7 +3,10 @@ import { defineRoute } from "../http/defineRoute";
 import { json } from "../http/response";
 import { FINAL_STATUSES } from "../runs/types";
 
-/** Percentiles are taken over this many latest finished runs. */
+/**
+ * Percentiles are taken over the finished runs among this many latest runs (read through the
+ * runs index, which keeps no results or logs: all of them, whatever their size).
+ */
 const RECENT_RUNS = 100;
 
 /** GET /functions/{ref}/metrics: call counts from counters, percentiles from recent runs. */

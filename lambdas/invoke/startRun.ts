@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { Deps } from "../deps";
 import type { FunctionItem } from "../functions/types";
 import type { InvokeResult } from "../runtime/runtime";
@@ -54,17 +53,14 @@ export interface StartedRun {
  */
 export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun> {
   const { fn, version, params, trigger } = input;
-  let run: RunItem = {
-    ...newRun(fn, {
-      version,
-      trigger,
-      params,
-      queuedAt: deps.clock.now().toISOString(),
-      requestOrigin: input.requestOrigin,
-      sdkVersion: input.sdkVersion,
-    }),
-    completion_token: randomBytes(18).toString("base64url"),
-  };
+  let run: RunItem = newRun(fn, {
+    version,
+    trigger,
+    params,
+    queuedAt: deps.clock.now().toISOString(),
+    requestOrigin: input.requestOrigin,
+    sdkVersion: input.sdkVersion,
+  });
   const started = Date.now();
   const lease = await admitRecorded(deps, run, input);
   let markStarted: () => void = () => undefined;
@@ -100,7 +96,6 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
         fn,
         version,
         runId: run.run_id,
-        completionToken: run.completion_token ?? "",
         params,
         waitMs: Math.max(0, input.waitMs - (Date.now() - started)),
       },

@@ -8,23 +8,46 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Browser } from "puppeteer-core";
 import { launchLambdaChromium, warmBrowser } from "./lambdaBrowser";
-import type { FunctionMeta, LambdaRunEvent } from "./lambdaPackage";
+import { type FunctionMeta, INLINE_ANSWER_BYTES, type LambdaRunAnswer, type LambdaRunEvent, type UploadedAnswer } from "./lambdaPackage";
+import { capBytes } from "./outputLimits";
 import type { RunOutcome } from "./protocol";
 import { processTreeMb, watchMemory } from "../runtime/local/processTree";
 import { startInvocation } from "./runInvocation";
 
-export { type FunctionMeta, type LambdaRunEvent, lambdaFunctionIndex, RUNNER_LAYER_PATH } from "./lambdaPackage";
+export { type FunctionMeta, type LambdaRunAnswer, type LambdaRunEvent, lambdaFunctionIndex, RUNNER_LAYER_PATH } from "./lambdaPackage";
 
 export interface LambdaHandlerOptions {
   /** How the container's browser is launched (default: @sparticuz/chromium from the chromium layer). */
   launchBrowser?: () => Promise<Browser>;
 }
 
+/** What the handler uses of Lambda's context object. */
+export interface LambdaContext {
+  getRemainingTimeInMillis(): number;
+}
+
 /** How often a run's memory is sampled (the Node process and its browser): its peak is reported with the outcome. */
 const MEMORY_SAMPLE_MS = 100;
 
+/**
+ * The time kept between a run's deadline and Lambda's own timeout: enough to close the run's
+ * sessions, measure its memory and upload its outcome, so a run Lambda would kill ends with
+ * its logs instead.
+ */
+export const DEADLINE_MARGIN_MS = 3000;
+/** The least time a run is given, however little Lambda leaves (it then may be killed by Lambda). */
+export const MIN_RUN_MS = 1000;
+/** The longest an outcome's upload may take, whatever time is left. */
+export const MAX_UPLOAD_MS = 60_000;
+/** Time kept after an upload for the answer itself. */
+const UPLOAD_MARGIN_MS = 500;
+/** How much of an upload's failure (the error, or the start of S3's answer) the answer keeps. */
+const MAX_REASON_CHARS = 300;
+/** How much of a failure's message an answer cut to fit keeps (what parseRunOutcome keeps too). */
+const MAX_MESSAGE_CHARS = 4096;
+
 /** A function's Lambda handler; `close()` closes its browser (for tests; Lambda just freezes the container). */
-export type LambdaRunHandler = ((event: LambdaRunEvent) => Promise<RunOutcome>) & { close(): Promise<void> };
+export type LambdaRunHandler = ((event: LambdaRunEvent, context?: LambdaContext) => Promise<LambdaRunAnswer>) & { close(): Promise<void> };
 
 async function loadCode(codeDir: string): Promise<{ js: string; meta: FunctionMeta }> {
   const js = await readFile(path.join(codeDir, "code.cjs"), "utf8");
@@ -43,8 +66,9 @@ function checkEvent(event: LambdaRunEvent): void {
     event.params !== null &&
     !Array.isArray(event.params) &&
     typeof event.timeout_ms === "number" &&
-    event.timeout_ms > 0;
-  if (!valid) throw new Error("The event must be { run_id: string, params: object, timeout_ms: number }");
+    event.timeout_ms > 0 &&
+    (event.outcome_upload_url === undefined || typeof event.outcome_upload_url === "string");
+  if (!valid) throw new Error("The event must be { run_id: string, params: object, timeout_ms: number, outcome_upload_url?: string }");
 }
 
 /**
@@ -52,14 +76,25 @@ function checkEvent(event: LambdaRunEvent): void {
  * compiled CommonJS, and `meta.json`, see FunctionMeta). The code is read once per container;
  * the browser is launched when a run first needs it and stays warm for the next invocations.
  *
- * Each invocation runs the automation with runInvocation and returns its RunOutcome: errors of
- * the user's code are a `failed` outcome, never a thrown error. The outcome carries the peak
+ * Each invocation runs the automation with startInvocation and answers its RunOutcome: errors
+ * of the user's code are a `failed` outcome, never a thrown error. The outcome carries the peak
  * memory of this process and its browser, sampled every MEMORY_SAMPLE_MS while the run goes on
  * (Lambda's own "Max Memory Used" reaches only its logs). Only a broken deployment (no
- * code, a bad event) throws, which Lambda reports as a FunctionError. The outcome is returned
- * as soon as the automation's sessions are closed; the browser is reset for the next run
- * afterwards, and the next invocation waits for that reset first (Lambda may freeze the
- * container in between; the reset then finishes when it thaws).
+ * code, a bad event) throws, which Lambda reports as a FunctionError. The outcome is answered
+ * as soon as the automation's sessions are closed (see answerFor: a big one is uploaded to the
+ * event's `outcome_upload_url`); the browser is reset for the next run afterwards, and the next
+ * invocation waits for that reset first (Lambda may freeze the container in between; the reset
+ * then finishes when it thaws).
+ *
+ * The run is stopped at its deadline: the function's timeout (`timeout_ms`), or earlier when
+ * Lambda's context leaves less than that plus DEADLINE_MARGIN_MS (never less than MIN_RUN_MS).
+ * A stopped run answers `function_timeout` with its logs and browser time so far, and the
+ * container's browser is then closed (launched again by the next run that needs one), so no
+ * page, context or Browser object the abandoned code holds reaches the next run. What remains
+ * of it: its code is not stopped. A pending promise or timer of it goes on in this process:
+ * what it logs while a later run is in progress lands in that run's logs, and a
+ * `Session.start` it calls then opens a session of that run. A synchronous loop blocks the
+ * process, so Lambda's own timeout ends the invocation (without logs) and the container.
  *
  * Unlike a local worker, an unhandled promise rejection in user code ends the invocation:
  * the Lambda Node runtime reports it as an error and restarts the runtime process.
@@ -71,8 +106,11 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
   // time per container; this keeps that true for any other caller too).
   let previous: Promise<void> = Promise.resolve();
 
-  const handler = async (event: LambdaRunEvent): Promise<RunOutcome> => {
+  const handler = async (event: LambdaRunEvent, context?: LambdaContext): Promise<LambdaRunAnswer> => {
     checkEvent(event);
+    // Lambda's end of this invocation, read once: the run's deadline and the upload's come before it.
+    const remainingMs = context?.getRemainingTimeInMillis();
+    const lambdaEnd = typeof remainingMs === "number" && Number.isFinite(remainingMs) ? Date.now() + remainingMs : Number.POSITIVE_INFINITY;
     if (!code) {
       code = loadCode(codeDir);
       code.catch(() => (code = undefined)); // a failed read is tried again by the next invocation
@@ -81,9 +119,10 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
     const { params, timeout_ms: timeoutMs } = event;
     const getBrowser = () => browser.get();
     const run = previous.then(() => {
+      const stopAfterMs = Math.min(timeoutMs, Math.max(MIN_RUN_MS, lambdaEnd - DEADLINE_MARGIN_MS - Date.now()));
       const memory = watchMemory(() => processTreeMb(process.pid), MEMORY_SAMPLE_MS);
       void memory.sample(); // from the start: a short run gets a measure too
-      const started = startInvocation({ code: js, params, style: meta.parameter_style, variables: meta.variables, getBrowser, timeoutMs });
+      const started = startInvocation({ code: js, params, style: meta.parameter_style, variables: meta.variables, getBrowser, timeoutMs, stopAfterMs });
       const outcome = started.outcome.then(
         async (ended): Promise<RunOutcome> => {
           memory.stop();
@@ -95,10 +134,18 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
           throw error;
         },
       );
-      return { outcome, settled: started.settled };
+      // An abandoned run's code may still hold the browser: the next run gets a new one.
+      const abandoned = outcome.then(isTimedOut, () => false);
+      const settled = started.settled
+        .then(async () => {
+          if (await abandoned) await browser.close();
+        })
+        .catch(() => undefined); // never rejects: the next run waits for it
+      return { outcome, settled };
     });
     previous = run.then((started) => started.settled);
-    return (await run).outcome;
+    const outcome = await (await run).outcome;
+    return answerFor(outcome, { uploadUrl: event.outcome_upload_url, timeLeftMs: lambdaEnd - Date.now() - UPLOAD_MARGIN_MS });
   };
   return Object.assign(handler, {
     async close() {
@@ -106,4 +153,90 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
       await browser.close();
     },
   });
+}
+
+function isTimedOut(outcome: RunOutcome): boolean {
+  return outcome.status === "failed" && outcome.error.code === "function_timeout";
+}
+
+/** Where and how long a big outcome may be uploaded. */
+export interface UploadTarget {
+  /** The event's `outcome_upload_url`, if any. */
+  uploadUrl: string | undefined;
+  /** The time left before the answer must be sent (capped at MAX_UPLOAD_MS). */
+  timeLeftMs: number;
+}
+
+/**
+ * What the handler answers for `outcome`: the outcome itself when its JSON is at most
+ * INLINE_ANSWER_BYTES; otherwise its JSON text is PUT to `uploadUrl` (Content-Type
+ * application/json, within the time left) and the answer is `{ outcome_uploaded: true, bytes }`.
+ * With no URL, no time left, or a failed upload (a network error, a timeout, a status other than
+ * 2xx), the answer is the outcome cut to fit (see fitInline). Never rejects; never answers more
+ * than INLINE_ANSWER_BYTES.
+ */
+export async function answerFor(outcome: RunOutcome, target: UploadTarget): Promise<LambdaRunAnswer> {
+  const json = JSON.stringify(outcome);
+  const bytes = Buffer.byteLength(json, "utf8");
+  if (bytes <= INLINE_ANSWER_BYTES) return outcome;
+  const problem = await upload(json, target);
+  if (problem === undefined) return { outcome_uploaded: true, bytes } satisfies UploadedAnswer;
+  return fitInline(outcome, `The run's outcome is ${describeBytes(bytes)} of JSON, over the ${INLINE_ANSWER_BYTES / 1024} KB a function's answer can carry, and it could not be uploaded: ${problem}`);
+}
+
+/** PUTs `json` to the target's URL; why it failed, or undefined once the upload succeeded. */
+async function upload(json: string, { uploadUrl, timeLeftMs }: UploadTarget): Promise<string | undefined> {
+  if (uploadUrl === undefined) return "the run's event has no outcome_upload_url";
+  const timeoutMs = Math.min(MAX_UPLOAD_MS, Math.floor(timeLeftMs));
+  if (!(timeoutMs > 0)) return "no time was left to upload it";
+  try {
+    const response = await fetch(uploadUrl, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: json,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await response.text().catch(() => "");
+    if (response.ok) return undefined;
+    return shorten(`the upload answered HTTP ${response.status}${text ? `: ${text}` : ""}`);
+  } catch (error) {
+    if (errorField(error, "name") === "TimeoutError") return `the upload did not finish within ${timeoutMs} ms`;
+    // fetch's own message is "fetch failed"; its cause says why (ECONNREFUSED, a TLS error, …).
+    const cause = errorField(errorField(error, "cause"), "message");
+    const message = errorField(error, "message");
+    return shorten(`the upload failed: ${typeof message === "string" ? message : String(error)}${typeof cause === "string" ? ` (${cause})` : ""}`);
+  }
+}
+
+/** A field of a thrown value, read without `instanceof` (fetch's errors may come from another realm). */
+function errorField(error: unknown, field: "name" | "message" | "cause"): unknown {
+  return typeof error === "object" && error !== null ? (error as Record<string, unknown>)[field] : undefined;
+}
+
+/**
+ * A failed outcome built from `outcome`'s named fields that fits INLINE_ANSWER_BYTES: a
+ * succeeded one becomes `result_too_large` with `why` as its message; a failed one keeps its
+ * error code and message (cut to MAX_MESSAGE_CHARS) without its stack. The logs are halved until
+ * the answer fits (they are under INLINE_ANSWER_BYTES, but escaping can make them longer).
+ */
+function fitInline(outcome: RunOutcome, why: string): RunOutcome {
+  const error =
+    outcome.status === "failed"
+      ? { code: outcome.error.code, message: outcome.error.message.slice(0, MAX_MESSAGE_CHARS) }
+      : { code: "result_too_large" as const, message: why };
+  let logs = outcome.logs;
+  for (;;) {
+    const answer: RunOutcome = { status: "failed", error, logs, browser_ms: outcome.browser_ms };
+    if (outcome.peak_memory_mb !== undefined) answer.peak_memory_mb = outcome.peak_memory_mb;
+    if (Buffer.byteLength(JSON.stringify(answer), "utf8") <= INLINE_ANSWER_BYTES || logs === "") return answer;
+    logs = capBytes(logs, Math.floor(Buffer.byteLength(logs, "utf8") / 2));
+  }
+}
+
+function shorten(text: string): string {
+  return text.length > MAX_REASON_CHARS ? `${text.slice(0, MAX_REASON_CHARS)}…` : text;
+}
+
+function describeBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
 }

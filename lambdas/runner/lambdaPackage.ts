@@ -4,6 +4,7 @@
  * imports, so the API's Lambdas can build packages without bundling puppeteer-core.
  */
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
+import type { RunOutcome } from "./protocol";
 
 /**
  * Where the runtime layer puts the runner. Lambda unpacks every layer of a function under /opt,
@@ -13,15 +14,51 @@ import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
  */
 export const RUNNER_LAYER_PATH = "/opt/nodejs/browserfn-runner.cjs";
 
-/** The event a function's Lambda is invoked with. */
+/**
+ * The event a function's Lambda is invoked with. It holds nothing secret of the service: the
+ * automation's code runs in the same process and can read it.
+ */
 export interface LambdaRunEvent {
   run_id: string;
   /** Parameters by name, validated against the version's variables. */
   params: Record<string, unknown>;
-  /** The function's timeout: sessions are closed before it passes (Lambda enforces it). */
+  /**
+   * The function's timeout: the runner stops the run when it passes (or earlier, when Lambda
+   * leaves less time) and answers `function_timeout` with the logs so far.
+   */
   timeout_ms: number;
-  /** The run's completion_token: the run-completion Lambda checks it (the runner ignores it). */
-  completion_token: string;
+  /**
+   * A presigned S3 PUT URL for this run's outcome: the runner uploads an outcome whose JSON is
+   * over INLINE_ANSWER_BYTES there and answers an UploadedAnswer instead. Without it, such an
+   * outcome becomes a small failed one.
+   */
+  outcome_upload_url?: string;
+}
+
+/**
+ * The most UTF-8 bytes of JSON the runner answers with: the answer passes through Step
+ * Functions, whose state holds 256 KB at most (with room for what the workflow adds to it).
+ */
+export const INLINE_ANSWER_BYTES = 200 * 1024;
+
+/**
+ * The runner's answer when it uploaded the outcome to `outcome_upload_url`: the object holds the
+ * outcome's JSON text, `bytes` UTF-8 bytes long. Untrusted like any answer: whoever reads the
+ * object parses it as a run outcome, with a size cap.
+ */
+export interface UploadedAnswer {
+  outcome_uploaded: true;
+  bytes: number;
+}
+
+/** What a function's Lambda answers: the run's outcome, or the marker of an uploaded one. */
+export type LambdaRunAnswer = RunOutcome | UploadedAnswer;
+
+/** Whether a function's answer is the marker of an uploaded outcome (`bytes` a non-negative integer). */
+export function isUploadedAnswer(value: unknown): value is UploadedAnswer {
+  if (typeof value !== "object" || value === null) return false;
+  const { outcome_uploaded, bytes } = value as { outcome_uploaded?: unknown; bytes?: unknown };
+  return outcome_uploaded === true && typeof bytes === "number" && Number.isSafeInteger(bytes) && bytes >= 0;
 }
 
 /** `meta.json` in a function's zip: how the runner calls `code.cjs`. */

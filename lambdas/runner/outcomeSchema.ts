@@ -14,8 +14,12 @@ const MAX_MESSAGE_CHARS = 4096;
 const MAX_STACK_CHARS = 16_384;
 const TRUNCATED = "…[truncated]";
 
-/** The error codes a run may report about itself; anything else is the service's to say. */
-export const RUN_ERROR_CODES = ["function_error", "result_not_serializable", "result_too_large"] as const;
+/**
+ * The error codes a run may report about itself; anything else is the service's to say. A
+ * Lambda runner reports `function_timeout` when it stopped the run at its deadline (a run that
+ * claims it falsely only makes its own outcome a timeout).
+ */
+export const RUN_ERROR_CODES = ["function_error", "result_not_serializable", "result_too_large", "function_timeout"] as const;
 
 const capped = (max: number) => z.string().transform((text) => (text.length > max ? `${text.slice(0, max)}${TRUNCATED}` : text));
 const logs = z.string().transform((text) => capBytes(text, MAX_LOG_BYTES));

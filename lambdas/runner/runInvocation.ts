@@ -22,6 +22,12 @@ export interface Invocation {
   getBrowser: () => Promise<Browser>;
   /** The function's timeout: sessions are closed before it passes. Not enforced here (the supervisor kills). */
   timeoutMs: number;
+  /**
+   * When set, the run is stopped if the automation has not returned after this many ms (at most
+   * `timeoutMs`): the Lambda runner, which no supervisor stops in time to keep the logs. See
+   * startInvocation.
+   */
+  stopAfterMs?: number;
   /** Gets the console output as it is kept, line by line (a local worker streams it to the service). */
   onLog?: (text: string) => void;
 }
@@ -97,23 +103,43 @@ export async function runInvocation(invocation: Invocation): Promise<RunOutcome>
   return outcome;
 }
 
+/** The failure of a run stopped at its deadline: named for the function's timeout, as Lambda's own timeout is. */
+function timedOut(timeoutMs: number): Result {
+  return { ok: false, error: { code: "function_timeout", message: `The function did not finish within its timeout of ${timeoutMs / 1000} s` } };
+}
+
 /**
  * runInvocation in two steps: `outcome` is known once the automation returned and its
  * sessions are closed; `settled` once the browser is reset for the next run. A worker
  * answers with the outcome first and resets the browser before it takes the next run.
+ *
+ * With `stopAfterMs`, an automation still running then is abandoned: the outcome is a
+ * `function_timeout` failure with the console output and browser time so far, its sessions
+ * are closed and the console is given back, so the next run can begin. Its code is not
+ * stopped (nothing in this process can stop a promise): what it does later happens outside
+ * any run or in the next one (see lambdaHandler.ts).
  */
 export function startInvocation(invocation: Invocation): { outcome: Promise<RunOutcome>; settled: Promise<void> } {
   let browser: Promise<Browser> | undefined;
   const getBrowser = (): Promise<Browser> => (browser ??= invocation.getBrowser());
+  const limitMs = Math.min(invocation.timeoutMs, invocation.stopAfterMs ?? Number.POSITIVE_INFINITY);
   const outcome = (async (): Promise<RunOutcome> => {
     const capture = captureConsole(MAX_LOG_BYTES, invocation.onLog);
     let result: Result;
     let browser_ms = 0;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      beginRun({ getBrowser, deadline: Date.now() + invocation.timeoutMs });
+      beginRun({ getBrowser, deadline: Date.now() + limitMs });
       try {
-        result = await callAutomation(invocation);
+        const called = callAutomation(invocation);
+        if (invocation.stopAfterMs === undefined) {
+          result = await called;
+        } else {
+          const deadline = new Promise<Result>((resolve) => (timer = setTimeout(() => resolve(timedOut(invocation.timeoutMs)), limitMs)));
+          result = await Promise.race([called, deadline]);
+        }
       } finally {
+        clearTimeout(timer);
         browser_ms = (await endRun()).browser_ms;
       }
     } finally {

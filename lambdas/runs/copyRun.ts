@@ -1,4 +1,7 @@
-import type { RunError, RunItem } from "./types";
+import { type RunError, type RunItem, runDeadline } from "./types";
+
+/** Runs recorded before deadline_at are given the deadline of the longest timeout a function can have. */
+const LONGEST_TIMEOUT_SECONDS = 900;
 
 /** A run's error as its code and message only. */
 export function runError(error: RunError | null | undefined): RunError | null {
@@ -11,7 +14,7 @@ export function runError(error: RunError | null | undefined): RunError | null {
  * place a run is written or rebuilt goes through this (STYLE.md, rule 11).
  */
 export function copyRun(run: RunItem): RunItem {
-  const copy: RunItem = {
+  return {
     run_id: run.run_id,
     account_id: run.account_id,
     function_id: run.function_id,
@@ -24,6 +27,7 @@ export function copyRun(run: RunItem): RunItem {
     error: runError(run.error),
     logs: run.logs,
     queued_at: run.queued_at,
+    deadline_at: typeof run.deadline_at === "string" ? run.deadline_at : runDeadline(run.queued_at, LONGEST_TIMEOUT_SECONDS),
     started_at: run.started_at,
     finished_at: run.finished_at,
     duration_ms: run.duration_ms,
@@ -33,6 +37,4 @@ export function copyRun(run: RunItem): RunItem {
     request_origin: run.request_origin,
     sdk_version: run.sdk_version,
   };
-  if (typeof run.completion_token === "string") copy.completion_token = run.completion_token;
-  return copy;
 }

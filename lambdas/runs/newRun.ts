@@ -1,14 +1,14 @@
 import type { FunctionItem } from "../functions/types";
 import { newRunId } from "./runIds";
-import type { RunItem, RunTrigger } from "./types";
+import { type RunItem, type RunTrigger, runDeadline } from "./types";
 
 /**
- * A new run of `fn` as first recorded: `queued` at `queuedAt`, nothing run, measured or kept
- * yet. Callers change what differs (startRun adds its completion token; a refused scheduled
- * firing ends it at once).
+ * A new run of `fn` as first recorded: `queued` at `queuedAt`, due by its timeout and
+ * RUN_DEADLINE_MARGIN_MS, nothing run, measured or kept yet. Callers change what differs
+ * (startRun adds its completion token; a refused scheduled firing ends it at once).
  */
 export function newRun(
-  fn: Pick<FunctionItem, "account_id" | "function_id" | "name" | "memory_mb">,
+  fn: Pick<FunctionItem, "account_id" | "function_id" | "name" | "memory_mb" | "timeout_seconds">,
   run: { version: number; trigger: RunTrigger; params: Record<string, unknown>; queuedAt: string; requestOrigin?: string | null; sdkVersion?: string | null },
 ): RunItem {
   return {
@@ -24,6 +24,7 @@ export function newRun(
     error: null,
     logs: "",
     queued_at: run.queuedAt,
+    deadline_at: runDeadline(run.queuedAt, fn.timeout_seconds),
     started_at: null,
     finished_at: null,
     duration_ms: null,

@@ -21,6 +21,11 @@ export interface RunItem {
   error: RunError | null;
   logs: string;
   queued_at: string;
+  /**
+   * When the run is overdue (ISO): queued_at + the function's timeout + RUN_DEADLINE_MARGIN_MS.
+   * A run still queued or running past it lost its end; the active index orders runs by it.
+   */
+  deadline_at: string;
   started_at: string | null;
   finished_at: string | null;
   duration_ms: number | null;
@@ -29,13 +34,17 @@ export interface RunItem {
   memory_mb: number;
   request_origin: string | null;
   sdk_version: string | null;
-  /**
-   * A secret of this run (internal, never shown): the AWS runtime passes it in the function's
-   * event, and the run-completion Lambda ends the run only for an event that carries it, so
-   * code that can invoke the completion Lambda cannot end another account's runs.
-   * Absent on runs recorded before it existed.
-   */
-  completion_token?: string;
 }
 
 export const FINAL_STATUSES: readonly RunStatus[] = ["succeeded", "failed", "timed_out"];
+
+/**
+ * How long past its timeout a run may stay unended before it counts as overdue: more than
+ * Lambda keeps its event queued (60 s) plus the run-completion's own margin (60 s).
+ */
+export const RUN_DEADLINE_MARGIN_MS = 5 * 60_000;
+
+/** The deadline_at of a run queued at `queuedAt` under a timeout of `timeoutSeconds`. */
+export function runDeadline(queuedAt: string, timeoutSeconds: number): string {
+  return new Date(Date.parse(queuedAt) + timeoutSeconds * 1000 + RUN_DEADLINE_MARGIN_MS).toISOString();
+}

@@ -10,8 +10,6 @@ export interface InvokeRequest {
   fn: FunctionItem;
   version: number;
   runId: string;
-  /** The run's completion_token (see RunItem). */
-  completionToken: string;
   /** Validated parameters by name. */
   params: Record<string, unknown>;
   /** How long to wait for a free worker before 429 `concurrency_limit_exceeded`. */
@@ -58,7 +56,7 @@ export interface Runtime {
   /**
    * Runs one invocation and resolves with how it ended; throws 429 before `onQueued` when no
    * capacity frees up in time. An adapter may have the run's end recorded by someone else (AWS:
-   * the run-completion Lambda writes it, and invoke resolves once the record is final): the
+   * the run workflow's recorder writes it, and invoke resolves once the record is final): the
    * caller ends runs with finishRun, which keeps a record that is final already.
    */
   invoke(request: InvokeRequest, hooks: InvokeHooks): Promise<InvokeResult>;

@@ -56,7 +56,7 @@ export async function runScheduled(deps: Deps, functionId: string, scheduledFor:
 
 function refusedRun(
   deps: Deps,
-  fn: { account_id: string; function_id: string; name: string; latest_version: number; memory_mb: number },
+  fn: { account_id: string; function_id: string; name: string; latest_version: number; memory_mb: number; timeout_seconds: number },
   params: Record<string, unknown>,
   error: ApiError,
   scheduledFor: string,

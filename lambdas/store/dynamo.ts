@@ -74,6 +74,22 @@ export async function queryAll(doc: DocumentSender, input: QueryInput): Promise<
   return paged((ExclusiveStartKey) => doc.send(new QueryCommand({ ...input, ExclusiveStartKey })));
 }
 
+/**
+ * The first `limit` items of a query (all of them when it has fewer), following LastEvaluatedKey:
+ * a page stops at 1 MB of items read, however few that is.
+ */
+export async function queryUpTo(doc: DocumentSender, input: QueryInput, limit: number): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  while (items.length < limit) {
+    const result = await doc.send(new QueryCommand({ ...input, Limit: limit - items.length, ExclusiveStartKey: startKey }));
+    items.push(...(result.Items ?? []));
+    startKey = result.LastEvaluatedKey;
+    if (!startKey) break;
+  }
+  return items;
+}
+
 /** Every item of a scan, following LastEvaluatedKey page by page. */
 export async function scanAll(doc: DocumentSender, input: ScanInput): Promise<Record<string, unknown>[]> {
   return paged((ExclusiveStartKey) => doc.send(new ScanCommand({ ...input, ExclusiveStartKey })));

@@ -1,14 +1,15 @@
+import { createHash } from "node:crypto";
 import {
   DeleteCommand,
   GetCommand,
   PutCommand,
-  QueryCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { copyRun } from "../runs/copyRun";
-import type { RunItem } from "../runs/types";
+import { FINAL_STATUSES, type RunItem } from "../runs/types";
 import { PART_BYTES, fromParts, toParts } from "./blobParts";
-import { queryAll, scanAll, sendConditional, type DocumentSender } from "./dynamo";
+import { queryAll, queryUpTo, scanAll, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored } from "./keys";
+import { ACTIVE_INDEX, RUN_LIST_ATTRIBUTES, RUNS_INDEX } from "./tables";
 
 /** Results up to this size stay in the run item; larger ones go to gzipped part items. */
 const INLINE_RESULT_BYTES = PART_BYTES;
@@ -20,7 +21,26 @@ const INLINE_RESULT_BYTES = PART_BYTES;
 const INLINE_PARAMS_BYTES = 16_384;
 
 const runKey = (runId: string) => ({ pk: `RUN#${runId}`, sk: "RUN" });
-const runIndex = (functionId: string, runId: string) => ({ gsi1pk: `FNID#${functionId}#RUNS`, gsi1sk: runId });
+const runIdOfKey = (pk: unknown) => String(pk).slice("RUN#".length);
+/** The function's runs in the runs index, by run id (ULIDs: by time). Runs written before it have gsi1pk/gsi1sk of these values. */
+const runsIndexKey = (functionId: string, runId: string) => ({ runs_pk: `FNID#${functionId}#RUNS`, runs_sk: runId });
+
+/** Partitions of the active index: every queued run writes to it, so it is spread over several. */
+const ACTIVE_SHARDS = 8;
+const activePk = (shard: number) => `ACTIVE#${shard}`;
+/** A queued or running run in the active index: in its shard, by deadline. */
+const activeIndexKey = (run: RunItem) => ({
+  active_pk: activePk(createHash("sha256").update(run.run_id).digest().readUInt8(0) % ACTIVE_SHARDS),
+  active_sk: `${run.deadline_at}#${run.run_id}`,
+});
+
+/** Run attributes the runs index keeps (a run as listed). */
+type ListedRun = Pick<RunItem, (typeof RUN_LIST_ATTRIBUTES)[number]>;
+/** A projection of the listed attributes, for runs listed through gsi1 (which keeps every attribute). */
+const LISTED_ATTRIBUTES = {
+  ProjectionExpression: RUN_LIST_ATTRIBUTES.map((_, i) => `#a${i}`).join(", "),
+  ExpressionAttributeNames: Object.fromEntries(RUN_LIST_ATTRIBUTES.map((name, i) => [`#a${i}`, name])),
+};
 
 /**
  * A run item as stored: params as JSON text (or in parts), result inline or in parts. Runs
@@ -48,14 +68,17 @@ interface Blobs {
  * attributes come from the key builders alone.
  */
 function runToItem(run: RunItem, blobs: Blobs, expiresAt: number): Record<string, unknown> {
-  const { params: _params, result_json: _result, ...fields } = copyRun(run);
+  const copy = copyRun(run);
+  const { params: _params, result_json: _result, ...fields } = copy;
   const item: Record<string, unknown> = {
     ...fields,
     params_json: blobs.params_json,
     result_json: blobs.result_json,
     expires_at: expiresAt,
-    ...runKey(run.run_id),
-    ...runIndex(run.function_id, run.run_id),
+    ...runKey(copy.run_id),
+    ...runsIndexKey(copy.function_id, copy.run_id),
+    // Only while it may still end: a final write leaves the active index.
+    ...(FINAL_STATUSES.includes(copy.status) ? {} : activeIndexKey(copy)),
   };
   if (blobs.params_parts !== undefined) item.params_parts = blobs.params_parts;
   if (blobs.result_parts !== undefined) item.result_parts = blobs.result_parts;
@@ -66,6 +89,15 @@ function runToItem(run: RunItem, blobs: Blobs, expiresAt: number): Record<string
 function itemToRun(stored: StoredRun, params: Record<string, unknown>, resultJson: string | null): RunItem {
   return copyRun({ ...(stored as unknown as RunItem), params, result_json: resultJson });
 }
+
+/** A run as listed: what the runs index keeps, and blanks (as for a run that has none) for the rest. */
+function listedToRun(item: Record<string, unknown>): RunItem {
+  const listed = asStored<ListedRun>(item);
+  return copyRun({ ...listed, params: {}, result_json: null, logs: "", request_origin: null, sdk_version: null });
+}
+
+/** Keys in DynamoDB's order (for these ASCII keys, code unit order; never the locale's). */
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Which blob of a run a part item holds. */
 type PartKind = "RESULT" | "PARAMS";
@@ -146,19 +178,45 @@ export class RunStore {
     return Item ? this.decode(Item, { result: true }) : undefined;
   }
 
-  /** The function's latest runs, newest first (without results, and without params kept in parts). */
+  /**
+   * The function's latest `limit` runs, newest first, as listed: without params, result, logs,
+   * request origin or SDK version (read through the runs index, which keeps none of them).
+   */
   async recent(functionId: string, limit: number): Promise<RunItem[]> {
-    const { Items } = await this.doc.send(
-      new QueryCommand({
-        TableName: this.table,
-        IndexName: "gsi1",
-        KeyConditionExpression: "gsi1pk = :pk",
-        ExpressionAttributeValues: { ":pk": runIndex(functionId, "").gsi1pk },
-        ScanIndexForward: false,
-        Limit: limit,
-      }),
+    const { runs_pk } = runsIndexKey(functionId, "");
+    const newest = { TableName: this.table, ExpressionAttributeValues: { ":pk": runs_pk }, ScanIndexForward: false };
+    const listed = await queryUpTo(this.doc, { ...newest, IndexName: RUNS_INDEX, KeyConditionExpression: "runs_pk = :pk" }, limit);
+    if (listed.length === limit) return listed.map(listedToRun);
+    // Runs last written before the runs index are listed in gsi1 alone (until they expire).
+    const older = await queryUpTo(this.doc, { ...newest, IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :pk", ...LISTED_ATTRIBUTES }, limit);
+    const runs = new Map([...older, ...listed].map((item) => [String(item.run_id), listedToRun(item)]));
+    return [...runs.values()].sort((a, b) => byText(b.run_id, a.run_id)).slice(0, limit);
+  }
+
+  /**
+   * Runs still queued or running whose deadline_at is before `now`, most overdue first, at most
+   * `limit`: found through the active index (every shard), then each read itself (consistent,
+   * so a run that ended meanwhile is left out).
+   */
+  async listOverdue(now: Date, limit: number): Promise<RunItem[]> {
+    const shards = Array.from({ length: ACTIVE_SHARDS }, (_, shard) => shard);
+    const entries = await Promise.all(
+      shards.map((shard) =>
+        queryUpTo(
+          this.doc,
+          {
+            TableName: this.table,
+            IndexName: ACTIVE_INDEX,
+            KeyConditionExpression: "active_pk = :pk AND active_sk < :now",
+            ExpressionAttributeValues: { ":pk": activePk(shard), ":now": now.toISOString() },
+          },
+          limit,
+        ),
+      ),
     );
-    return Promise.all((Items ?? []).map((item) => this.decode(item, { result: false })));
+    const due = entries.flat().sort((a, b) => byText(String(a.active_sk), String(b.active_sk))).slice(0, limit);
+    const runs = await Promise.all(due.map((entry) => this.get(runIdOfKey(entry.pk))));
+    return runs.filter((run): run is RunItem => run !== undefined && !FINAL_STATUSES.includes(run.status));
   }
 
   /** Runs still queued or running (a full scan: used once at local start-up to settle crashed runs). */

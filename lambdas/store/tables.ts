@@ -11,10 +11,32 @@
  * | function record   | ACCOUNT#<account>     | FN#<name>          | FNID#<function_id>  | FN            |
  * | version           | FNID#<function_id>    | VER#<000001>       |                     |               |
  * | version code part | FNID#<function_id>    | VER#<000001>#<part>#<n> |                |               |
+ * | run               | RUN#<run_id>          | RUN                |                     |               |
+ *
+ * Runs have indexes of their own (gsi1 keeps every attribute, and a run item can near 400 KB):
+ *
+ * | index  | partition key                    | sort key                          | holds                                       |
+ * |--------|----------------------------------|-----------------------------------|---------------------------------------------|
+ * | runs   | runs_pk: FNID#<function_id>#RUNS | runs_sk: <run_id>                 | every run: RUN_LIST_ATTRIBUTES              |
+ * | active | active_pk: ACTIVE#<shard 0..7>   | active_sk: <deadline_at>#<run_id> | queued and running runs only: keys only     |
+ *
+ * Runs last written before the runs index carry gsi1pk `FNID#<function_id>#RUNS` and gsi1sk
+ * `<run_id>` instead, and no active keys; RunStore.recent still lists them until they expire.
  */
 export interface KeyAttribute {
   name: string;
   type: "S" | "N" | "B";
+}
+
+/** Which attributes an index keeps besides the table's and its own keys (DynamoDB's Projection). */
+export type IndexProjection = { type: "ALL" } | { type: "INCLUDE"; nonKeyAttributes: string[] } | { type: "KEYS_ONLY" };
+
+export interface IndexDefinition {
+  indexName: string;
+  partitionKey: KeyAttribute;
+  sortKey: KeyAttribute;
+  /** ALL when absent. */
+  projection?: IndexProjection;
 }
 
 export interface TableDefinition {
@@ -22,10 +44,38 @@ export interface TableDefinition {
   id: string;
   partitionKey: KeyAttribute;
   sortKey: KeyAttribute;
-  globalSecondaryIndexes: { indexName: string; partitionKey: KeyAttribute; sortKey: KeyAttribute }[];
+  globalSecondaryIndexes: IndexDefinition[];
   /** Attribute holding an epoch-seconds expiry (DynamoDB TTL on AWS, a sweep locally). */
   timeToLiveAttribute: string;
 }
+
+/** The runs of a function, newest first. */
+export const RUNS_INDEX = "runs";
+/** Runs still queued or running, by deadline. */
+export const ACTIVE_INDEX = "active";
+
+/**
+ * What the runs index keeps of a run: what a page of logs and the metrics read, never the
+ * params, result, logs or completion token.
+ */
+export const RUN_LIST_ATTRIBUTES = [
+  "run_id",
+  "account_id",
+  "function_id",
+  "function_name",
+  "version",
+  "trigger",
+  "status",
+  "error",
+  "queued_at",
+  "started_at",
+  "finished_at",
+  "deadline_at",
+  "duration_ms",
+  "browser_ms",
+  "peak_memory_mb",
+  "memory_mb",
+] as const;
 
 export const MAIN_TABLE: TableDefinition = {
   id: "main",
@@ -36,6 +86,18 @@ export const MAIN_TABLE: TableDefinition = {
       indexName: "gsi1",
       partitionKey: { name: "gsi1pk", type: "S" },
       sortKey: { name: "gsi1sk", type: "S" },
+    },
+    {
+      indexName: RUNS_INDEX,
+      partitionKey: { name: "runs_pk", type: "S" },
+      sortKey: { name: "runs_sk", type: "S" },
+      projection: { type: "INCLUDE", nonKeyAttributes: [...RUN_LIST_ATTRIBUTES] },
+    },
+    {
+      indexName: ACTIVE_INDEX,
+      partitionKey: { name: "active_pk", type: "S" },
+      sortKey: { name: "active_sk", type: "S" },
+      projection: { type: "KEYS_ONLY" },
     },
   ],
   timeToLiveAttribute: "expires_at",

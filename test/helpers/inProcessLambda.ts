@@ -1,34 +1,56 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { unzipSync } from "fflate";
 import type { Browser } from "puppeteer-core";
 import { createLambdaHandler, type LambdaRunEvent, type LambdaRunHandler } from "../../lambdas/runner/lambdaHandler";
-import type { DestinationEvent } from "../../lambdas/runtime/aws/completionEvent";
 import type { LambdaCommand } from "../../lambdas/runtime/aws/lambdaClient";
 
-type Destination = (event: DestinationEvent) => Promise<void>;
-interface EventInvokeConfig {
-  MaximumRetryAttempts?: number;
-  DestinationConfig?: { OnSuccess?: { Destination?: string }; OnFailure?: { Destination?: string } };
+/** One of the service's own Lambdas (the recorder, a deploy job), by the name or ARN it is invoked with. */
+export type ServiceLambda = (payload: unknown) => Promise<unknown>;
+
+/** Lambda's synchronous answer limit. */
+const MAX_ANSWER_BYTES = 6 * 1024 * 1024;
+
+interface FunctionState {
+  latest: Uint8Array;
+  /** Timeout (s) of the latest configuration, and of each published version. */
+  timeout: number;
+  published: { zip: Uint8Array; timeout: number }[];
+  aliases: Map<string, number>;
+}
+
+/** Which container an invocation runs in: `process.exit` from its code crashes that container. */
+const invocations = new AsyncLocalStorage<ContainerState>();
+let exitGuards = 0;
+const realExit = process.exit.bind(process);
+
+interface ContainerState {
+  exitCode?: number;
+  exited(): void;
 }
 
 /**
- * The Lambda control plane, faked: it keeps each function's zips, published versions, aliases
- * and async-invocation configs. An Event Invoke really runs the published zip (unpacked into a
- * directory, served by createLambdaHandler in this process, as the Lambda Node runtime would)
- * in the background, and hands the destination event to the function ARN the alias's config
- * names, as Lambda does: `destinations` maps those ARNs to handlers (the real recorder).
+ * The Lambda API, faked in this process: it keeps each function's zips, configuration,
+ * published versions and aliases. A RequestResponse Invoke of a function's alias really runs
+ * the published zip (unpacked into a directory, served by createLambdaHandler in this process
+ * as the Lambda Node runtime would) and answers as Lambda does: the handler's return value as
+ * JSON, or a function error for a timeout (`Sandbox.Timedout`, after the version's Timeout),
+ * an answer over 6 MB (`Function.ResponseSizeTooLarge`), a thrown error, or an exit of the
+ * process (`Runtime.ExitError`; the container is then replaced). `services` are the service's
+ * own Lambdas (recorder, deploy job), invoked by name or ARN.
  */
 export class InProcessLambda {
   readonly sent: LambdaCommand[] = [];
-  private readonly functions = new Map<string, { latest: Uint8Array; config: unknown; published: Uint8Array[]; aliases: Map<string, number> }>();
-  private readonly configs = new Map<string, EventInvokeConfig>();
+  /** Every event a function's Lambda was invoked with. */
+  readonly events: unknown[] = [];
+  private readonly functions = new Map<string, FunctionState>();
   private readonly handlers = new Map<string, LambdaRunHandler>();
-  private readonly running = new Set<Promise<void>>();
+  private readonly background = new Set<Promise<unknown>>();
 
   constructor(
     private readonly root: string,
-    private readonly destinations: Record<string, Destination>,
+    private readonly services: Record<string, ServiceLambda>,
     private readonly launchBrowser?: () => Promise<Browser>,
   ) {}
 
@@ -36,40 +58,47 @@ export class InProcessLambda {
     this.sent.push(command);
     const input = command.input as Record<string, unknown> & { FunctionName: string };
     const fn = this.functions.get(input.FunctionName);
-    const missing = () => Object.assign(new Error(`Function not found: ${input.FunctionName}`), { name: "ResourceNotFoundException" });
     switch (command.constructor.name) {
       case "CreateFunctionCommand":
-        this.functions.set(input.FunctionName, { latest: (input.Code as { ZipFile: Uint8Array }).ZipFile, config: input, published: [], aliases: new Map() });
+        this.functions.set(input.FunctionName, {
+          latest: (input.Code as { ZipFile: Uint8Array }).ZipFile,
+          timeout: Number(input.Timeout ?? 3),
+          published: [],
+          aliases: new Map(),
+        });
         return {};
       case "UpdateFunctionCodeCommand":
-        if (!fn) throw missing();
+        if (!fn) throw missing(input.FunctionName);
         fn.latest = input.ZipFile as Uint8Array;
         return {};
+      case "UpdateFunctionConfigurationCommand":
+        if (!fn) throw missing(input.FunctionName);
+        if (input.Timeout !== undefined) fn.timeout = Number(input.Timeout);
+        return {};
       case "GetFunctionConfigurationCommand":
-        if (!fn) throw missing();
-        return { ...(fn.config as object), Layers: [], State: "Active", LastUpdateStatus: "Successful" };
+        if (!fn) throw missing(input.FunctionName);
+        return { Timeout: fn.timeout, Layers: [], State: "Active", LastUpdateStatus: "Successful" };
       case "PublishVersionCommand":
-        if (!fn) throw missing();
-        return { Version: String(fn.published.push(fn.latest)) };
+        if (!fn) throw missing(input.FunctionName);
+        return { Version: String(fn.published.push({ zip: fn.latest, timeout: fn.timeout })) };
       case "CreateAliasCommand":
       case "UpdateAliasCommand":
         fn?.aliases.set(input.Name as string, Number(input.FunctionVersion));
         return {};
-      case "PutFunctionEventInvokeConfigCommand":
-        if (!fn?.aliases.has(input.Qualifier as string)) throw missing();
-        this.configs.set(`${input.FunctionName}:${input.Qualifier as string}`, input as EventInvokeConfig);
+      case "DeleteFunctionCommand":
+        if (!fn) throw missing(input.FunctionName);
+        this.functions.delete(input.FunctionName);
         return {};
       case "InvokeCommand":
-        if (input.InvocationType !== "Event") throw new Error("the fake only takes Event invocations");
-        return this.invokeAsync(input.FunctionName, input.Qualifier as string, input.Payload as string);
+        return this.invoke(input.FunctionName, input.Qualifier as string | undefined, String(input.Payload ?? "null"), input.InvocationType as string | undefined);
       default:
         throw new Error(`the fake does not know ${command.constructor.name}`);
     }
   }
 
-  /** Waits for every run started so far and the delivery of its destination event. */
+  /** Waits for the Event invocations started so far. */
   async settled(): Promise<void> {
-    while (this.running.size > 0) await Promise.all([...this.running]);
+    while (this.background.size > 0) await Promise.allSettled([...this.background]);
   }
 
   async close(): Promise<void> {
@@ -77,43 +106,110 @@ export class InProcessLambda {
     await Promise.all([...this.handlers.values()].map((handler) => handler.close()));
   }
 
-  private async invokeAsync(name: string, alias: string, payload: string): Promise<unknown> {
-    const version = this.functions.get(name)?.aliases.get(alias);
-    const zip = version === undefined ? undefined : this.functions.get(name)?.published[version - 1];
-    if (!zip) throw Object.assign(new Error(`Function not found: ${name}:${alias}`), { name: "ResourceNotFoundException" });
-    const config = this.configs.get(`${name}:${alias}`);
-    const run = this.run(`${name}:${version}`, zip, payload).then(async ({ ok, response }) => {
-      const destination = ok ? config?.DestinationConfig?.OnSuccess?.Destination : config?.DestinationConfig?.OnFailure?.Destination;
-      const deliver = destination === undefined ? undefined : this.destinations[destination];
-      if (!deliver) return; // no destination: Lambda drops the result
-      await deliver({
-        version: "1.0",
-        timestamp: new Date().toISOString(),
-        requestContext: { requestId: "req", functionArn: `arn:aws:lambda:eu-west-1:123456789012:function:${name}:${alias}`, condition: ok ? "Success" : "RetriesExhausted", approximateInvokeCount: 1 },
-        requestPayload: JSON.parse(payload) as unknown,
-        responseContext: { statusCode: 200, executedVersion: String(version), ...(ok ? {} : { functionError: "Unhandled" }) },
-        responsePayload: response,
-      });
-    });
-    this.running.add(run);
-    void run.finally(() => this.running.delete(run)).catch(() => undefined); // settled() reports it
-    return { StatusCode: 202 };
+  private async invoke(functionName: string, qualifier: string | undefined, payload: string, type = "RequestResponse"): Promise<unknown> {
+    const [name = "", alias = qualifier] = qualifier === undefined ? functionName.split(/:(?=[^:]+$)/) : [functionName, qualifier];
+    const service = this.services[functionName];
+    const answer = service ? () => this.callService(service, payload) : () => this.callFunction(name, alias ?? "$LATEST", payload);
+    if (type === "Event") {
+      const running = answer();
+      this.background.add(running);
+      void running.finally(() => this.background.delete(running));
+      return { StatusCode: 202 };
+    }
+    return answer();
   }
 
-  private async run(key: string, zip: Uint8Array, payload: string): Promise<{ ok: boolean; response: unknown }> {
+  private async callService(service: ServiceLambda, payload: string): Promise<unknown> {
+    try {
+      return { StatusCode: 200, Payload: encode(await service(JSON.parse(payload) as unknown)) };
+    } catch (error) {
+      return functionError((error as Error).name || "Error", (error as Error).message);
+    }
+  }
+
+  private async callFunction(name: string, alias: string, payload: string): Promise<unknown> {
+    const fn = this.functions.get(name);
+    const number = fn?.aliases.get(alias);
+    const version = number === undefined ? undefined : fn?.published[number - 1];
+    if (!version) throw missing(`${name}:${alias}`);
+    const key = `${name}:${number}`;
+    const handler = await this.container(key, version.zip);
+    const event = JSON.parse(payload) as LambdaRunEvent;
+    this.events.push(event);
+    const deadline = Date.now() + version.timeout * 1000;
+    const context = { getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) };
+    let exited: () => void = () => undefined;
+    const exit = new Promise<"exit">((resolve) => (exited = () => resolve("exit")));
+    const state: ContainerState = { exited };
+    exitGuards++;
+    if (exitGuards === 1) process.exit = guardedExit;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const timedOut = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), version.timeout * 1000)));
+      const ran = await Promise.race([invocations.run(state, () => handler(event, context)).then((value) => ({ value }), (error: unknown) => ({ error })), timedOut, exit]);
+      if (ran === "exit" || state.exitCode !== undefined) {
+        this.replace(key);
+        return functionError("Runtime.ExitError", `RequestId: req Error: Runtime exited with error: exit status ${state.exitCode ?? 0}`);
+      }
+      if (ran === "timeout") {
+        this.replace(key);
+        return functionError("Sandbox.Timedout", `RequestId: req Error: Task timed out after ${version.timeout.toFixed(2)} seconds`);
+      }
+      if ("error" in ran) return functionError((ran.error as Error).name || "Error", (ran.error as Error).message);
+      const text = JSON.stringify(ran.value) ?? "null";
+      const bytes = Buffer.byteLength(text);
+      if (bytes > MAX_ANSWER_BYTES) {
+        return functionError("Function.ResponseSizeTooLarge", `Response payload size (${bytes} bytes) exceeded maximum allowed payload size (6291556 bytes).`);
+      }
+      return { StatusCode: 200, ExecutedVersion: String(number), Payload: new TextEncoder().encode(text) };
+    } finally {
+      clearTimeout(timer);
+      exitGuards--;
+      if (exitGuards === 0) process.exit = realExit;
+    }
+  }
+
+  private async container(key: string, zip: Uint8Array): Promise<LambdaRunHandler> {
     let handler = this.handlers.get(key);
     if (!handler) {
-      const dir = path.join(this.root, key.replace(":", "-"));
+      const dir = path.join(this.root, `${key.replace(":", "-")}-${Date.now()}`);
       await mkdir(dir, { recursive: true });
       for (const [file, data] of Object.entries(unzipSync(zip))) await writeFile(path.join(dir, file), data);
       handler = createLambdaHandler(dir, this.launchBrowser ? { launchBrowser: this.launchBrowser } : {});
       this.handlers.set(key, handler);
     }
-    try {
-      return { ok: true, response: await handler(JSON.parse(payload) as LambdaRunEvent) };
-    } catch (error) {
-      const { name: errorType, message: errorMessage } = error as Error;
-      return { ok: false, response: { errorType, errorMessage } };
-    }
+    return handler;
   }
+
+  /** A container that timed out or exited is gone: its browser is closed, the next invocation starts a new one. */
+  private replace(key: string): void {
+    const handler = this.handlers.get(key);
+    this.handlers.delete(key);
+    void handler?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * `process.exit` while a function's code runs: that invocation's container exits, not this
+ * process. The code goes on (nothing here can stop it), but its invocation answers at once and
+ * its container is replaced.
+ */
+function guardedExit(code?: number | string | null): never {
+  const state = invocations.getStore();
+  if (!state) return realExit(code as number);
+  state.exitCode = Number(code ?? 0);
+  state.exited();
+  return undefined as never;
+}
+
+function missing(name: string): Error {
+  return Object.assign(new Error(`Function not found: ${name}`), { name: "ResourceNotFoundException" });
+}
+
+function encode(value: unknown): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(value ?? null));
+}
+
+function functionError(errorType: string, errorMessage: string) {
+  return { StatusCode: 200, FunctionError: "Unhandled", Payload: encode({ errorType, errorMessage }) };
 }

@@ -1,5 +1,5 @@
 import type { FunctionItem } from "../../lambdas/functions/types";
-import type { RunItem } from "../../lambdas/runs/types";
+import { type RunItem, runDeadline } from "../../lambdas/runs/types";
 
 /** A function record as the store keeps it: an active, unscheduled function, then `overrides`. */
 export function functionItem(overrides: Partial<FunctionItem> = {}): FunctionItem {
@@ -30,6 +30,7 @@ export function functionItem(overrides: Partial<FunctionItem> = {}): FunctionIte
 
 /** A run record as the store keeps it: a running HTTP run of `fn`, then `overrides`. */
 export function runItem(fn: Pick<FunctionItem, "account_id" | "function_id" | "name" | "memory_mb">, overrides: Partial<RunItem> = {}): RunItem {
+  const queuedAt = overrides.queued_at ?? "2026-01-01T00:00:00.000Z";
   return {
     run_id: "run_1",
     account_id: fn.account_id,
@@ -42,7 +43,8 @@ export function runItem(fn: Pick<FunctionItem, "account_id" | "function_id" | "n
     result_json: null,
     error: null,
     logs: "",
-    queued_at: "2026-01-01T00:00:00.000Z",
+    queued_at: queuedAt,
+    deadline_at: runDeadline(queuedAt, 300),
     started_at: "2026-01-01T00:00:00.000Z",
     finished_at: null,
     duration_ms: null,

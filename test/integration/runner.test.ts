@@ -168,6 +168,33 @@ describe("runInvocation with a real browser", () => {
     expect(connects).toBe(0);
   });
 
+  it("stops a run still going after stopAfterMs: function_timeout with the logs and browser time so far, sessions closed", async () => {
+    const source = `import { Session } from "browserfn/runtime";
+    export default async function run(base: string) {
+      const page = await (await Session.start()).newPage();
+      await page.goto(base + "/slow");
+      console.log("loaded", await page.title());
+      await new Promise(() => undefined);
+    }`;
+    const { js, variables, parameter_style } = compileCode(source);
+    const original = console.log;
+    const started = Date.now();
+    const getBrowser = async () => browser;
+    const outcome = await runInvocation({ code: js, params: { base }, style: parameter_style, variables, getBrowser, timeoutMs: 20_000, stopAfterMs: 500 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+    expect(outcome).toStrictEqual({
+      status: "failed",
+      error: { code: "function_timeout", message: "The function did not finish within its timeout of 20 s" },
+      logs: "LOG loaded Hello /slow\n",
+      browser_ms: expect.any(Number),
+    });
+    expect(outcome.browser_ms).toBeGreaterThan(0);
+    expect(console.log).toBe(original);
+    expect(browser.browserContexts()).toHaveLength(1);
+    // The abandoned run no longer holds the worker: the next one runs.
+    expect(succeeded(await run(TITLE_FN, { url: `${base}/title` }))).toEqual({ title: "Hello /title", max_items: 10 });
+  });
+
   it("refuses Session.start outside a run", async () => {
     await expect(Session.start()).rejects.toThrow(/only be called while browserfn runs your function/);
   });

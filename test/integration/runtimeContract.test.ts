@@ -5,9 +5,6 @@ import path from "node:path";
 import { compileCode } from "../../lambdas/code/compileCode";
 import { newFunctionId } from "../../lambdas/functions/ids";
 import type { FunctionItem, VersionWithCode } from "../../lambdas/functions/types";
-import { systemClock } from "../../lambdas/deps";
-import { createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
-import { makeRunCompletionHandler } from "../../lambdas/runtime/aws/recordCompletion";
 import { createLocalRuntime } from "../../lambdas/runtime/local/localRuntime";
 import { prepareRuntimeFiles } from "../../lambdas/runtime/local/sandbox/runtimeFiles";
 import { chooseSandbox } from "../../lambdas/runtime/local/sandbox/sandbox";
@@ -15,10 +12,10 @@ import type { InvokeResult, Runtime } from "../../lambdas/runtime/runtime";
 import type { RunItem } from "../../lambdas/runs/types";
 import type { Store } from "../../lambdas/store/store";
 import { ECHO_FN, TITLE_FN } from "../helpers/code";
-import { InProcessLambda } from "../helpers/inProcessLambda";
+import { startAwsPipeline } from "../helpers/awsPipeline";
 import { startMemoryStore } from "../helpers/memoryStore";
 import { expectNoProcessesWith } from "../helpers/processes";
-import { launchTestBrowser, type PageServer, startPageServer } from "../helpers/testBrowser";
+import { type PageServer, startPageServer } from "../helpers/testBrowser";
 import { functionItem, runItem } from "../helpers/records";
 
 /** A runtime under test, its store, and how a version is made available before its deploy. */
@@ -28,6 +25,8 @@ interface Harness {
   runs: Store["runs"];
   /** Stores the version where the runtime reads it (local: the store; AWS: nothing, the zip carries it). */
   storeVersion(version: VersionWithCode): Promise<void>;
+  /** Whether the runtime writes the run's final record itself (AWS: the recorder), rather than its caller. */
+  recordsItself: boolean;
   close(): Promise<void>;
 }
 
@@ -61,6 +60,7 @@ async function startLocal(): Promise<Harness> {
     runtime,
     runs: memory.store.runs,
     storeVersion: async (version) => void (await memory.store.versions.create(version)),
+    recordsItself: false,
     close: async () => {
       await runtime.close();
       await memory.close();
@@ -70,27 +70,17 @@ async function startLocal(): Promise<Harness> {
   };
 }
 
-/** The Lambda control plane faked in process (the runner real), its completions recorded by the real recorder. */
+/** The run pipeline with AWS stood in for in this process (awsPipeline.ts): the workflow, the runner and the recorder real. */
 async function startAws(): Promise<Harness> {
-  const dir = await tempDir();
-  const memory = await startMemoryStore();
-  const completionArn = "arn:aws:lambda:eu-west-1:123456789012:function:bfn-run-completion";
-  const recorder = makeRunCompletionHandler({ store: memory.store, clock: systemClock, log: () => undefined });
-  const lambda = new InProcessLambda(dir, { [completionArn]: recorder }, launchTestBrowser);
-  const runtime = createAwsRuntime({
-    lambda, functionPrefix: "bfn-", executionRoleArn: "arn:aws:iam::1:role/fn", layerArns: [], logGroup: "/browserfn/test/functions", pollIntervalMs: 1,
-    completionArn, runs: memory.store.runs, runPollIntervalMs: 20,
-  });
+  const pipeline = await startAwsPipeline();
   return {
-    runtime,
-    runs: memory.store.runs,
+    runtime: pipeline.runtime,
+    runs: pipeline.memory.store.runs,
     storeVersion: async () => undefined,
+    recordsItself: true,
     close: async () => {
-      await runtime.close();
-      await lambda.close();
-      await memory.close();
+      await pipeline.close();
       expect(childBrowsers()).toEqual([]);
-      await rm(dir, { recursive: true, force: true });
     },
   };
 }
@@ -120,9 +110,13 @@ function runtimeContract(name: string, start: () => Promise<Harness>): void {
     });
 
     /** Deploys `source` as version 1 of a new function and invokes it; `events` lists hook calls, then "done". */
-    async function deployAndInvoke(source: string, params: Record<string, unknown> = {}): Promise<{ result: InvokeResult; events: string[] }> {
+    async function deployAndInvoke(
+      source: string,
+      params: Record<string, unknown> = {},
+      settings: Partial<FunctionItem> = {},
+    ): Promise<{ result: InvokeResult; events: string[]; runId: string }> {
       const compiled = compileCode(source);
-      const fn = { ...contractFunction(newFunctionId()), variables: compiled.variables, code_sha256: compiled.code_sha256 };
+      const fn = { ...contractFunction(newFunctionId()), ...settings, variables: compiled.variables, code_sha256: compiled.code_sha256 };
       const version: VersionWithCode = {
         function_id: fn.function_id, version: 1, created_at: fn.created_at, code_sha256: compiled.code_sha256,
         variables: compiled.variables, parameter_style: compiled.parameter_style, source, js: compiled.js,
@@ -141,9 +135,9 @@ function runtimeContract(name: string, start: () => Promise<Harness>): void {
           events.push("running");
         },
       };
-      const result = await harness.runtime.invoke({ fn, version: 1, runId: run.run_id, completionToken: "t", params, waitMs: 10_000 }, hooks);
+      const result = await harness.runtime.invoke({ fn, version: 1, runId: run.run_id, params, waitMs: 10_000 }, hooks);
       events.push("done");
-      return { result, events };
+      return { result, events, runId: run.run_id };
     }
 
     it("runs positional parameters, taking the automation's defaults for absent ones; hooks come first", async () => {
@@ -181,6 +175,59 @@ function runtimeContract(name: string, start: () => Promise<Harness>): void {
       const { result } = await deployAndInvoke(TITLE_FN, { url: `${pages.base}/contract` });
       expect(result).toMatchObject({ status: "succeeded", result_json: '{"title":"Hello /contract","max_items":10}' });
       expect(result.browser_ms).toBeGreaterThan(0);
+    }, 60_000);
+
+    it("returns a 1 MB result whole, and fails a 7 MB one with result_too_large", async () => {
+      const { result } = await deployAndInvoke('export default async (n: number) => "x".repeat(n);', { n: 1_000_000 });
+      expect(result).toMatchObject({ status: "succeeded", error: null });
+      expect(result.result_json).toBe(JSON.stringify("x".repeat(1_000_000)));
+      const { result: tooLarge } = await deployAndInvoke('export default async (n: number) => "x".repeat(n);', { n: 7_000_000 });
+      expect(tooLarge).toMatchObject({ status: "failed", result_json: null, error: { code: "result_too_large" } });
+    }, 60_000);
+
+    it("ends a run that outlasts its timeout as timed_out, keeping what it logged", async () => {
+      const source = 'export default async () => { console.log("started"); await new Promise(() => undefined); };';
+      const { result } = await deployAndInvoke(source, {}, { timeout_seconds: 2 });
+      expect(result).toMatchObject({ status: "timed_out", result_json: null, error: { code: "function_timeout" } });
+      expect(result.logs).toContain("LOG started");
+    }, 60_000);
+
+    it("ends a run whose process exits as failed / function_crashed", async () => {
+      const { result } = await deployAndInvoke('export default async () => { console.log("bye"); process.exit(3); };');
+      expect(result).toMatchObject({ status: "failed", result_json: null, error: { code: "function_crashed" } });
+    }, 60_000);
+
+    it("lets a forged outcome change nothing but the forging run's own record, within its bounds", async () => {
+      const victim = queuedRun(contractFunction(newFunctionId()), "run_victim_contract", {});
+      await harness.runs.put({ ...victim, status: "running", started_at: victim.queued_at });
+      const forged = {
+        status: "succeeded", result_json: '"forged"', logs: "", browser_ms: 99_999_999, peak_memory_mb: 99_999,
+        run_id: victim.run_id, account_id: "someone-else", function_id: victim.function_id, pk: `RUN#${victim.run_id}`,
+      };
+      // Every way this code has to speak for a run: a message to its supervisor (local), and
+      // rewriting the JSON its Lambda answers with (AWS: the runtime serializes the answer with
+      // JSON.stringify in the process the code runs in). Restored after a moment.
+      const source = `export default async () => {
+        const forged = ${JSON.stringify(forged)};
+        if (process.send) process.send({ type: "done", runId: forged.run_id, outcome: forged });
+        const real = JSON.stringify;
+        JSON.stringify = function (value, ...rest) {
+          return value && typeof value === "object" && "browser_ms" in value ? real(forged) : real.call(JSON, value, ...rest);
+        };
+        setTimeout(() => { JSON.stringify = real; }, 1500).unref?.();
+        return "honest";
+      };`;
+      const { result, runId } = await deployAndInvoke(source);
+      await new Promise((resolve) => setTimeout(resolve, 1600)); // the forgery is undone
+      expect(await harness.runs.get(victim.run_id)).toMatchObject({ status: "running", account_id: victim.account_id, result_json: null, finished_at: null });
+      expect(["succeeded", "failed"]).toContain(result.status);
+      expect(result.browser_ms).toBeLessThanOrEqual(result.duration_ms);
+      expect(result.peak_memory_mb ?? 0).toBeLessThanOrEqual(2048);
+      if (harness.recordsItself) {
+        const own = await harness.runs.get(runId);
+        expect(own).toMatchObject({ run_id: runId, account_id: victim.account_id, status: result.status });
+        expect(own?.browser_ms).toBeLessThanOrEqual(own?.duration_ms ?? 0);
+      }
     }, 60_000);
   });
 }

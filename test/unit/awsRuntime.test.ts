@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type InvokeCommand, ResourceConflictException, ResourceNotFoundException } from "@aws-sdk/client-lambda";
+import { ResourceConflictException, ResourceNotFoundException } from "@aws-sdk/client-lambda";
 import { strFromU8, unzipSync } from "fflate";
 import type { FunctionItem, VersionWithCode } from "../../lambdas/functions/types";
 import { createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
@@ -12,12 +12,12 @@ const ROLE = "arn:aws:iam::123456789012:role/browserfn-function";
 const LAYERS = ["arn:aws:lambda:eu-central-1:123456789012:layer:chromium:3", "arn:aws:lambda:eu-central-1:123456789012:layer:runtime:7"];
 const LOG_GROUP = "/browserfn/bfn/functions";
 const ACTIVE = {
-  State: "Active", LastUpdateStatus: "Successful", MemorySize: 1024, Timeout: 300, EphemeralStorage: { Size: 2048 }, Runtime: "nodejs22.x", Role: ROLE,
+  State: "Active", LastUpdateStatus: "Successful", MemorySize: 1024, Timeout: 305, EphemeralStorage: { Size: 2048 }, Runtime: "nodejs22.x", Role: ROLE,
   Handler: "index.handler", Layers: LAYERS.map((Arn) => ({ Arn })), LoggingConfig: { LogGroup: LOG_GROUP, LogFormat: "Text" },
 };
-const COMPLETION = "arn:aws:lambda:eu-central-1:123456789012:function:bfn-run-completion";
+const STATE_MACHINE = "arn:aws:states:eu-central-1:123456789012:stateMachine:bfn-runs";
 const SETTINGS = {
-  Runtime: "nodejs22.x", Role: ROLE, Handler: "index.handler", MemorySize: 1024, Timeout: 300, EphemeralStorage: { Size: 2048 }, Layers: LAYERS,
+  Runtime: "nodejs22.x", Role: ROLE, Handler: "index.handler", MemorySize: 1024, Timeout: 305, EphemeralStorage: { Size: 2048 }, Layers: LAYERS,
   Environment: { Variables: {} }, LoggingConfig: { LogGroup: LOG_GROUP, LogFormat: "Text" },
 };
 
@@ -67,14 +67,15 @@ function version(n: number): VersionWithCode {
   };
 }
 
-/** Invoke's client (the one without SDK retries): no command of deploy, configure or remove may reach it. */
-const invokeClient = { send: async (command: InvokeCommand) => Promise.reject(new Error(`${command.constructor.name} went to Invoke's client`)) };
+/** Step Functions and the outcome bucket: deploy, configure and remove never reach them. */
+const unused = { send: async () => Promise.reject(new Error("a deploy started a run")) };
+const outcomes = { uploadUrl: async () => Promise.reject(new Error("a deploy signed an upload URL")) };
 
 /** `client` is the control plane's. */
 function setup(client = new FakeLambda()) {
   const sleeps: number[] = [];
   const runtime = createAwsRuntime({
-    lambda: { controlPlane: client, invoke: invokeClient }, functionPrefix: "bfn-", executionRoleArn: ROLE, layerArns: LAYERS, completionArn: COMPLETION, logGroup: LOG_GROUP,
+    lambda: client, stepFunctions: unused, stateMachineArn: STATE_MACHINE, outcomes, functionPrefix: "bfn-", executionRoleArn: ROLE, layerArns: LAYERS, logGroup: LOG_GROUP,
     runs: { get: async () => undefined },
     pollIntervalMs: 10, activeTimeoutMs: 30, sleep: async (ms) => void sleeps.push(ms),
   });
@@ -86,17 +87,9 @@ const zipOf = (command: LambdaCommand) => {
   return (input.Code?.ZipFile ?? input.ZipFile) as Uint8Array;
 };
 const sha = (zip: Uint8Array) => createHash("sha256").update(zip).digest("base64");
-/** The async-invocation config every deployed version's alias gets: no retries, the run-completion Lambda as its destination. */
-const eventInvokeConfig = (alias: string) => [
-  "PutFunctionEventInvokeConfigCommand",
-  {
-    FunctionName: NAME, Qualifier: alias, MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60,
-    DestinationConfig: { OnSuccess: { Destination: COMPLETION }, OnFailure: { Destination: COMPLETION } },
-  },
-];
 
 describe("the AWS runtime: deploy (the exact Lambda calls)", () => {
-  it("creates version 1, waits for Active, publishes it, points v1 and live at it and sends v1's completions to the recorder", async () => {
+  it("creates version 1, waits for Active, publishes it, points v1 and live at it (no async destination: the run workflow invokes it)", async () => {
     const { client, runtime } = setup();
     client.reply("PublishVersionCommand", { Version: "1" });
     expect(await runtime.deploy(fn(), version(1))).toEqual({ status: "active", status_reason: null });
@@ -107,7 +100,6 @@ describe("the AWS runtime: deploy (the exact Lambda calls)", () => {
       ["PublishVersionCommand", { FunctionName: NAME, CodeSha256: sha(zip), Description: "browserfn version 1" }],
       ["CreateAliasCommand", { FunctionName: NAME, Name: "v1", FunctionVersion: "1" }],
       ["CreateAliasCommand", { FunctionName: NAME, Name: "live", FunctionVersion: "1" }],
-      eventInvokeConfig("v1"),
     ]);
     const files = unzipSync(zip);
     expect(Object.keys(files).sort()).toEqual(["code.cjs", "index.js", "meta.json"]);
@@ -153,7 +145,6 @@ describe("the AWS runtime: deploy (the exact Lambda calls)", () => {
       ["PublishVersionCommand", { FunctionName: NAME, CodeSha256: sha(zip), Description: "browserfn version 2" }],
       ["CreateAliasCommand", { FunctionName: NAME, Name: "v2", FunctionVersion: "7" }],
       ["UpdateAliasCommand", { FunctionName: NAME, Name: "live", FunctionVersion: "7" }],
-      eventInvokeConfig("v2"),
     ]);
   });
 
@@ -163,9 +154,8 @@ describe("the AWS runtime: deploy (the exact Lambda calls)", () => {
     expect(client.names()).toEqual([
       "UpdateFunctionCodeCommand", "GetFunctionConfigurationCommand", "UpdateFunctionConfigurationCommand",
       "GetFunctionConfigurationCommand", "PublishVersionCommand", "CreateAliasCommand", "UpdateAliasCommand",
-      "PutFunctionEventInvokeConfigCommand",
     ]);
-    expect(client.sent[2]!.input).toEqual({ FunctionName: NAME, ...SETTINGS, MemorySize: 2048, Timeout: 60 });
+    expect(client.sent[2]!.input).toEqual({ FunctionName: NAME, ...SETTINGS, MemorySize: 2048, Timeout: 65 });
   });
 
   it("moves a Lambda created before the stack's function log group (Lambda's default /aws/lambda/<name>) to it", async () => {
@@ -191,7 +181,7 @@ describe("the AWS runtime: deploy (the exact Lambda calls)", () => {
     expect(await runtime.deploy(fn(), version(1))).toEqual({ status: "active", status_reason: null });
     expect(client.names()).toEqual([
       "CreateFunctionCommand", "UpdateFunctionCodeCommand", "GetFunctionConfigurationCommand", "PublishVersionCommand",
-      "CreateAliasCommand", "UpdateAliasCommand", "UpdateAliasCommand", "PutFunctionEventInvokeConfigCommand",
+      "CreateAliasCommand", "UpdateAliasCommand", "UpdateAliasCommand",
     ]);
     expect(client.sent[5]!.input).toEqual({ FunctionName: NAME, Name: "v1", FunctionVersion: "7" });
     expect(client.sent[6]!.input).toEqual({ FunctionName: NAME, Name: "live", FunctionVersion: "7" });
@@ -203,7 +193,7 @@ describe("the AWS runtime: deploy (the exact Lambda calls)", () => {
     expect(await runtime.deploy(fn({ latest_version: 2 }), version(2))).toEqual({ status: "active", status_reason: null });
     expect(client.names()).toEqual([
       "UpdateFunctionCodeCommand", "CreateFunctionCommand", "GetFunctionConfigurationCommand", "PublishVersionCommand",
-      "CreateAliasCommand", "CreateAliasCommand", "PutFunctionEventInvokeConfigCommand",
+      "CreateAliasCommand", "CreateAliasCommand",
     ]);
     expect(client.sent[5]!.input).toEqual({ FunctionName: NAME, Name: "live", FunctionVersion: "7" });
   });
@@ -228,7 +218,7 @@ describe("the AWS runtime: deploy (the exact Lambda calls)", () => {
   });
 
   it("refuses a prefix that would make names longer than 64 characters", () => {
-    expect(() => createAwsRuntime({ lambda: new FakeLambda(), functionPrefix: "x".repeat(36), executionRoleArn: ROLE, layerArns: [], completionArn: COMPLETION, logGroup: LOG_GROUP, runs: { get: async () => undefined } })).toThrow(/at most 35/);
+    expect(() => createAwsRuntime({ lambda: new FakeLambda(), stepFunctions: unused, stateMachineArn: STATE_MACHINE, outcomes, functionPrefix: "x".repeat(36), executionRoleArn: ROLE, layerArns: [], logGroup: LOG_GROUP, runs: { get: async () => undefined } })).toThrow(/at most 35/);
   });
 });
 

@@ -97,7 +97,7 @@ describe("the Lambda runner's container", () => {
   });
 
   it("throws for a broken deployment or event (Lambda reports a FunctionError), never for user code", async () => {
-    const event: LambdaRunEvent = { run_id: "r", params: {}, timeout_ms: 1000, completion_token: "t" };
+    const event: LambdaRunEvent = { run_id: "r", params: {}, timeout_ms: 1000 };
     const missing = createLambdaHandler(path.join(tmpdir(), "browserfn-no-such-dir"));
     await expect(missing(event)).rejects.toThrow(/ENOENT.*code\.cjs/);
     await expect(missing({ run_id: "r" } as LambdaRunEvent)).rejects.toThrow(/The event must be/);

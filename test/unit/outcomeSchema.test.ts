@@ -106,7 +106,7 @@ describe("parseRunOutcome: named fields only", () => {
 });
 
 describe("parseRunOutcome: error codes a run may report", () => {
-  it.each([["function_error"], ["result_not_serializable"], ["result_too_large"]])("accepts %s", (code) => {
+  it.each([["function_error"], ["result_not_serializable"], ["result_too_large"], ["function_timeout"]])("accepts %s", (code) => {
     expect(outcomeOf(failed({ code }))).toStrictEqual({ status: "failed", error: { code, message: "boom" }, logs: "", browser_ms: 5 });
   });
 

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { App } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
-import { AWS_ENV, readAwsEnv, readIdentityEnv, readStoreEnv } from "../../lambdas/aws/awsConfig";
+import { AWS_ENV, readAwsEnv, readIdentityEnv, readRecorderEnv, readStoreEnv } from "../../lambdas/aws/awsConfig";
 import { ROUTES } from "../../lambdas/routes/routeTable";
-import { MAIN_TABLE } from "../../lambdas/store/tables";
+import { MAIN_TABLE, RUN_LIST_ATTRIBUTES } from "../../lambdas/store/tables";
 import { BrowserfnStack, type BrowserfnStackProps } from "../../lib/browserfnStack";
 
 // Unit tests of the stack stay fast: no bundling (the `aws:cdk:bundling-stacks` context set to
@@ -32,7 +32,11 @@ function fakeResolve(value: unknown): string {
   if (typeof value === "string") return value;
   const v = value as Record<string, unknown>;
   const pseudo: Record<string, string> = { "AWS::Partition": "aws", "AWS::Region": "eu-west-1", "AWS::AccountId": "123456789012", "AWS::URLSuffix": "amazonaws.com" };
-  if (typeof v.Ref === "string") return pseudo[v.Ref] ?? `arn:aws:ref:eu-west-1:123456789012:${v.Ref}`;
+  if (typeof v.Ref === "string") {
+    // A bucket's Ref is its name; any other resource's here is an ARN.
+    if (v.Ref.startsWith("RunPipelineRunBucket")) return v.Ref.toLowerCase();
+    return pseudo[v.Ref] ?? `arn:aws:ref:eu-west-1:123456789012:${v.Ref}`;
+  }
   if (Array.isArray(v["Fn::GetAtt"])) return `arn:aws:getatt:eu-west-1:123456789012:${(v["Fn::GetAtt"] as string[]).join(".")}`;
   if (Array.isArray(v["Fn::Join"])) {
     const [delimiter, parts] = v["Fn::Join"] as [string, unknown[]];
@@ -68,6 +72,22 @@ describe("the CDK stack", () => {
             { AttributeName: "gsi1sk", KeyType: "RANGE" },
           ],
           Projection: { ProjectionType: "ALL" },
+        },
+        {
+          IndexName: "runs",
+          KeySchema: [
+            { AttributeName: "runs_pk", KeyType: "HASH" },
+            { AttributeName: "runs_sk", KeyType: "RANGE" },
+          ],
+          Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: [...RUN_LIST_ATTRIBUTES] },
+        },
+        {
+          IndexName: "active",
+          KeySchema: [
+            { AttributeName: "active_pk", KeyType: "HASH" },
+            { AttributeName: "active_sk", KeyType: "RANGE" },
+          ],
+          Projection: { ProjectionType: "KEYS_ONLY" },
         },
       ],
       Replicas: [{ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }],
@@ -132,7 +152,7 @@ describe("the CDK stack", () => {
   });
 
   it("runs the handlers on nodejs22.x arm64 with bounded timeouts, the environment their entries parse, and own log groups", () => {
-    expect(functions).toHaveLength(ROUTES.length + 4);
+    expect(functions).toHaveLength(ROUTES.length + 5);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({ Runtime: "nodejs22.x", Architectures: ["arm64"], Handler: "index.handler" });
       expect(fn.Properties.LoggingConfig).toMatchObject({ LogGroup: { Ref: expect.any(String) } });
@@ -155,16 +175,21 @@ describe("the CDK stack", () => {
     });
     expect(identity.oauth?.clientIds).toHaveLength(2);
     expect(authorizerEnv).not.toHaveProperty(AWS_ENV.executionRoleArn);
-    const [, runCompletion] = functionNamed("bfn-test-run-completion");
-    expect(runCompletion.Properties).toMatchObject({ Timeout: 30, MemorySize: 256 });
-    const completionEnv = (runCompletion.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-    expect(Object.keys(completionEnv).sort()).toEqual([AWS_ENV.runRetentionDays, AWS_ENV.tablePrefix, "NODE_OPTIONS"].sort());
-    expect(() => readStoreEnv({ ...completionEnv, AWS_REGION: "eu-west-1" } as NodeJS.ProcessEnv)).not.toThrow();
+    const [, recorder] = functionNamed("bfn-test-run-recorder");
+    expect(recorder.Properties).toMatchObject({ Timeout: 60, MemorySize: 512 });
+    const recorderEnv = (recorder.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(Object.keys(recorderEnv).sort()).toEqual([AWS_ENV.runBucket, AWS_ENV.runRetentionDays, AWS_ENV.tablePrefix, "NODE_OPTIONS"].sort());
+    expect(() => readRecorderEnv({ ...Object.fromEntries(Object.entries(recorderEnv).map(([k, v]) => [k, fakeResolve(v)])), AWS_REGION: "eu-west-1" })).not.toThrow();
+    const [, sweeper] = functionNamed("bfn-test-run-sweeper");
+    expect(sweeper.Properties).toMatchObject({ Timeout: 300, MemorySize: 256 });
+    const sweeperEnv = (sweeper.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(Object.keys(sweeperEnv).sort()).toEqual([AWS_ENV.runRetentionDays, AWS_ENV.tablePrefix, "NODE_OPTIONS"].sort());
+    expect(() => readStoreEnv({ ...sweeperEnv, AWS_REGION: "eu-west-1" } as NodeJS.ProcessEnv)).not.toThrow();
     const [, invokeRoute] = functionNamed("bfn-test-api-invokePost");
-    expect(JSON.stringify((invokeRoute.Properties.Environment as { Variables: Record<string, unknown> }).Variables[AWS_ENV.completionArn])).toContain(
-      ":function:bfn-test-run-completion",
+    expect(JSON.stringify((invokeRoute.Properties.Environment as { Variables: Record<string, unknown> }).Variables[AWS_ENV.stateMachineArn])).toContain(
+      ":stateMachine:bfn-test-runs",
     );
-    template.resourceCountIs("AWS::Logs::LogGroup", functions.length + 2); // + API access logs, + the function Lambdas' logs
+    template.resourceCountIs("AWS::Logs::LogGroup", functions.length + 3); // + API access logs, the function Lambdas' logs, the run workflow's logs
   });
 
   it("gives every function's Lambda one log group with the stack's retention, named in the deploying handlers' environment", () => {
@@ -193,7 +218,7 @@ describe("the CDK stack", () => {
       PolicyDocument: { Statement: [Match.objectLike({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } })] },
     });
     const [scheduledRunId] = functionNamed("bfn-test-scheduled-run");
-    const [queueId] = Object.keys(template.findResources("AWS::SQS::Queue"));
+    const [queueId] = Object.keys(template.findResources("AWS::SQS::Queue")).filter((id) => id.startsWith("Scheduling"));
     template.hasResourceProperties("AWS::Lambda::EventInvokeConfig", {
       FunctionName: { Ref: scheduledRunId },
       MaximumRetryAttempts: 0,

@@ -66,14 +66,14 @@ describe("the Lambda entries", () => {
       expect(source).toContain(`export const handler = lazyRoute(${route.operationId});`);
       expect(source).not.toMatch(/routeTable|HANDLERS/);
     }
-    for (const name of ["authorizer", "scheduledRun", "routeNotFound", "runCompletion"]) expect(existsSync(path.join(ENTRIES, `${name}.ts`))).toBe(true);
+    for (const name of ["authorizer", "scheduledRun", "routeNotFound", "runRecorder", "runSweeper"]) expect(existsSync(path.join(ENTRIES, `${name}.ts`))).toBe(true);
   });
 
   it("build nothing at import: an entry loads without any environment", () => {
     const saved = process.env[AWS_ENV.tablePrefix];
     delete process.env[AWS_ENV.tablePrefix];
     try {
-      for (const name of ["health", "invokePost", "authorizer", "scheduledRun", "runCompletion"]) {
+      for (const name of ["health", "invokePost", "authorizer", "scheduledRun", "runRecorder", "runSweeper"]) {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         expect(typeof require(path.join(ENTRIES, `${name}.ts`)).handler).toBe("function");
       }
@@ -90,7 +90,7 @@ describe("the Lambda environment", () => {
     const config = readAwsEnv(env);
     expect(config).toMatchObject({ region: "eu-west-1", tablePrefix: "bfn", syncWaitSeconds: 25, runRetentionDays: 30, oauth: null, publicUrl: null });
     expect(config.runtime.layerArns).toHaveLength(2);
-    expect(config.runtime.completionArn).toBe("arn:aws:lambda:eu-west-1:123456789012:function:bfn-run-completion");
+    expect(config.runtime).toMatchObject({ stateMachineArn: "arn:aws:states:eu-west-1:123456789012:stateMachine:bfn-runs", runBucket: "bfn-run-bucket" });
     expect(config.schedules).toMatchObject({ groupName: "bfn", namePrefix: "" });
   });
 

@@ -59,6 +59,9 @@ const ALLOWED_WILDCARDS = [
   "arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/bfn-test/*",
 ];
 
+/** Actions that take no resource ARN (granted on "*"): X-Ray, and CloudWatch Logs' vended log delivery. */
+const WITHOUT_RESOURCE = /^(xray:\w+|logs:(Create|Get|Update|Delete)LogDelivery|logs:ListLogDeliveries|logs:PutResourcePolicy|logs:DescribeResourcePolicies|logs:DescribeLogGroups)$/;
+
 describe("the stack's permissions", () => {
   const stack = buildStack();
   const template = Template.fromStack(stack);
@@ -70,6 +73,9 @@ describe("the stack's permissions", () => {
     if (!id) throw new Error(`no role ${logicalIdStart}`);
     return id;
   };
+  const [bucketId] = Object.keys(template.findResources("AWS::S3::Bucket"));
+  /** Each run's uploaded outcome, outcomes/<run id>.json in the stack's run bucket. */
+  const outcomeObjects = `<${bucketId}.Arn>/outcomes/*`;
   const statementsOfRole = (roleId: string) =>
     policies.filter(([, p]) => p.Properties.Roles.some((r) => r.Ref === roleId)).flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
 
@@ -80,7 +86,13 @@ describe("the stack's permissions", () => {
       expect(statement.Effect).toBe("Allow");
       for (const action of list(statement.Action)) expect(action).not.toContain("*");
       for (const resource of list(statement.Resource).map(flatten)) {
-        if (resource.includes("*")) expect(ALLOWED_WILDCARDS).toContain(resource);
+        if (resource === "*") {
+          // The run workflow's X-Ray tracing and log delivery: these actions take no resource.
+          for (const action of list(statement.Action)) expect(action).toMatch(WITHOUT_RESOURCE);
+          expect(statementsOfRole(roleOf("RunPipelineRunWorkflowRole"))).toContainEqual(expect.objectContaining({ Action: statement.Action }));
+        } else if (resource.includes("*")) {
+          expect([...ALLOWED_WILDCARDS, outcomeObjects]).toContain(resource);
+        }
       }
     }
   });
@@ -111,23 +123,28 @@ describe("the stack's permissions", () => {
   it("gives DynamoDB access on the table and its index only; the authorizer reads (and creates accounts)", () => {
     const [tableId] = Object.keys(template.findResources("AWS::DynamoDB::GlobalTable"));
     for (const s of statements.filter((st) => list(st.Action).some((a) => a.startsWith("dynamodb:")))) {
-      for (const resource of list(s.Resource).map(flatten)) expect([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`]).toContain(resource);
+      for (const resource of list(s.Resource).map(flatten)) expect([`<${tableId}.Arn>`, ...["gsi1", "runs", "active"].map((index) => `<${tableId}.Arn>/index/${index}`)]).toContain(resource);
     }
     const authorizer = statementsOfRole(roleOf("HandlersAuthorizerRole")).filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:")));
     expect(authorizer.flatMap((s) => list(s.Action)).sort()).toEqual(["dynamodb:GetItem", "dynamodb:PutItem"]);
-    const completion = statementsOfRole(roleOf("HandlersRunCompletionRole"));
-    expect(completion.filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:"))).map((s) => flatten(s.Resource))).toEqual([`<${tableId}.Arn>`]);
-    expect(completion.flatMap((s) => list(s.Action)).filter((a) => !a.startsWith("logs:")).sort()).toEqual([
-      "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem",
+    const recorder = statementsOfRole(roleOf("HandlersRunRecorderRole"));
+    expect(recorder.filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:"))).map((s) => flatten(s.Resource))).toEqual([`<${tableId}.Arn>`]);
+    expect(recorder.flatMap((s) => list(s.Action)).filter((a) => !a.startsWith("logs:")).sort()).toEqual([
+      "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "s3:GetObject",
+    ]);
+    const sweeper = statementsOfRole(roleOf("HandlersRunSweeperRole"));
+    expect(sweeper.flatMap((s) => list(s.Resource)).map(flatten).filter((r) => !/logs/i.test(r)).sort()).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/active`]);
+    expect(sweeper.flatMap((s) => list(s.Action)).filter((a) => !a.startsWith("logs:")).sort()).toEqual([
+      "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem",
     ]);
   });
 
-  it("lets function code write its logs and invoke the run-completion Lambda (its async destination), nothing else; open routes only write their logs", () => {
+  it("lets function code write its logs and nothing else (no Lambda, no store, no bucket); open routes only write their logs", () => {
     const execution = statementsOfRole(roleOf("FunctionRuntimeExecutionRole"));
-    const [invoke, ...others] = execution.filter((s) => !list(s.Action).every((a) => a.startsWith("logs:")));
-    expect(others).toEqual([]);
-    expect(list(invoke?.Action)).toEqual(["lambda:InvokeFunction"]);
-    expect(flatten(invoke?.Resource)).toBe("arn:<AWS::Partition>:lambda:<AWS::Region>:<AWS::AccountId>:function:bfn-test-run-completion");
+    expect(execution.length).toBeGreaterThan(0);
+    expect(execution.flatMap((s) => list(s.Action)).filter((a) => !a.startsWith("logs:"))).toEqual([]);
+    const logGroups = execution.flatMap((s) => list(s.Resource)).map(flatten);
+    for (const resource of logGroups) expect(resource).toMatch(/log-group:\/aws\/lambda\/bfn-test-fn-\*|FunctionRuntimeFunctionLogs/);
     const open = statementsOfRole(roleOf("HandlersOpenRole"));
     expect(open.flatMap((s) => list(s.Action)).sort()).toEqual(["logs:CreateLogStream", "logs:PutLogEvents"]);
   });
@@ -139,7 +156,7 @@ describe("the stack's permissions", () => {
       ([, fn]) => (fn as { Properties: { FunctionName: string } }).Properties.FunctionName === "bfn-test-scheduled-run",
     ) ?? [""];
     expect(invoke.map((s) => flatten(s.Resource))).toEqual([`<${scheduledRunId}.Arn>`]);
-    const [queueId] = Object.keys(template.findResources("AWS::SQS::Queue"));
+    const [queueId] = Object.keys(template.findResources("AWS::SQS::Queue")).filter((id) => id.startsWith("Scheduling"));
     for (const s of scheduler.filter((st) => st !== invoke[0])) expect(flatten(s.Resource)).toBe(`<${queueId}.Arn>`);
   });
 });

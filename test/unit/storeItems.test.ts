@@ -26,13 +26,13 @@ const HOSTILE = {
 const NOW = new Date("2026-03-01T10:00:42.500Z");
 
 const RUN_ATTRIBUTES = [
-  "pk", "sk", "gsi1pk", "gsi1sk", "run_id", "account_id", "function_id", "function_name", "version", "trigger", "status",
-  "params_json", "result_json", "error", "logs", "queued_at", "started_at", "finished_at", "duration_ms", "browser_ms",
+  "pk", "sk", "runs_pk", "runs_sk", "run_id", "account_id", "function_id", "function_name", "version", "trigger", "status",
+  "params_json", "result_json", "error", "logs", "queued_at", "deadline_at", "started_at", "finished_at", "duration_ms", "browser_ms",
   "peak_memory_mb", "memory_mb", "request_origin", "sdk_version", "expires_at",
 ];
 const RUN_FIELDS = [
   "run_id", "account_id", "function_id", "function_name", "version", "trigger", "status", "params", "result_json", "error",
-  "logs", "queued_at", "started_at", "finished_at", "duration_ms", "browser_ms", "peak_memory_mb", "memory_mb",
+  "logs", "queued_at", "deadline_at", "started_at", "finished_at", "duration_ms", "browser_ms", "peak_memory_mb", "memory_mb",
   "request_origin", "sdk_version",
 ];
 const FUNCTION_FIELDS = Object.keys(functionItem());
@@ -62,19 +62,19 @@ describe("store items are built from named fields", () => {
 
   it("a run carrying keys and stray fields is written under its own keys, with its own fields only", async () => {
     const fn = functionItem();
-    const run = runItem(fn, { run_id: "run_own", completion_token: "secret-token" });
+    const run = runItem(fn, { run_id: "run_own" });
     await memory.store.runs.put(hostile(run, { ...HOSTILE, expires_at: 1, params_parts: 3, result_parts: 2 }));
     await memory.store.runs.putIfActive(hostile({ ...run, status: "succeeded", result_json: "1", finished_at: NOW.toISOString() }));
 
     const item = await raw("RUN#run_own", "RUN");
-    expect(sorted(Object.keys(item ?? {}))).toEqual(sorted([...RUN_ATTRIBUTES, "completion_token"]));
-    expect(item).toMatchObject({ pk: "RUN#run_own", sk: "RUN", gsi1pk: `FNID#${fn.function_id}#RUNS`, gsi1sk: "run_own", account_id: "acct", status: "succeeded" });
+    expect(sorted(Object.keys(item ?? {}))).toEqual(sorted(RUN_ATTRIBUTES));
+    expect(item).toMatchObject({ pk: "RUN#run_own", sk: "RUN", runs_pk: `FNID#${fn.function_id}#RUNS`, runs_sk: "run_own", account_id: "acct", status: "succeeded" });
     expect(item?.expires_at).toBeGreaterThan(Date.parse(run.queued_at) / 1000);
     expect(await raw(`KEY#${PLANTED_HASH}`, "KEY")).toBeUndefined();
     expect(await planted()).toEqual([]);
 
     const read = await memory.store.runs.get("run_own");
-    expect(sorted(Object.keys(read ?? {}))).toEqual(sorted([...RUN_FIELDS, "completion_token"]));
+    expect(sorted(Object.keys(read ?? {}))).toEqual(sorted(RUN_FIELDS));
     expect(read).toEqual({ ...run, status: "succeeded", result_json: "1", finished_at: NOW.toISOString() });
   });
 
@@ -89,7 +89,8 @@ describe("store items are built from named fields", () => {
   it("a run without optional fields stores none of them", async () => {
     const run = runItem(functionItem(), { run_id: "run_plain" });
     await memory.store.runs.put(run);
-    expect(sorted(Object.keys((await raw("RUN#run_plain", "RUN")) ?? {}))).toEqual(sorted(RUN_ATTRIBUTES));
+    // Running: also in the active index.
+    expect(sorted(Object.keys((await raw("RUN#run_plain", "RUN")) ?? {}))).toEqual(sorted([...RUN_ATTRIBUTES, "active_pk", "active_sk"]));
     expect(await memory.store.runs.get("run_plain")).toEqual(run);
   });
 
@@ -187,7 +188,7 @@ describe("store items are built from named fields", () => {
     it("records a run under its own keys, account and function, whatever the runtime's result carries", async () => {
       const fn = functionItem({ function_id: "fn_own", account_id: "acct" });
       const victimFn = functionItem({ function_id: "fn_victim", account_id: "victim", name: "other" });
-      const run = runItem(fn, { run_id: "run_own", queued_at: "2026-03-01T10:00:00.000Z", started_at: "2026-03-01T10:00:00.000Z", completion_token: "t" });
+      const run = runItem(fn, { run_id: "run_own", queued_at: "2026-03-01T10:00:00.000Z", started_at: "2026-03-01T10:00:00.000Z" });
       const victim = runItem(victimFn, { run_id: "run_victim", queued_at: "2026-03-01T10:00:00.000Z", started_at: "2026-03-01T10:00:00.000Z" });
       await memory.store.runs.put(run);
       await memory.store.runs.put(victim);
@@ -205,9 +206,9 @@ describe("store items are built from named fields", () => {
         peak_memory_mb: 300, finished_at: NOW.toISOString(),
       };
       expect(final).toEqual(expected);
-      expect(sorted(Object.keys(final))).toEqual(sorted([...RUN_FIELDS, "completion_token"]));
+      expect(sorted(Object.keys(final))).toEqual(sorted(RUN_FIELDS));
       expect(await memory.store.runs.get("run_own")).toEqual(expected);
-      expect(await raw("RUN#run_own", "RUN")).toMatchObject({ gsi1pk: "FNID#fn_own#RUNS", account_id: "acct", function_id: "fn_own", completion_token: "t" });
+      expect(await raw("RUN#run_own", "RUN")).toMatchObject({ runs_pk: "FNID#fn_own#RUNS", account_id: "acct", function_id: "fn_own" });
       expect(await memory.store.runs.get("run_victim")).toEqual(victim);
       expect((await memory.store.meters.usage("victim", "2026-03")).total.invocations).toBe(0);
       expect((await memory.store.meters.usage("acct", "2026-03")).functions.fn_own?.invocations).toBe(1);

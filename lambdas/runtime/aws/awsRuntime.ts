@@ -1,34 +1,36 @@
-import {
-  DeleteFunctionCommand,
-  InvokeCommand,
-  PutFunctionEventInvokeConfigCommand,
-  type Runtime as LambdaRuntimeName,
-} from "@aws-sdk/client-lambda";
+import { DeleteFunctionCommand, type Runtime as LambdaRuntimeName } from "@aws-sdk/client-lambda";
+import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import type { FunctionItem } from "../../functions/types";
 import { ApiError } from "../../http/errors";
 import type { LambdaRunEvent } from "../../runner/lambdaPackage";
-import { FINAL_STATUSES, type RunItem } from "../../runs/types";
+import { FINAL_STATUSES, RUN_DEADLINE_MARGIN_MS, type RunItem } from "../../runs/types";
 import type { RunStore } from "../../store/runStore";
 import type { InvokeRequest, InvokeResult, Runtime } from "../runtime";
 import { lambdaDeployer, versionAlias } from "./deployLambda";
 import { endedWithout } from "./invokeOutcome";
-import { type ControlPlaneCommand, isAwsError, type LambdaClientLike, type LambdaClients, type LambdaSend } from "./lambdaClient";
+import { type ControlPlaneCommand, isAwsError, type LambdaClientLike, type LambdaSend } from "./lambdaClient";
+import type { OutcomeBucket } from "./outcomeBucket";
+import { INVOKE_MARGIN_SECONDS, type RunExecutionInput } from "./runWorkflow";
+
+/** The Step Functions API as the adapter uses it (an SFNClient with standard retries, or a test double). */
+export interface StepFunctionsLike {
+  send(command: StartExecutionCommand): Promise<unknown>;
+}
 
 export interface AwsRuntimeOptions {
-  /**
-   * The clients from createLambdaClients: the control plane's, which the SDK retries, and
-   * Invoke's, which it must not (a retried Invoke can queue a run twice; throttles are retried
-   * here, within the run's wait budget). A single client stands for both only when it never
-   * retries (a test double). Their owner builds and destroys them.
-   */
-  lambda: LambdaClients | LambdaClientLike;
-  /** Where invoke reads the run's record until the run-completion Lambda has made it final. */
+  /** The Lambda control plane's client (the SDK's standard retries): deploys and deletes. Its owner destroys it. */
+  lambda: LambdaClientLike<ControlPlaneCommand>;
+  /** Starts the run workflow's executions. */
+  stepFunctions: StepFunctionsLike;
+  /** The run workflow (runWorkflow.ts): it invokes each run's Lambda and records how it ended. */
+  stateMachineArn: string;
+  /** Where a function's Lambda uploads an outcome too big for the workflow (presigned URLs). */
+  outcomes: Pick<OutcomeBucket, "uploadUrl">;
+  /** Where invoke reads the run's record until the workflow's recorder has made it final. */
   runs: Pick<RunStore, "get">;
-  /** The run-completion Lambda: every function's async-invocation destination (see recordCompletion.ts). */
-  completionArn: string;
   /** Prepended to the function_id to name its Lambda: at most 35 characters of [A-Za-z0-9-_]. */
   functionPrefix: string;
-  /** The role every function's Lambda runs as (logs only: no access to the service's data). */
+  /** The role every function's Lambda runs as (its logs only: no access to the service). */
   executionRoleArn: string;
   /** The chromium layer and the runtime layer (see RUNNER_LAYER_PATH in runner/lambdaPackage.ts). */
   layerArns: string[];
@@ -47,20 +49,11 @@ export interface AwsRuntimeOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/**
- * How long Lambda keeps an Event invocation it could not start yet (throttled): Lambda's
- * minimum. Past it the event goes to the destination as `EventAgeExceeded` and the run ends as
- * refused.
- */
-export const MAX_EVENT_AGE_SECONDS = 60;
-/** Beyond the function's timeout and the event's age: a cold start and the recorder's own delivery. */
-const COMPLETION_MARGIN_MS = 60_000;
-
 /** `fn_` + 26 ULID characters. */
 const FUNCTION_ID_LENGTH = 29;
 const PREFIX_PATTERN = /^[A-Za-z0-9_-]*$/;
-const FIRST_THROTTLE_DELAY_MS = 100;
-const MAX_THROTTLE_DELAY_MS = 1000;
+/** How long a run's upload URL stays valid beyond its timeout: the invoke margin, throttle retries and slack. */
+const UPLOAD_URL_MARGIN_SECONDS = 300;
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -81,21 +74,19 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  *   once); then PublishVersion (guarded by the zip's CodeSha256), CreateAlias `vN` (UpdateAlias
  *   if it exists) and CreateAlias `live` for a new function, UpdateAlias `live` otherwise.
  *   Lambda reporting Failed, or not Active within activeTimeoutMs, gives `failed` and the reason.
+ *   On AWS deploys run in the deploy-job Lambda, off the request path.
  * configure(fn): UpdateFunctionConfiguration + wait + PublishVersion, then UpdateAlias `vN`
  *   (N = latest_version) and `live`: older versions keep the settings they were published with.
  *   It and deploy must not run at the same time for one function.
- * After each deploy, PutFunctionEventInvokeConfig on alias `vN`: no retries (a retry would run the
- *   automation again), events dropped after MAX_EVENT_AGE_SECONDS, and the run-completion Lambda
- *   as the destination on success and on failure.
- * invoke: see `invoke` below. remove: DeleteFunction (all versions, aliases and configs with it).
+ * invoke: an execution of the run workflow (see `invoke` below). remove: DeleteFunction (all
+ *   versions and aliases with it).
  */
 export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
   const { functionPrefix } = options;
   if (!PREFIX_PATTERN.test(functionPrefix) || functionPrefix.length > 64 - FUNCTION_ID_LENGTH) {
     throw new Error(`function name prefix '${functionPrefix}' must be at most ${64 - FUNCTION_ID_LENGTH} characters of [A-Za-z0-9-_]`);
   }
-  const { controlPlane, invoke: invoker } = "send" in options.lambda ? { controlPlane: options.lambda, invoke: options.lambda } : options.lambda;
-  const send: LambdaSend = <Output>(command: ControlPlaneCommand) => controlPlane.send(command) as Promise<Output>;
+  const send: LambdaSend = <Output>(command: ControlPlaneCommand) => options.lambda.send(command) as Promise<Output>;
   const sleep = options.sleep ?? defaultSleep;
   const functionName = (fn: FunctionItem) => `${functionPrefix}${fn.function_id}`;
   const deployer = lambdaDeployer(send, {
@@ -111,74 +102,41 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
 
   const runPollIntervalMs = options.runPollIntervalMs ?? 200;
 
-  /** Invokes; a throttled Invoke is tried again with backoff while `waitMs` lasts, then 429. */
-  const invokeLambda = async (command: InvokeCommand, waitMs: number): Promise<void> => {
-    let waited = 0;
-    for (let delay = FIRST_THROTTLE_DELAY_MS; ; delay = Math.min(delay * 2, MAX_THROTTLE_DELAY_MS)) {
-      try {
-        await invoker.send(command);
-        return;
-      } catch (error) {
-        if (!isAwsError(error, "TooManyRequestsException")) throw error;
-        if (waited + delay > waitMs) {
-          const message = "Lambda is at its concurrency limit: the run was not started; try again shortly";
-          throw new ApiError("concurrency_limit_exceeded", message, {}, { "retry-after": "1" });
-        }
-      }
-      await sleep(delay);
-      waited += delay;
-    }
-  };
-
   /**
-   * Reads the run's record until it is final, for as long as the run can last: its timeout, the
-   * event's time in Lambda's queue and a margin. Past that no completion will come (the
-   * destination is missing or failed): the run is ended as crashed by the caller.
+   * Reads the run's record until it is final, for as long as the run can last: its timeout and
+   * RUN_DEADLINE_MARGIN_MS, past which the sweeper ends it anyway (no workflow lasts that long).
    */
   const waitForEnd = async (fn: FunctionItem, runId: string): Promise<InvokeResult> => {
-    const limitMs = (fn.timeout_seconds + MAX_EVENT_AGE_SECONDS) * 1000 + COMPLETION_MARGIN_MS;
+    const limitMs = fn.timeout_seconds * 1000 + RUN_DEADLINE_MARGIN_MS;
     for (let waited = 0; waited <= limitMs; waited += runPollIntervalMs) {
       // A failed read is tried again: ending the run over it would refuse its real end.
       const run = await options.runs.get(runId).catch(() => undefined);
       if (run && FINAL_STATUSES.includes(run.status)) return resultOf(run);
       await sleep(runPollIntervalMs);
     }
-    const message = `No end of the run was recorded within ${Math.round(limitMs / 1000)} s: the function's completion never reached the service`;
+    const message = `No end of the run was recorded within ${Math.round(limitMs / 1000)} s: the run's workflow never recorded it`;
     return { ...endedWithout("failed", "function_crashed", message), duration_ms: limitMs, peak_memory_mb: null };
   };
 
   return {
-    async deploy(fn, version) {
-      const deployed = await deployer.deploy(functionName(fn), fn, version);
-      if (deployed.status !== "active") return deployed;
-      const destination = { Destination: options.completionArn };
-      await send(
-        new PutFunctionEventInvokeConfigCommand({
-          FunctionName: functionName(fn),
-          Qualifier: versionAlias(version.version),
-          MaximumRetryAttempts: 0,
-          MaximumEventAgeInSeconds: MAX_EVENT_AGE_SECONDS,
-          DestinationConfig: { OnSuccess: destination, OnFailure: destination },
-        }),
-      );
-      return deployed;
-    },
+    deploy: (fn, version) => deployer.deploy(functionName(fn), fn, version),
 
     configure: (fn) => deployer.configure(functionName(fn), fn),
 
     /**
-     * An asynchronous Invoke (InvocationType `Event`) of alias `v<version>` with
-     * `{ run_id, params, timeout_ms, completion_token }` (the caller wrote the run's queued
-     * record before), then `onRunning` once Lambda has the event. Lambda queues the event and answers at once; when the
-     * run ends, Lambda hands its answer to the run-completion Lambda (the alias's destination),
-     * which writes the run's final record and meters it. Meanwhile this reads that record every
+     * Starts the run workflow (runWorkflow.ts) with an execution named after the run (one
+     * execution per run: Step Functions refuses a second name) and the run's event, which
+     * carries a presigned URL for an outcome too big for the workflow; then `onRunning`. The
+     * workflow invokes the function's Lambda (RequestResponse) and its recorder writes the
+     * run's final record and meters it. Meanwhile this reads that record every
      * runPollIntervalMs and resolves with it once it is final; the caller's own finish then
      * finds the run ended already and keeps that record (finishRun). A caller that stops
      * waiting (the sync window's 202) loses nothing: the record is written without it.
      *
-     * A throttled Invoke (rare: Lambda queues Event invocations) is retried within `waitMs`,
-     * then 429 `concurrency_limit_exceeded` is thrown, and the caller settles the run.
-     * `onQueued` is never called: Lambda's cold starts cannot be seen from here.
+     * Step Functions refusing the start for its own limits (ExecutionLimitExceeded, throttled
+     * past the SDK's retries) is a 429 `concurrency_limit_exceeded` before anything ran; Lambda's
+     * own throttles are retried inside the workflow. `onQueued` is never called: Lambda's cold
+     * starts cannot be seen from here.
      */
     async invoke(request: InvokeRequest, hooks): Promise<InvokeResult> {
       const { fn, version } = request;
@@ -186,23 +144,24 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
         run_id: request.runId,
         params: request.params,
         timeout_ms: fn.timeout_seconds * 1000,
-        completion_token: request.completionToken,
+        outcome_upload_url: await options.outcomes.uploadUrl(request.runId, fn.timeout_seconds + UPLOAD_URL_MARGIN_SECONDS),
       };
-      const command = new InvokeCommand({
-        FunctionName: functionName(fn),
-        Qualifier: versionAlias(version),
-        InvocationType: "Event",
-        Payload: JSON.stringify(event),
-      });
+      const input: RunExecutionInput = {
+        run_id: request.runId,
+        function: `${functionName(fn)}:${versionAlias(version)}`,
+        timeout_seconds: fn.timeout_seconds,
+        invoke_timeout_seconds: fn.timeout_seconds + INVOKE_MARGIN_SECONDS,
+        event,
+      };
+      const command = new StartExecutionCommand({ stateMachineArn: options.stateMachineArn, name: request.runId, input: JSON.stringify(input) });
       try {
-        await invokeLambda(command, request.waitMs);
+        await options.stepFunctions.send(command);
       } catch (error) {
-        if (isAwsError(error, "ResourceNotFoundException")) {
-          const message = `The function is not deployed: Lambda has no ${functionName(fn)}:${versionAlias(version)}`;
-          return { ...endedWithout("failed", "function_crashed", message), duration_ms: 0, peak_memory_mb: null };
+        if (isAwsError(error, "ExecutionLimitExceeded") || isAwsError(error, "ThrottlingException")) {
+          const message = "The run workflow is at its limit: the run was not started; try again shortly";
+          throw new ApiError("concurrency_limit_exceeded", message, {}, { "retry-after": "1" });
         }
-        if (error instanceof ApiError) throw error; // throttled: the run never started
-        // Any other failure leaves it unknown whether Lambda has the event: the run stands.
+        // Any other failure leaves it unknown whether the execution started: the run stands.
         await hooks.onRunning();
         throw error;
       }

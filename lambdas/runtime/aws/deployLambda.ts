@@ -41,6 +41,18 @@ const HANDLER = "index.handler";
  */
 export const EPHEMERAL_STORAGE_MB = 2048;
 
+/**
+ * How much longer than the function's timeout its Lambda may run: the runner stops the run at
+ * the function's timeout and answers with its logs (lambdaHandler.ts), which needs Lambda to
+ * leave it time for that (the runner keeps DEADLINE_MARGIN_MS, 3 s, before Lambda's end).
+ */
+export const LAMBDA_TIMEOUT_MARGIN_SECONDS = 5;
+
+/** The Timeout of a function's Lambda: the function's own plus the margin, within Lambda's 900 s. */
+export function lambdaTimeoutSeconds(timeoutSeconds: number): number {
+  return Math.min(900, timeoutSeconds + LAMBDA_TIMEOUT_MARGIN_SECONDS);
+}
+
 const ACTIVE: DeployResult = { status: "active", status_reason: null };
 
 /** The alias of a browserfn version: invocations of version N use qualifier `vN`. */
@@ -59,7 +71,7 @@ export function lambdaDeployer(send: LambdaSend, setup: LambdaSetup) {
     Role: setup.role,
     Handler: HANDLER,
     MemorySize: fn.memory_mb,
-    Timeout: fn.timeout_seconds,
+    Timeout: lambdaTimeoutSeconds(fn.timeout_seconds),
     EphemeralStorage: { Size: EPHEMERAL_STORAGE_MB },
     Layers: setup.layers,
     // Deliberately empty: the function's code runs user automations and gets no service secrets.
@@ -72,7 +84,7 @@ export function lambdaDeployer(send: LambdaSend, setup: LambdaSetup) {
 
   const settingsDiffer = (config: FunctionConfiguration, fn: FunctionItem): boolean =>
     config.MemorySize !== fn.memory_mb ||
-    config.Timeout !== fn.timeout_seconds ||
+    config.Timeout !== lambdaTimeoutSeconds(fn.timeout_seconds) ||
     config.EphemeralStorage?.Size !== EPHEMERAL_STORAGE_MB ||
     config.Runtime !== setup.runtime ||
     config.Role !== setup.role ||

@@ -69,9 +69,10 @@ export interface OutcomeBounds {
  * The run's ending from a successful invocation: the runner's answer, parsed as untrusted
  * input with the run outcome schema (parseRunOutcome: a fixed set of statuses and error codes,
  * a result of JSON text up to 6 MB, capped logs and messages, browser_ms within
- * `maxBrowserMs`). The stack trace of a failure is dropped; an answer that is not an outcome
- * ends the run as crashed. The ending is built from named fields: nothing else of the answer
- * survives.
+ * `maxBrowserMs`). A `function_timeout` failure (the runner stopped the run at its deadline)
+ * ends the run as timed_out. The stack trace of a failure is dropped; an answer that is not an
+ * outcome ends the run as crashed. The ending is built from named fields: nothing else of the
+ * answer survives.
  */
 export function outcomeEnding(payload: string, bounds: OutcomeBounds): Ending {
   let answer: unknown;
@@ -90,7 +91,9 @@ export function outcomeEnding(payload: string, bounds: OutcomeBounds): Ending {
     return { status: "succeeded", result_json: outcome.result_json, error: null, logs: outcome.logs, browser_ms: outcome.browser_ms, peak_memory_mb };
   }
   const error = { code: outcome.error.code, message: outcome.error.message };
-  return { status: "failed", result_json: null, error, logs: outcome.logs, browser_ms: outcome.browser_ms, peak_memory_mb };
+  // The runner stopped the run at its deadline: a timeout, as when Lambda stops it, with the logs kept.
+  const status = outcome.error.code === "function_timeout" ? "timed_out" : "failed";
+  return { status, result_json: null, error, logs: outcome.logs, browser_ms: outcome.browser_ms, peak_memory_mb };
 }
 
 /**

@@ -1,0 +1,3 @@
+import { lazyDeployJob } from "../lazyHandlers";
+
+export const handler = lazyDeployJob();

@@ -1,3 +1,0 @@
-import { lazyRunCompletion } from "../lazyHandlers";
-
-export const handler = lazyRunCompletion();

@@ -1,0 +1,3 @@
+import { lazyRunRecorder } from "../lazyHandlers";
+
+export const handler = lazyRunRecorder();

@@ -1,0 +1,3 @@
+import { lazyRunSweeper } from "../lazyHandlers";
+
+export const handler = lazyRunSweeper();

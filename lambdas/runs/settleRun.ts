@@ -1,0 +1,33 @@
+import type { Clock } from "../deps";
+import type { Store } from "../store/store";
+import { endedRun } from "./finishRun";
+import { RUN_DEADLINE_MARGIN_MS, type RunError, type RunItem } from "./types";
+
+/** What settling did to a run: removed (never started), ended, or nothing (it had ended meanwhile). */
+export type Settled = "removed" | "ended" | "final";
+
+/**
+ * Ends a run whose end was lost (the service stopped under it locally; on AWS, its workflow
+ * ended without recording it, or it passed its deadline): a queued run its account holds no
+ * lease for was never admitted (its record is written beside its admission), never started,
+ * and is removed; any other is ended `failed` with `error`, metered once, and its lease given
+ * back. A run that became final meanwhile keeps its record.
+ */
+export async function settleRun(store: Pick<Store, "runs" | "meters" | "limits">, clock: Clock, run: RunItem, error: RunError): Promise<Settled> {
+  if (run.status === "queued" && !(await store.limits.holds(run.account_id, run.run_id))) {
+    await store.runs.deleteIfQueued(run.run_id);
+    return "removed";
+  }
+  const finishedAt = clock.now();
+  const startedAt = Date.parse(run.started_at ?? run.queued_at);
+  // At most the run's timeout: a service stopped for a day must not meter a day of execution.
+  const timeoutMs = Date.parse(run.deadline_at) - Date.parse(run.queued_at) - RUN_DEADLINE_MARGIN_MS;
+  const elapsed = Number.isFinite(startedAt) ? Math.max(0, finishedAt.getTime() - startedAt) : 0;
+  const duration_ms = Number.isFinite(timeoutMs) ? Math.min(elapsed, Math.max(0, timeoutMs)) : 0;
+  const ending = { status: "failed" as const, result_json: null, error, logs: run.logs, duration_ms, browser_ms: run.browser_ms, peak_memory_mb: run.peak_memory_mb };
+  const final = endedRun(run, ending, finishedAt.toISOString());
+  const ended = await store.runs.putIfActive(final);
+  if (ended) await store.meters.recordRun(final);
+  await store.limits.release(run.account_id, run.run_id);
+  return ended ? "ended" : "final";
+}

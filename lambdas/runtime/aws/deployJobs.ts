@@ -1,0 +1,63 @@
+import { InvokeCommand } from "@aws-sdk/client-lambda";
+import { z } from "zod";
+import type { DeployJob, DeployJobs } from "../../deps";
+import { type DeployJobDeps, type DeployJobOutcome, runDeployJob } from "../../functions/deployJob";
+import { FUNCTION_ID_PATTERN, NAME_PATTERN } from "../../schemas/functionSchemas";
+import type { LambdaClientLike } from "./lambdaClient";
+
+/**
+ * Deploy jobs on AWS: each is an asynchronous Invoke (InvocationType `Event`) of the deploy-job
+ * Lambda with the job as its JSON payload. Lambda queues the event and answers at once; the
+ * deploy-job Lambda (makeDeployJobHandler) runs it, and Lambda runs it again when it throws.
+ *
+ * Send it on the control-plane client (the SDK's standard retries): a job that arrives twice
+ * does no harm (see runDeployJob), and Lambda's control plane throttles bursts.
+ */
+export function createLambdaDeployJobs(client: LambdaClientLike<InvokeCommand>, functionName: string): DeployJobs {
+  return {
+    async enqueue(job) {
+      const payload: DeployJob = {
+        kind: job.kind,
+        account_id: job.account_id,
+        function_id: job.function_id,
+        name: job.name,
+        version: job.version,
+      };
+      await client.send(new InvokeCommand({ FunctionName: functionName, InvocationType: "Event", Payload: JSON.stringify(payload) }));
+    },
+  };
+}
+
+/** A deploy job as the deploy-job Lambda receives it, parsed field by field. */
+export const DeployJobEvent = z.object({
+  kind: z.enum(["deploy", "configure"]),
+  account_id: z.string().min(1).max(256),
+  function_id: z.string().regex(FUNCTION_ID_PATTERN),
+  name: z.string().regex(NAME_PATTERN),
+  version: z.int().min(1),
+});
+
+/**
+ * The deploy-job Lambda's handler: parses the event, runs the job and logs how it ended. An
+ * event that is not a deploy job is logged and dropped (running it again cannot help); a store
+ * that fails throws, so that Lambda runs the job again.
+ */
+export function makeDeployJobHandler(deps: DeployJobDeps) {
+  return async (event: unknown): Promise<{ outcome: DeployJobOutcome | "invalid" }> => {
+    const parsed = DeployJobEvent.safeParse(event);
+    if (!parsed.success) {
+      deps.log(`dropped an invalid deploy job: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
+      return { outcome: "invalid" };
+    }
+    const job: DeployJob = {
+      kind: parsed.data.kind,
+      account_id: parsed.data.account_id,
+      function_id: parsed.data.function_id,
+      name: parsed.data.name,
+      version: parsed.data.version,
+    };
+    const outcome = await runDeployJob(deps, job);
+    deps.log(`deploy job ${job.kind} ${job.function_id} v${job.version}: ${outcome}`);
+    return { outcome };
+  };
+}

@@ -1,0 +1,158 @@
+import { z } from "zod";
+import { isUploadedAnswer } from "../../runner/lambdaPackage";
+import { MAX_FRAME_BYTES } from "../../runner/protocol";
+import { resultTooLarge } from "../../runner/outputLimits";
+import { finishRun, type FinishRunDeps } from "../../runs/finishRun";
+import { FINAL_STATUSES, type RunItem } from "../../runs/types";
+import type { Store } from "../../store/store";
+import type { InvokeResult } from "../runtime";
+import { endedWithout, type Ending, type FunctionLimits, functionErrorEnding, outcomeEnding } from "./invokeOutcome";
+import type { OutcomeBucket } from "./outcomeBucket";
+import { RUN_NOT_RECORDED } from "./runWorkflow";
+
+export interface RecordRunDeps extends FinishRunDeps {
+  store: Pick<Store, "runs" | "meters" | "limits">;
+  outcomes: OutcomeBucket;
+}
+
+/**
+ * The recorder's input (runWorkflow.ts, the Record state): the run id, its timeout and both
+ * times come from the execution's input and Step Functions' clock; only `ended` comes from the
+ * function's Lambda, and is parsed as untrusted below.
+ */
+const RecordInput = z.object({
+  run_id: z.string().min(1).max(100),
+  timeout_seconds: z.number().int().min(1).max(900),
+  started_at: z.string().datetime({ offset: true }),
+  ended_at: z.string().datetime({ offset: true }),
+  ended: z.unknown(),
+});
+
+/** Step Functions' description of an error it caught. */
+const CaughtError = z.object({ Error: z.string().max(1000), Cause: z.string().optional() });
+
+/**
+ * The recorder Lambda, invoked by the run workflow only (the function's role may not invoke
+ * it): ends one run with what its Lambda answered, or with the error Step Functions caught,
+ * and meters it once (finishRun keeps a record that is final already). An answer that marks
+ * an uploaded outcome is read from the outcome bucket. Nothing of the answer but the parsed
+ * outcome's named fields reaches the record. Store failures throw (the workflow retries).
+ */
+export function makeRunRecorder(deps: RecordRunDeps) {
+  return async (event: unknown): Promise<{ status: string }> => {
+    const parsed = RecordInput.safeParse(event);
+    if (!parsed.success) {
+      deps.log(`run recorder: not a record request: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+      return { status: "ignored" };
+    }
+    const input = parsed.data;
+    const run = await deps.store.runs.get(input.run_id);
+    if (!run) {
+      deps.log(`run recorder: no run ${input.run_id}`);
+      return { status: "unknown" };
+    }
+    const duration_ms = Math.max(0, Date.parse(input.ended_at) - Date.parse(input.started_at));
+    const limits = { timeout_seconds: input.timeout_seconds, memory_mb: run.memory_mb };
+    const ended = await endingOf(deps, run, input.ended, limits, duration_ms);
+    return { status: (await endRun(deps, run, ended, duration_ms)).status };
+  };
+}
+
+/**
+ * Ends a run whose workflow execution failed, timed out or was stopped without recording it
+ * (EventBridge's "Step Functions Execution Status Change"): an answer too big for the
+ * workflow's state (States.DataLimitExceeded, which no Catch can take), the execution's own
+ * timeout, or a recorder that failed every retry. A run recorded already is left as it is.
+ */
+export async function recordExecutionEnd(
+  deps: Omit<RecordRunDeps, "outcomes">,
+  detail: { name: string; status: string; error?: string | null; cause?: string | null; startDate?: number; stopDate?: number },
+): Promise<string> {
+  const run = await deps.store.runs.get(detail.name);
+  if (!run) return "unknown";
+  if (FINAL_STATUSES.includes(run.status)) {
+    await deps.store.limits.release(run.account_id, run.run_id);
+    return run.status;
+  }
+  const started = detail.startDate ?? Date.parse(run.started_at ?? run.queued_at);
+  const duration_ms = Math.max(0, (detail.stopDate ?? deps.clock.now().getTime()) - started);
+  const timeoutSeconds = Math.max(1, Math.round((Date.parse(run.deadline_at) - Date.parse(run.queued_at)) / 1000));
+  const error = detail.error ?? (detail.status === "ABORTED" ? "States.Aborted" : `States.${detail.status}`);
+  const ending = caughtEnding(error, detail.cause ?? "", { timeout_seconds: timeoutSeconds, memory_mb: run.memory_mb });
+  return (await endRun(deps, run, ending, duration_ms)).status;
+}
+
+async function endRun(deps: FinishRunDeps & { store: Pick<Store, "limits"> }, run: RunItem, ending: Ending, duration_ms: number): Promise<RunItem> {
+  let final = run;
+  if (!FINAL_STATUSES.includes(run.status)) {
+    const result: InvokeResult = {
+      status: ending.status,
+      result_json: ending.result_json,
+      error: ending.error,
+      logs: ending.logs,
+      duration_ms,
+      browser_ms: ending.browser_ms,
+      peak_memory_mb: ending.peak_memory_mb,
+    };
+    final = await finishRun(deps, run, result, "now");
+  }
+  await deps.store.limits.release(run.account_id, run.run_id);
+  return final;
+}
+
+/** How the run ended, from what the Invoke state left: `{ answer }` or a caught `{ Error, Cause }`. */
+async function endingOf(deps: RecordRunDeps, run: RunItem, ended: unknown, limits: FunctionLimits, durationMs: number): Promise<Ending> {
+  const bounds = { maxBrowserMs: durationMs, memoryMb: limits.memory_mb };
+  if (typeof ended === "object" && ended !== null && "answer" in ended) {
+    const answer = (ended as { answer: unknown }).answer;
+    if (!isUploadedAnswer(answer)) return outcomeEnding(JSON.stringify(answer ?? null), bounds);
+    const uploaded = await deps.outcomes.read(run.run_id, MAX_FRAME_BYTES);
+    if (uploaded === null) {
+      return endedWithout("failed", "function_crashed", "The function's runner said it uploaded its outcome, but there is none");
+    }
+    if ("tooLarge" in uploaded) {
+      const { code, message } = resultTooLarge(uploaded.tooLarge);
+      return endedWithout("failed", code, message);
+    }
+    return outcomeEnding(uploaded.text, bounds);
+  }
+  const caught = CaughtError.safeParse(ended);
+  if (!caught.success) return endedWithout("failed", "function_crashed", "The run's workflow handed over neither an answer nor an error");
+  return caughtEnding(caught.data.Error, caught.data.Cause ?? "", limits);
+}
+
+/**
+ * The run's ending from an error Step Functions caught around the Invoke state (or an
+ * execution's own failure):
+ * - `States.Timeout`: the Lambda did not answer within its timeout and the invoke margin;
+ * - `Lambda.TooManyRequestsException` (after the throttle retries): concurrency_limit_exceeded;
+ * - `Lambda.ResourceNotFoundException`: the function's Lambda or alias is gone (deleted meanwhile);
+ * - `States.DataLimitExceeded`: an answer over the workflow's 256 KB (the runner uploads bigger
+ *   ones, so only a runner that user code tampered with gets here): result_too_large;
+ * - a function error (`Sandbox.Timedout`, `Runtime.ExitError`, …, with Lambda's
+ *   `{ errorType, errorMessage }` as the cause): as functionErrorEnding maps it;
+ * - `RunNotRecorded` (the workflow's Fail state: the recorder failed every retry), or any other
+ *   `States.` error of the workflow itself (a stopped execution, its own timeout): internal_error;
+ * - any other `Lambda.` error (the Lambda service failed the invoke): function_crashed, named.
+ */
+export function caughtEnding(error: string, cause: string, limits: FunctionLimits): Ending {
+  switch (error) {
+    case "States.Timeout":
+      return endedWithout("timed_out", "function_timeout", `The function did not finish within its timeout of ${limits.timeout_seconds} s`);
+    case "Lambda.TooManyRequestsException":
+      return endedWithout("failed", "concurrency_limit_exceeded", "Lambda stayed at its concurrency limit: the run could not start; try again shortly");
+    case "Lambda.ResourceNotFoundException":
+      return endedWithout("failed", "function_crashed", "The function's Lambda version is not deployed (was the function deleted or redeployed meanwhile?)");
+    case "States.DataLimitExceeded":
+      return endedWithout("failed", "result_too_large", "The function's answer was larger than the run workflow can carry (256 KB), and it was not uploaded");
+    case RUN_NOT_RECORDED:
+      return endedWithout("failed", "internal_error", "The run ended, but the service could not record its outcome (the recorder failed on every attempt)");
+  }
+  if (error.startsWith("States.")) {
+    return endedWithout("failed", "internal_error", `The run's workflow failed (${error}${cause ? `: ${cause.slice(0, 500)}` : ""})`);
+  }
+  if (error.startsWith("Lambda.")) {
+    return endedWithout("failed", "function_crashed", `The run's workflow could not complete it (${error}${cause ? `: ${cause.slice(0, 500)}` : ""})`);
+  }
+  return functionErrorEnding(cause || JSON.stringify({ errorType: error, errorMessage: "" }), limits);
+}

@@ -1,0 +1,62 @@
+import { settleRun } from "../../runs/settleRun";
+import type { FinishRunDeps } from "../../runs/finishRun";
+import type { Store } from "../../store/store";
+import { recordExecutionEnd } from "./recordRun";
+
+export interface SweepDeps extends FinishRunDeps {
+  store: Pick<Store, "runs" | "meters" | "limits">;
+}
+
+/** Overdue runs settled per sweep at most; the next sweep takes the rest. */
+export const SWEEP_BATCH = 200;
+
+/** What the sweeper Lambda is invoked with: its schedule, or an execution that ended unrecorded. */
+export type SweepEvent =
+  | { "detail-type": "Scheduled Event" }
+  | {
+      "detail-type": "Step Functions Execution Status Change";
+      detail: { name?: unknown; status?: unknown; error?: unknown; cause?: unknown; startDate?: unknown; stopDate?: unknown };
+    };
+
+/**
+ * The run sweeper: the last line that keeps any run from staying active forever.
+ * - Every few minutes (an EventBridge schedule) it settles each run still queued or running
+ *   past its deadline (`deadline_at`: the function's timeout plus RUN_DEADLINE_MARGIN_MS, later
+ *   than any run workflow can last): ended `failed` / `function_crashed`, metered, its lease
+ *   given back (settleRun). Found through the store's index of active runs, not a scan.
+ * - When a run workflow's execution fails, times out or is stopped (EventBridge's status-change
+ *   event), it ends that run at once with the execution's error (recordExecutionEnd).
+ * Store failures throw: EventBridge retries the event, and the next sweep finds what is left.
+ */
+export function makeRunSweeper(deps: SweepDeps) {
+  return async (event: SweepEvent): Promise<{ settled: number }> => {
+    if (event["detail-type"] === "Step Functions Execution Status Change") {
+      const { detail } = event;
+      if (typeof detail?.name !== "string" || typeof detail.status !== "string") return { settled: 0 };
+      const text = (value: unknown) => (typeof value === "string" ? value.slice(0, 4000) : null);
+      const time = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
+      const status = await recordExecutionEnd(deps, {
+        name: detail.name,
+        status: detail.status,
+        error: text(detail.error),
+        cause: text(detail.cause),
+        startDate: time(detail.startDate),
+        stopDate: time(detail.stopDate),
+      });
+      deps.log(`run sweeper: the workflow of ${detail.name} ended ${detail.status}; the run is ${status}`);
+      return { settled: status === "unknown" ? 0 : 1 };
+    }
+    const now = deps.clock.now();
+    let settled = 0;
+    for (const run of await deps.store.runs.listOverdue(now, SWEEP_BATCH)) {
+      const error = {
+        code: "function_crashed",
+        message: `No end of the run was recorded by its deadline (${run.deadline_at}): the workflow that ran it ended without recording it`,
+      };
+      const outcome = await settleRun(deps.store, deps.clock, run, error);
+      if (outcome === "ended") settled++;
+      deps.log(`run sweeper: run ${run.run_id} (${run.status}, due ${run.deadline_at}): ${outcome}`);
+    }
+    return { settled };
+  };
+}

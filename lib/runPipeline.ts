@@ -1,0 +1,193 @@
+import { Aws, Duration, RemovalPolicy } from "aws-cdk-lib";
+import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import { Rule, Schedule } from "aws-cdk-lib/aws-events";
+import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
+import { type IRole, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import type { IFunction } from "aws-cdk-lib/aws-lambda";
+import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
+import { BlockPublicAccess, Bucket, BucketEncryption } from "aws-cdk-lib/aws-s3";
+import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
+import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from "aws-cdk-lib/aws-stepfunctions";
+import { Construct } from "constructs";
+import { runWorkflowDefinition, WORKFLOW_SUBSTITUTIONS } from "../lambdas/runtime/aws/runWorkflow";
+import { OUTCOME_PREFIX } from "../lambdas/runtime/aws/outcomeBucket";
+import { acknowledge, acknowledgeWildcards } from "./nag";
+
+export interface RunPipelineProps {
+  /** The state machine's name: its ARN is known before it exists (stateMachineArn), so the handlers can be given it. */
+  stateMachineName: string;
+  /** How long uploaded outcomes are kept: a day is far beyond any recorder's retries. */
+  outcomeExpiration?: Duration;
+  logRetention: RetentionDays;
+  removalPolicy: RemovalPolicy;
+}
+
+/** The Lambdas the workflow needs, created after the pipeline's bucket (their environment names it). */
+export interface RunPipelineLambdas {
+  /** The recorder Lambda: the workflow's Record state invokes it. */
+  recorder: IFunction;
+  /** The sweeper Lambda: on its schedule, and for executions that end unrecorded. */
+  sweeper: IFunction;
+  /** The per-function Lambdas (`function:<prefix>*` and its qualified form): the workflow invokes them. */
+  functionArns: string[];
+}
+
+/** How often the sweeper looks for runs past their deadline. */
+export const SWEEP_INTERVAL = Duration.minutes(5);
+
+/** The state machine's ARN from its name, for the handlers that start it (no reference, no cycle). */
+export function stateMachineArnOf(name: string): string {
+  return `arn:${Aws.PARTITION}:states:${Aws.REGION}:${Aws.ACCOUNT_ID}:stateMachine:${name}`;
+}
+
+/**
+ * The AWS run pipeline (shared/DESIGN.md): the run workflow, a Step Functions Standard state
+ * machine (lambdas/runtime/aws/runWorkflow.ts) that invokes each run's Lambda and has the
+ * recorder write its end; the run bucket (outcomes too big for the workflow, through presigned
+ * URLs; private, encrypted, expiring); the dead-letter queue of runs the recorder could not
+ * record; the sweeper's schedule and its rule for executions that end unrecorded; and alarms
+ * on both. The per-function Lambdas' role gets nothing here: only the workflow may invoke the
+ * recorder.
+ */
+export class RunPipeline extends Construct {
+  readonly bucket: Bucket;
+  readonly deadLetterQueue: Queue;
+  /** Known before the state machine is made (`connect`). */
+  readonly stateMachineArn: string;
+  stateMachine?: StateMachine;
+  alarms: Alarm[] = [];
+
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly props: RunPipelineProps,
+  ) {
+    super(scope, id);
+    this.stateMachineArn = stateMachineArnOf(props.stateMachineName);
+    this.bucket = new Bucket(this, "RunBucket", {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      versioned: false,
+      lifecycleRules: [
+        { id: "expire-outcomes", prefix: OUTCOME_PREFIX, expiration: props.outcomeExpiration ?? Duration.days(1) },
+        { id: "abort-incomplete-uploads", abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
+      removalPolicy: props.removalPolicy,
+    });
+    acknowledge(
+      this.bucket,
+      "AwsSolutions-S1",
+      "The run bucket holds transient run outcomes written through presigned URLs and read once by the recorder; they expire within a day. Every access is by the service's own roles (CloudTrail records them); server access logs would add a second bucket of logs about objects that no longer exist.",
+    );
+
+    this.deadLetterQueue = new Queue(this, "RunDeadLetters", {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledge(
+      this.deadLetterQueue,
+      "AwsSolutions-SQS3",
+      "This queue is itself the dead-letter queue of the run pipeline: runs the recorder could not record, and sweeper events EventBridge could not deliver.",
+    );
+  }
+
+  /** The run workflow, the sweeper's rules and the alarms. */
+  connect(lambdas: RunPipelineLambdas): StateMachine {
+    const props = { ...this.props, ...lambdas };
+
+    const logGroup = new LogGroup(this, "WorkflowLogs", {
+      logGroupName: `/aws/vendedlogs/states/${props.stateMachineName}`,
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const stateMachine = new StateMachine(this, "RunWorkflow", {
+      stateMachineName: props.stateMachineName,
+      stateMachineType: StateMachineType.STANDARD,
+      definitionBody: DefinitionBody.fromString(JSON.stringify(runWorkflowDefinition())),
+      definitionSubstitutions: {
+        [WORKFLOW_SUBSTITUTIONS.recorderArn]: props.recorder.functionArn,
+        [WORKFLOW_SUBSTITUTIONS.deadLetterUrl]: this.deadLetterQueue.queueUrl,
+      },
+      // Every event, but without its data: a run's parameters and results stay out of the logs.
+      logs: { destination: logGroup, level: LogLevel.ALL, includeExecutionData: false },
+      tracingEnabled: true,
+    });
+    this.stateMachine = stateMachine;
+    const role = stateMachine.role;
+    role.addToPrincipalPolicy(new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [...props.functionArns, props.recorder.functionArn] }));
+    this.deadLetterQueue.grantSendMessages(role);
+    acknowledgeWildcards(
+      role,
+      props.functionArns,
+      "The workflow invokes the per-function Lambdas, which are created at run time, one per deployed function, named <functionPrefix><function id>: the function prefix is the narrowest scope (`:*` covers their version aliases).",
+    );
+    acknowledge(
+      role,
+      "AwsSolutions-IAM5[Resource::*]",
+      "The workflow's X-Ray tracing (xray:PutTraceSegments and its kin) and its CloudWatch Logs delivery (logs:CreateLogDelivery and its kin) take no resource ARN: CDK's own grants for tracingEnabled and logs.",
+    );
+
+    // The sweeper: every SWEEP_INTERVAL, and at once when an execution ends without recording its run.
+    new Rule(this, "SweepSchedule", {
+      description: "browserfn: end runs still active past their deadline",
+      schedule: Schedule.rate(SWEEP_INTERVAL),
+      targets: [new LambdaFunction(props.sweeper, { retryAttempts: 2 })],
+    });
+    new Rule(this, "UnrecordedRuns", {
+      description: "browserfn: a run workflow execution that failed, timed out or was stopped ends its run",
+      eventPattern: {
+        source: ["aws.states"],
+        detailType: ["Step Functions Execution Status Change"],
+        detail: { status: ["FAILED", "TIMED_OUT", "ABORTED"], stateMachineArn: [stateMachine.stateMachineArn] },
+      },
+      targets: [new LambdaFunction(props.sweeper, { retryAttempts: 20, maxEventAge: Duration.hours(6), deadLetterQueue: this.deadLetterQueue })],
+    });
+
+    this.alarms = [
+      new Alarm(this, "UnrecordedRunsAlarm", {
+        alarmDescription: "browserfn: a run workflow execution failed (its run was ended by the sweeper, without its outcome)",
+        metric: stateMachine.metricFailed({ period: Duration.minutes(5), statistic: "Sum" }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      new Alarm(this, "DeadLettersAlarm", {
+        alarmDescription: "browserfn: the run pipeline's dead-letter queue holds messages",
+        metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: "Maximum" }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    ];
+    return stateMachine;
+  }
+
+  /** The objects under `outcomes/`: the ARN pattern of every run's uploaded outcome. */
+  get outcomeObjects(): string {
+    return this.bucket.arnForObjects(`${OUTCOME_PREFIX}*`);
+  }
+
+  /**
+   * Start run workflows and sign upload URLs for run outcomes (a presigned URL carries its
+   * signer's permission: the signer needs s3:PutObject on the key). The route handlers and the
+   * scheduled-run Lambda start runs.
+   */
+  grantStartRuns(grantee: IRole): void {
+    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["states:StartExecution"], resources: [this.stateMachineArn] }));
+    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:PutObject"], resources: [this.outcomeObjects] }));
+    acknowledgeWildcards(grantee, [this.outcomeObjects], OUTCOME_OBJECTS_REASON);
+  }
+
+  /** Read the runs' uploaded outcomes (the recorder). */
+  grantReadOutcomes(grantee: IRole): void {
+    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:GetObject"], resources: [this.outcomeObjects] }));
+    acknowledgeWildcards(grantee, [this.outcomeObjects], OUTCOME_OBJECTS_REASON);
+  }
+}
+
+const OUTCOME_OBJECTS_REASON =
+  "Each run's outcome object is named outcomes/<run id>.json at run time: the outcomes/ prefix of the stack's own run bucket is the narrowest scope.";

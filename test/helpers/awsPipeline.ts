@@ -1,0 +1,114 @@
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { type Clock, systemClock } from "../../lambdas/deps";
+import { type AwsRuntimeOptions, createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
+import { createS3OutcomeBucket, type OutcomeBucket } from "../../lambdas/runtime/aws/outcomeBucket";
+import { makeRunRecorder } from "../../lambdas/runtime/aws/recordRun";
+import { runWorkflowDefinition, WORKFLOW_SUBSTITUTIONS } from "../../lambdas/runtime/aws/runWorkflow";
+import { makeRunSweeper } from "../../lambdas/runtime/aws/sweepRuns";
+import type { Runtime } from "../../lambdas/runtime/runtime";
+import { InProcessLambda, type ServiceLambda } from "./inProcessLambda";
+import { InProcessS3 } from "./inProcessS3";
+import { InProcessStepFunctions } from "./inProcessStepFunctions";
+import { type MemoryStore, startMemoryStore } from "./memoryStore";
+import { launchTestBrowser } from "./testBrowser";
+
+export const RECORDER_ARN = "arn:aws:lambda:eu-west-1:123456789012:function:bfn-run-recorder";
+export const STATE_MACHINE_ARN = "arn:aws:states:eu-west-1:123456789012:stateMachine:bfn-runs";
+export const DEAD_LETTER_URL = "https://sqs.eu-west-1.amazonaws.com/123456789012/bfn-run-dead-letters";
+
+export interface AwsPipeline {
+  runtime: Runtime;
+  memory: MemoryStore;
+  lambda: InProcessLambda;
+  stepFunctions: InProcessStepFunctions;
+  s3: InProcessS3;
+  outcomes: OutcomeBucket;
+  /** Lines the recorder and the sweeper logged. */
+  logs: string[];
+  /** The sweeper Lambda's handler, as its schedule invokes it. */
+  sweep(): Promise<{ settled: number }>;
+  /** Waits until every execution started so far has ended (and its status-change event was handled). */
+  settled(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface AwsPipelineOptions {
+  /** Wraps the recorder (e.g. to make it fail); gets the real one. */
+  recorder?: (real: ServiceLambda) => ServiceLambda;
+  /** Scales the workflow's retry waits (default 0.001: a 64 s wait takes 64 ms). */
+  timeScale?: number;
+  /** The sweeper's clock (default the system's). */
+  sweepClock?: Clock;
+  runtime?: Partial<AwsRuntimeOptions>;
+}
+
+/**
+ * The AWS run pipeline with every AWS service stood in for in this process, and every part of
+ * browserfn real: the AWS runtime adapter starts executions of the real run workflow definition
+ * (interpreted by InProcessStepFunctions), which invokes the function's Lambda (the real runner
+ * in InProcessLambda, with a real browser) and then the real recorder; outcomes too big for
+ * the workflow go through presigned URLs to a stand-in S3 on 127.0.0.1; failed executions
+ * reach the real sweeper. The store is dynalite.
+ */
+export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promise<AwsPipeline> {
+  const dir = await mkdtemp(path.join(tmpdir(), "browserfn-aws-"));
+  await chmod(dir, 0o755);
+  const memory = await startMemoryStore();
+  const s3 = await new InProcessS3().start();
+  const s3Client = s3.client();
+  const outcomes = createS3OutcomeBucket(s3Client, "bfn-run-bucket");
+  const logs: string[] = [];
+  const log = (line: string) => void logs.push(line);
+  const recorder = makeRunRecorder({ store: memory.store, clock: systemClock, log, outcomes });
+  const sweeper = makeRunSweeper({ store: memory.store, clock: options.sweepClock ?? systemClock, log });
+  const recorderLambda: ServiceLambda = (payload) => recorder(payload);
+  const lambda = new InProcessLambda(dir, { [RECORDER_ARN]: options.recorder ? options.recorder(recorderLambda) : recorderLambda }, launchTestBrowser);
+  const definition = JSON.stringify(runWorkflowDefinition())
+    .replaceAll(`\${${WORKFLOW_SUBSTITUTIONS.recorderArn}}`, RECORDER_ARN)
+    .replaceAll(`\${${WORKFLOW_SUBSTITUTIONS.deadLetterUrl}}`, DEAD_LETTER_URL);
+  const stepFunctions = new InProcessStepFunctions(definition, lambda, {
+    stateMachineArn: STATE_MACHINE_ARN,
+    timeScale: options.timeScale ?? 0.001,
+    onStatusChange: async (event) => void (await sweeper(event)),
+  });
+  const runtime = createAwsRuntime({
+    lambda,
+    stepFunctions,
+    stateMachineArn: STATE_MACHINE_ARN,
+    outcomes,
+    runs: memory.store.runs,
+    functionPrefix: "bfn-",
+    executionRoleArn: "arn:aws:iam::123456789012:role/fn",
+    layerArns: [],
+    logGroup: "/browserfn/test/functions",
+    pollIntervalMs: 1,
+    runPollIntervalMs: 25,
+    ...options.runtime,
+  });
+  const settled = async () => {
+    await stepFunctions.settled();
+    await lambda.settled();
+  };
+  return {
+    runtime,
+    memory,
+    lambda,
+    stepFunctions,
+    s3,
+    outcomes,
+    logs,
+    sweep: () => sweeper({ "detail-type": "Scheduled Event" }),
+    settled,
+    async close() {
+      await settled();
+      await runtime.close();
+      await lambda.close();
+      s3Client.destroy();
+      await s3.close();
+      await memory.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

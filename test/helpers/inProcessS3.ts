@@ -1,0 +1,83 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { S3Client } from "@aws-sdk/client-s3";
+import { createRunBucketClient } from "../../lambdas/aws/awsDeps";
+
+/**
+ * S3, faked on 127.0.0.1 for path-style requests: a PUT through a presigned URL (its
+ * signature's query parameters present and not expired: the signature itself is not
+ * checked) stores the body; a GET by the SDK reads it back, or answers NoSuchKey. Enough for
+ * the run pipeline's outcome bucket: the runner uploads with fetch, the recorder reads with
+ * the real SDK client (`client()`).
+ */
+export class InProcessS3 {
+  readonly objects = new Map<string, Buffer>();
+  /** Every request: method and path. */
+  readonly requests: string[] = [];
+  private server?: Server;
+  private port = 0;
+
+  async start(): Promise<this> {
+    this.server = createServer((request, response) => {
+      const url = new URL(request.url ?? "/", "http://s3.local");
+      const key = decodeURIComponent(url.pathname.slice(1));
+      this.requests.push(`${request.method} ${url.pathname}`);
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        const fail = (status: number, code: string) => {
+          response.writeHead(status, { "content-type": "application/xml" });
+          response.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${code}</Message></Error>`);
+        };
+        if (request.method === "PUT") {
+          const signed = url.searchParams.get("X-Amz-Signature");
+          const date = url.searchParams.get("X-Amz-Date") ?? "";
+          const expires = Number(url.searchParams.get("X-Amz-Expires"));
+          const at = Date.parse(date.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, "$1-$2-$3T$4:$5:$6Z"));
+          if (!signed || !Number.isFinite(at) || !(expires > 0)) return fail(403, "AccessDenied");
+          if (Date.now() > at + expires * 1000) return fail(403, "AccessDenied");
+          // A checksum signed into the URL must match the body (the SDK's default signs the empty body's).
+          const crc = url.searchParams.get("x-amz-checksum-crc32");
+          if (crc !== null && crc !== crc32Base64(Buffer.concat(chunks))) return fail(400, "BadDigest");
+          this.objects.set(key, Buffer.concat(chunks));
+          response.writeHead(200, { etag: '"etag"' });
+          return response.end();
+        }
+        if (request.method === "GET") {
+          const object = this.objects.get(key);
+          if (!object) return fail(404, "NoSuchKey");
+          response.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(object.length) });
+          return response.end(object);
+        }
+        fail(405, "MethodNotAllowed");
+      });
+    });
+    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  get endpoint(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** An S3 client of this stand-in, built by the service's own builder (awsDeps.createRunBucketClient). */
+  client(): S3Client {
+    return createRunBucketClient("eu-west-1", { endpoint: this.endpoint, forcePathStyle: true, credentials: { accessKeyId: "AKIDTEST", secretAccessKey: "secret" } });
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
+
+function crc32Base64(data: Buffer): string {
+  let crc = 0xffffffff;
+  for (const byte of data) {
+    crc ^= byte;
+    for (let bit = 0; bit < 8; bit++) crc = crc & 1 ? (crc >>> 1) ^ 0xedb88320 : crc >>> 1;
+  }
+  const out = Buffer.alloc(4);
+  out.writeUInt32BE((crc ^ 0xffffffff) >>> 0);
+  return out.toString("base64");
+}

@@ -1,0 +1,290 @@
+import { InvokeCommand } from "@aws-sdk/client-lambda";
+
+/** Step Functions' limit on a state's input and output, and on an execution's input. */
+export const MAX_STATE_BYTES = 256 * 1024;
+
+/** The Lambda API as the interpreter calls it (InProcessLambda). */
+interface LambdaApi {
+  send(command: InvokeCommand): Promise<unknown>;
+}
+
+/** What EventBridge hears when an execution ends other than SUCCEEDED ("Step Functions Execution Status Change"). */
+export interface ExecutionStatusEvent {
+  source: "aws.states";
+  "detail-type": "Step Functions Execution Status Change";
+  detail: { executionArn: string; stateMachineArn: string; name: string; status: string; error: string | null; cause: string | null };
+}
+
+export interface Execution {
+  name: string;
+  input: unknown;
+  status: "RUNNING" | "SUCCEEDED" | "FAILED" | "TIMED_OUT";
+  output?: unknown;
+  error?: string;
+  cause?: string;
+  /** The states entered, in order (a retried state appears once per attempt). */
+  trail: string[];
+}
+
+interface Retrier {
+  ErrorEquals: string[];
+  IntervalSeconds?: number;
+  BackoffRate?: number;
+  MaxAttempts?: number;
+  MaxDelaySeconds?: number;
+}
+interface Catcher {
+  ErrorEquals: string[];
+  ResultPath?: string | null;
+  Next: string;
+}
+interface State {
+  Type: string;
+  Resource?: string;
+  Parameters?: unknown;
+  ResultSelector?: unknown;
+  ResultPath?: string | null;
+  TimeoutSeconds?: number;
+  TimeoutSecondsPath?: string;
+  Retry?: Retrier[];
+  Catch?: Catcher[];
+  Next?: string;
+  End?: boolean;
+  Error?: string;
+  Cause?: string;
+}
+
+class StatesError extends Error {
+  constructor(
+    readonly error: string,
+    readonly details: string,
+  ) {
+    super(`${error}: ${details}`);
+  }
+}
+
+/** Errors that no catcher or retrier may catch with States.ALL. */
+const TERMINAL = new Set(["States.DataLimitExceeded", "States.Runtime"]);
+
+/**
+ * AWS Step Functions, faked in this process for the states the run workflow uses (Task with
+ * `lambda:invoke` and `sqs:sendMessage`, Fail, Succeed, Pass): it executes the real
+ * definition (runWorkflow.ts, its placeholders filled in) with Parameters, ResultSelector,
+ * ResultPath, TimeoutSeconds(Path), Retry and Catch as the Amazon States Language defines
+ * them, the `$`/`$$` paths the workflow reads, and the 256 KB state limit
+ * (States.DataLimitExceeded, which no catcher takes). Retry intervals (only they) are scaled
+ * by `timeScale` so tests do not wait them out; timeouts are kept as written. An execution that does not succeed is reported to
+ * `onStatusChange`, as EventBridge would.
+ */
+export class InProcessStepFunctions {
+  readonly executions = new Map<string, Execution>();
+  /** Messages sent to SQS queues by `sqs:sendMessage` tasks. */
+  readonly messages: { queueUrl: string; body: unknown }[] = [];
+  private readonly running = new Set<Promise<void>>();
+  private readonly states: Record<string, State>;
+  private readonly startAt: string;
+  private readonly executionTimeout: number;
+
+  constructor(
+    definition: string,
+    private readonly lambda: LambdaApi,
+    private readonly options: { stateMachineArn: string; timeScale?: number; onStatusChange?: (event: ExecutionStatusEvent) => Promise<void> },
+  ) {
+    const parsed = JSON.parse(definition) as { StartAt: string; States: Record<string, State>; TimeoutSeconds?: number };
+    this.states = parsed.States;
+    this.startAt = parsed.StartAt;
+    this.executionTimeout = parsed.TimeoutSeconds ?? 365 * 24 * 3600;
+  }
+
+  async send(command: { constructor: { name: string }; input: unknown }): Promise<unknown> {
+    if (command.constructor.name !== "StartExecutionCommand") throw new Error(`the fake does not know ${command.constructor.name}`);
+    const { stateMachineArn, name, input } = command.input as { stateMachineArn: string; name: string; input: string };
+    if (stateMachineArn !== this.options.stateMachineArn) throw Object.assign(new Error("State Machine Does Not Exist"), { name: "StateMachineDoesNotExist" });
+    if (Buffer.byteLength(input) > MAX_STATE_BYTES) throw Object.assign(new Error("input too large"), { name: "InvalidExecutionInput" });
+    const existing = this.executions.get(name);
+    if (existing) {
+      // Standard workflows: the same name with the same input is the same execution.
+      if (JSON.stringify(existing.input) === input) return { executionArn: this.arn(name) };
+      throw Object.assign(new Error(`Execution Already Exists: '${this.arn(name)}'`), { name: "ExecutionAlreadyExists" });
+    }
+    const execution: Execution = { name, input: JSON.parse(input) as unknown, status: "RUNNING", trail: [] };
+    this.executions.set(name, execution);
+    const run = this.execute(execution);
+    this.running.add(run);
+    void run.finally(() => this.running.delete(run));
+    return { executionArn: this.arn(name), startDate: new Date() };
+  }
+
+  /** Waits for every execution started so far, and their status-change events. */
+  async settled(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  private arn(name: string): string {
+    return `${this.options.stateMachineArn.replace(":stateMachine:", ":execution:")}:${name}`;
+  }
+
+  private async execute(execution: Execution): Promise<void> {
+    const started = new Date();
+    const context = { Execution: { Input: execution.input, Name: execution.name, StartTime: started.toISOString() }, State: { EnteredTime: "", Name: "" } };
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StatesError("States.Timeout", "The execution timed out")), this.executionTimeout * 1000);
+    });
+    try {
+      execution.output = await Promise.race([this.walk(execution, context, execution.input), timeout]);
+      execution.status = "SUCCEEDED";
+    } catch (error) {
+      const failure = error instanceof StatesError ? error : new StatesError("States.Runtime", String((error as Error).stack ?? error));
+      execution.status = failure.error === "States.Timeout" ? "TIMED_OUT" : "FAILED";
+      execution.error = failure.error;
+      execution.cause = failure.details;
+      await this.options.onStatusChange?.({
+        source: "aws.states",
+        "detail-type": "Step Functions Execution Status Change",
+        detail: { executionArn: this.arn(execution.name), stateMachineArn: this.options.stateMachineArn, name: execution.name, status: execution.status, error: failure.error, cause: failure.details },
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async walk(execution: Execution, context: { State: { EnteredTime: string; Name: string } }, input: unknown): Promise<unknown> {
+    let name: string | undefined = this.startAt;
+    let data = input;
+    while (name !== undefined) {
+      const state: State | undefined = this.states[name];
+      if (!state) throw new StatesError("States.Runtime", `no state ${name}`);
+      context.State = { EnteredTime: new Date().toISOString(), Name: name };
+      execution.trail.push(name);
+      checkSize(data, "input");
+      if (state.Type === "Fail") throw new StatesError(state.Error ?? "States.Fail", state.Cause ?? "");
+      if (state.Type === "Succeed") return data;
+      let next: { data: unknown; next: string | undefined };
+      try {
+        next = await this.runState(name, state, data, context, execution);
+      } catch (error) {
+        if (!(error instanceof StatesError)) throw error;
+        const catcher: Catcher | undefined = TERMINAL.has(error.error) ? undefined : state.Catch?.find((c) => matches(c.ErrorEquals, error.error));
+        if (!catcher) throw error;
+        data = applyResultPath(data, { Error: error.error, Cause: error.details }, catcher.ResultPath === undefined ? "$" : catcher.ResultPath);
+        name = catcher.Next;
+        continue;
+      }
+      data = next.data;
+      name = next.next;
+    }
+    return data;
+  }
+
+  private async runState(name: string, state: State, input: unknown, context: object, execution: Execution): Promise<{ data: unknown; next: string | undefined }> {
+    const next = state.End ? undefined : state.Next;
+    const effective = state.Parameters === undefined ? input : resolveTemplate(state.Parameters, input, context);
+    if (state.Type === "Pass") return { data: applyResultPath(input, effective, state.ResultPath), next };
+    if (state.Type !== "Task") throw new StatesError("States.Runtime", `the fake does not run ${state.Type} states`);
+    checkSize(effective, "input");
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const timeoutSeconds = state.TimeoutSecondsPath ? Number(readPath(state.TimeoutSecondsPath, input, context)) : state.TimeoutSeconds;
+        let result = await this.withTimeout(this.task(state.Resource ?? "", effective), timeoutSeconds);
+        checkSize(result, "output");
+        if (state.ResultSelector !== undefined) result = resolveTemplate(state.ResultSelector, result, context);
+        const data = applyResultPath(input, result, state.ResultPath);
+        checkSize(data, "output");
+        return { data, next };
+      } catch (error) {
+        if (!(error instanceof StatesError)) throw error;
+        const retrier: Retrier | undefined = TERMINAL.has(error.error) ? undefined : state.Retry?.find((r) => matches(r.ErrorEquals, error.error));
+        if (!retrier || attempt >= (retrier.MaxAttempts ?? 3)) throw error;
+        const delay = Math.min((retrier.IntervalSeconds ?? 1) * (retrier.BackoffRate ?? 2) ** attempt, retrier.MaxDelaySeconds ?? Infinity);
+        await new Promise((resolve) => setTimeout(resolve, delay * 1000 * (this.options.timeScale ?? 1)));
+        execution.trail.push(`${name} (retry)`);
+      }
+    }
+  }
+
+  private async withTimeout<T>(work: Promise<T>, seconds: number | undefined): Promise<T> {
+    if (seconds === undefined) return work;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StatesError("States.Timeout", "")), seconds * 1000);
+    });
+    try {
+      return await Promise.race([work, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async task(resource: string, parameters: unknown): Promise<unknown> {
+    const params = parameters as Record<string, unknown>;
+    if (resource === "arn:aws:states:::sqs:sendMessage") {
+      this.messages.push({ queueUrl: String(params.QueueUrl), body: params.MessageBody });
+      return { MessageId: `m-${this.messages.length}` };
+    }
+    if (resource !== "arn:aws:states:::lambda:invoke") throw new StatesError("States.Runtime", `the fake does not call ${resource}`);
+    let answer: { StatusCode?: number; FunctionError?: string; Payload?: Uint8Array; ExecutedVersion?: string };
+    try {
+      answer = (await this.lambda.send(new InvokeCommand({ FunctionName: String(params.FunctionName), Payload: JSON.stringify(params.Payload ?? null) }))) as typeof answer;
+    } catch (error) {
+      // The service integration names the Lambda API's exceptions `Lambda.<name>`.
+      throw new StatesError(`Lambda.${(error as Error).name}`, (error as Error).message);
+    }
+    const text = new TextDecoder().decode(answer.Payload ?? new Uint8Array());
+    if (answer.FunctionError) {
+      // A function error is raised under the errorType the function's answer names.
+      let errorType = "Lambda.Unknown";
+      try {
+        const parsed = JSON.parse(text) as { errorType?: unknown };
+        if (typeof parsed.errorType === "string") errorType = parsed.errorType;
+      } catch {
+        // not JSON: Lambda.Unknown
+      }
+      throw new StatesError(errorType, text);
+    }
+    if (Buffer.byteLength(text) > MAX_STATE_BYTES) throw new StatesError("States.DataLimitExceeded", "The state/task returned a result with a size exceeding the maximum number of bytes service limit.");
+    return { ExecutedVersion: answer.ExecutedVersion ?? "$LATEST", Payload: text === "" ? null : (JSON.parse(text) as unknown), StatusCode: answer.StatusCode ?? 200 };
+  }
+}
+
+function matches(names: string[], error: string): boolean {
+  return names.includes(error) || names.includes("States.ALL") || (names.includes("States.TaskFailed") && !error.startsWith("States."));
+}
+
+function checkSize(value: unknown, what: string): void {
+  if (Buffer.byteLength(JSON.stringify(value ?? null)) > MAX_STATE_BYTES) {
+    throw new StatesError("States.DataLimitExceeded", `The state ${what} has a size exceeding the maximum number of bytes service limit.`);
+  }
+}
+
+/** `$`, `$.a.b` and `$$.a.b` (the context object). */
+function readPath(pathText: string, input: unknown, context: object): unknown {
+  const [root, ...keys] = pathText.startsWith("$$") ? ["$$", ...pathText.slice(3).split(".").filter(Boolean)] : ["$", ...pathText.slice(2).split(".").filter(Boolean)];
+  let value: unknown = root === "$$" ? context : input;
+  for (const key of keys) {
+    if (typeof value !== "object" || value === null || !(key in value)) throw new StatesError("States.Runtime", `The JSONPath '${pathText}' could not be found in the input`);
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+function resolveTemplate(template: unknown, input: unknown, context: object): unknown {
+  if (typeof template !== "object" || template === null || Array.isArray(template)) return template;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(template)) {
+    if (key.endsWith(".$")) out[key.slice(0, -2)] = readPath(String(value), input, context);
+    else out[key] = resolveTemplate(value, input, context);
+  }
+  return out;
+}
+
+function applyResultPath(input: unknown, result: unknown, resultPath: string | null | undefined): unknown {
+  if (resultPath === null) return input;
+  if (resultPath === undefined || resultPath === "$") return result;
+  const keys = resultPath.slice(2).split(".");
+  const copy = structuredClone(input) as Record<string, unknown>;
+  let target = copy;
+  for (const key of keys.slice(0, -1)) target = (target[key] ??= {}) as Record<string, unknown>;
+  target[keys.at(-1) ?? ""] = result;
+  return copy;
+}

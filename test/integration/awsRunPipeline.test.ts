@@ -1,0 +1,281 @@
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { principalContext } from "../../lambdas/aws/authorizerContext";
+import { DEFAULT_PLANS } from "../../lambdas/config/plans";
+import { MAX_BODY_BYTES } from "../../lambdas/config/serviceConfig";
+import { type Deps, systemClock } from "../../lambdas/deps";
+import { createFunction } from "../../lambdas/handlers/createFunction";
+import { deleteFunction } from "../../lambdas/handlers/deleteFunction";
+import { invokePost } from "../../lambdas/handlers/invokePost";
+import type { HttpResult } from "../../lambdas/http/response";
+import { lambdaContext } from "../../lambdas/local/lambdaContext";
+import type { LambdaCommand } from "../../lambdas/runtime/aws/lambdaClient";
+import { outcomeKey } from "../../lambdas/runtime/aws/outcomeBucket";
+import { newRun } from "../../lambdas/runs/newRun";
+import type { RunItem } from "../../lambdas/runs/types";
+import { type AwsPipeline, DEAD_LETTER_URL, startAwsPipeline } from "../helpers/awsPipeline";
+import type { ServiceLambda } from "../helpers/inProcessLambda";
+
+// The AWS path of an invocation, end to end but for AWS itself: the route handlers on the AWS
+// runtime adapter, the run workflow's real definition interpreted in process, the real runner
+// (with a real browser) behind a faked Lambda API, the real recorder and sweeper, a stand-in S3
+// on 127.0.0.1 for uploaded outcomes, and the store on dynalite.
+
+const SLEEPER = "export default async (ms: number) => { await new Promise((resolve) => setTimeout(resolve, ms)); return { slept: ms }; };";
+const BIG = 'export default async (n: number) => { console.log("making", n); return "x".repeat(n); };';
+const HANGS = 'export default async () => { console.log("started"); await new Promise(() => undefined); };';
+const principal = principalContext({ account_id: "acme", plan: "pro", admin: false, key_id: "key_1" });
+
+function apiEvent(method: string, rawPath: string, body: unknown, pathParameters?: Record<string, string>): APIGatewayProxyEventV2 {
+  return {
+    version: "2.0", routeKey: "$default", rawPath, rawQueryString: "", isBase64Encoded: false,
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    ...(pathParameters ? { pathParameters } : {}),
+    requestContext: {
+      accountId: "123456789012", apiId: "api", domainName: "api.example.com", domainPrefix: "api",
+      http: { method, path: rawPath, protocol: "HTTP/1.1", sourceIp: "203.0.113.1", userAgent: "test" },
+      requestId: `req-${Math.random()}`, routeKey: "$default", stage: "$default", time: "", timeEpoch: 0,
+      authorizer: { lambda: principal },
+    },
+  } as unknown as APIGatewayProxyEventV2;
+}
+
+const json = (result: HttpResult) => JSON.parse(result.body ?? "null") as Record<string, unknown>;
+
+interface World {
+  pipeline: AwsPipeline;
+  deps: Deps;
+  /** Set once a handler answered: Lambda freezes its container, so its reads of the run never come back. */
+  freeze(): void;
+  create(name: string, code: string, settings?: Record<string, unknown>): Promise<void>;
+  invoke(name: string, body: unknown): Promise<HttpResult>;
+  run(answer: HttpResult): Promise<RunItem | undefined>;
+  close(): Promise<void>;
+}
+
+async function startWorld(options: Parameters<typeof startAwsPipeline>[0] = {}): Promise<World> {
+  let frozen = false;
+  let runs: AwsPipeline["memory"]["store"]["runs"] | undefined;
+  const pipeline = await startAwsPipeline({
+    ...options,
+    runtime: { runs: { get: (runId: string) => (frozen ? new Promise<RunItem | undefined>(() => undefined) : (runs as NonNullable<typeof runs>).get(runId)) } },
+  });
+  runs = pipeline.memory.store.runs;
+  const log = (line: string) => void pipeline.logs.push(line);
+  const unused = () => Promise.reject(new Error("not used here"));
+  const deps: Deps = {
+    store: pipeline.memory.store,
+    identity: { authenticate: unused, forget: () => undefined },
+    runtime: pipeline.runtime,
+    scheduler: { check: () => undefined, sync: async () => undefined, remove: async () => undefined, close: async () => undefined },
+    clock: systemClock,
+    config: { plans: DEFAULT_PLANS, publicUrl: null, syncWaitSeconds: 1, maxBodyBytes: MAX_BODY_BYTES },
+    log,
+  };
+  return {
+    pipeline,
+    deps,
+    freeze: () => void (frozen = true),
+    async create(name, code, settings = {}) {
+      const created = await createFunction(deps)(apiEvent("POST", "/functions", { name, code, ...settings }), lambdaContext("createFunction", "req"));
+      expect([created.statusCode, json(created).status]).toEqual([201, "active"]);
+    },
+    invoke: (name, body) => invokePost(deps)(apiEvent("POST", `/functions/${name}`, body, { ref: name }), lambdaContext("invokePost", "req")),
+    run: (answer) => pipeline.memory.store.runs.get(String(answer.headers?.["x-run-id"] ?? json(answer).run_id ?? "")),
+    close: () => pipeline.close(),
+  };
+}
+
+async function functionIdOf(world: World, name: string): Promise<string> {
+  return (await world.pipeline.memory.store.functions.getByName("acme", name))?.function_id ?? "";
+}
+
+describe("the AWS run pipeline", () => {
+  let world: World;
+
+  beforeAll(async () => {
+    world = await startWorld();
+    await world.create("sleeper", SLEEPER);
+    await world.create("big", BIG);
+    await world.create("hangs", HANGS, { timeout_seconds: 2 });
+  }, 60_000);
+
+  afterAll(async () => {
+    await world?.close();
+  });
+
+  it("invokes the function's Lambda from the workflow with an event that holds no secret of the service", async () => {
+    const answer = await world.invoke("sleeper", { ms: 10 });
+    expect([answer.statusCode, json(answer)]).toEqual([200, { slept: 10 }]);
+    const runId = String(answer.headers?.["x-run-id"]);
+    const event = world.pipeline.lambda.events.at(-1) as Record<string, unknown>;
+    expect(Object.keys(event).sort()).toEqual(["outcome_upload_url", "params", "run_id", "timeout_ms"]);
+    expect(event).toMatchObject({ run_id: runId, params: { ms: 10 }, timeout_ms: 300_000 });
+    // The upload URL names this run's outcome object, and only it.
+    const url = new URL(String(event.outcome_upload_url));
+    expect(url.pathname).toBe(`/bfn-run-bucket/${outcomeKey(runId)}`);
+    expect(url.searchParams.get("X-Amz-Signature")).toMatch(/^[0-9a-f]{64}$/);
+    expect(world.pipeline.stepFunctions.executions.get(runId)).toMatchObject({ status: "SUCCEEDED", trail: ["Invoke", "Record"] });
+    // The deploy configured no async destination: nothing but the workflow hears how a run ended.
+    const names = world.pipeline.lambda.sent.map((command: LambdaCommand) => command.constructor.name);
+    expect(names).not.toContain("PutFunctionEventInvokeConfigCommand");
+    const invocations = world.pipeline.lambda.sent.filter((command) => command.constructor.name === "InvokeCommand");
+    expect(invocations.map((command) => (command.input as { InvocationType?: string }).InvocationType ?? "RequestResponse")).not.toContain("Event");
+  }, 30_000);
+
+  it("answers within the window with the result (200), recorded and metered once", async () => {
+    const answer = await world.invoke("sleeper", { ms: 50 });
+    expect([answer.statusCode, json(answer)]).toEqual([200, { slept: 50 }]);
+    const run = await world.run(answer);
+    expect(run).toMatchObject({ status: "succeeded", result_json: '{"slept":50}' });
+    expect(run?.peak_memory_mb).toBeGreaterThan(20);
+    await world.pipeline.settled();
+    const counters = await world.pipeline.memory.store.meters.functionCounters(await functionIdOf(world, "sleeper"));
+    expect(counters.invocations).toBe(2);
+  }, 30_000);
+
+  it("records a 1 MB result through the outcome bucket: it is the answer, whole (a destination event would have dropped it)", async () => {
+    const answer = await world.invoke("big", { n: 1_000_000 });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body).toBe(JSON.stringify("x".repeat(1_000_000)));
+    const run = await world.run(answer);
+    expect(run).toMatchObject({ status: "succeeded", logs: "LOG making 1000000\n" });
+    expect(world.pipeline.s3.requests).toContain(`PUT /bfn-run-bucket/${outcomeKey(run?.run_id ?? "")}`);
+    expect(await world.pipeline.memory.store.limits.current("acme", new Date())).toMatchObject({ inFlight: 0 });
+  }, 60_000);
+
+  it("fails a 7 MB result with result_too_large (500), never a silent loss", async () => {
+    const answer = await world.invoke("big", { n: 7_000_000 });
+    expect([answer.statusCode, (json(answer).error as { code: string }).code]).toEqual([500, "result_too_large"]);
+    expect(await world.run(answer)).toMatchObject({ status: "failed", error: { code: "result_too_large" }, logs: "LOG making 7000000\n" });
+  }, 60_000);
+
+  it("times a hanging run out at its timeout, keeping its logs", async () => {
+    const answer = await world.invoke("hangs", {});
+    expect(answer.statusCode).toBe(202); // the test's sync window is 1 s, the function's timeout 2 s
+    await world.pipeline.settled();
+    const run = await world.run(answer);
+    expect(run).toMatchObject({ status: "timed_out", error: { code: "function_timeout" }, logs: "LOG started\n" });
+  }, 60_000);
+
+  it("ends a run of a function deleted meanwhile as failed, with its lease given back", async () => {
+    await world.create("doomed", SLEEPER);
+    const fn = await world.pipeline.memory.store.functions.getByName("acme", "doomed");
+    await world.pipeline.runtime.remove(fn as NonNullable<typeof fn>); // its Lambda is gone; the record not yet
+    const answer = await world.invoke("doomed", { ms: 1 });
+    expect(answer.statusCode).toBe(500);
+    expect(await world.run(answer)).toMatchObject({ status: "failed", error: { code: "function_crashed", message: expect.stringMatching(/not deployed/) } });
+    await world.pipeline.settled();
+    expect(await world.pipeline.memory.store.limits.current("acme", new Date())).toMatchObject({ inFlight: 0 });
+    await deleteFunction(world.deps)(apiEvent("DELETE", "/functions/doomed", undefined, { ref: "doomed" }), lambdaContext("deleteFunction", "req"));
+  }, 30_000);
+
+  it("answers 202 after the window, and the run still ends succeeded with its result once the handler is frozen", async () => {
+    const answer = await world.invoke("sleeper", { ms: 2500 });
+    world.freeze();
+    expect([answer.statusCode, answer.body]).toEqual([202, expect.any(String)]);
+    const runId = json(answer).run_id as string;
+    expect(await world.pipeline.memory.store.runs.get(runId)).toMatchObject({ status: "running", finished_at: null });
+    await world.pipeline.settled(); // the workflow invokes the Lambda, then the recorder
+    const run = await world.pipeline.memory.store.runs.get(runId);
+    expect(run).toMatchObject({ status: "succeeded", result_json: '{"slept":2500}', error: null });
+    expect(run?.duration_ms).toBeGreaterThanOrEqual(2500);
+    expect(await world.pipeline.memory.store.limits.current("acme", new Date())).toMatchObject({ inFlight: 0 });
+  }, 30_000);
+});
+
+describe("the AWS run pipeline when recording fails", () => {
+  it("retries a failing recorder, and the run is recorded once it answers", async () => {
+    let failures = 0;
+    const flaky = (real: ServiceLambda): ServiceLambda => async (payload) => {
+      if (failures++ < 2) throw Object.assign(new Error("ProvisionedThroughputExceededException"), { name: "ProvisionedThroughputExceededException" });
+      return real(payload);
+    };
+    const world = await startWorld({ recorder: flaky });
+    try {
+      await world.create("sleeper", SLEEPER);
+      const answer = await world.invoke("sleeper", { ms: 5 });
+      expect([answer.statusCode, json(answer)]).toEqual([200, { slept: 5 }]);
+      const runId = String(answer.headers?.["x-run-id"]);
+      expect(world.pipeline.stepFunctions.executions.get(runId)?.trail).toEqual(["Invoke", "Record", "Record (retry)", "Record (retry)"]);
+    } finally {
+      await world.close();
+    }
+  }, 60_000);
+
+  it("dead-letters a run its recorder never records, and the sweeper ends it at once: no run stays running", async () => {
+    const broken = (): ServiceLambda => async () => {
+      throw Object.assign(new Error("the table is gone"), { name: "ResourceNotFoundException" });
+    };
+    const world = await startWorld({ recorder: broken });
+    try {
+      await world.create("sleeper", SLEEPER);
+      const answer = await world.invoke("sleeper", { ms: 5 });
+      await world.pipeline.settled();
+      // The execution's failure reaches the sweeper at once (EventBridge), within the sync window.
+      expect([answer.statusCode, (json(answer).error as { code: string }).code]).toEqual([500, "internal_error"]);
+      const runId = String(answer.headers?.["x-run-id"] ?? (json(answer).error as { details: { run_id: string } }).details.run_id);
+      expect(world.pipeline.stepFunctions.executions.get(runId)).toMatchObject({ status: "FAILED", error: "RunNotRecorded" });
+      expect(world.pipeline.stepFunctions.messages).toEqual([
+        { queueUrl: DEAD_LETTER_URL, body: { run_id: runId, failure: { Error: "ResourceNotFoundException", Cause: expect.stringContaining("the table is gone") } } },
+      ]);
+      const run = await world.pipeline.memory.store.runs.get(runId);
+      expect(run).toMatchObject({ status: "failed", error: { code: "internal_error", message: expect.stringMatching(/could not record/) } });
+      expect(await world.pipeline.memory.store.limits.current("acme", new Date())).toMatchObject({ inFlight: 0 });
+      expect((await world.pipeline.memory.store.meters.functionCounters(run?.function_id ?? "")).invocations).toBe(1);
+    } finally {
+      await world.close();
+    }
+  }, 60_000);
+
+  it("ends a run whose answer is too big for the workflow (States.DataLimitExceeded, which no Catch takes) as result_too_large", async () => {
+    const world = await startWorld();
+    try {
+      await world.create("sleeper", SLEEPER);
+      // A runner user code has tampered with: it answers 300 KB inline instead of uploading.
+      const send = world.pipeline.lambda.send.bind(world.pipeline.lambda);
+      world.pipeline.lambda.send = async (command: LambdaCommand) => {
+        const input = command.input as { FunctionName?: string };
+        if (command.constructor.name === "InvokeCommand" && input.FunctionName?.startsWith("bfn-fn_")) {
+          const answer = { status: "succeeded", result_json: JSON.stringify("y".repeat(300_000)), logs: "", browser_ms: 0 };
+          return { StatusCode: 200, Payload: new TextEncoder().encode(JSON.stringify(answer)) };
+        }
+        return send(command);
+      };
+      const answer = await world.invoke("sleeper", { ms: 1 });
+      world.freeze();
+      await world.pipeline.settled();
+      const runId = String(answer.headers?.["x-run-id"] ?? json(answer).run_id);
+      expect(world.pipeline.stepFunctions.executions.get(runId)).toMatchObject({ status: "FAILED", error: "States.DataLimitExceeded" });
+      expect(await world.pipeline.memory.store.runs.get(runId)).toMatchObject({ status: "failed", error: { code: "result_too_large" } });
+      expect(await world.pipeline.memory.store.limits.current("acme", new Date())).toMatchObject({ inFlight: 0 });
+    } finally {
+      await world.close();
+    }
+  }, 60_000);
+
+  it("sweeps a run left active past its deadline (its workflow never started or never ended)", async () => {
+    const later = { now: () => new Date(Date.now() + 3600_000) };
+    const world = await startWorld({ sweepClock: later });
+    try {
+      await world.create("sleeper", SLEEPER);
+      const fn = await world.pipeline.memory.store.functions.getByName("acme", "sleeper");
+      const store = world.pipeline.memory.store;
+      // A run admitted and marked running whose workflow was lost (say, its start timed out).
+      const queuedAt = new Date(Date.now() - 1000).toISOString();
+      const admission = await store.limits.admit("acme", "run_lost", { concurrency: 10, invocationsPerMonth: 1000 }, Date.now() + 3600_000, new Date());
+      expect(admission).toMatchObject({ admitted: true });
+      const lost = { ...newRun(fn as NonNullable<typeof fn>, { version: 1, trigger: "http", params: {}, queuedAt }), run_id: "run_lost", status: "running" as const, started_at: queuedAt };
+      await store.runs.put(lost);
+      const recent = { ...lost, run_id: "run_recent", deadline_at: new Date(Date.now() + 7200_000).toISOString() };
+      await store.runs.put(recent);
+      expect(await world.pipeline.sweep()).toEqual({ settled: 1 });
+      expect(await store.runs.get("run_lost")).toMatchObject({ status: "failed", error: { code: "function_crashed", message: expect.stringMatching(/deadline/) } });
+      expect(await store.runs.get("run_recent")).toMatchObject({ status: "running" });
+      expect(await store.limits.holds("acme", "run_lost")).toBe(false);
+      expect(await world.pipeline.sweep()).toEqual({ settled: 0 }); // it left the index of active runs
+    } finally {
+      await world.close();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,105 @@
+import type { OutcomeBucket } from "../../lambdas/runtime/aws/outcomeBucket";
+import { caughtEnding, makeRunRecorder } from "../../lambdas/runtime/aws/recordRun";
+import type { RunItem } from "../../lambdas/runs/types";
+import { functionItem, runItem } from "../helpers/records";
+import { type MemoryStore, startMemoryStore } from "../helpers/memoryStore";
+
+// The recorder: what the run workflow hands it is parsed as untrusted, and only the run the
+// execution names changes.
+
+const limits = { timeout_seconds: 60, memory_mb: 1024 };
+const STARTED = "2026-03-01T10:00:00.000Z";
+const ENDED = "2026-03-01T10:00:02.500Z";
+
+describe("caughtEnding: the run's ending from an error Step Functions caught", () => {
+  it.each([
+    ["States.Timeout", "", "timed_out", "function_timeout"],
+    ["Lambda.TooManyRequestsException", "Rate Exceeded.", "failed", "concurrency_limit_exceeded"],
+    ["Lambda.ResourceNotFoundException", "Function not found", "failed", "function_crashed"],
+    ["States.DataLimitExceeded", "", "failed", "result_too_large"],
+    ["RunNotRecorded", "", "failed", "internal_error"],
+    ["States.Runtime", "bad path", "failed", "internal_error"],
+    ["Lambda.ServiceException", "oops", "failed", "function_crashed"],
+    ["Sandbox.Timedout", JSON.stringify({ errorType: "Sandbox.Timedout", errorMessage: "Task timed out after 65.00 seconds" }), "timed_out", "function_timeout"],
+    ["Runtime.ExitError", JSON.stringify({ errorType: "Runtime.ExitError", errorMessage: "Runtime exited with error: exit status 3" }), "failed", "function_crashed"],
+    ["Runtime.OutOfMemory", JSON.stringify({ errorType: "Runtime.OutOfMemory", errorMessage: "" }), "failed", "function_crashed"],
+    ["Function.ResponseSizeTooLarge", JSON.stringify({ errorType: "Function.ResponseSizeTooLarge", errorMessage: "Response payload size (7000000 bytes) exceeded" }), "failed", "result_too_large"],
+  ])("%s → %s / %s", (error, cause, status, code) => {
+    expect(caughtEnding(error, cause, limits)).toMatchObject({ status, error: { code }, result_json: null });
+  });
+});
+
+describe("the recorder Lambda", () => {
+  let memory: MemoryStore;
+  const uploads = new Map<string, string>();
+  const outcomes: OutcomeBucket = {
+    uploadUrl: async () => "unused",
+    read: async (runId, maxBytes) => {
+      const text = uploads.get(runId);
+      if (text === undefined) return null;
+      return Buffer.byteLength(text) > maxBytes ? { tooLarge: Buffer.byteLength(text) } : { text };
+    },
+  };
+  const logs: string[] = [];
+  let recorder: ReturnType<typeof makeRunRecorder>;
+  const fn = functionItem({ function_id: "fn_own", account_id: "acct" });
+
+  beforeAll(async () => {
+    memory = await startMemoryStore();
+    recorder = makeRunRecorder({ store: memory.store, clock: { now: () => new Date(ENDED) }, log: (line) => void logs.push(line), outcomes });
+  });
+  afterAll(() => memory?.close());
+
+  async function running(runId: string): Promise<RunItem> {
+    const run = runItem(fn, { run_id: runId, status: "running", queued_at: STARTED, started_at: STARTED });
+    await memory.store.runs.put(run);
+    return run;
+  }
+  const request = (runId: string, ended: unknown) => ({ run_id: runId, timeout_seconds: 60, started_at: STARTED, ended_at: ENDED, ended });
+
+  it("records an answer field by field: its duration from Step Functions' clock, browser time bounded by it", async () => {
+    await running("run_a");
+    const victim = await running("run_victim");
+    const answer = { status: "succeeded", result_json: "[1]", logs: "LOG x\n", browser_ms: 99_999_999, peak_memory_mb: 99_999, run_id: "run_victim", account_id: "other", pk: "RUN#run_victim" };
+    expect(await recorder(request("run_a", { answer }))).toEqual({ status: "succeeded" });
+    expect(await memory.store.runs.get("run_a")).toMatchObject({
+      status: "succeeded", result_json: "[1]", logs: "LOG x\n", duration_ms: 2500, browser_ms: 2500, peak_memory_mb: 1024, account_id: "acct", finished_at: ENDED,
+    });
+    expect(await memory.store.runs.get("run_victim")).toEqual(victim);
+  });
+
+  it("reads an uploaded outcome, and fails one that is missing or over the cap", async () => {
+    await running("run_up");
+    uploads.set("run_up", JSON.stringify({ status: "succeeded", result_json: JSON.stringify("z".repeat(300_000)), logs: "", browser_ms: 1 }));
+    expect(await recorder(request("run_up", { answer: { outcome_uploaded: true, bytes: 300_050 } }))).toEqual({ status: "succeeded" });
+    expect((await memory.store.runs.get("run_up"))?.result_json).toHaveLength(300_002);
+
+    await running("run_gone");
+    expect(await recorder(request("run_gone", { answer: { outcome_uploaded: true, bytes: 5 } }))).toEqual({ status: "failed" });
+    expect(await memory.store.runs.get("run_gone")).toMatchObject({ error: { code: "function_crashed", message: expect.stringMatching(/uploaded its outcome, but there is none/) } });
+
+    await running("run_huge");
+    uploads.set("run_huge", "x".repeat(14_000_000));
+    await recorder(request("run_huge", { answer: { outcome_uploaded: true, bytes: 14_000_000 } }));
+    expect(await memory.store.runs.get("run_huge")).toMatchObject({ status: "failed", error: { code: "result_too_large" } });
+  });
+
+  it("ends a run with what Step Functions caught, and calls an answer that is no outcome a crash", async () => {
+    await running("run_caught");
+    await recorder(request("run_caught", { Error: "States.Timeout", Cause: "" }));
+    expect(await memory.store.runs.get("run_caught")).toMatchObject({ status: "timed_out", error: { code: "function_timeout", message: expect.stringContaining("60 s") } });
+    await running("run_junk");
+    await recorder(request("run_junk", { answer: { status: "pwned" } }));
+    expect(await memory.store.runs.get("run_junk")).toMatchObject({ status: "failed", error: { code: "function_crashed" } });
+  });
+
+  it("changes nothing of a run that ended already, and ignores what is not a record request", async () => {
+    const ended = { ...(await running("run_done")), status: "failed" as const, error: { code: "function_crashed", message: "settled" }, finished_at: STARTED, duration_ms: 0 };
+    await memory.store.runs.put(ended);
+    expect(await recorder(request("run_done", { answer: { status: "succeeded", result_json: "1", logs: "", browser_ms: 0 } }))).toEqual({ status: "failed" });
+    expect(await memory.store.runs.get("run_done")).toEqual(ended);
+    expect(await recorder({ run_id: "run_done" })).toEqual({ status: "ignored" });
+    expect(await recorder(request("run_nobody", { answer: null }))).toEqual({ status: "unknown" });
+    expect((await memory.store.meters.functionCounters("fn_own")).invocations).toBe(6);
+  });
+});
