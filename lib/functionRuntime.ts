@@ -104,7 +104,13 @@ export class FunctionRuntime extends Construct {
     return [this.chromiumLayer.layerVersionArn, this.runtimeLayer.layerVersionArn];
   }
 
-  /** Create, update, publish, alias and delete the per-function Lambdas; pass them the execution role. */
+  /** Delete the per-function Lambdas (the delete route): all the route handlers do to them on AWS. */
+  grantDelete(role: Role): void {
+    role.addToPolicy(new PolicyStatement({ actions: ["lambda:DeleteFunction"], resources: this.functionArns }));
+    acknowledgeWildcards(role, this.functionArns, RUNTIME_NAMES_REASON);
+  }
+
+  /** Create, update, publish, alias and delete the per-function Lambdas; pass them the execution role (the deploy job). */
   grantControl(role: Role): void {
     role.addToPolicy(new PolicyStatement({ actions: CONTROL_ACTIONS, resources: this.functionArns }));
     role.addToPolicy(

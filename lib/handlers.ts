@@ -40,6 +40,8 @@ export const DATA_ACTIONS = [
 ];
 /** The run recorder reads a run (and its parts), writes its end, meters it and frees its lease. */
 export const RECORDER_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"];
+/** The deploy job reads a function and its version (and code parts), and records the deploy's outcome. */
+export const DEPLOY_JOB_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"];
 /** The sweeper also finds overdue runs (the active-runs index) and removes never-started ones. */
 export const SWEEPER_DATA_ACTIONS = [...RECORDER_DATA_ACTIONS, "dynamodb:DeleteItem"];
 /** The authorizer reads keys and accounts, and creates the account of a new OAuth subject. */
@@ -54,6 +56,7 @@ export function handlerFunctionNames(prefix: string) {
     scheduledRun: `${prefix}-scheduled-run`,
     runRecorder: `${prefix}-run-recorder`,
     runSweeper: `${prefix}-run-sweeper`,
+    deployJob: `${prefix}-deploy-job`,
     all: () => [
       ...ROUTE_SPECS.map((spec) => `${prefix}-api-${spec.operationId}`),
       `${prefix}-authorizer`,
@@ -61,6 +64,7 @@ export function handlerFunctionNames(prefix: string) {
       `${prefix}-scheduled-run`,
       `${prefix}-run-recorder`,
       `${prefix}-run-sweeper`,
+      `${prefix}-deploy-job`,
     ],
   };
 }
@@ -81,7 +85,8 @@ export class Handlers extends Construct {
   readonly scheduledRun: NodejsFunction;
   readonly runRecorder: NodejsFunction;
   readonly runSweeper: NodejsFunction;
-  readonly roles: { api: Role; open: Role; authorizer: Role; scheduledRun: Role; runRecorder: Role; runSweeper: Role };
+  readonly deployJob: NodejsFunction;
+  readonly roles: { api: Role; open: Role; authorizer: Role; scheduledRun: Role; runRecorder: Role; runSweeper: Role; deployJob: Role };
 
   constructor(scope: Construct, id: string, props: HandlersProps) {
     super(scope, id);
@@ -91,12 +96,13 @@ export class Handlers extends Construct {
     const role = (roleId: string, description: string) =>
       new Role(this, roleId, { assumedBy: new ServicePrincipal("lambda.amazonaws.com"), description });
     this.roles = {
-      api: role("ApiRole", "browserfn route handlers (authenticated routes): data, per-function Lambdas, schedules"),
+      api: role("ApiRole", "browserfn route handlers (authenticated routes): data, schedules, starting runs and deploy jobs, deleting function Lambdas"),
       open: role("OpenRole", "browserfn open routes (health, OpenAPI, unmatched routes): logs only"),
       authorizer: role("AuthorizerRole", "browserfn Lambda authorizer: reads API keys and accounts"),
       scheduledRun: role("ScheduledRunRole", "browserfn scheduled-run target: records runs, starts their workflows"),
       runRecorder: role("RunRecorderRole", "browserfn run recorder: records how runs ended (the table, uploaded outcomes)"),
       runSweeper: role("RunSweeperRole", "browserfn run sweeper: ends runs past their deadline (the table only)"),
+      deployJob: role("DeployJobRole", "browserfn deploy job: provisions a function's Lambda and records the outcome"),
     };
     const tableResources = [props.table.tableArn, ...props.indexNames.map((name) => `${props.table.tableArn}/index/${name}`)];
     for (const grantee of [this.roles.api, this.roles.scheduledRun]) {
@@ -105,7 +111,15 @@ export class Handlers extends Construct {
     this.roles.authorizer.addToPolicy(new PolicyStatement({ actions: AUTHORIZER_DATA_ACTIONS, resources: [props.table.tableArn] }));
     this.roles.runRecorder.addToPolicy(new PolicyStatement({ actions: RECORDER_DATA_ACTIONS, resources: [props.table.tableArn] }));
     this.roles.runSweeper.addToPolicy(new PolicyStatement({ actions: SWEEPER_DATA_ACTIONS, resources: [props.table.tableArn, `${props.table.tableArn}/index/${ACTIVE_INDEX}`] }));
-    props.runtime.grantControl(this.roles.api);
+    this.roles.deployJob.addToPolicy(new PolicyStatement({ actions: DEPLOY_JOB_DATA_ACTIONS, resources: [props.table.tableArn] }));
+    // Deploys run in the deploy job; the routes only delete a function's Lambda.
+    props.runtime.grantDelete(this.roles.api);
+    props.runtime.grantControl(this.roles.deployJob);
+    // The pre-flight check of a function's memory against the account's Lambda quotas; the action takes no resource.
+    this.roles.api.addToPolicy(new PolicyStatement({ actions: ["lambda:GetAccountSettings"], resources: ["*"] }));
+    acknowledge(this.roles.api, "AwsSolutions-IAM5[Resource::*]", "lambda:GetAccountSettings (the pre-flight check of a function's memory against the account's Lambda quotas) has no resource-level permissions: it is granted on * by AWS's design.");
+    const deployJobArn = `arn:${Aws.PARTITION}:lambda:${Aws.REGION}:${Aws.ACCOUNT_ID}:function:${names.deployJob}`;
+    this.roles.api.addToPolicy(new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [deployJobArn] }));
     props.scheduling.grantManage(this.roles.api);
     props.pipeline.grantStartRuns(this.roles.api);
     props.pipeline.grantStartRuns(this.roles.scheduledRun);
@@ -135,6 +149,9 @@ export class Handlers extends Construct {
       [AWS_ENV.scheduleTargetArn]: `arn:${Aws.PARTITION}:lambda:${Aws.REGION}:${Aws.ACCOUNT_ID}:function:${names.scheduledRun}`,
       [AWS_ENV.scheduleRoleArn]: props.scheduling.schedulerRole.roleArn,
       [AWS_ENV.scheduleDeadLetterArn]: props.scheduling.deadLetterQueue.queueArn,
+      // By name, not by reference: the deploy job's own environment holds it too.
+      [AWS_ENV.deployJobFunction]: names.deployJob,
+      ...(settings.functionMaxMemoryMb === null ? {} : { [AWS_ENV.maxFunctionMemoryMb]: String(settings.functionMaxMemoryMb) }),
     };
 
     const logGroups = new Map<IRole, ILogGroup[]>();
@@ -212,6 +229,22 @@ export class Handlers extends Construct {
       logRetention,
       timeout: Duration.minutes(5),
       memorySize: 256,
+    });
+    this.deployJob = handler("DeployJob", {
+      entry: "deployJob",
+      functionName: names.deployJob,
+      description: "browserfn deploy job: creates or updates a function's Lambda off the request path, records active or failed",
+      role: this.roles.deployJob,
+      environment: serviceEnv,
+      logRetention,
+      // Lambda's ceiling: a deploy waits for the function to become Active (STALE_DEPLOY_MS counts on it).
+      timeout: Duration.minutes(15),
+    });
+    // A job that throws (the store or Lambda's control plane away) is run again; it is idempotent.
+    this.deployJob.configureAsyncInvoke({
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(1),
+      onFailure: new SqsDestination(props.pipeline.deadLetterQueue),
     });
     props.pipeline.connect({ recorder: this.runRecorder, sweeper: this.runSweeper, functionArns: props.runtime.functionArns });
     for (const [role, groups] of logGroups) grantLogWrites(role, groups);

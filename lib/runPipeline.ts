@@ -89,7 +89,7 @@ export class RunPipeline extends Construct {
     acknowledge(
       this.deadLetterQueue,
       "AwsSolutions-SQS3",
-      "This queue is itself the dead-letter queue of the run pipeline: runs the recorder could not record, and sweeper events EventBridge could not deliver.",
+      "This queue is itself the dead-letter queue of the run pipeline: runs the recorder could not record, sweeper events EventBridge could not deliver, and deploy jobs that failed every attempt.",
     );
   }
 
@@ -155,7 +155,7 @@ export class RunPipeline extends Construct {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
       new Alarm(this, "DeadLettersAlarm", {
-        alarmDescription: "browserfn: the run pipeline's dead-letter queue holds messages",
+        alarmDescription: "browserfn: the dead-letter queue holds messages (an unrecorded run, an undelivered sweeper event, or a deploy job that failed every attempt)",
         metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: "Maximum" }),
         threshold: 1,
         evaluationPeriods: 1,

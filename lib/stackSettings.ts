@@ -31,6 +31,11 @@ export interface StackSettings {
   throttleRatePerSecond: number;
   /** The API stage's burst of requests above the steady rate. */
   throttleBurst: number;
+  /**
+   * The most memory (MB) a function's Lambda may have in this AWS account, when it is known
+   * (Lambda has no API that says so); null: inferred from GetAccountSettings (see docs/deploy.md).
+   */
+  functionMaxMemoryMb: number | null;
 }
 
 export const SETTING_NAMES = [
@@ -47,6 +52,7 @@ export const SETTING_NAMES = [
   "oauthCallbackUrls",
   "throttleRatePerSecond",
   "throttleBurst",
+  "functionMaxMemoryMb",
 ] as const satisfies readonly (keyof StackSettings)[];
 
 const RETENTION_VALUES = new Set(Object.values(RetentionDays).filter((value) => typeof value === "number"));
@@ -87,6 +93,7 @@ const SettingsSchema = z.object({
   // API Gateway's own account-wide ceiling is 10,000 a second (bursts of 5,000).
   throttleRatePerSecond: z.coerce.number().positive().max(10_000).default(1000),
   throttleBurst: z.coerce.number().int().min(1).max(5000).default(2000),
+  functionMaxMemoryMb: z.coerce.number().int().min(128).max(10240).nullable().default(null),
 });
 
 /** Settings from props, else context, else defaults; throws one message naming every bad value. */

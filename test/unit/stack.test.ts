@@ -152,7 +152,7 @@ describe("the CDK stack", () => {
   });
 
   it("runs the handlers on nodejs22.x arm64 with bounded timeouts, the environment their entries parse, and own log groups", () => {
-    expect(functions).toHaveLength(ROUTES.length + 5);
+    expect(functions).toHaveLength(ROUTES.length + 6);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({ Runtime: "nodejs22.x", Architectures: ["arm64"], Handler: "index.handler" });
       expect(fn.Properties.LoggingConfig).toMatchObject({ LogGroup: { Ref: expect.any(String) } });

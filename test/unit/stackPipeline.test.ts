@@ -118,7 +118,9 @@ describe("the run pipeline (synthesized)", () => {
       expect(JSON.stringify(start[0]?.Resource)).toContain(`:stateMachine:${String(machine.Properties.StateMachineName)}"`);
       const put = statements.find((s) => list(s.Action).includes("s3:PutObject"));
       expect(JSON.stringify(put?.Resource)).toContain("/outcomes/*");
-      expect(statements.flatMap((s) => list(s.Action))).not.toContain("lambda:InvokeFunction");
+      // No function Lambda: the route handlers invoke the deploy job, nothing else.
+      const invokes = statements.filter((s) => list(s.Action).includes("lambda:InvokeFunction"));
+      for (const s of invokes) expect(JSON.stringify(s.Resource)).toMatch(/:function:bfn-test-deploy-job"/);
     }
     const invokers = (Object.values(template.findResources("AWS::IAM::Policy")) as { Properties: { Roles: { Ref: string }[]; PolicyDocument: { Statement: Statement[] } } }[])
       .filter((policy) => policy.Properties.PolicyDocument.Statement.some((s) => list(s.Action).includes("lambda:InvokeFunction") && JSON.stringify(s.Resource).includes("bfn-test-fn-")))
@@ -156,6 +158,19 @@ describe("the run pipeline (synthesized)", () => {
       },
       Targets: [Match.objectLike({ Arn: { "Fn::GetAtt": [sweeperId, "Arn"] }, DeadLetterConfig: Match.anyValue(), RetryPolicy: Match.objectLike({ MaximumRetryAttempts: 20 }) })],
     });
+  });
+
+  it("deploys in a job Lambda off the request path: 15 minutes, retried twice, dead-lettered, named in the routes' environment", () => {
+    const [jobId, job] = functionNamed("bfn-test-deploy-job");
+    expect(job.Properties.Timeout).toBe(900);
+    const [queueId] = Object.keys(template.findResources("AWS::SQS::Queue")).filter((id) => id.startsWith("RunPipeline"));
+    template.hasResourceProperties("AWS::Lambda::EventInvokeConfig", {
+      FunctionName: { Ref: jobId },
+      MaximumRetryAttempts: 2,
+      DestinationConfig: { OnFailure: { Destination: { "Fn::GetAtt": [queueId, "Arn"] } } },
+    });
+    const [, route] = functionNamed("bfn-test-api-createFunction");
+    expect((route.Properties.Environment as { Variables: Record<string, unknown> }).Variables.BROWSERFN_DEPLOY_JOB_FUNCTION).toBe("bfn-test-deploy-job");
   });
 
   it("alarms on failed executions and on dead letters", () => {

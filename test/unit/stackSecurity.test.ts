@@ -88,6 +88,11 @@ describe("the stack's permissions", () => {
       for (const resource of list(statement.Resource).map(flatten)) {
         if (resource === "*") {
           // The run workflow's X-Ray tracing and log delivery: these actions take no resource.
+          if (list(statement.Action).includes("lambda:GetAccountSettings")) {
+            // The pre-flight check of the account's Lambda quotas: this action takes no resource either.
+            expect(list(statement.Action)).toEqual(["lambda:GetAccountSettings"]);
+            continue;
+          }
           for (const action of list(statement.Action)) expect(action).toMatch(WITHOUT_RESOURCE);
           expect(statementsOfRole(roleOf("RunPipelineRunWorkflowRole"))).toContainEqual(expect.objectContaining({ Action: statement.Action }));
         } else if (resource.includes("*")) {
@@ -106,12 +111,23 @@ describe("the stack's permissions", () => {
       "lambda.amazonaws.com": `<${roleOf("FunctionRuntimeExecutionRole")}.Arn>`,
       "scheduler.amazonaws.com": `<${roleOf("SchedulingSchedulerRole")}.Arn>`,
     });
-    expect(new Set(passRoles.map((s) => s.policy)).size).toBe(1); // only the route handlers' role
+    // The execution role only by the deploy job (which creates the Lambdas), the scheduler's only by the route handlers.
+    expect(Object.fromEntries(passRoles.map((s) => [s.Condition?.StringEquals?.["iam:PassedToService"], s.policy.replace(/DefaultPolicy.*/, "")]))).toEqual({
+      "lambda.amazonaws.com": "HandlersDeployJobRole",
+      "scheduler.amazonaws.com": "HandlersApiRole",
+    });
   });
 
-  it("lets the handlers control only the prefixed function Lambdas and read only the two layers", () => {
+  it("lets the deploy job control only the prefixed function Lambdas and read only the two layers; the routes may only delete them", () => {
     const control = statements.filter((s) => list(s.Action).includes("lambda:CreateFunction"));
     expect(control).toHaveLength(1);
+    expect(control[0]?.policy).toMatch(/^HandlersDeployJobRole/);
+    const api = statementsOfRole(roleOf("HandlersApiRole")).filter((s) => list(s.Action).some((a) => a.startsWith("lambda:")));
+    expect(api.map((s) => [list(s.Action), list(s.Resource).map(flatten)])).toEqual([
+      [["lambda:DeleteFunction"], ALLOWED_WILDCARDS.slice(0, 2)],
+      [["lambda:GetAccountSettings"], ["*"]],
+      [["lambda:InvokeFunction"], ["arn:<AWS::Partition>:lambda:<AWS::Region>:<AWS::AccountId>:function:bfn-test-deploy-job"]],
+    ]);
     expect(list(control[0]?.Action)).toEqual(CONTROL_ACTIONS);
     expect(list(control[0]?.Resource).map(flatten)).toEqual(ALLOWED_WILDCARDS.slice(0, 2));
     const layers = statements.filter((s) => list(s.Action).includes("lambda:GetLayerVersion"));
