@@ -104,6 +104,22 @@ export class BrowserfnClient {
     return this.body({ method: "PATCH", path: `/functions/${enc(ref)}`, body: input, idempotent: false });
   }
 
+  /**
+   * Waits while the function is `deploying` (on AWS, create and update answer before the deploy
+   * job has provisioned the function's Lambda), reading `/info` every `intervalMs`; resolves with
+   * the record once it is `active` or `failed` (its `status_reason` says why), or as it stands
+   * after `timeoutMs`.
+   */
+  async waitUntilDeployed(ref: string, options: { timeoutMs?: number; intervalMs?: number } = {}): Promise<FunctionRecord> {
+    const deadline = Date.now() + (options.timeoutMs ?? 180_000);
+    let record = await this.getFunction(ref);
+    while (record.status === "deploying" && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(options.intervalMs ?? 1000, Math.max(0, deadline - Date.now()))));
+      record = await this.getFunction(ref);
+    }
+    return record;
+  }
+
   /** `DELETE /functions/{ref}`: deletes the function, its schedule, versions and runtime. */
   async deleteFunction(ref: string): Promise<void> {
     await this.send({ method: "DELETE", path: `/functions/${enc(ref)}`, idempotent: true });

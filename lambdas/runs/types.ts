@@ -39,10 +39,11 @@ export interface RunItem {
 export const FINAL_STATUSES: readonly RunStatus[] = ["succeeded", "failed", "timed_out"];
 
 /**
- * How long past its timeout a run may stay unended before it counts as overdue: more than
- * Lambda keeps its event queued (60 s) plus the run-completion's own margin (60 s).
+ * How long past its timeout a run may stay unended before it counts as overdue (the sweeper
+ * ends it): longer than the AWS run workflow can last beyond the function's timeout (its invoke
+ * margin, throttle waits and every recorder retry: EXECUTION_TIMEOUT_SECONDS − 900 s).
  */
-export const RUN_DEADLINE_MARGIN_MS = 5 * 60_000;
+export const RUN_DEADLINE_MARGIN_MS = 12 * 60_000;
 
 /** The deadline_at of a run queued at `queuedAt` under a timeout of `timeoutSeconds`. */
 export function runDeadline(queuedAt: string, timeoutSeconds: number): string {

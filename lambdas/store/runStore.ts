@@ -25,13 +25,20 @@ const runIdOfKey = (pk: unknown) => String(pk).slice("RUN#".length);
 /** The function's runs in the runs index, by run id (ULIDs: by time). Runs written before it have gsi1pk/gsi1sk of these values. */
 const runsIndexKey = (functionId: string, runId: string) => ({ runs_pk: `FNID#${functionId}#RUNS`, runs_sk: runId });
 
-/** Partitions of the active index: every queued run writes to it, so it is spread over several. */
+/**
+ * Partitions of the active runs in gsi1 (ACTIVE_INDEX): every queued run writes there, so they
+ * are spread over several.
+ */
 const ACTIVE_SHARDS = 8;
 const activePk = (shard: number) => `ACTIVE#${shard}`;
-/** A queued or running run in the active index: in its shard, by deadline. */
+/**
+ * A queued or running run among the active runs of gsi1: in its shard, by deadline. gsi1, whose
+ * other keys (`ACCOUNT#…`, `FNID#…`) never start with `ACTIVE#`, rather than an index of its own:
+ * DynamoDB adds one index per table update, and the runs index is the other one this version adds.
+ */
 const activeIndexKey = (run: RunItem) => ({
-  active_pk: activePk(createHash("sha256").update(run.run_id).digest().readUInt8(0) % ACTIVE_SHARDS),
-  active_sk: `${run.deadline_at}#${run.run_id}`,
+  gsi1pk: activePk(createHash("sha256").update(run.run_id).digest().readUInt8(0) % ACTIVE_SHARDS),
+  gsi1sk: `${run.deadline_at}#${run.run_id}`,
 });
 
 /** Run attributes the runs index keeps (a run as listed). */
@@ -207,14 +214,15 @@ export class RunStore {
           {
             TableName: this.table,
             IndexName: ACTIVE_INDEX,
-            KeyConditionExpression: "active_pk = :pk AND active_sk < :now",
+            KeyConditionExpression: "gsi1pk = :pk AND gsi1sk < :now",
+            ProjectionExpression: "pk, gsi1sk",
             ExpressionAttributeValues: { ":pk": activePk(shard), ":now": now.toISOString() },
           },
           limit,
         ),
       ),
     );
-    const due = entries.flat().sort((a, b) => byText(String(a.active_sk), String(b.active_sk))).slice(0, limit);
+    const due = entries.flat().sort((a, b) => byText(String(a.gsi1sk), String(b.gsi1sk))).slice(0, limit);
     const runs = await Promise.all(due.map((entry) => this.get(runIdOfKey(entry.pk))));
     return runs.filter((run): run is RunItem => run !== undefined && !FINAL_STATUSES.includes(run.status));
   }

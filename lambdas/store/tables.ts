@@ -13,12 +13,14 @@
  * | version code part | FNID#<function_id>    | VER#<000001>#<part>#<n> |                |               |
  * | run               | RUN#<run_id>          | RUN                |                     |               |
  *
- * Runs have indexes of their own (gsi1 keeps every attribute, and a run item can near 400 KB):
+ * Runs are listed through an index of their own (gsi1 keeps every attribute, and a run item can
+ * near 400 KB); queued and running runs are also in gsi1, by deadline (few at a time, read
+ * every few minutes by the AWS sweeper):
  *
- * | index  | partition key                    | sort key                          | holds                                       |
- * |--------|----------------------------------|-----------------------------------|---------------------------------------------|
- * | runs   | runs_pk: FNID#<function_id>#RUNS | runs_sk: <run_id>                 | every run: RUN_LIST_ATTRIBUTES              |
- * | active | active_pk: ACTIVE#<shard 0..7>   | active_sk: <deadline_at>#<run_id> | queued and running runs only: keys only     |
+ * | index | partition key                    | sort key                         | holds                                   |
+ * |-------|----------------------------------|----------------------------------|-----------------------------------------|
+ * | runs  | runs_pk: FNID#<function_id>#RUNS | runs_sk: <run_id>                | every run: RUN_LIST_ATTRIBUTES          |
+ * | gsi1  | gsi1pk: ACTIVE#<shard 0..7>      | gsi1sk: <deadline_at>#<run_id>   | queued and running runs only            |
  *
  * Runs last written before the runs index carry gsi1pk `FNID#<function_id>#RUNS` and gsi1sk
  * `<run_id>` instead, and no active keys; RunStore.recent still lists them until they expire.
@@ -51,8 +53,8 @@ export interface TableDefinition {
 
 /** The runs of a function, newest first. */
 export const RUNS_INDEX = "runs";
-/** Runs still queued or running, by deadline. */
-export const ACTIVE_INDEX = "active";
+/** Runs still queued or running, by deadline: in gsi1 under `ACTIVE#<shard>` (see runStore.ts). */
+export const ACTIVE_INDEX = "gsi1";
 
 /**
  * What the runs index keeps of a run: what a page of logs and the metrics read, never the
@@ -92,12 +94,6 @@ export const MAIN_TABLE: TableDefinition = {
       partitionKey: { name: "runs_pk", type: "S" },
       sortKey: { name: "runs_sk", type: "S" },
       projection: { type: "INCLUDE", nonKeyAttributes: [...RUN_LIST_ATTRIBUTES] },
-    },
-    {
-      indexName: ACTIVE_INDEX,
-      partitionKey: { name: "active_pk", type: "S" },
-      sortKey: { name: "active_sk", type: "S" },
-      projection: { type: "KEYS_ONLY" },
     },
   ],
   timeToLiveAttribute: "expires_at",

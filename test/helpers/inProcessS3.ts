@@ -8,7 +8,8 @@ import { createRunBucketClient } from "../../lambdas/aws/awsDeps";
  * signature's query parameters present and not expired: the signature itself is not
  * checked) stores the body; a GET by the SDK reads it back, or answers NoSuchKey. Enough for
  * the run pipeline's outcome bucket: the runner uploads with fetch, the recorder reads with
- * the real SDK client (`client()`).
+ * the real SDK client (`client()`). A missing key is 403 AccessDenied, as S3 answers a reader
+ * without s3:ListBucket.
  */
 export class InProcessS3 {
   readonly objects = new Map<string, Buffer>();
@@ -45,7 +46,8 @@ export class InProcessS3 {
         }
         if (request.method === "GET") {
           const object = this.objects.get(key);
-          if (!object) return fail(404, "NoSuchKey");
+          // As S3 answers a caller without s3:ListBucket (the recorder): 403, not 404.
+          if (!object) return fail(403, "AccessDenied");
           response.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(object.length) });
           return response.end(object);
         }

@@ -38,8 +38,17 @@ interface Catcher {
   ResultPath?: string | null;
   Next: string;
 }
+interface Choice {
+  Variable: string;
+  StringMatches?: string;
+  NumericGreaterThanEquals?: number;
+  Next: string;
+}
 interface State {
   Type: string;
+  Choices?: Choice[];
+  Default?: string;
+  Seconds?: number;
   Resource?: string;
   Parameters?: unknown;
   ResultSelector?: unknown;
@@ -68,11 +77,12 @@ const TERMINAL = new Set(["States.DataLimitExceeded", "States.Runtime"]);
 
 /**
  * AWS Step Functions, faked in this process for the states the run workflow uses (Task with
- * `lambda:invoke` and `sqs:sendMessage`, Fail, Succeed, Pass): it executes the real
+ * `lambda:invoke` and `sqs:sendMessage`, Choice with `StringMatches` and
+ * `NumericGreaterThanEquals`, Wait, Pass, Fail, Succeed, and `States.MathAdd`): it executes the real
  * definition (runWorkflow.ts, its placeholders filled in) with Parameters, ResultSelector,
  * ResultPath, TimeoutSeconds(Path), Retry and Catch as the Amazon States Language defines
  * them, the `$`/`$$` paths the workflow reads, and the 256 KB state limit
- * (States.DataLimitExceeded, which no catcher takes). Retry intervals (only they) are scaled
+ * (States.DataLimitExceeded, which no catcher takes). Retry intervals and Wait states (only they) are scaled
  * by `timeScale` so tests do not wait them out; timeouts are kept as written. An execution that does not succeed is reported to
  * `onStatusChange`, as EventBridge would.
  */
@@ -160,6 +170,17 @@ export class InProcessStepFunctions {
       checkSize(data, "input");
       if (state.Type === "Fail") throw new StatesError(state.Error ?? "States.Fail", state.Cause ?? "");
       if (state.Type === "Succeed") return data;
+      if (state.Type === "Choice") {
+        const chosen: Choice | undefined = state.Choices?.find((choice) => chooses(choice, data, context));
+        name = chosen?.Next ?? state.Default;
+        if (name === undefined) throw new StatesError("States.NoChoiceMatched", "");
+        continue;
+      }
+      if (state.Type === "Wait") {
+        await new Promise((resolve) => setTimeout(resolve, (state.Seconds ?? 0) * 1000 * (this.options.timeScale ?? 1)));
+        name = state.End ? undefined : state.Next;
+        continue;
+      }
       let next: { data: unknown; next: string | undefined };
       try {
         next = await this.runState(name, state, data, context, execution);
@@ -247,6 +268,22 @@ export class InProcessStepFunctions {
   }
 }
 
+/** A Choice rule: `StringMatches` (with `*` wildcards) or `NumericGreaterThanEquals` on a path. */
+function chooses(choice: Choice, input: unknown, context: object): boolean {
+  let value: unknown;
+  try {
+    value = readPath(choice.Variable, input, context);
+  } catch {
+    return false;
+  }
+  if (choice.StringMatches !== undefined) {
+    const pattern = new RegExp(`^${choice.StringMatches.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, "s");
+    return typeof value === "string" && pattern.test(value);
+  }
+  if (choice.NumericGreaterThanEquals !== undefined) return typeof value === "number" && value >= choice.NumericGreaterThanEquals;
+  throw new StatesError("States.Runtime", `the fake does not know this choice rule: ${JSON.stringify(choice)}`);
+}
+
 function matches(names: string[], error: string): boolean {
   return names.includes(error) || names.includes("States.ALL") || (names.includes("States.TaskFailed") && !error.startsWith("States."));
 }
@@ -272,10 +309,18 @@ function resolveTemplate(template: unknown, input: unknown, context: object): un
   if (typeof template !== "object" || template === null || Array.isArray(template)) return template;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(template)) {
-    if (key.endsWith(".$")) out[key.slice(0, -2)] = readPath(String(value), input, context);
+    if (key.endsWith(".$")) out[key.slice(0, -2)] = resolveValue(String(value), input, context);
     else out[key] = resolveTemplate(value, input, context);
   }
   return out;
+}
+
+/** A path, or the intrinsic function the workflow uses (`States.MathAdd(path, n)`). */
+function resolveValue(expression: string, input: unknown, context: object): unknown {
+  const add = /^States\.MathAdd\((\$[^,]*),\s*(-?\d+)\)$/.exec(expression);
+  if (add) return Number(readPath(add[1] ?? "$", input, context)) + Number(add[2]);
+  if (expression.startsWith("States.")) throw new StatesError("States.Runtime", `the fake does not know ${expression}`);
+  return readPath(expression, input, context);
 }
 
 function applyResultPath(input: unknown, result: unknown, resultPath: string | null | undefined): unknown {

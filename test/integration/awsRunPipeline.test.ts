@@ -14,6 +14,7 @@ import { newRun } from "../../lambdas/runs/newRun";
 import type { RunItem } from "../../lambdas/runs/types";
 import { type AwsPipeline, DEAD_LETTER_URL, startAwsPipeline } from "../helpers/awsPipeline";
 import type { ServiceLambda } from "../helpers/inProcessLambda";
+import { THROTTLE_ATTEMPTS } from "../../lambdas/runtime/aws/runWorkflow";
 
 // The AWS path of an invocation, end to end but for AWS itself: the route handlers on the AWS
 // runtime adapter, the run workflow's real definition interpreted in process, the real runner
@@ -278,4 +279,76 @@ describe("the AWS run pipeline when recording fails", () => {
       await world.close();
     }
   }, 60_000);
+});
+
+describe("the AWS run pipeline against a tampered runner and Lambda's throttles", () => {
+  /** Answers the function's Invoke with `answer` (what a runner user code took over can say), counting the calls. */
+  function tamper(world: World, answer: (call: number) => unknown): { calls: () => number } {
+    let calls = 0;
+    const send = world.pipeline.lambda.send.bind(world.pipeline.lambda);
+    world.pipeline.lambda.send = async (command: LambdaCommand) => {
+      const input = command.input as { FunctionName?: string };
+      if (command.constructor.name === "InvokeCommand" && input.FunctionName?.startsWith("bfn-fn_")) {
+        const reply = answer(++calls);
+        if (reply instanceof Error) throw reply;
+        if (reply === "run") return send(command);
+        return reply;
+      }
+      return send(command);
+    };
+    return { calls: () => calls };
+  }
+  const throttle = () => Object.assign(new Error("Rate Exceeded."), { name: "TooManyRequestsException" });
+  const functionError = (errorType: string) => ({
+    StatusCode: 200,
+    FunctionError: "Unhandled",
+    Payload: new TextEncoder().encode(JSON.stringify({ errorType, errorMessage: "spoofed", trace: [] })),
+  });
+
+  let world: World;
+  beforeEach(async () => {
+    world = await startWorld();
+    await world.create("sleeper", SLEEPER);
+  }, 60_000);
+  afterEach(async () => {
+    await world?.close();
+  });
+
+  it("tries a throttled Invoke again (Lambda's own throttle: the function never ran) and records the run once it runs", async () => {
+    const invoked = tamper(world, (call) => (call <= 2 ? throttle() : "run"));
+    const answer = await world.invoke("sleeper", { ms: 1 });
+    expect([answer.statusCode, json(answer)]).toEqual([200, { slept: 1 }]);
+    expect(invoked.calls()).toBe(3);
+    const runId = String(answer.headers?.["x-run-id"]);
+    expect(world.pipeline.stepFunctions.executions.get(runId)?.trail).toEqual([
+      "Invoke", "Throttled", "CountThrottle", "WaitThrottle", "Invoke", "Throttled", "CountThrottle", "WaitThrottle", "Invoke", "Record",
+    ]);
+  }, 30_000);
+
+  it("gives up after THROTTLE_ATTEMPTS: the run fails with concurrency_limit_exceeded and is metered as not run", async () => {
+    const invoked = tamper(world, () => throttle());
+    const answer = await world.invoke("sleeper", { ms: 1 });
+    await world.pipeline.settled();
+    expect(invoked.calls()).toBe(THROTTLE_ATTEMPTS);
+    const run = await world.run(answer);
+    expect(run).toMatchObject({ status: "failed", error: { code: "concurrency_limit_exceeded" }, duration_ms: 0 });
+  }, 30_000);
+
+  it("never runs an automation again for an error it named like a throttle (it ran once, and crashed)", async () => {
+    const invoked = tamper(world, () => functionError("Lambda.TooManyRequestsException"));
+    const answer = await world.invoke("sleeper", { ms: 1 });
+    await world.pipeline.settled();
+    expect(invoked.calls()).toBe(1);
+    expect(await world.run(answer)).toMatchObject({ status: "failed", error: { code: "function_crashed", message: expect.stringContaining("spoofed") } });
+  }, 30_000);
+
+  it("records a claimed upload that is not there as a crash, at once: no recorder failure, no dead letter", async () => {
+    tamper(world, () => ({ StatusCode: 200, Payload: new TextEncoder().encode(JSON.stringify({ outcome_uploaded: true, bytes: 0 })) }));
+    const answer = await world.invoke("sleeper", { ms: 1 });
+    await world.pipeline.settled();
+    const runId = String(answer.headers?.["x-run-id"] ?? json(answer).run_id);
+    expect(await world.run(answer)).toMatchObject({ status: "failed", error: { code: "function_crashed", message: expect.stringMatching(/uploaded its outcome, but there is none/) } });
+    expect(world.pipeline.stepFunctions.executions.get(runId)).toMatchObject({ status: "SUCCEEDED", trail: ["Invoke", "Record"] });
+    expect(world.pipeline.stepFunctions.messages).toEqual([]);
+  }, 30_000);
 });

@@ -1,5 +1,5 @@
 import { ApiError } from "../../lambdas/http/errors";
-import { createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
+import { createAwsRuntime, MAX_EXECUTION_INPUT_BYTES } from "../../lambdas/runtime/aws/awsRuntime";
 import type { ControlPlaneCommand } from "../../lambdas/runtime/aws/lambdaClient";
 import type { InvokeHooks } from "../../lambdas/runtime/runtime";
 import { RUN_DEADLINE_MARGIN_MS, type RunItem } from "../../lambdas/runs/types";
@@ -89,6 +89,7 @@ describe("the AWS runtime: invoke (the exact workflow start, then the run's reco
           timeout_seconds: 60,
           invoke_timeout_seconds: 120,
           event: { run_id: "run_1", params: { url: "https://example.com" }, timeout_ms: 60_000, outcome_upload_url: UPLOAD_URL },
+          throttles: 0,
         }),
       },
     ]);
@@ -121,9 +122,29 @@ describe("the AWS runtime: invoke (the exact workflow start, then the run's reco
     expect(client.events).toEqual(["StartExecutionCommand"]);
   });
 
-  it("lets other SDK errors through after onRunning (the execution may have started: the caller settles the run as internal_error)", async () => {
-    const { client, result } = await invoke([runRecord({})], Object.assign(new Error("socket hang up"), { name: "TimeoutError" }));
-    await expect(result).rejects.toThrow("socket hang up");
-    expect(client.events).toEqual(["StartExecutionCommand", "onRunning"]);
+  it("waits for a run whose start has an unknown outcome (timeouts, 5xx): its execution may have started", async () => {
+    const final = runRecord({ status: "succeeded", result_json: "1", duration_ms: 5 });
+    const { client, result } = await invoke([final], Object.assign(new Error("socket hang up"), { name: "TimeoutError" }));
+    expect(await result).toMatchObject({ status: "succeeded", result_json: "1" });
+    expect(client.events).toEqual(["StartExecutionCommand", "onRunning", "get run_1"]);
+  });
+
+  it("throws a start refused outright (4xx) before onRunning: nothing started", async () => {
+    const refused = Object.assign(new Error("not authorized to perform states:StartExecution"), { name: "AccessDeniedException", $metadata: { httpStatusCode: 400 } });
+    const { client, result } = await invoke([runRecord({})], refused);
+    await expect(result).rejects.toThrow("not authorized");
+    expect(client.events).toEqual(["StartExecutionCommand"]);
+  });
+
+  it("refuses parameters too large for the workflow's input with 413 before anything starts", async () => {
+    const client = new FakeStepFunctions([]);
+    const runtime = createAwsRuntime({
+      lambda, stepFunctions: client, stateMachineArn: STATE_MACHINE, outcomes: { uploadUrl: async () => UPLOAD_URL }, functionPrefix: "bfn-", executionRoleArn: "role",
+      layerArns: [], logGroup: "/browserfn/test/functions", runs: { get: async () => undefined },
+    });
+    const hooks: InvokeHooks = { onQueued: async () => undefined, onRunning: async () => void client.events.push("onRunning") };
+    const error: unknown = await runtime.invoke({ ...request, params: { html: "x".repeat(300_000) } }, hooks).catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ code: "payload_too_large", status: 413, details: { limit: MAX_EXECUTION_INPUT_BYTES } });
+    expect(client.events).toEqual([]);
   });
 });

@@ -13,6 +13,8 @@ import {
   errorFromResponse,
   parseRetryAfter,
 } from "../../client";
+import { toRecord } from "../../lambdas/functions/toRecord";
+import { functionItem } from "../helpers/records";
 
 describe("client errors", () => {
   it("chooses the class by code, then by status", () => {
@@ -95,5 +97,30 @@ describe("client retries (a real HTTP server on 127.0.0.1)", () => {
     await expect(client.invoke("f", { a: "1" }, { method: "GET" })).rejects.toBeInstanceOf(ServerError);
     await expect(client.createFunction({ name: "f", code: "x" })).rejects.toBeInstanceOf(ServerError);
     expect(seen).toEqual(["POST /functions/f", "GET /functions/f?a=1", "POST /functions"]);
+  });
+});
+
+describe("waiting for a deploy (a real HTTP server on 127.0.0.1)", () => {
+  it("reads /info until the function is no longer deploying, and gives up after its timeout", async () => {
+    const statuses = ["deploying", "deploying", "active"];
+    const reads: string[] = [];
+    const server = createServer((request, response) => {
+      reads.push(`${request.method} ${request.url}`);
+      const status = (statuses.length > 1 ? statuses.shift() : statuses[0]) as "deploying" | "active";
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify(toRecord(functionItem({ name: "title", status }), "http://api")));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const client = new BrowserfnClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: "k" });
+      expect(await client.waitUntilDeployed("title", { intervalMs: 5 })).toMatchObject({ name: "title", status: "active" });
+      expect(reads).toEqual(Array(3).fill("GET /functions/title/info"));
+      statuses.splice(0, statuses.length, "deploying");
+      const started = Date.now();
+      expect(await client.waitUntilDeployed("title", { intervalMs: 5, timeoutMs: 60 })).toMatchObject({ status: "deploying" });
+      expect(Date.now() - started).toBeLessThan(2000);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -24,8 +24,17 @@ describe("caughtEnding: the run's ending from an error Step Functions caught", (
     ["Runtime.ExitError", JSON.stringify({ errorType: "Runtime.ExitError", errorMessage: "Runtime exited with error: exit status 3" }), "failed", "function_crashed"],
     ["Runtime.OutOfMemory", JSON.stringify({ errorType: "Runtime.OutOfMemory", errorMessage: "" }), "failed", "function_crashed"],
     ["Function.ResponseSizeTooLarge", JSON.stringify({ errorType: "Function.ResponseSizeTooLarge", errorMessage: "Response payload size (7000000 bytes) exceeded" }), "failed", "result_too_large"],
+    // A function's own error named like Lambda's throttle (user code chooses the name): its cause is its JSON payload.
+    ["Lambda.TooManyRequestsException", JSON.stringify({ errorType: "Lambda.TooManyRequestsException", errorMessage: "spoofed" }), "failed", "function_crashed"],
   ])("%s → %s / %s", (error, cause, status, code) => {
     expect(caughtEnding(error, cause, limits)).toMatchObject({ status, error: { code }, result_json: null });
+  });
+
+  it("says which endings never ran (nothing to meter)", () => {
+    expect(caughtEnding("Lambda.TooManyRequestsException", "Rate Exceeded.", limits).ran).toBe(false);
+    expect(caughtEnding("Lambda.ResourceNotFoundException", "Function not found", limits).ran).toBe(false);
+    expect(caughtEnding("Lambda.TooManyRequestsException", '{"errorType":"x"}', limits).ran).toBe(true);
+    expect(caughtEnding("States.Timeout", "", limits).ran).toBe(true);
   });
 });
 
@@ -86,8 +95,9 @@ describe("the recorder Lambda", () => {
 
   it("ends a run with what Step Functions caught, and calls an answer that is no outcome a crash", async () => {
     await running("run_caught");
-    await recorder(request("run_caught", { Error: "States.Timeout", Cause: "" }));
-    expect(await memory.store.runs.get("run_caught")).toMatchObject({ status: "timed_out", error: { code: "function_timeout", message: expect.stringContaining("60 s") } });
+    await recorder({ ...request("run_caught", { Error: "States.Timeout", Cause: "" }), ended_at: "2026-03-01T10:02:00.000Z" });
+    // Metered at most its timeout (60 s), not the workflow's two minutes.
+    expect(await memory.store.runs.get("run_caught")).toMatchObject({ status: "timed_out", error: { code: "function_timeout", message: expect.stringContaining("60 s") }, duration_ms: 60_000 });
     await running("run_junk");
     await recorder(request("run_junk", { answer: { status: "pwned" } }));
     expect(await memory.store.runs.get("run_junk")).toMatchObject({ status: "failed", error: { code: "function_crashed" } });

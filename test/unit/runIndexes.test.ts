@@ -8,7 +8,7 @@ import { DataTables } from "../../lib/dataTables";
 import { functionItem } from "../helpers/records";
 
 describe("the run indexes", () => {
-  it("are built by DataTables: runs keeps the listed attributes only, active the keys only, gsi1 all", () => {
+  it("are built by DataTables: runs keeps the listed attributes only, gsi1 all; one index added (DynamoDB adds one per update)", () => {
     const stack = new Stack();
     new DataTables(stack, "Data", { prefix: "t" });
     const index = (name: string, partitionKey: string, sortKey: string, projection: unknown) => ({
@@ -23,8 +23,7 @@ describe("the run indexes", () => {
       TableName: "t-main",
       GlobalSecondaryIndexes: [
         index("gsi1", "gsi1pk", "gsi1sk", { ProjectionType: "ALL" }),
-        index("runs", "runs_pk", "runs_sk", { ProjectionType: "INCLUDE", NonKeyAttributes: [...RUN_LIST_ATTRIBUTES] }),
-        index("active", "active_pk", "active_sk", Match.objectEquals({ ProjectionType: "KEYS_ONLY" })),
+        index("runs", "runs_pk", "runs_sk", Match.objectEquals({ ProjectionType: "INCLUDE", NonKeyAttributes: [...RUN_LIST_ATTRIBUTES] })),
       ],
     });
     for (const heavy of ["result_json", "logs", "params_json", "params"]) {
@@ -35,11 +34,11 @@ describe("the run indexes", () => {
   it("a run is due by its function's timeout and the margin; one recorded before deadlines gets the longest timeout's", () => {
     const queuedAt = "2026-03-01T12:00:00.000Z";
     const run = newRun(functionItem({ timeout_seconds: 60 }), { version: 1, trigger: "http", params: {}, queuedAt });
-    expect(RUN_DEADLINE_MARGIN_MS).toBe(300_000);
-    expect(run.deadline_at).toBe("2026-03-01T12:06:00.000Z");
+    expect(RUN_DEADLINE_MARGIN_MS).toBe(720_000);
+    expect(run.deadline_at).toBe("2026-03-01T12:13:00.000Z");
     expect(copyRun(run).deadline_at).toBe(run.deadline_at);
 
     const { deadline_at: _deadline, ...old } = run;
-    expect(copyRun(old as RunItem).deadline_at).toBe("2026-03-01T12:20:00.000Z");
+    expect(copyRun(old as RunItem).deadline_at).toBe("2026-03-01T12:27:00.000Z");
   });
 });

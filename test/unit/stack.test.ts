@@ -81,14 +81,6 @@ describe("the CDK stack", () => {
           ],
           Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: [...RUN_LIST_ATTRIBUTES] },
         },
-        {
-          IndexName: "active",
-          KeySchema: [
-            { AttributeName: "active_pk", KeyType: "HASH" },
-            { AttributeName: "active_sk", KeyType: "RANGE" },
-          ],
-          Projection: { ProjectionType: "KEYS_ONLY" },
-        },
       ],
       Replicas: [{ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }],
     });

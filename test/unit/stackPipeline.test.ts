@@ -3,7 +3,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { App } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
-import { EXECUTION_TIMEOUT_SECONDS, runWorkflowDefinition } from "../../lambdas/runtime/aws/runWorkflow";
+import {
+  EXECUTION_TIMEOUT_SECONDS,
+  INVOKE_MARGIN_SECONDS,
+  RECORD_RETRY,
+  runWorkflowDefinition,
+  THROTTLE_ATTEMPTS,
+  THROTTLE_WAIT_SECONDS,
+} from "../../lambdas/runtime/aws/runWorkflow";
 import { RUN_DEADLINE_MARGIN_MS } from "../../lambdas/runs/types";
 import { BrowserfnStack } from "../../lib/browserfnStack";
 
@@ -64,13 +71,28 @@ describe("the run pipeline (synthesized)", () => {
     expect(machine.Properties.LoggingConfiguration).toMatchObject({ Level: "ALL", IncludeExecutionData: false });
   });
 
-  it("invokes the function's Lambda with its answer, retrying throttles only, catching every error into the recorder", () => {
+  it("invokes the function's Lambda with its answer, retrying Lambda's own throttles only, catching every error into the recorder", () => {
     expect(definition.StartAt).toBe("Invoke");
     const invoke = definition.States.Invoke as State;
     expect(invoke).toMatchObject({ Type: "Task", Resource: "arn:aws:states:::lambda:invoke", TimeoutSecondsPath: "$.invoke_timeout_seconds", Next: "Record" });
     expect(invoke.Parameters).toEqual({ "FunctionName.$": "$.function", "Payload.$": "$.event" }); // RequestResponse: the default
-    expect(invoke.Retry?.map((retry) => retry.ErrorEquals)).toEqual([["Lambda.TooManyRequestsException"]]);
-    expect(invoke.Catch).toEqual([{ ErrorEquals: ["States.ALL"], Next: "Record" }]);
+    // No Retry: a function's error can wear any name, so a throttle is told apart by its cause first.
+    expect(invoke.Retry).toBeUndefined();
+    expect(invoke.Catch).toEqual([
+      { ErrorEquals: ["Lambda.TooManyRequestsException"], ResultPath: "$.throttle", Next: "Throttled" },
+      { ErrorEquals: ["States.ALL"], Next: "Record" },
+    ]);
+    expect(definition.States.Throttled).toMatchObject({
+      Type: "Choice",
+      Choices: [
+        { Variable: "$.throttle.Cause", StringMatches: "{*", Next: "ThrottleEnded" },
+        { Variable: "$.throttles", NumericGreaterThanEquals: THROTTLE_ATTEMPTS - 1, Next: "ThrottleEnded" },
+      ],
+      Default: "CountThrottle",
+    });
+    expect(definition.States.CountThrottle).toMatchObject({ Type: "Pass", Next: "WaitThrottle" });
+    expect(definition.States.WaitThrottle).toEqual({ Type: "Wait", Seconds: THROTTLE_WAIT_SECONDS, Next: "Invoke" });
+    expect(definition.States.ThrottleEnded).toMatchObject({ Type: "Pass", Next: "Record" });
     const record = definition.States.Record as State;
     expect(record).toMatchObject({ Type: "Task", Resource: "arn:aws:states:::lambda:invoke", TimeoutSeconds: 60, End: true });
     // The run's id and timeout come from the execution's input, the times from Step Functions: never from the answer.
@@ -82,20 +104,23 @@ describe("the run pipeline (synthesized)", () => {
       "ended.$": "$",
     });
     expect(record.Retry).toEqual([expect.objectContaining({ ErrorEquals: ["States.ALL"], MaxAttempts: 6 })]);
-    expect(record.Catch).toEqual([{ ErrorEquals: ["States.ALL"], ResultPath: "$.record_failure", Next: "DeadLetter" }]);
+    expect(record.Catch).toEqual([{ ErrorEquals: ["States.ALL"], Next: "DeadLetter" }]);
     expect(definition.States.DeadLetter).toMatchObject({ Type: "Task", Resource: "arn:aws:states:::sqs:sendMessage", Next: "Unrecorded" });
     expect(definition.States.Unrecorded).toMatchObject({ Type: "Fail", Error: "RunNotRecorded" });
   });
 
   it("ends every execution before the sweeper's deadline for its run, the longest function included", () => {
     expect(definition.TimeoutSeconds).toBe(EXECUTION_TIMEOUT_SECONDS);
-    const invoke = definition.States.Invoke as State;
     const record = definition.States.Record as State;
     const waits = (retry: State["Retry"]) =>
       (retry ?? []).reduce((sum, r) => sum + Array.from({ length: r.MaxAttempts }, (_, n) => r.IntervalSeconds * r.BackoffRate ** n).reduce((a, b) => a + b, 0), 0);
-    const longest = 900 + 60 + waits(invoke.Retry) + 60 * 7 + waits(record.Retry);
-    expect(longest).toBeLessThanOrEqual(EXECUTION_TIMEOUT_SECONDS + 60 * 7); // the recorder's attempts rarely take their full 60 s
-    expect(EXECUTION_TIMEOUT_SECONDS * 1000).toBeLessThan(900_000 + RUN_DEADLINE_MARGIN_MS);
+    // For any timeout T: Invoke's own timeout, every throttle (its failed Invoke and its wait),
+    // and every recorder attempt at its full timeout with the waits between.
+    for (const T of [1, 30, 300, 900]) {
+      const longest = T + INVOKE_MARGIN_SECONDS + THROTTLE_ATTEMPTS * (THROTTLE_WAIT_SECONDS + 5) + (RECORD_RETRY.MaxAttempts + 1) * (record.TimeoutSeconds ?? 0) + waits(record.Retry);
+      expect(longest).toBeLessThanOrEqual(T === 900 ? EXECUTION_TIMEOUT_SECONDS : EXECUTION_TIMEOUT_SECONDS - 900 + T);
+      expect(longest * 1000).toBeLessThan(T * 1000 + RUN_DEADLINE_MARGIN_MS);
+    }
   });
 
   it("lets the workflow invoke the function Lambdas and the recorder, and send to its dead-letter queue: nothing else", () => {

@@ -90,7 +90,7 @@ describe("store items are built from named fields", () => {
     const run = runItem(functionItem(), { run_id: "run_plain" });
     await memory.store.runs.put(run);
     // Running: also in the active index.
-    expect(sorted(Object.keys((await raw("RUN#run_plain", "RUN")) ?? {}))).toEqual(sorted([...RUN_ATTRIBUTES, "active_pk", "active_sk"]));
+    expect(sorted(Object.keys((await raw("RUN#run_plain", "RUN")) ?? {}))).toEqual(sorted([...RUN_ATTRIBUTES, "gsi1pk", "gsi1sk"]));
     expect(await memory.store.runs.get("run_plain")).toEqual(run);
   });
 

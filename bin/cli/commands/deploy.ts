@@ -3,6 +3,7 @@ import { ConflictError, type CreateFunctionInput, type FunctionRecord } from "..
 import { UsageError, flag, intOption, positionals, stringOption } from "../args";
 import type { Command } from "../command";
 import { prepareCode } from "../prepareCode";
+import { EXIT } from "../exitCodes";
 import { printRecord } from "../printRecord";
 
 export const deploy: Command = {
@@ -45,8 +46,14 @@ export const deploy: Command = {
       record = await api.updateFunction(name, { code, ...settings });
       out.note(`Updated ${name}, now at version ${record.latest_version}`);
     }
+    if (record.status === "deploying") {
+      // On AWS a deploy job provisions the function's Lambda after the answer.
+      out.note(`Waiting for ${name} to be deployed…`);
+      record = await api.waitUntilDeployed(name);
+    }
     if (out.json) out.printJson(record);
     else printRecord(out, record);
-    return 0;
+    if (record.status === "failed") out.note(`The deploy failed: ${record.status_reason ?? "no reason given"}; fix it and deploy again`);
+    return record.status === "failed" ? EXIT.api : EXIT.ok;
   },
 };

@@ -52,6 +52,17 @@ export interface AwsRuntimeOptions {
 /** `fn_` + 26 ULID characters. */
 const FUNCTION_ID_LENGTH = 29;
 const PREFIX_PATTERN = /^[A-Za-z0-9_-]*$/;
+/**
+ * The largest execution input (Step Functions takes 256 KB), with room for what the workflow
+ * adds to the state (a throttle's error): the bound of a run's parameters on AWS.
+ */
+export const MAX_EXECUTION_INPUT_BYTES = 256 * 1024 - 4096;
+
+function paramsTooLarge(bytes: number): ApiError {
+  const message = `The invocation's parameters are too large to run on AWS: the run's event is ${bytes} bytes, at most ${MAX_EXECUTION_INPUT_BYTES} fit the run workflow; pass large inputs by reference (a URL)`;
+  return new ApiError("payload_too_large", message, { limit: MAX_EXECUTION_INPUT_BYTES });
+}
+
 /** How long a run's upload URL stays valid beyond its timeout: the invoke margin, throttle retries and slack. */
 const UPLOAD_URL_MARGIN_SECONDS = 300;
 
@@ -115,7 +126,7 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
       await sleep(runPollIntervalMs);
     }
     const message = `No end of the run was recorded within ${Math.round(limitMs / 1000)} s: the run's workflow never recorded it`;
-    return { ...endedWithout("failed", "function_crashed", message), duration_ms: limitMs, peak_memory_mb: null };
+    return { ...endedWithout("failed", "function_crashed", message), duration_ms: 0, peak_memory_mb: null };
   };
 
   return {
@@ -133,8 +144,11 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
      * finds the run ended already and keeps that record (finishRun). A caller that stops
      * waiting (the sync window's 202) loses nothing: the record is written without it.
      *
-     * Step Functions refusing the start for its own limits (ExecutionLimitExceeded, throttled
-     * past the SDK's retries) is a 429 `concurrency_limit_exceeded` before anything ran; Lambda's
+     * Refusals before anything ran: parameters too large for the workflow's input (413
+     * `payload_too_large`), Step Functions' own limits (ExecutionLimitExceeded, throttled past
+     * the SDK's retries: 429 `concurrency_limit_exceeded`), any other 4xx (thrown as it is).
+     * A start whose outcome is unknown (timeouts, 5xx) counts as started: the run is waited for
+     * like any other, and the sweeper ends it at its deadline if no execution had it. Lambda's
      * own throttles are retried inside the workflow. `onQueued` is never called: Lambda's cold
      * starts cannot be seen from here.
      */
@@ -152,8 +166,11 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
         timeout_seconds: fn.timeout_seconds,
         invoke_timeout_seconds: fn.timeout_seconds + INVOKE_MARGIN_SECONDS,
         event,
+        throttles: 0,
       };
-      const command = new StartExecutionCommand({ stateMachineArn: options.stateMachineArn, name: request.runId, input: JSON.stringify(input) });
+      const text = JSON.stringify(input);
+      if (Buffer.byteLength(text) > MAX_EXECUTION_INPUT_BYTES) throw paramsTooLarge(Buffer.byteLength(text));
+      const command = new StartExecutionCommand({ stateMachineArn: options.stateMachineArn, name: request.runId, input: text });
       try {
         await options.stepFunctions.send(command);
       } catch (error) {
@@ -161,9 +178,12 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
           const message = "The run workflow is at its limit: the run was not started; try again shortly";
           throw new ApiError("concurrency_limit_exceeded", message, {}, { "retry-after": "1" });
         }
-        // Any other failure leaves it unknown whether the execution started: the run stands.
-        await hooks.onRunning();
-        throw error;
+        if (isAwsError(error, "InvalidExecutionInput")) throw paramsTooLarge(Buffer.byteLength(text));
+        // Refused outright (a 4xx: the stack's configuration): no execution started.
+        const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        if (status !== undefined && status >= 400 && status < 500) throw error;
+        // Otherwise (the SDK's retries ran out on timeouts or 5xx) the execution may have
+        // started: the run stands, and its recorder or the sweeper (at its deadline) ends it.
       }
       await hooks.onRunning();
       return waitForEnd(fn, request.runId);

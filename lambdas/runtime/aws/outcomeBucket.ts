@@ -36,7 +36,9 @@ export function createS3OutcomeBucket(s3: S3Client, bucket: string): OutcomeBuck
       try {
         object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: outcomeKey(runId) }));
       } catch (error) {
-        if (isAwsError(error, "NoSuchKey") || isAwsError(error, "NotFound")) return null;
+        // Without s3:ListBucket (the recorder has none), S3 answers a missing key with 403, not 404.
+        const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        if (isAwsError(error, "NoSuchKey") || isAwsError(error, "NotFound") || isAwsError(error, "AccessDenied") || status === 403 || status === 404) return null;
         throw error;
       }
       const body = object.Body;

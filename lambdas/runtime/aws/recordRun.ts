@@ -3,7 +3,7 @@ import { isUploadedAnswer } from "../../runner/lambdaPackage";
 import { MAX_FRAME_BYTES } from "../../runner/protocol";
 import { resultTooLarge } from "../../runner/outputLimits";
 import { finishRun, type FinishRunDeps } from "../../runs/finishRun";
-import { FINAL_STATUSES, type RunItem } from "../../runs/types";
+import { FINAL_STATUSES, RUN_DEADLINE_MARGIN_MS, type RunItem } from "../../runs/types";
 import type { Store } from "../../store/store";
 import type { InvokeResult } from "../runtime";
 import { endedWithout, type Ending, type FunctionLimits, functionErrorEnding, outcomeEnding } from "./invokeOutcome";
@@ -51,9 +51,11 @@ export function makeRunRecorder(deps: RecordRunDeps) {
       deps.log(`run recorder: no run ${input.run_id}`);
       return { status: "unknown" };
     }
-    const duration_ms = Math.max(0, Date.parse(input.ended_at) - Date.parse(input.started_at));
+    const elapsed = Math.max(0, Date.parse(input.ended_at) - Date.parse(input.started_at));
     const limits = { timeout_seconds: input.timeout_seconds, memory_mb: run.memory_mb };
-    const ended = await endingOf(deps, run, input.ended, limits, duration_ms);
+    const ended = await endingOf(deps, run, input.ended, limits, elapsed);
+    // Metered: at most the timeout, and nothing for a run that never ran (throttled, not deployed).
+    const duration_ms = ended.ran ? Math.min(elapsed, input.timeout_seconds * 1000) : 0;
     return { status: (await endRun(deps, run, ended, duration_ms)).status };
   };
 }
@@ -75,11 +77,11 @@ export async function recordExecutionEnd(
     return run.status;
   }
   const started = detail.startDate ?? Date.parse(run.started_at ?? run.queued_at);
-  const duration_ms = Math.max(0, (detail.stopDate ?? deps.clock.now().getTime()) - started);
-  const timeoutSeconds = Math.max(1, Math.round((Date.parse(run.deadline_at) - Date.parse(run.queued_at)) / 1000));
+  const elapsed = Math.max(0, (detail.stopDate ?? deps.clock.now().getTime()) - started);
+  const timeoutSeconds = Math.max(1, Math.round((Date.parse(run.deadline_at) - Date.parse(run.queued_at) - RUN_DEADLINE_MARGIN_MS) / 1000));
   const error = detail.error ?? (detail.status === "ABORTED" ? "States.Aborted" : `States.${detail.status}`);
   const ending = caughtEnding(error, detail.cause ?? "", { timeout_seconds: timeoutSeconds, memory_mb: run.memory_mb });
-  return (await endRun(deps, run, ending, duration_ms)).status;
+  return (await endRun(deps, run, ending, ending.ran ? Math.min(elapsed, timeoutSeconds * 1000) : 0)).status;
 }
 
 async function endRun(deps: FinishRunDeps & { store: Pick<Store, "limits"> }, run: RunItem, ending: Ending, duration_ms: number): Promise<RunItem> {
@@ -100,8 +102,16 @@ async function endRun(deps: FinishRunDeps & { store: Pick<Store, "limits"> }, ru
   return final;
 }
 
+/** An ending, and whether the function ran at all (a throttled or missing Lambda did not: nothing to meter). */
+export type RecordedEnding = Ending & { ran: boolean };
+
 /** How the run ended, from what the Invoke state left: `{ answer }` or a caught `{ Error, Cause }`. */
-async function endingOf(deps: RecordRunDeps, run: RunItem, ended: unknown, limits: FunctionLimits, durationMs: number): Promise<Ending> {
+async function endingOf(deps: RecordRunDeps, run: RunItem, ended: unknown, limits: FunctionLimits, durationMs: number): Promise<RecordedEnding> {
+  const ending = await answerEnding(deps, run, ended, limits, durationMs);
+  return "ran" in ending ? ending : { ...ending, ran: true };
+}
+
+async function answerEnding(deps: RecordRunDeps, run: RunItem, ended: unknown, limits: FunctionLimits, durationMs: number): Promise<Ending | RecordedEnding> {
   const bounds = { maxBrowserMs: durationMs, memoryMb: limits.memory_mb };
   if (typeof ended === "object" && ended !== null && "answer" in ended) {
     const answer = (ended as { answer: unknown }).answer;
@@ -126,6 +136,8 @@ async function endingOf(deps: RecordRunDeps, run: RunItem, ended: unknown, limit
  * execution's own failure):
  * - `States.Timeout`: the Lambda did not answer within its timeout and the invoke margin;
  * - `Lambda.TooManyRequestsException` (after the throttle retries): concurrency_limit_exceeded;
+ *   but any `Lambda.` name whose cause is a JSON error payload is the function's own error
+ *   (user code chooses its error's name), mapped as a function error;
  * - `Lambda.ResourceNotFoundException`: the function's Lambda or alias is gone (deleted meanwhile);
  * - `States.DataLimitExceeded`: an answer over the workflow's 256 KB (the runner uploads bigger
  *   ones, so only a runner that user code tampered with gets here): result_too_large;
@@ -135,24 +147,28 @@ async function endingOf(deps: RecordRunDeps, run: RunItem, ended: unknown, limit
  *   `States.` error of the workflow itself (a stopped execution, its own timeout): internal_error;
  * - any other `Lambda.` error (the Lambda service failed the invoke): function_crashed, named.
  */
-export function caughtEnding(error: string, cause: string, limits: FunctionLimits): Ending {
+export function caughtEnding(error: string, cause: string, limits: FunctionLimits): RecordedEnding {
+  const ran = (ending: Ending): RecordedEnding => ({ ...ending, ran: true });
+  const notRun = (ending: Ending): RecordedEnding => ({ ...ending, ran: false });
+  // A function error wearing a Lambda API error's name (its cause is the function's JSON error payload) is the function's.
+  if (error.startsWith("Lambda.") && cause.trimStart().startsWith("{")) return ran(functionErrorEnding(cause, limits));
   switch (error) {
     case "States.Timeout":
-      return endedWithout("timed_out", "function_timeout", `The function did not finish within its timeout of ${limits.timeout_seconds} s`);
+      return ran(endedWithout("timed_out", "function_timeout", `The function did not finish within its timeout of ${limits.timeout_seconds} s`));
     case "Lambda.TooManyRequestsException":
-      return endedWithout("failed", "concurrency_limit_exceeded", "Lambda stayed at its concurrency limit: the run could not start; try again shortly");
+      return notRun(endedWithout("failed", "concurrency_limit_exceeded", "Lambda stayed at its concurrency limit: the run could not start; try again shortly"));
     case "Lambda.ResourceNotFoundException":
-      return endedWithout("failed", "function_crashed", "The function's Lambda version is not deployed (was the function deleted or redeployed meanwhile?)");
+      return notRun(endedWithout("failed", "function_crashed", "The function's Lambda version is not deployed (was the function deleted or redeployed meanwhile?)"));
     case "States.DataLimitExceeded":
-      return endedWithout("failed", "result_too_large", "The function's answer was larger than the run workflow can carry (256 KB), and it was not uploaded");
+      return ran(endedWithout("failed", "result_too_large", "The function's answer was larger than the run workflow can carry (256 KB), and it was not uploaded"));
     case RUN_NOT_RECORDED:
-      return endedWithout("failed", "internal_error", "The run ended, but the service could not record its outcome (the recorder failed on every attempt)");
+      return ran(endedWithout("failed", "internal_error", "The run ended, but the service could not record its outcome (the recorder failed on every attempt)"));
   }
   if (error.startsWith("States.")) {
-    return endedWithout("failed", "internal_error", `The run's workflow failed (${error}${cause ? `: ${cause.slice(0, 500)}` : ""})`);
+    return ran(endedWithout("failed", "internal_error", `The run's workflow failed (${error}${cause ? `: ${cause.slice(0, 500)}` : ""})`));
   }
   if (error.startsWith("Lambda.")) {
-    return endedWithout("failed", "function_crashed", `The run's workflow could not complete it (${error}${cause ? `: ${cause.slice(0, 500)}` : ""})`);
+    return ran(endedWithout("failed", "function_crashed", `The run's workflow could not complete it (${error}${cause ? `: ${cause.slice(0, 500)}` : ""})`));
   }
-  return functionErrorEnding(cause || JSON.stringify({ errorType: error, errorMessage: "" }), limits);
+  return ran(functionErrorEnding(cause || JSON.stringify({ errorType: error, errorMessage: "" }), limits));
 }

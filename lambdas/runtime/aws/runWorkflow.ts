@@ -4,19 +4,26 @@
  * Step Functions Standard state machine (lib/runPipeline.ts); the tests execute this same
  * definition in an in-process interpreter (test/helpers/inProcessStepFunctions.ts).
  *
- *   Invoke ──answer or error──▶ Record ──▶ (end)
- *                                  └─ the recorder failed every retry ─▶ DeadLetter ─▶ Unrecorded (Fail)
+ *   Invoke ──answer or error──────────────────────────▶ Record ──▶ (end)
+ *     └─ Lambda throttled ─▶ Throttled ─▶ CountThrottle ─▶ WaitThrottle ─▶ Invoke (up to THROTTLE_ATTEMPTS)
+ *                              └─ a function error wearing a throttle's name, or too many ─▶ ThrottleEnded ─▶ Record
+ *   Record ─(the recorder failed every retry)─▶ DeadLetter ─▶ Unrecorded (Fail)
  *
  * - `Invoke` calls the function's Lambda (alias `vN`) with RequestResponse, so its answer (the
  *   runner's outcome, or the marker of an outcome it uploaded) comes back here, never through
- *   anything the function's own role may call. Throttles are retried with backoff (the function
- *   never ran); nothing else is (an ambiguous failure may have run the automation: it must not
- *   run twice). Every error, the task's own timeout included, is caught into the state.
- * - `Record` hands the answer or the error to the recorder Lambda (runs/recordRun.ts), which
- *   parses it as untrusted and writes the run's final record. The run's id, timeout and the
- *   times come from the execution's input and Step Functions' own clock, never from the answer.
+ *   anything the function's own role may call. Every error, the task's own timeout included, is
+ *   caught into the state.
+ * - Only Lambda's own throttle (`Lambda.TooManyRequestsException` with Lambda's message as its
+ *   cause: the function never ran) is tried again. The Lambda integration raises a function's
+ *   error under the `errorType` the function chose, so user code can throw an error named like a
+ *   throttle; its cause is then the function's JSON error payload (`{"errorType": …}`), which
+ *   `Throttled` tells apart. Nothing else is retried: an ambiguous failure may have run the
+ *   automation, and it must not run twice.
+ * - `Record` hands the answer or the error to the recorder Lambda (runtime/aws/recordRun.ts),
+ *   which parses it as untrusted and writes the run's final record. The run's id, timeout and
+ *   the times come from the execution's input and Step Functions' own clock, never from the answer.
  * - A recorder that fails every retry sends the run id to the dead-letter queue and fails the
- *   execution (an alarm watches both); the sweeper ends such a run at its deadline.
+ *   execution (an alarm watches both); the sweeper ends such a run at once (EventBridge).
  */
 import type { LambdaRunEvent } from "../../runner/lambdaPackage";
 
@@ -31,6 +38,8 @@ export interface RunExecutionInput {
   invoke_timeout_seconds: number;
   /** What the function's Lambda is invoked with. */
   event: LambdaRunEvent;
+  /** Throttles met so far: 0 at the start. */
+  throttles: number;
 }
 
 /** The recorder's input, as the Record state builds it. */
@@ -51,25 +60,24 @@ export const WORKFLOW_SUBSTITUTIONS = { recorderArn: "RecorderArn", deadLetterUr
 /** Beyond the function's timeout: a cold start with the Chromium layer, and the runner's own deadline margin. */
 export const INVOKE_MARGIN_SECONDS = 60;
 
-/** Throttles of the function's Lambda: retried after 1, 2, 4, 8 and 16 s (about 31 s in all), then the run fails with concurrency_limit_exceeded. */
-export const THROTTLE_RETRY = {
-  ErrorEquals: ["Lambda.TooManyRequestsException"],
-  IntervalSeconds: 1,
-  BackoffRate: 2,
-  MaxAttempts: 5,
-  MaxDelaySeconds: 16,
-  JitterStrategy: "FULL",
-};
+/** Tries of a throttled Invoke, THROTTLE_WAIT_SECONDS apart (about 30 s in all); then the run fails with concurrency_limit_exceeded. */
+export const THROTTLE_ATTEMPTS = 6;
+export const THROTTLE_WAIT_SECONDS = 5;
+
+/** How long the recorder may take per attempt (its Lambda's timeout is shorter). */
+export const RECORD_TIMEOUT_SECONDS = 60;
 
 /** The recorder: retried on any error (it throws only when the store fails) after 2, 4, … 64 s. */
 export const RECORD_RETRY = { ErrorEquals: ["States.ALL"], IntervalSeconds: 2, BackoffRate: 2, MaxAttempts: 6 };
 
 /**
- * No execution lasts longer: the longest function (900 s), its invoke margin, the throttle
- * retries and the recorder's retries fit within it, and it ends before the sweeper's deadline
- * for the run (RUN_DEADLINE_MARGIN_MS past the function's timeout).
+ * The longest an execution can last: the longest function (900 s) and its invoke margin, every
+ * throttle wait, and every recorder attempt with the waits between them. Its `TimeoutSeconds`,
+ * and below RUN_DEADLINE_MARGIN_MS past the function's timeout, so the sweeper never ends a run
+ * whose workflow may still record it.
  */
-export const EXECUTION_TIMEOUT_SECONDS = 1140;
+export const EXECUTION_TIMEOUT_SECONDS =
+  900 + INVOKE_MARGIN_SECONDS + THROTTLE_ATTEMPTS * (THROTTLE_WAIT_SECONDS + 5) + (RECORD_RETRY.MaxAttempts + 1) * RECORD_TIMEOUT_SECONDS + 126 + 30;
 
 /** The error an execution fails with when its run could not be recorded. */
 export const RUN_NOT_RECORDED = "RunNotRecorded";
@@ -77,6 +85,15 @@ export const RUN_NOT_RECORDED = "RunNotRecorded";
 /** The Amazon States Language definition, with `${RecorderArn}` and `${DeadLetterUrl}` to substitute. */
 export function runWorkflowDefinition(): Record<string, unknown> {
   const placeholder = (name: string) => `\${${name}}`;
+  // What the retried Invoke needs again: the execution's input, with the throttle count.
+  const invokeInput = (throttles: string) => ({
+    "run_id.$": "$.run_id",
+    "function.$": "$.function",
+    "timeout_seconds.$": "$.timeout_seconds",
+    "invoke_timeout_seconds.$": "$.invoke_timeout_seconds",
+    "event.$": "$.event",
+    "throttles.$": throttles,
+  });
   return {
     Comment: "browserfn: one run of a function — invoke its Lambda, record how it ended",
     StartAt: "Invoke",
@@ -90,8 +107,30 @@ export function runWorkflowDefinition(): Record<string, unknown> {
         // Only the answer is kept: the event (with its parameters) leaves the state here, so
         // an answer of up to the runner's inline size fits Step Functions' 256 KB.
         ResultSelector: { "answer.$": "$.Payload" },
-        Retry: [THROTTLE_RETRY],
-        Catch: [{ ErrorEquals: ["States.ALL"], Next: "Record" }],
+        Catch: [
+          { ErrorEquals: ["Lambda.TooManyRequestsException"], ResultPath: "$.throttle", Next: "Throttled" },
+          { ErrorEquals: ["States.ALL"], Next: "Record" },
+        ],
+        Next: "Record",
+      },
+      Throttled: {
+        Type: "Choice",
+        Choices: [
+          // The function's own error under a throttle's name: its cause is its JSON error payload.
+          { Variable: "$.throttle.Cause", StringMatches: "{*", Next: "ThrottleEnded" },
+          { Variable: "$.throttles", NumericGreaterThanEquals: THROTTLE_ATTEMPTS - 1, Next: "ThrottleEnded" },
+        ],
+        Default: "CountThrottle",
+      },
+      CountThrottle: {
+        Type: "Pass",
+        Parameters: invokeInput("States.MathAdd($.throttles, 1)"),
+        Next: "WaitThrottle",
+      },
+      WaitThrottle: { Type: "Wait", Seconds: THROTTLE_WAIT_SECONDS, Next: "Invoke" },
+      ThrottleEnded: {
+        Type: "Pass",
+        Parameters: { "Error.$": "$.throttle.Error", "Cause.$": "$.throttle.Cause" },
         Next: "Record",
       },
       Record: {
@@ -107,10 +146,11 @@ export function runWorkflowDefinition(): Record<string, unknown> {
             "ended.$": "$",
           },
         },
-        TimeoutSeconds: 60,
+        TimeoutSeconds: RECORD_TIMEOUT_SECONDS,
         ResultSelector: { "status.$": "$.Payload.status" },
         Retry: [RECORD_RETRY],
-        Catch: [{ ErrorEquals: ["States.ALL"], ResultPath: "$.record_failure", Next: "DeadLetter" }],
+        // Only the failure is kept (an answer near 256 KB and the recorder's error would not fit together).
+        Catch: [{ ErrorEquals: ["States.ALL"], Next: "DeadLetter" }],
         End: true,
       },
       DeadLetter: {
@@ -118,15 +158,16 @@ export function runWorkflowDefinition(): Record<string, unknown> {
         Resource: "arn:aws:states:::sqs:sendMessage",
         Parameters: {
           QueueUrl: placeholder(WORKFLOW_SUBSTITUTIONS.deadLetterUrl),
-          MessageBody: { "run_id.$": "$$.Execution.Input.run_id", "failure.$": "$.record_failure" },
+          MessageBody: { "run_id.$": "$$.Execution.Input.run_id", "failure.$": "$" },
         },
+        TimeoutSeconds: 30,
         Retry: [{ ErrorEquals: ["States.ALL"], IntervalSeconds: 2, BackoffRate: 2, MaxAttempts: 4 }],
         Next: "Unrecorded",
       },
       Unrecorded: {
         Type: "Fail",
         Error: RUN_NOT_RECORDED,
-        Cause: "The recorder failed on every attempt; the run id is in the dead-letter queue and the sweeper ends the run at its deadline",
+        Cause: "The recorder failed on every attempt; the run id is in the dead-letter queue and the sweeper ends the run",
       },
     },
   };
