@@ -1,7 +1,7 @@
 import { Aws, Duration, Fn } from "aws-cdk-lib";
 import type { TableV2 } from "aws-cdk-lib/aws-dynamodb";
 import { type IRole, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import { SqsDestination } from "aws-cdk-lib/aws-lambda-destinations";
+import { LambdaDestination, SqsDestination } from "aws-cdk-lib/aws-lambda-destinations";
 import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import type { ILogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
@@ -11,7 +11,7 @@ import { ROUTE_SPECS } from "../lambdas/routes/routeSpecs";
 import { ACTIVE_INDEX } from "../lambdas/store/tables";
 import type { FunctionRuntime } from "./functionRuntime";
 import { createHandlerFunction, grantLogWrites, HANDLER_RUNTIME, type HandlerFunctionProps } from "./handlerFunction";
-import { acknowledge } from "./nag";
+import { acknowledge, acknowledgeWildcards } from "./nag";
 import type { OAuthServer } from "./oauthServer";
 import type { RunPipeline } from "./runPipeline";
 import type { Scheduling } from "./scheduling";
@@ -240,12 +240,20 @@ export class Handlers extends Construct {
       // Lambda's ceiling: a deploy waits for the function to become Active (STALE_DEPLOY_MS counts on it).
       timeout: Duration.minutes(15),
     });
-    // A job that throws (the store or Lambda's control plane away) is run again; it is idempotent.
+    // A job that throws (the store or Lambda's control plane away) is run again; it is
+    // idempotent. One that fails every attempt goes to the sweeper, which marks its function failed.
     this.deployJob.configureAsyncInvoke({
       retryAttempts: 2,
       maxEventAge: Duration.hours(1),
-      onFailure: new SqsDestination(props.pipeline.deadLetterQueue),
+      onFailure: new LambdaDestination(this.runSweeper, { responseOnly: false }),
     });
+    acknowledgeWildcards(
+      this.roles.deployJob,
+      [`${this.runSweeper.functionArn}:*`],
+      "CDK's grant for the deploy job's on-failure destination covers the sweeper Lambda and its versions (`:*`): one function of the stack, nothing else.",
+    );
+    // What the sweeper itself cannot handle (the store away for its retries) is dead-lettered.
+    this.runSweeper.configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(props.pipeline.deadLetterQueue) });
     props.pipeline.connect({ recorder: this.runRecorder, sweeper: this.runSweeper, functionArns: props.runtime.functionArns });
     for (const [role, groups] of logGroups) grantLogWrites(role, groups);
 

@@ -13,7 +13,8 @@ export type FiringResult =
 /**
  * The one entry of a scheduled firing, used by the local scheduler and the scheduled-run
  * Lambda alike: claims `(function_id, scheduled_for)` so it runs once whoever fires it,
- * skips it while the previous scheduled run is still going, and otherwise runs the function
+ * skips it while the previous scheduled run is still going or the function is not active
+ * (deploying or failed), and otherwise runs the function
  * through the same run path as HTTP invocations, with trigger `schedule`.
  */
 export async function runScheduled(deps: Deps, functionId: string, scheduledFor: string): Promise<FiringResult> {
@@ -27,6 +28,13 @@ export async function runScheduled(deps: Deps, functionId: string, scheduledFor:
   const previousRun = previous?.run_id ? await deps.store.runs.get(previous.run_id) : undefined;
   if (previousRun && (previousRun.status === "queued" || previousRun.status === "running")) {
     const reason = `the previous scheduled run ${previousRun.run_id} is still ${previousRun.status}`;
+    await deps.store.schedules.settle(functionId, scheduledFor, "skipped", null, reason);
+    await deps.store.meters.recordSkip(fn, scheduledFor);
+    return { outcome: "skipped", reason };
+  }
+  if (fn.status !== "active") {
+    // Deploying (on AWS its Lambda may not exist yet) or failed: the firing would only crash.
+    const reason = `the function is ${fn.status}${fn.status_reason ? `: ${fn.status_reason}` : ""}`;
     await deps.store.schedules.settle(functionId, scheduledFor, "skipped", null, reason);
     await deps.store.meters.recordSkip(fn, scheduledFor);
     return { outcome: "skipped", reason };

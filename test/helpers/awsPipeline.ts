@@ -29,6 +29,8 @@ export interface AwsPipeline {
   logs: string[];
   /** The sweeper Lambda's handler, as its schedule invokes it. */
   sweep(): Promise<{ settled: number }>;
+  /** The sweeper Lambda's handler, with any event (a deploy job's on-failure destination event). */
+  sweeper: ReturnType<typeof makeRunSweeper>;
   /** Waits until every execution started so far has ended (and its status-change event was handled). */
   settled(): Promise<void>;
   close(): Promise<void>;
@@ -100,6 +102,7 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
     outcomes,
     logs,
     sweep: () => sweeper({ "detail-type": "Scheduled Event" }),
+    sweeper,
     settled,
     async close() {
       await settled();

@@ -15,6 +15,7 @@ import type { RunItem } from "../../lambdas/runs/types";
 import { type AwsPipeline, DEAD_LETTER_URL, startAwsPipeline } from "../helpers/awsPipeline";
 import type { ServiceLambda } from "../helpers/inProcessLambda";
 import { THROTTLE_ATTEMPTS } from "../../lambdas/runtime/aws/runWorkflow";
+import { DEPLOY_JOB_FAILED_REASON } from "../../lambdas/runtime/aws/deployJobs";
 
 // The AWS path of an invocation, end to end but for AWS itself: the route handlers on the AWS
 // runtime adapter, the run workflow's real definition interpreted in process, the real runner
@@ -279,6 +280,32 @@ describe("the AWS run pipeline when recording fails", () => {
       await world.close();
     }
   }, 60_000);
+});
+
+describe("a deploy job Lambda gave up on", () => {
+  it("leaves its function failed, saying to send the code again, unless a newer version took over", async () => {
+    const world = await startWorld();
+    try {
+      await world.create("stuck", SLEEPER);
+      const store = world.pipeline.memory.store;
+      const fn = await store.functions.getByName("acme", "stuck");
+      await store.functions.setStatus(fn!, "deploying", null);
+      const job = { kind: "deploy", account_id: "acme", function_id: fn!.function_id, name: "stuck", version: 1 };
+      const failure = (payload: unknown) => ({
+        version: "1.0",
+        requestContext: { requestId: "r", functionArn: "arn:aws:lambda:eu-west-1:123456789012:function:bfn-deploy-job", condition: "RetriesExhausted", approximateInvokeCount: 3 },
+        requestPayload: payload,
+        responsePayload: { errorType: "TooManyRequestsException", errorMessage: "Rate exceeded" },
+      });
+      expect(await world.pipeline.sweeper(failure({ ...job, version: 2 }))).toEqual({ settled: 0 }); // not its latest version
+      expect(await world.pipeline.sweeper(failure({ junk: true }))).toEqual({ settled: 0 });
+      expect((await store.functions.getByName("acme", "stuck"))?.status).toBe("deploying");
+      expect(await world.pipeline.sweeper(failure(job))).toEqual({ settled: 1 });
+      expect(await store.functions.getByName("acme", "stuck")).toMatchObject({ status: "failed", status_reason: DEPLOY_JOB_FAILED_REASON });
+    } finally {
+      await world.close();
+    }
+  }, 30_000);
 });
 
 describe("the AWS run pipeline against a tampered runner and Lambda's throttles", () => {

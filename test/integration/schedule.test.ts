@@ -99,6 +99,18 @@ describe("scheduled runs", () => {
     expect(metrics).toMatchObject({ total_calls: 2, skipped_scheduled_runs: 1 });
   });
 
+  it("skips a firing while the function is deploying or failed (its Lambda may not exist yet), and counts the skip", async () => {
+    const fn = await t.deploy("redeploying", "export default async () => 1;", { schedule: "0 0 1 1 *" });
+    const stored = await t.service.deps.store.functions.getById(fn.function_id);
+    const deploying = await t.service.deps.store.functions.setStatus(stored!, "deploying", null);
+    const firing = await runScheduled(t.service.deps, fn.function_id, "2026-06-01T12:00:00.000Z");
+    expect(firing).toEqual({ outcome: "skipped", reason: "the function is deploying" });
+    await t.service.deps.store.functions.setStatus(deploying!, "failed", "Lambda said no");
+    expect(await runScheduled(t.service.deps, fn.function_id, "2026-06-01T12:01:00.000Z")).toEqual({ outcome: "skipped", reason: "the function is failed: Lambda said no" });
+    const metrics = (await t.call("GET", "/functions/redeploying/metrics")).body;
+    expect(metrics).toMatchObject({ total_calls: 0, skipped_scheduled_runs: 2 });
+  });
+
   it("does nothing for a function whose schedule was removed", async () => {
     const fn = await t.deploy("unscheduled", "export default async () => 1;", { schedule: "@daily" });
     await t.call("PATCH", "/functions/unscheduled", { body: { schedule: null } });

@@ -185,13 +185,18 @@ describe("the run pipeline (synthesized)", () => {
     });
   });
 
-  it("deploys in a job Lambda off the request path: 15 minutes, retried twice, dead-lettered, named in the routes' environment", () => {
+  it("deploys in a job Lambda off the request path: 15 minutes, retried twice, then handed to the sweeper; named in the routes' environment", () => {
     const [jobId, job] = functionNamed("bfn-test-deploy-job");
     expect(job.Properties.Timeout).toBe(900);
-    const [queueId] = Object.keys(template.findResources("AWS::SQS::Queue")).filter((id) => id.startsWith("RunPipeline"));
+    const [sweeperId] = functionNamed("bfn-test-run-sweeper");
     template.hasResourceProperties("AWS::Lambda::EventInvokeConfig", {
       FunctionName: { Ref: jobId },
       MaximumRetryAttempts: 2,
+      DestinationConfig: { OnFailure: { Destination: { "Fn::GetAtt": [sweeperId, "Arn"] } } },
+    });
+    const [queueId] = Object.keys(template.findResources("AWS::SQS::Queue")).filter((id) => id.startsWith("RunPipeline"));
+    template.hasResourceProperties("AWS::Lambda::EventInvokeConfig", {
+      FunctionName: { Ref: sweeperId },
       DestinationConfig: { OnFailure: { Destination: { "Fn::GetAtt": [queueId, "Arn"] } } },
     });
     const [, route] = functionNamed("bfn-test-api-createFunction");

@@ -76,6 +76,11 @@ describe("the stack's permissions", () => {
   const [bucketId] = Object.keys(template.findResources("AWS::S3::Bucket"));
   /** Each run's uploaded outcome, outcomes/<run id>.json in the stack's run bucket. */
   const outcomeObjects = `<${bucketId}.Arn>/outcomes/*`;
+  const [sweeperId] = Object.entries(template.findResources("AWS::Lambda::Function")).find(
+    ([, fn]) => (fn as { Properties: { FunctionName: string } }).Properties.FunctionName === "bfn-test-run-sweeper",
+  ) ?? [""];
+  /** The deploy job's on-failure destination: the sweeper and its versions. */
+  const sweeperVersions = `<${sweeperId}.Arn>:*`;
   const statementsOfRole = (roleId: string) =>
     policies.filter(([, p]) => p.Properties.Roles.some((r) => r.Ref === roleId)).flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
 
@@ -96,7 +101,7 @@ describe("the stack's permissions", () => {
           for (const action of list(statement.Action)) expect(action).toMatch(WITHOUT_RESOURCE);
           expect(statementsOfRole(roleOf("RunPipelineRunWorkflowRole"))).toContainEqual(expect.objectContaining({ Action: statement.Action }));
         } else if (resource.includes("*")) {
-          expect([...ALLOWED_WILDCARDS, outcomeObjects]).toContain(resource);
+          expect([...ALLOWED_WILDCARDS, outcomeObjects, sweeperVersions]).toContain(resource);
         }
       }
     }
@@ -149,8 +154,8 @@ describe("the stack's permissions", () => {
       "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "s3:GetObject",
     ]);
     const sweeper = statementsOfRole(roleOf("HandlersRunSweeperRole"));
-    expect(sweeper.flatMap((s) => list(s.Resource)).map(flatten).filter((r) => !/logs/i.test(r)).sort()).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`]);
-    expect(sweeper.flatMap((s) => list(s.Action)).filter((a) => !a.startsWith("logs:")).sort()).toEqual([
+    expect(sweeper.flatMap((s) => list(s.Resource)).map(flatten).filter((r) => !/logs|DeadLetters/i.test(r)).sort()).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`]);
+    expect(sweeper.flatMap((s) => list(s.Action)).filter((a) => !/^(logs|sqs):/.test(a)).sort()).toEqual([
       "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem",
     ]);
   });

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { DeployJob, DeployJobs } from "../../deps";
 import { type DeployJobDeps, type DeployJobOutcome, runDeployJob } from "../../functions/deployJob";
 import { FUNCTION_ID_PATTERN, NAME_PATTERN } from "../../schemas/functionSchemas";
+import type { Store } from "../../store/store";
 import type { LambdaClientLike } from "./lambdaClient";
 
 /**
@@ -60,4 +61,22 @@ export function makeDeployJobHandler(deps: DeployJobDeps) {
     deps.log(`deploy job ${job.kind} ${job.function_id} v${job.version}: ${outcome}`);
     return { outcome };
   };
+}
+
+/** The status_reason of a function whose deploy job failed on every attempt. */
+export const DEPLOY_JOB_FAILED_REASON = "The deploy did not finish (the deploy job failed on every attempt); send the code again to retry";
+
+/**
+ * A deploy job Lambda gave up on (its on-failure destination event: the job, and why): the
+ * function it was deploying is recorded `failed`, so that it does not stay `deploying` — only
+ * when that job is still its latest (a newer version has a job of its own).
+ */
+export async function recordFailedDeployJob(deps: { store: Pick<Store, "functions">; log: (line: string) => void }, payload: unknown, why: string): Promise<"failed" | "ignored"> {
+  const parsed = DeployJobEvent.safeParse(payload);
+  if (!parsed.success) return "ignored";
+  const job = parsed.data;
+  const fn = await deps.store.functions.getByName(job.account_id, job.name);
+  if (!fn || fn.function_id !== job.function_id || fn.latest_version !== job.version || fn.status !== "deploying") return "ignored";
+  deps.log(`deploy job ${job.kind} ${job.function_id} v${job.version} failed on every attempt: ${why.slice(0, 500)}`);
+  return (await deps.store.functions.setStatus(fn, "failed", DEPLOY_JOB_FAILED_REASON)) ? "failed" : "ignored";
 }

@@ -1,18 +1,23 @@
 import { settleRun } from "../../runs/settleRun";
 import type { FinishRunDeps } from "../../runs/finishRun";
 import type { Store } from "../../store/store";
+import { recordFailedDeployJob } from "./deployJobs";
 import { recordExecutionEnd } from "./recordRun";
 
 export interface SweepDeps extends FinishRunDeps {
-  store: Pick<Store, "runs" | "meters" | "limits">;
+  store: Pick<Store, "runs" | "meters" | "limits" | "functions">;
 }
 
 /** Overdue runs settled per sweep at most; the next sweep takes the rest. */
 export const SWEEP_BATCH = 200;
 
-/** What the sweeper Lambda is invoked with: its schedule, or an execution that ended unrecorded. */
+/**
+ * What the sweeper Lambda is invoked with: its schedule, an execution that ended unrecorded, or
+ * a deploy job Lambda gave up on (the deploy-job Lambda's on-failure destination).
+ */
 export type SweepEvent =
   | { "detail-type": "Scheduled Event" }
+  | { requestContext: { condition?: unknown; functionArn?: unknown }; requestPayload?: unknown; responsePayload?: unknown }
   | {
       "detail-type": "Step Functions Execution Status Change";
       detail: { name?: unknown; status?: unknown; error?: unknown; cause?: unknown; startDate?: unknown; stopDate?: unknown };
@@ -26,10 +31,16 @@ export type SweepEvent =
  *   given back (settleRun). Found through the store's index of active runs, not a scan.
  * - When a run workflow's execution fails, times out or is stopped (EventBridge's status-change
  *   event), it ends that run at once with the execution's error (recordExecutionEnd).
+ * - When Lambda gives up on a deploy job (it threw on every attempt, or waited too long), the
+ *   function it deployed is recorded `failed` instead of staying `deploying` (recordFailedDeployJob).
  * Store failures throw: EventBridge retries the event, and the next sweep finds what is left.
  */
 export function makeRunSweeper(deps: SweepDeps) {
   return async (event: SweepEvent): Promise<{ settled: number }> => {
+    if ("requestContext" in event) {
+      const why = `${String(event.requestContext?.condition ?? "failed")}: ${JSON.stringify(event.responsePayload ?? null)}`;
+      return { settled: (await recordFailedDeployJob(deps, event.requestPayload, why)) === "failed" ? 1 : 0 };
+    }
     if (event["detail-type"] === "Step Functions Execution Status Change") {
       const { detail } = event;
       if (typeof detail?.name !== "string" || typeof detail.status !== "string") return { settled: 0 };
