@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { createHash } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { unzipSync } from "fflate";
@@ -19,6 +20,8 @@ interface FunctionState {
   published: { zip: Uint8Array; timeout: number }[];
   aliases: Map<string, number>;
 }
+
+const codeSha256 = (zip: Uint8Array) => createHash("sha256").update(zip).digest("base64");
 
 /** Which container an invocation runs in: `process.exit` from its code crashes that container. */
 const invocations = new AsyncLocalStorage<ContainerState>();
@@ -75,12 +78,24 @@ export class InProcessLambda {
         if (!fn) throw missing(input.FunctionName);
         if (input.Timeout !== undefined) fn.timeout = Number(input.Timeout);
         return {};
-      case "GetFunctionConfigurationCommand":
+      case "GetFunctionConfigurationCommand": {
         if (!fn) throw missing(input.FunctionName);
-        return { Timeout: fn.timeout, Layers: [], State: "Active", LastUpdateStatus: "Successful" };
-      case "PublishVersionCommand":
+        const number = input.Qualifier === undefined ? undefined : fn.aliases.get(input.Qualifier as string);
+        const version = number === undefined ? undefined : fn.published[number - 1];
+        if (input.Qualifier !== undefined && !version) throw missing(`${input.FunctionName}:${input.Qualifier as string}`);
+        const zip = version?.zip ?? fn.latest;
+        return { Timeout: version?.timeout ?? fn.timeout, CodeSha256: codeSha256(zip), Layers: [], State: "Active", LastUpdateStatus: "Successful" };
+      }
+      case "PublishVersionCommand": {
         if (!fn) throw missing(input.FunctionName);
+        // As Lambda: only over the code the caller names, when it names one; nothing new when nothing changed.
+        if (input.CodeSha256 !== undefined && input.CodeSha256 !== codeSha256(fn.latest)) {
+          throw Object.assign(new Error("CodeSha256 does not match the function's code"), { name: "InvalidParameterValueException" });
+        }
+        const last = fn.published.at(-1);
+        if (last && codeSha256(last.zip) === codeSha256(fn.latest) && last.timeout === fn.timeout) return { Version: String(fn.published.length) };
         return { Version: String(fn.published.push({ zip: fn.latest, timeout: fn.timeout })) };
+      }
       case "CreateAliasCommand":
       case "UpdateAliasCommand":
         fn?.aliases.set(input.Name as string, Number(input.FunctionVersion));

@@ -16,6 +16,8 @@ import { type AwsPipeline, DEAD_LETTER_URL, startAwsPipeline } from "../helpers/
 import type { ServiceLambda } from "../helpers/inProcessLambda";
 import { THROTTLE_ATTEMPTS } from "../../lambdas/runtime/aws/runWorkflow";
 import { DEPLOY_JOB_FAILED_REASON } from "../../lambdas/runtime/aws/deployJobs";
+import { functionZip } from "../../lambdas/runtime/aws/functionZip";
+import { GetFunctionConfigurationCommand, UpdateFunctionCodeCommand } from "@aws-sdk/client-lambda";
 
 // The AWS path of an invocation, end to end but for AWS itself: the route handlers on the AWS
 // runtime adapter, the run workflow's real definition interpreted in process, the real runner
@@ -280,6 +282,27 @@ describe("the AWS run pipeline when recording fails", () => {
       await world.close();
     }
   }, 60_000);
+});
+
+describe("a settings change racing a newer version's deploy", () => {
+  it("never points a version's alias at another version's code: the publish over changed code is refused", async () => {
+    const world = await startWorld();
+    try {
+      await world.create("racy", SLEEPER);
+      const store = world.pipeline.memory.store;
+      const fn = (await store.functions.getByName("acme", "racy"))!;
+      const name = `bfn-${fn.function_id}`;
+      const v1Code = await world.pipeline.lambda.send(new GetFunctionConfigurationCommand({ FunctionName: name, Qualifier: "v1" }));
+      // Version 2's deploy has put its code in $LATEST, and has not published yet.
+      const v2 = { ...(await store.versions.get(fn.function_id, 1))!, version: 2, js: "exports.default = async () => 2;" };
+      await world.pipeline.lambda.send(new UpdateFunctionCodeCommand({ FunctionName: name, ZipFile: functionZip(v2).zip }));
+      await expect(world.pipeline.runtime.configure!({ ...fn, memory_mb: 2048 })).rejects.toThrow(/CodeSha256/);
+      const after = await world.pipeline.lambda.send(new GetFunctionConfigurationCommand({ FunctionName: name, Qualifier: "v1" }));
+      expect((after as { CodeSha256: string }).CodeSha256).toBe((v1Code as { CodeSha256: string }).CodeSha256);
+    } finally {
+      await world.close();
+    }
+  }, 30_000);
 });
 
 describe("a deploy job Lambda gave up on", () => {

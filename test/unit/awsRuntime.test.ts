@@ -205,13 +205,15 @@ describe("the AWS runtime: deploy (the exact Lambda calls)", () => {
     expect(client.names().slice(0, 4)).toEqual(["UpdateFunctionCodeCommand", "GetFunctionConfigurationCommand", "UpdateFunctionCodeCommand", "GetFunctionConfigurationCommand"]);
   });
 
-  it("configure applies settings, publishes them and moves the latest version's alias and live", async () => {
+  it("configure applies settings, publishes them (only over v4's own code) and moves the latest version's alias and live", async () => {
     const { client, runtime } = setup();
+    client.reply("GetFunctionConfigurationCommand", { ...ACTIVE, CodeSha256: "sha-of-v4" }, ACTIVE);
     expect(await runtime.configure!(fn({ latest_version: 4, memory_mb: 3008 }))).toEqual({ status: "active", status_reason: null });
     expect(client.calls()).toEqual([
+      ["GetFunctionConfigurationCommand", { FunctionName: NAME, Qualifier: "v4" }],
       ["UpdateFunctionConfigurationCommand", { FunctionName: NAME, ...SETTINGS, MemorySize: 3008 }],
       ["GetFunctionConfigurationCommand", { FunctionName: NAME }],
-      ["PublishVersionCommand", { FunctionName: NAME, CodeSha256: undefined, Description: "browserfn version 4" }],
+      ["PublishVersionCommand", { FunctionName: NAME, CodeSha256: "sha-of-v4", Description: "browserfn version 4" }],
       ["UpdateAliasCommand", { FunctionName: NAME, Name: "v4", FunctionVersion: "7" }],
       ["UpdateAliasCommand", { FunctionName: NAME, Name: "live", FunctionVersion: "7" }],
     ]);

@@ -195,11 +195,17 @@ export function lambdaDeployer(send: LambdaSend, setup: LambdaSetup) {
       return publish(name, version.version, { versionExists: false, liveExists: !created }, sha256);
     },
 
-    /** Applies the function's settings and publishes them as its latest version (see Runtime.configure). */
+    /**
+     * Applies the function's settings and publishes them as its latest version (see
+     * Runtime.configure). The publish is guarded by the code behind alias `vN`: if a deploy of a
+     * newer version changed the code meanwhile, Lambda refuses it (and that deploy publishes the
+     * new code with these settings), rather than `vN` pointing at the newer code.
+     */
     async configure(name: string, fn: FunctionItem): Promise<DeployResult> {
+      const deployed = await send<FunctionConfiguration>(new GetFunctionConfigurationCommand({ FunctionName: name, Qualifier: versionAlias(fn.latest_version) }));
       const ready = await update(name, new UpdateFunctionConfigurationCommand(settings(name, fn)));
       if (!ready.ready) return failed(ready);
-      return publish(name, fn.latest_version, { versionExists: true, liveExists: true });
+      return publish(name, fn.latest_version, { versionExists: true, liveExists: true }, deployed.CodeSha256);
     },
   };
 }
