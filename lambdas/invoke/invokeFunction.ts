@@ -31,6 +31,8 @@ export async function invokeFunction(
   const params = validateParams(variables, input, source);
   const syncMs = deps.config.syncWaitSeconds * 1000;
   const respondAsync = /respond-async/i.test(request.headers.prefer ?? "");
+  // Aborted once this answers 202: a runtime that records runs itself (AWS) stops watching the run.
+  const waiting = new AbortController();
   const { run, completion } = await startRun(deps, {
     fn,
     plan: request.principal.plan,
@@ -42,8 +44,12 @@ export async function invokeFunction(
     sdkVersion: request.headers["x-service-sdk-version"] ?? null,
     // A caller answered at once may look at the run at once; one that waits sees only its end.
     markRunning: respondAsync ? "at-start" : "if-long",
+    signal: waiting.signal,
   });
-  if (respondAsync) return acceptedResponse(run, request.baseUrl);
+  if (respondAsync) {
+    waiting.abort();
+    return acceptedResponse(run, request.baseUrl);
+  }
   const remaining = Math.max(0, syncMs - (Date.now() - started));
   let timer: NodeJS.Timeout | undefined;
   const finished = await Promise.race([
@@ -53,7 +59,9 @@ export async function invokeFunction(
     }),
   ]);
   clearTimeout(timer);
-  return finished ? finishedResponse(finished) : acceptedResponse({ ...run, status: "running" }, request.baseUrl);
+  if (finished) return finishedResponse(finished);
+  waiting.abort();
+  return acceptedResponse({ ...run, status: "running" }, request.baseUrl);
 }
 
 async function pickVersion(deps: Deps, functionId: string, latest: number, header: string | undefined): Promise<number> {

@@ -19,6 +19,8 @@ export interface RunInput {
   trigger: RunTrigger;
   /** How long to wait for capacity before 429. */
   waitMs: number;
+  /** Aborted when the caller stops waiting for the end (see InvokeRequest.signal). */
+  signal?: AbortSignal;
   requestOrigin?: string | null;
   sdkVersion?: string | null;
   /**
@@ -98,6 +100,7 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
         runId: run.run_id,
         params,
         waitMs: Math.max(0, input.waitMs - (Date.now() - started)),
+        ...(input.signal ? { signal: input.signal } : {}),
       },
       {
         onQueued: async () => {

@@ -14,6 +14,12 @@ export interface InvokeRequest {
   params: Record<string, unknown>;
   /** How long to wait for a free worker before 429 `concurrency_limit_exceeded`. */
   waitMs: number;
+  /**
+   * Aborted when the caller stops waiting for the run's end (it answered 202). A runtime whose
+   * runs are recorded by someone else (AWS) stops watching the run then, and `invoke` never
+   * settles; one that records them through its caller (local) ignores it.
+   */
+  signal?: AbortSignal;
 }
 
 /**

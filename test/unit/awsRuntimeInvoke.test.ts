@@ -95,6 +95,23 @@ describe("the AWS runtime: invoke (the exact workflow start, then the run's reco
     ]);
   });
 
+  it("stops reading the run once its caller stopped waiting (answered 202): the recorder writes its end", async () => {
+    const waiting = new AbortController();
+    const client = new FakeStepFunctions([{ executionArn: "arn:execution" }]);
+    const reads: string[] = [];
+    const runtime = createAwsRuntime({
+      lambda, stepFunctions: client, stateMachineArn: STATE_MACHINE, outcomes: { uploadUrl: async () => UPLOAD_URL }, functionPrefix: "bfn-", executionRoleArn: "role",
+      layerArns: [], logGroup: "/browserfn/test/functions", runPollIntervalMs: 250,
+      runs: { get: async (runId) => { reads.push(runId); if (reads.length === 2) waiting.abort(); return runRecord({}); } },
+      sleep: async () => undefined,
+    });
+    let settled = false;
+    void runtime.invoke({ ...request, signal: waiting.signal }, { onQueued: async () => undefined, onRunning: async () => undefined }).finally(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(reads).toEqual(["run_1", "run_1"]);
+    expect(settled).toBe(false);
+  });
+
   it("reads again after a failed read of the run (the run goes on in its workflow)", async () => {
     const final = runRecord({ status: "succeeded", result_json: "2", duration_ms: 3 });
     const { result } = await invoke([new Error("ProvisionedThroughputExceededException") as unknown as RunItem, final]);

@@ -117,9 +117,11 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
    * Reads the run's record until it is final, for as long as the run can last: its timeout and
    * RUN_DEADLINE_MARGIN_MS, past which the sweeper ends it anyway (no workflow lasts that long).
    */
-  const waitForEnd = async (fn: FunctionItem, runId: string): Promise<InvokeResult> => {
+  const waitForEnd = async (fn: FunctionItem, runId: string, signal?: AbortSignal): Promise<InvokeResult> => {
     const limitMs = fn.timeout_seconds * 1000 + RUN_DEADLINE_MARGIN_MS;
     for (let waited = 0; waited <= limitMs; waited += runPollIntervalMs) {
+      // The caller answered without the end: nobody reads it here, the recorder writes it.
+      if (signal?.aborted) return new Promise<never>(() => undefined);
       // A failed read is tried again: ending the run over it would refuse its real end.
       const run = await options.runs.get(runId).catch(() => undefined);
       if (run && FINAL_STATUSES.includes(run.status)) return resultOf(run);
@@ -186,7 +188,7 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
         // started: the run stands, and its recorder or the sweeper (at its deadline) ends it.
       }
       await hooks.onRunning();
-      return waitForEnd(fn, request.runId);
+      return waitForEnd(fn, request.runId, request.signal);
     },
 
     async remove(fn) {
