@@ -59,7 +59,7 @@ interface World {
 
 async function startWorld(options: Parameters<typeof startAwsPipeline>[0] = {}): Promise<World> {
   let frozen = false;
-  let runs: AwsPipeline["memory"]["store"]["runs"] | undefined;
+  let runs: AwsPipeline["memory"]["store"]["runs"] | undefined = undefined;
   const pipeline = await startAwsPipeline({
     ...options,
     runtime: { runs: { get: (runId: string) => (frozen ? new Promise<RunItem | undefined>(() => undefined) : (runs as NonNullable<typeof runs>).get(runId)) } },

@@ -4,7 +4,7 @@ import type { Runtime } from "../runtime";
 import { runWithLimits } from "./runWithLimits";
 import type { Sandbox } from "./sandbox/sandbox";
 import { type RuntimeFiles, startSandboxedHost } from "./sandbox/sandboxedHost";
-import { WorkerUids } from "./sandbox/workerUids";
+import { WORKER_UIDS } from "./sandbox/workerUids";
 import { type PoolLimits, WorkerPool } from "./workerPool";
 import { type WorkerOptions, WorkerProcess } from "./workerProcess";
 
@@ -18,15 +18,13 @@ export interface LocalRuntimeOptions {
 
 /** Starts worker sandboxes, each under a uid of its own when the service runs as root. */
 export function hostStarter(sandbox: Sandbox, files: RuntimeFiles): WorkerOptions["startHost"] {
-  const uids = new WorkerUids();
-  let started = 0;
   return async () => {
-    const uid = sandbox.uidPerWorker ? uids.acquire() : undefined;
+    const uid = sandbox.uidPerWorker ? WORKER_UIDS.acquire() : undefined;
     const release = () => {
-      if (uid !== undefined) uids.release(uid);
+      if (uid !== undefined) WORKER_UIDS.release(uid);
     };
     try {
-      const host = await startSandboxedHost(sandbox, files, `${process.pid}-${++started}`, uid);
+      const host = await startSandboxedHost(sandbox, files, uid);
       return { host, release };
     } catch (error) {
       release();

@@ -1,7 +1,7 @@
 import type { Sandbox, SandboxSetting } from "./sandbox";
 import { NAMESPACES_INSTALL } from "./sandbox";
 import { type RuntimeFiles, startSandboxedHost } from "./sandboxedHost";
-import { WorkerUids } from "./workerUids";
+import { WORKER_UIDS } from "./workerUids";
 
 /**
  * Starts one real sandbox of the chosen kind, with its network, and stops it again: what
@@ -11,10 +11,9 @@ import { WorkerUids } from "./workerUids";
  */
 export async function confirmSandbox(sandbox: Sandbox, setting: SandboxSetting, files: RuntimeFiles): Promise<Sandbox> {
   if (sandbox.mode !== "namespaces") return sandbox;
-  const uids = new WorkerUids();
-  const uid = sandbox.uidPerWorker ? uids.acquire() : undefined;
+  const uid = sandbox.uidPerWorker ? WORKER_UIDS.acquire() : undefined;
   try {
-    const host = await startSandboxedHost(sandbox, files, `${process.pid}-probe`, uid);
+    const host = await startSandboxedHost(sandbox, files, uid);
     await host.kill();
     return sandbox;
   } catch (error) {
@@ -23,5 +22,7 @@ export async function confirmSandbox(sandbox: Sandbox, setting: SandboxSetting, 
       throw new Error(`BROWSERFN_SANDBOX=namespaces, but ${problem}; install what it needs (${NAMESPACES_INSTALL}) or set BROWSERFN_SANDBOX=auto`);
     }
     return { ...sandbox, mode: "process", fallbackReason: problem };
+  } finally {
+    if (uid !== undefined) WORKER_UIDS.release(uid);
   }
 }

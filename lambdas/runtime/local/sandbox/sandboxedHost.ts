@@ -54,7 +54,15 @@ const START_TIMEOUT_MS = 20_000;
  * plain process. Either way under a uid of its own when the service runs as root, in cgroups
  * when the machine has them, in a process group of its own.
  */
-export async function startSandboxedHost(sandbox: Sandbox, files: RuntimeFiles, id: string, uid: number | undefined): Promise<SandboxedHost> {
+/**
+ * Hosts started by this process, by every service in it: the number names a host's cgroup and
+ * profile, which must never be another live host's (a group is emptied with SIGKILL when its
+ * host ends: a name shared by two services' hosts killed the other's worker and browser).
+ */
+let hostsStarted = 0;
+
+export async function startSandboxedHost(sandbox: Sandbox, files: RuntimeFiles, uid: number | undefined): Promise<SandboxedHost> {
+  const id = `${process.pid}-${++hostsStarted}`;
   const profileDir = path.join(files.runtimeDir, `profile-${id}`);
   const home = sandbox.mode === "namespaces" ? "/tmp" : profileDir;
   const browser: BrowserSpec = {
