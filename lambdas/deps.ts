@@ -1,3 +1,4 @@
+import type { ArtifactItem } from "./artifacts/artifacts";
 import type { ServiceConfig } from "./config/serviceConfig";
 import type { FunctionItem } from "./functions/types";
 import type { RateLimiter } from "./http/rateLimiter";
@@ -5,6 +6,11 @@ import type { Identity } from "./identity/identity";
 import type { Runtime } from "./runtime/runtime";
 import type { Scheduler } from "./schedule/scheduler";
 import type { Store } from "./store/store";
+
+/** Where the bytes of runs' artifacts are: read here (local files) or a presigned download (S3). */
+export interface ArtifactContent {
+  open(item: ArtifactItem): Promise<{ bytes: Uint8Array } | { redirect: string } | null>;
+}
 
 export interface Clock {
   now(): Date;
@@ -56,6 +62,8 @@ export interface Deps {
    */
   checkFunctionSettings?(settings: FunctionLimits): Promise<void>;
   clock: Clock;
+  /** Where artifacts' bytes are (absent: runs keep none here). */
+  artifactContent?: ArtifactContent;
   config: ServiceConfig;
   /** Where handlers write diagnostic lines (never secrets). */
   log: (line: string) => void;

@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { DEFAULT_ARTIFACT_RETENTION_DAYS } from "../artifacts/artifacts";
 import { DEFAULT_JWT_ALGORITHMS, JWT_ALGORITHMS } from "../identity/jwtVerifier";
 import { DEFAULT_PLAN, DEFAULT_PLANS, PlanSchema, type Plans } from "./plans";
 
@@ -27,6 +28,8 @@ export interface LocalConfig {
   sandbox?: "auto" | "namespaces" | "process";
   /** Automations may reach the host's loopback and private addresses; default false. */
   allowLocalNetwork?: boolean;
+  /** Days runs' artifacts are kept; default 7. */
+  artifactRetentionDays?: number;
 }
 
 export interface LocalOAuthConfig {
@@ -57,6 +60,7 @@ const EnvSchema = z.object({
     .regex(/^bfn_[A-Za-z0-9_-]{16,}$/, "must start with bfn_ and have at least 16 more characters of [A-Za-z0-9_-]")
     .optional(),
   BROWSERFN_SYNC_WAIT_SECONDS: z.coerce.number().positive().max(900).default(25),
+  BROWSERFN_ARTIFACT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(DEFAULT_ARTIFACT_RETENTION_DAYS),
   BROWSERFN_TABLE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,200}$/).default("browserfn"),
   BROWSERFN_PLANS: z
     .string()
@@ -114,6 +118,7 @@ export function readLocalConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Lo
     dataDir: path.resolve(cwd, e.BROWSERFN_DATA_DIR),
     bootstrapKey: e.BROWSERFN_BOOTSTRAP_KEY ?? null,
     syncWaitSeconds: e.BROWSERFN_SYNC_WAIT_SECONDS,
+    artifactRetentionDays: e.BROWSERFN_ARTIFACT_RETENTION_DAYS,
     tablePrefix: e.BROWSERFN_TABLE_PREFIX,
     plans: e.BROWSERFN_PLANS,
     requestLog: e.BROWSERFN_REQUEST_LOG === "1",

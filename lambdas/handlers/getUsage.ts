@@ -43,5 +43,6 @@ function view(counters: UsageCounters) {
     gb_seconds: Math.round((counters.mb_ms / 1024 / 1000) * 1000) / 1000,
     browser_session_ms: counters.browser_ms,
     browser_session_seconds: Math.round(counters.browser_ms) / 1000,
+    artifact_bytes: counters.artifact_bytes,
   };
 }

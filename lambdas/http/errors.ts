@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   forbidden: 403,
   function_not_found: 404,
   run_not_found: 404,
+  artifact_not_found: 404,
   version_not_found: 404,
   key_not_found: 404,
   account_not_found: 404,

@@ -45,6 +45,7 @@ export async function invokeFunction(
     // A caller answered at once may look at the run at once; one that waits sees only its end.
     markRunning: respondAsync ? "at-start" : "if-long",
     signal: waiting.signal,
+    baseUrl: request.baseUrl,
   });
   if (respondAsync) {
     waiting.abort();

@@ -23,6 +23,8 @@ export interface RunInput {
   signal?: AbortSignal;
   requestOrigin?: string | null;
   sdkVersion?: string | null;
+  /** The API's base URL, for the URLs of the run's artifacts (empty: they are relative). */
+  baseUrl?: string | null;
   /**
    * When the record says `running`: `at-start` (before startRun resolves: the caller answers
    * at once, or the process may be frozen after it) or `if-long` (only a run still going
@@ -100,6 +102,7 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
         runId: run.run_id,
         params,
         waitMs: Math.max(0, input.waitMs - (Date.now() - started)),
+        artifactsUrl: `${(input.baseUrl ?? "").replace(/\/+$/, "")}/runs/${run.run_id}/artifacts/`,
         ...(input.signal ? { signal: input.signal } : {}),
       },
       {

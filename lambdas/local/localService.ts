@@ -26,6 +26,7 @@ import { createDynaliteClients } from "./dynaliteClient";
 import type { DocumentSender } from "../store/dynamo";
 import { startDynalite } from "./dynaliteServer";
 import { createHttpServer } from "./httpServer";
+import { createLocalArtifacts } from "../runtime/local/localArtifacts";
 
 /** Verified API keys are remembered this long; revocations through the API apply at once. */
 const IDENTITY_CACHE_MS = 5_000;
@@ -58,6 +59,9 @@ export interface LocalServiceOptions {
   wrapStoreClient?: (doc: DocumentSender) => DocumentSender;
 }
 
+/** How often expired artifacts' files are removed. */
+const ARTIFACT_SWEEP_MS = 60 * 60_000;
+
 /** The whole service on one machine: dynalite, the route handlers over HTTP, the local runtime. */
 export async function startLocalService(config: LocalConfig, options: LocalServiceOptions = {}): Promise<LocalService> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
@@ -68,8 +72,10 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
   const runtimeDir = await mkdtemp(path.join(tmpdir(), "browserfn-runtime-"));
   let runtime: ReturnType<typeof createLocalRuntime> | undefined;
   let scheduler: LocalScheduler | undefined;
+  let sweepTimer: NodeJS.Timeout | undefined;
   /** Stops what has been started, in the order that lets runs end before the store goes. */
   const stopParts = async () => {
+    clearInterval(sweepTimer);
     await scheduler?.close();
     await runtime?.close();
     clients.destroy();
@@ -85,17 +91,26 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     const sandbox = await confirmSandbox(await chooseSandbox(setting, allowLocalNetwork), setting, files);
     await createTablesIfMissing(client, config.tablePrefix);
     // Its dynalite data dir cannot be opened twice: this process is the only writer.
-    const store = createStore(options.wrapStoreClient?.(doc) ?? doc, config.tablePrefix, { soleWriter: true });
+    const store = createStore(options.wrapStoreClient?.(doc) ?? doc, config.tablePrefix, {
+      soleWriter: true,
+      ...(config.artifactRetentionDays ? { artifactRetentionDays: config.artifactRetentionDays } : {}),
+    });
     const clock = options.clock ?? systemClock;
     const bootstrap = await bootstrapAdminKey(store.accounts, config.dataDir, config.bootstrapKey, clock.now());
     await settleInterruptedRuns(store, clock);
+    const log = options.errorLog ?? ((line: string) => console.error(line));
+    // Artifacts' files live in the data dir: only the service writes them, from what workers send.
+    const artifacts = createLocalArtifacts(path.join(config.dataDir, "artifacts"), store, log);
+    await artifacts.sweep(clock.now());
+    sweepTimer = setInterval(() => void artifacts.sweep(clock.now()).catch(() => undefined), ARTIFACT_SWEEP_MS);
+    sweepTimer.unref();
     runtime = createLocalRuntime({
       store,
       files,
       sandbox,
+      artifacts,
       limits: { perFunction: config.workers.perFunction, total: config.workers.total, idleMs: config.workers.idleSeconds * 1000 },
     });
-    const log = options.errorLog ?? ((line: string) => console.error(line));
     await repairInterruptedChanges({ store, runtime, log });
     scheduler = new LocalScheduler({ store, clock, log, fire: (functionId, at) => runScheduled(deps, functionId, at) });
     const deps: Deps = {
@@ -108,6 +123,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       scheduler,
       rateLimiter: createRateLimiter(config.rateLimit),
       clock,
+      artifactContent: { open: async (item) => artifacts.read(item).then((bytes) => (bytes ? { bytes } : null)) },
       config: { plans: config.plans, publicUrl: null, syncWaitSeconds: config.syncWaitSeconds, maxBodyBytes: MAX_BODY_BYTES },
       log,
     };

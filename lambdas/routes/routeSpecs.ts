@@ -10,6 +10,7 @@ import {
   VersionList,
 } from "../schemas/functionSchemas";
 import { DASHBOARD_FILES } from "../dashboard/dashboardAssets";
+import { ArtifactList } from "../schemas/artifactSchemas";
 import { ApiKeyList, CreateApiKeyBody, CreatedApiKey, SetPlanBody } from "../schemas/keySchemas";
 import { AccountPlan, FunctionMetrics, UsageReport } from "../schemas/usageSchemas";
 
@@ -143,6 +144,23 @@ export const ROUTE_SPECS = [
     method: "GET",
     path: "/runs/{run_id}",
     summary: "One run: status, parameters, result or error, timings",
+    auth: true,
+    status: 200,
+  },
+  {
+    operationId: "listArtifacts",
+    method: "GET",
+    path: "/runs/{run_id}/artifacts",
+    summary: "The files the run kept (artifacts.save, failure screenshots and HTML, downloads)",
+    auth: true,
+    status: 200,
+    response: ArtifactList,
+  },
+  {
+    operationId: "getArtifact",
+    method: "GET",
+    path: "/runs/{run_id}/artifacts/{name}",
+    summary: "One artifact's bytes, with its content type (on AWS: 302 to a short-lived download URL)",
     auth: true,
     status: 200,
   },

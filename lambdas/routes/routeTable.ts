@@ -8,7 +8,9 @@ import { forkFunction } from "../handlers/forkFunction";
 import { getFunctionInfo } from "../handlers/getFunctionInfo";
 import { getLogs } from "../handlers/getLogs";
 import { getMetrics } from "../handlers/getMetrics";
+import { getArtifact } from "../handlers/getArtifact";
 import { getRun } from "../handlers/getRun";
+import { listArtifacts } from "../handlers/listArtifacts";
 import { getUsage } from "../handlers/getUsage";
 import { getVersion } from "../handlers/getVersion";
 import { health } from "../handlers/health";
@@ -40,6 +42,8 @@ export const HANDLERS: Record<OperationId, RouteFactory> = {
   invokePost,
   invokeGet,
   getRun,
+  listArtifacts,
+  getArtifact,
   getLogs,
   getMetrics,
   getUsage,

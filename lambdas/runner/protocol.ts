@@ -47,6 +47,8 @@ export interface RunRequest {
   params: Record<string, unknown>;
   /** The function's timeout; sessions never outlive it. */
   timeoutMs: number;
+  /** Where the run's artifacts are served: the name is appended (what `artifacts.save` answers as `url`). */
+  artifactsUrl: string;
 }
 
 /**
@@ -89,6 +91,11 @@ export type WorkerMessage =
    * loop): the service keeps it, so a run that times out or crashes keeps what it logged.
    */
   | { type: "log"; runId: string; text: string }
+  /**
+   * A part of an artifact of the run in progress (`artifacts.save`, failure evidence): its bytes
+   * in base64, at most ARTIFACT_CHUNK_BYTES; one artifact's parts in a row, the last with `last`.
+   */
+  | { type: "artifact"; runId: string; name: string; content_type: string; data: string; last: boolean }
   /**
    * After `done`: the browser is reset and the worker can take the next run. `leftover`
    * names the timers, sockets or other handles the run's code left behind (the worker is

@@ -15,6 +15,8 @@ import { PipeTransport } from "./pipeTransport";
 import type { BrowserReply, RunOutcome, RunRequest, SupervisorMessage, WorkerInit, WorkerMessage } from "./protocol";
 import { startInvocation } from "./runInvocation";
 import { pendingUserTimers } from "./userTimers";
+import type { ArtifactSink } from "../../layers/runtime/runContext";
+import { ARTIFACT_CHUNK_BYTES } from "../artifacts/artifacts";
 
 function send(message: WorkerMessage): void {
   process.send?.(message);
@@ -52,6 +54,36 @@ function requestBrowser(): Promise<PipeTransport> {
     };
     send({ type: "browser_request" });
   });
+}
+
+/**
+ * The run's artifacts, sent to the service in parts (ARTIFACT_CHUNK_BYTES each, base64) over
+ * the IPC channel; each part waits until it is handed to the channel, so a big file does not
+ * pile up in memory. The service enforces the caps again and keeps the files.
+ */
+function artifactChannel(runId: string, artifactsUrl: string): ArtifactSink {
+  const sendPart = (message: WorkerMessage) =>
+    new Promise<void>((resolve, reject) => {
+      if (!process.send) return reject(new Error("no channel to the service"));
+      process.send(message, undefined, {}, (error) => (error ? reject(error) : resolve()));
+    });
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    save(name, data, contentType) {
+      // One artifact's parts in a row: saves are sent one after another.
+      const sent = queue.then(async () => {
+        for (let offset = 0; ; offset += ARTIFACT_CHUNK_BYTES) {
+          const chunk = data.subarray(offset, offset + ARTIFACT_CHUNK_BYTES);
+          const last = offset + ARTIFACT_CHUNK_BYTES >= data.byteLength;
+          await sendPart({ type: "artifact", runId, name, content_type: contentType, data: Buffer.from(chunk).toString("base64"), last });
+          if (last) break;
+        }
+        return { name, url: `${artifactsUrl}${encodeURIComponent(name)}`, bytes: data.byteLength };
+      });
+      queue = sent.catch(() => undefined);
+      return sent;
+    },
+  };
 }
 
 /** Connects to the worker's browser on first use, and again after it disconnects. */
@@ -150,7 +182,10 @@ function main(): void {
     }
     const { code, parameter_style: style, variables } = init;
     const { params, timeoutMs } = request;
-    const run = startInvocation({ code, params, style, variables, getBrowser, timeoutMs, onLog: logStream(request.runId) });
+    // The run stops itself at its timeout (keeping its logs and its pages' evidence); the
+    // supervisor kills the worker only if it does not answer within a grace after it.
+    const artifacts = artifactChannel(request.runId, request.artifactsUrl);
+    const run = startInvocation({ code, params, style, variables, getBrowser, timeoutMs, stopAfterMs: timeoutMs, artifacts, onLog: logStream(request.runId) });
     // Answer first; the browser is reset before the next run is taken from the queue.
     send({ type: "done", runId: request.runId, outcome: await run.outcome });
     await run.settled;

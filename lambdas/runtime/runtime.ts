@@ -14,6 +14,8 @@ export interface InvokeRequest {
   params: Record<string, unknown>;
   /** How long to wait for a free worker before 429 `concurrency_limit_exceeded`. */
   waitMs: number;
+  /** Where the run's artifacts are served (`…/runs/<run_id>/artifacts/`): what `artifacts.save` answers, with the name appended. */
+  artifactsUrl: string;
   /**
    * Aborted when the caller stops waiting for the run's end (it answered 202). A runtime whose
    * runs are recorded by someone else (AWS) stops watching the run then, and `invoke` never

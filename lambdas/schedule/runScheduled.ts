@@ -49,6 +49,7 @@ export async function runScheduled(deps: Deps, functionId: string, scheduledFor:
       params,
       trigger: "schedule",
       waitMs: deps.config.syncWaitSeconds * 1000,
+      baseUrl: deps.config.publicUrl,
     });
     await deps.store.schedules.settle(functionId, scheduledFor, "started", run.run_id, null);
     return { outcome: "started", runId: run.run_id, run: completion };

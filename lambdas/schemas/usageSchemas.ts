@@ -24,6 +24,7 @@ export const UsageCounters = z
     gb_seconds: z.number().describe("memory_mb / 1024 × seconds, 3 decimals"),
     browser_session_ms: z.number(),
     browser_session_seconds: z.number(),
+    artifact_bytes: z.int().describe("bytes of artifacts the runs kept (failure evidence, artifacts.save, downloads)"),
   })
   .meta({ id: "UsageCounters" });
 

@@ -9,6 +9,8 @@ export interface UsageCounters {
   /** memory_mb × execution ms (GB-seconds = mb_ms / 1024 / 1000). */
   mb_ms: number;
   browser_ms: number;
+  /** Bytes of artifacts the runs kept. */
+  artifact_bytes: number;
 }
 
 export interface FunctionCounters extends UsageCounters {
@@ -78,6 +80,19 @@ export class MeterStore {
     );
   }
 
+  /** Counts the bytes of an artifact a run of `fn` kept, in the month of `at`. */
+  async recordArtifactBytes(fn: { account_id: string; function_id: string }, at: string, bytes: number): Promise<void> {
+    const { pk, sk, gsi1pk, gsi1sk } = usageKey(fn.account_id, at.slice(0, 7), fn.function_id);
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { pk, sk },
+        UpdateExpression: "ADD artifact_bytes :bytes SET function_id = :fn, gsi1pk = :gpk, gsi1sk = :gsk",
+        ExpressionAttributeValues: { ":bytes": Math.max(0, Math.round(bytes)), ":fn": fn.function_id, ":gpk": gsi1pk, ":gsk": gsi1sk },
+      }),
+    );
+  }
+
   /**
    * Counts a run without making the caller wait: in the next turn of the event loop, after
    * the answer written in this one. Reads through this store wait for the counts they
@@ -135,8 +150,9 @@ export class MeterStore {
 }
 
 function sum(items: Record<string, unknown>[]): UsageCounters {
-  const total: UsageCounters = { invocations: 0, execution_ms: 0, mb_ms: 0, browser_ms: 0 };
+  const total: UsageCounters = { invocations: 0, execution_ms: 0, mb_ms: 0, browser_ms: 0, artifact_bytes: 0 };
   for (const item of items) {
+    total.artifact_bytes += Number(item.artifact_bytes ?? 0);
     total.invocations += Number(item.invocations ?? 0);
     total.execution_ms += Number(item.execution_ms ?? 0);
     total.mb_ms += Number(item.mb_ms ?? 0);

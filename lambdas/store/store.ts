@@ -1,5 +1,6 @@
 import type { DocumentSender } from "./dynamo";
 import { AccountStore } from "./accountStore";
+import { ArtifactStore } from "./artifactStore";
 import { CachedFunctionStore } from "./cachedFunctionStore";
 import { FunctionStore } from "./functionStore";
 import { LimitStore } from "./limitStore";
@@ -18,6 +19,7 @@ export interface Store {
   meters: MeterStore;
   schedules: ScheduleStore;
   limits: LimitStore;
+  artifacts: ArtifactStore;
 }
 
 /** Runs are kept this long by default (DynamoDB TTL on AWS). */
@@ -30,6 +32,8 @@ export interface StoreOptions {
    * then cached in memory (see CachedFunctionStore). Never on AWS, where many Lambdas write.
    */
   soleWriter?: boolean;
+  /** Artifacts are kept this long (default DEFAULT_ARTIFACT_RETENTION_DAYS). */
+  artifactRetentionDays?: number;
 }
 
 export function createStore(doc: DocumentSender, tablePrefix: string, options: StoreOptions = {}): Store {
@@ -43,5 +47,6 @@ export function createStore(doc: DocumentSender, tablePrefix: string, options: S
     meters: new MeterStore(doc, table),
     schedules: new ScheduleStore(doc, table, runRetentionDays * 86_400),
     limits: new LimitStore(doc, table),
+    artifacts: new ArtifactStore(doc, table, options.artifactRetentionDays),
   };
 }

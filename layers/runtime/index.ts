@@ -12,7 +12,8 @@
  * ```
  */
 import type { BrowserContext, Page } from "puppeteer-core";
-import { currentRun, type RunState } from "./runContext";
+import { artifactContentType, isArtifactName, MAX_ARTIFACT_BYTES_PER_RUN, MAX_ARTIFACTS_PER_RUN } from "../../lambdas/artifacts/artifacts";
+import { currentRun, MAX_RETIRED_SESSIONS, type RunState } from "./runContext";
 
 export type { Page } from "puppeteer-core";
 
@@ -23,6 +24,8 @@ export interface SessionOptions {
 }
 
 const DEFAULT_TIMEOUT_MINUTES = 5;
+/** A session outlives its run's deadline by at most this long (the runner ends it first, see Session.start). */
+const SESSION_DEADLINE_GRACE_MS = 5_000;
 // Node 20 defines Symbol.asyncDispose (as this registry symbol) on its main realm only, not in
 // other realms such as jest's sandbox. Defining it when missing, as puppeteer-core also does,
 // makes `await using` in user code and this class agree on one symbol whichever loads first.
@@ -49,6 +52,8 @@ export class Session {
   readonly #timer: ReturnType<typeof setTimeout>;
   #closing: Promise<void> | undefined;
   #closedReason = "";
+  /** When `await using` disposed it: closed to the user, its context kept until the run ends (RunState.retired). */
+  #retiredAt: number | undefined;
 
   private constructor(run: RunState, context: BrowserContext, openedAt: number, limitMs: number) {
     this.#run = run;
@@ -65,8 +70,10 @@ export class Session {
    */
   static async start(options: SessionOptions = {}): Promise<Session> {
     const run = currentRun();
-    const limitMs = Math.min(timeoutMs(options), run.deadline - Date.now());
-    if (limitMs <= 0) throw new Error("The run has no time left to start a browser session");
+    if (run.deadline - Date.now() <= 0) throw new Error("The run has no time left to start a browser session");
+    // Past the run's deadline the runner closes every session itself, after keeping the
+    // evidence of its pages; this session's own timer is only for `timeout_minutes`.
+    const limitMs = Math.min(timeoutMs(options), run.deadline - Date.now() + SESSION_DEADLINE_GRACE_MS);
     const openedAt = Date.now();
     const browser = await run.getBrowser();
     const context = await browser.createBrowserContext();
@@ -80,8 +87,13 @@ export class Session {
 
   /** Opens a new tab in this session's context: a puppeteer-core Page. */
   async newPage(): Promise<Page> {
-    if (this.#closing) throw new Error(`The session is closed: ${this.#closedReason}`);
+    if (this.#closing || this.#retiredAt !== undefined) throw new Error(`The session is closed: ${this.#closedReason}`);
     return this.#context.newPage();
+  }
+
+  /** Its open pages (the runner's evidence of a failed run). @internal */
+  async pages(): Promise<Page[]> {
+    return this.#closing ? [] : this.#context.pages();
   }
 
   /** Closes the session's context and all its pages. Safe to call more than once. */
@@ -89,9 +101,22 @@ export class Session {
     return this.#close("close() was called");
   }
 
-  /** Called by `await using`: closes the session. */
+  /**
+   * Called by `await using`: the session is closed to the function (no new pages, its time stops
+   * counting), and its pages stay until the run ends, so that a run failing inside the block
+   * still has them for its failure screenshot and HTML. At most MAX_RETIRED_SESSIONS wait; the
+   * oldest is closed for a newer one.
+   */
   [asyncDispose](): Promise<void> {
-    return this.close();
+    if (this.#closing || this.#retiredAt !== undefined) return this.#closing ?? Promise.resolve();
+    if (this.#run.ended) return this.close();
+    this.#retiredAt = Date.now();
+    this.#closedReason = "it was disposed (the `await using` block ended)";
+    clearTimeout(this.#timer);
+    this.#run.sessions.delete(this);
+    this.#run.retired.push(this);
+    const oldest = this.#run.retired.length > MAX_RETIRED_SESSIONS ? this.#run.retired.shift() : undefined;
+    return oldest ? oldest.close() : Promise.resolve();
   }
 
   #close(reason: string): Promise<void> {
@@ -103,10 +128,55 @@ export class Session {
         .close()
         .catch(() => undefined)
         .then(() => {
-          this.#run.browserMs += Date.now() - this.#openedAt;
+          this.#run.browserMs += (this.#retiredAt ?? Date.now()) - this.#openedAt;
           this.#run.sessions.delete(this);
+          const retired = this.#run.retired.indexOf(this);
+          if (retired >= 0) this.#run.retired.splice(retired, 1);
         });
     }
     return this.#closing;
   }
 }
+
+/** What {@link artifacts.save} answers. */
+export interface SavedArtifact {
+  name: string;
+  /** `{base_url}/runs/<run_id>/artifacts/<name>`: where the API serves it (with the account's token). */
+  url: string;
+  bytes: number;
+}
+
+/**
+ * Files kept with the run (a screenshot, a PDF, a CSV, a download): listed by
+ * `GET /runs/{run_id}/artifacts`, served by `GET /runs/{run_id}/artifacts/{name}`, kept 7 days
+ * unless the service is configured otherwise. Bigger or binary output belongs here, not in the
+ * return value (which is JSON, at most 6 MB).
+ */
+export const artifacts = {
+  /**
+   * Keeps `data` as the run's artifact `name` (`^[A-Za-z0-9._-]{1,128}$`; the same name again
+   * replaces it). A run keeps at most 100 artifacts and 100 MB. `contentType` defaults to what
+   * the name's extension says (`.png` image/png, `.pdf`, `.html`, `.json`, `.csv`, `.txt`, …).
+   */
+  async save(name: string, data: Uint8Array | string, options: { contentType?: string } = {}): Promise<SavedArtifact> {
+    const run = currentRun("artifacts.save()");
+    if (!isArtifactName(name)) throw new Error(`An artifact's name is a file name of 1 to 128 characters of [A-Za-z0-9._-], got ${JSON.stringify(String(name)).slice(0, 140)}`);
+    let bytes: Uint8Array;
+    if (typeof data === "string") bytes = new TextEncoder().encode(data);
+    else if (data instanceof Uint8Array) bytes = data;
+    else throw new Error("artifacts.save() takes a Buffer, a Uint8Array or a string");
+    const before = run.artifactSizes.get(name);
+    if (before === undefined && run.artifactSizes.size >= MAX_ARTIFACTS_PER_RUN) {
+      throw new Error(`A run keeps at most ${MAX_ARTIFACTS_PER_RUN} artifacts; '${name}' would be one more`);
+    }
+    let total = bytes.byteLength;
+    for (const [other, size] of run.artifactSizes) if (other !== name) total += size;
+    if (total > MAX_ARTIFACT_BYTES_PER_RUN) {
+      throw new Error(`A run keeps at most ${MAX_ARTIFACT_BYTES_PER_RUN / 1024 / 1024} MB of artifacts; '${name}' (${bytes.byteLength} bytes) would make ${total}`);
+    }
+    if (!run.artifacts) throw new Error("artifacts.save() is not available where this run executes");
+    const saved = await run.artifacts.save(name, bytes, artifactContentType(name, options.contentType));
+    run.artifactSizes.set(name, bytes.byteLength);
+    return saved;
+  },
+};

@@ -1,9 +1,19 @@
-import type { Browser } from "puppeteer-core";
+import type { Browser, Page } from "puppeteer-core";
 
 /** What one open session gives its run when the run ends. */
 export interface OpenSession {
   close(): Promise<void>;
+  /** Its open pages (for the evidence of a failed run). */
+  pages(): Promise<Page[]>;
 }
+
+/** Where a run's artifacts go: the service's store (local, through the worker's channel) or S3 (AWS). */
+export interface ArtifactSink {
+  save(name: string, data: Uint8Array, contentType: string): Promise<{ name: string; url: string; bytes: number }>;
+}
+
+/** Sessions the user disposed that stay open until the run ends (see Session), at most this many. */
+export const MAX_RETIRED_SESSIONS = 3;
 
 /** The limits and browser of the run in progress, as the runner declares them. */
 export interface RunLimits {
@@ -11,13 +21,24 @@ export interface RunLimits {
   getBrowser: () => Promise<Browser>;
   /** Epoch ms at which the run times out; no session outlives it. */
   deadline: number;
+  /** Where `artifacts.save` keeps files; absent where a run cannot keep any. */
+  artifacts?: ArtifactSink;
 }
 
 /** The run in progress: its limits, the sessions it holds open, the browser time it used. */
 export interface RunState extends RunLimits {
   sessions: Set<OpenSession>;
+  /**
+   * Sessions disposed by `await using` (closed to the user), kept open until the run ends: a
+   * run that fails inside `await using` has disposed its session before the error reaches the
+   * runner, whose evidence (a screenshot, the HTML) needs the pages. The oldest is closed when
+   * more than MAX_RETIRED_SESSIONS wait.
+   */
+  retired: OpenSession[];
   browserMs: number;
   ended: boolean;
+  /** Artifacts kept so far, by name, with their bytes (the caps are checked before each save). */
+  artifactSizes: Map<string, number>;
 }
 
 // A worker runs one invocation at a time, and user code reaches its run through the static
@@ -27,13 +48,13 @@ let current: RunState | undefined;
 /** Declares the start of a run (runner only). Throws when another run is in progress. */
 export function beginRun(limits: RunLimits): void {
   if (current) throw new Error("A run is already in progress in this worker");
-  current = { ...limits, sessions: new Set(), browserMs: 0, ended: false };
+  current = { ...limits, sessions: new Set(), retired: [], browserMs: 0, ended: false, artifactSizes: new Map() };
 }
 
-/** The run in progress, for the runtime SDK; a clear error outside a run. */
-export function currentRun(): RunState {
+/** The run in progress, for the runtime SDK; a clear error outside a run (`what` names the call). */
+export function currentRun(what = "Session.start()"): RunState {
   if (!current) {
-    throw new Error("Session.start() can only be called while browserfn runs your function (inside its default export)");
+    throw new Error(`${what} can only be called while browserfn runs your function (inside its default export)`);
   }
   return current;
 }
@@ -47,9 +68,17 @@ export async function endRun(): Promise<{ browser_ms: number }> {
   if (!run) return { browser_ms: 0 };
   run.ended = true;
   try {
-    await Promise.all([...run.sessions].map((session) => session.close()));
+    await Promise.all([...run.sessions, ...run.retired].map((session) => session.close()));
   } finally {
     current = undefined;
   }
   return { browser_ms: run.browserMs };
+}
+
+/** The pages of the run in progress, open or in a disposed session still kept (runner only). */
+export async function pagesOfRun(): Promise<Page[]> {
+  const run = current;
+  if (!run) return [];
+  const lists = await Promise.all([...run.sessions, ...run.retired].map((session) => session.pages().catch(() => [] as Page[])));
+  return lists.flat();
 }

@@ -135,7 +135,7 @@ function runtimeContract(name: string, start: () => Promise<Harness>): void {
           events.push("running");
         },
       };
-      const result = await harness.runtime.invoke({ fn, version: 1, runId: run.run_id, params, waitMs: 10_000 }, hooks);
+      const result = await harness.runtime.invoke({ fn, version: 1, runId: run.run_id, params, waitMs: 10_000, artifactsUrl: `http://api.test/runs/${run.run_id}/artifacts/` }, hooks);
       events.push("done");
       return { result, events, runId: run.run_id };
     }

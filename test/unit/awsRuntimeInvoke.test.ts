@@ -39,7 +39,7 @@ function runRecord(overrides: Partial<RunItem>): RunItem {
 }
 
 describe("the AWS runtime: invoke (the exact workflow start, then the run's record until it is final)", () => {
-  const request = { fn, version: 3, runId: "run_1", params: { url: "https://example.com" }, waitMs: 0 };
+  const request = { fn, version: 3, runId: "run_1", params: { url: "https://example.com" }, waitMs: 0, artifactsUrl: "https://api.example.com/runs/run_1/artifacts/" };
 
   /** `records`: what each read of the run gives (the last one repeats). */
   async function invoke(records: (RunItem | undefined)[], ...replies: Reply[]) {

@@ -1,6 +1,7 @@
 import { ApiError } from "../../http/errors";
 import type { Store } from "../../store/store";
 import type { Runtime } from "../runtime";
+import type { LocalArtifacts } from "./localArtifacts";
 import { runWithLimits } from "./runWithLimits";
 import type { Sandbox } from "./sandbox/sandbox";
 import { type RuntimeFiles, startSandboxedHost } from "./sandbox/sandboxedHost";
@@ -14,6 +15,8 @@ export interface LocalRuntimeOptions {
   files: RuntimeFiles;
   sandbox: Sandbox;
   limits: PoolLimits;
+  /** Where runs' artifacts are kept; absent: runs keep none. */
+  artifacts?: LocalArtifacts;
 }
 
 /** Starts worker sandboxes, each under a uid of its own when the service runs as root. */
@@ -67,10 +70,15 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
           return { status: "failed", result_json: null, error: { code: "function_crashed", message }, logs: "", duration_ms: 0, browser_ms: 0, peak_memory_mb: null };
         }
         await hooks.onRunning();
-        const run = await runWithLimits(worker, request.runId, request.params, {
-          timeoutMs: request.fn.timeout_seconds * 1000,
-          memoryMb: request.fn.memory_mb,
-        });
+        const receiver = options.artifacts?.receiver({ run_id: request.runId, account_id: request.fn.account_id, function_id: request.fn.function_id });
+        const limits = { timeoutMs: request.fn.timeout_seconds * 1000, memoryMb: request.fn.memory_mb };
+        let run;
+        try {
+          run = await runWithLimits(worker, request.runId, request.params, limits, { artifactsUrl: request.artifactsUrl, artifacts: receiver });
+        } finally {
+          // Every artifact the run kept is recorded before its end is.
+          await receiver?.finish();
+        }
         finished = run.finished;
         lease.answered();
         return run.result;

@@ -1,10 +1,18 @@
 import type { InvokeResult } from "../runtime";
 import { watchMemory } from "./processTree";
+import { EVIDENCE_BUDGET_MS } from "../../runner/failureEvidence";
+import type { ArtifactReceiver } from "./localArtifacts";
 import { WorkerExit, type WorkerProcess } from "./workerProcess";
 
 const SAMPLE_MS = 200;
 /** Time a worker gets after its run's deadline to reset its browser and say it is idle. */
 const RESET_GRACE_MS = 2_000;
+/**
+ * Time a worker gets past its run's timeout to answer it: the worker stops the run itself at
+ * the timeout, keeps its pages' evidence (EVIDENCE_BUDGET_MS) and answers `function_timeout`
+ * with its logs; one that does not (its code blocks the event loop) is killed after this.
+ */
+export const TIMEOUT_GRACE_MS = EVIDENCE_BUDGET_MS + 1_500;
 
 export interface LimitedRun {
   /** How the run ended, as soon as it did. */
@@ -29,6 +37,7 @@ export async function runWithLimits(
   runId: string,
   params: Record<string, unknown>,
   limits: { timeoutMs: number; memoryMb: number },
+  options: { artifactsUrl: string; artifacts?: ArtifactReceiver } = { artifactsUrl: "" },
 ): Promise<LimitedRun> {
   const started = performance.now();
   let ended: "timeout" | "memory" | null = null;
@@ -37,7 +46,7 @@ export async function runWithLimits(
   let timer = setTimeout(() => {
     ended ??= "timeout";
     void worker.kill("timeout");
-  }, limits.timeoutMs);
+  }, limits.timeoutMs + TIMEOUT_GRACE_MS);
   const memory = watchMemory(
     () => worker.memoryMb(),
     SAMPLE_MS,
@@ -55,7 +64,7 @@ export async function runWithLimits(
   };
   let turn;
   try {
-    turn = await worker.run(runId, params, limits.timeoutMs, limits.memoryMb);
+    turn = await worker.run(runId, params, limits.timeoutMs, limits.memoryMb, options);
   } catch (error) {
     stop();
     throw error;
@@ -78,8 +87,11 @@ export async function runWithLimits(
       return { result: { status: "succeeded", result_json, error: null, logs, browser_ms, duration_ms, peak_memory_mb }, finished };
     }
     const { error, logs, browser_ms } = outcome;
+    // The worker stopped the run at its timeout itself (and kept its evidence): timed out.
+    const status = error.code === "function_timeout" ? "timed_out" : "failed";
+    const message = error.code === "function_timeout" ? `The function did not finish within its timeout of ${limits.timeoutMs / 1000} s` : error.message;
     return {
-      result: { status: "failed", result_json: null, error: { code: error.code, message: error.message }, logs, browser_ms, duration_ms, peak_memory_mb },
+      result: { status, result_json: null, error: { code: error.code, message }, logs, browser_ms, duration_ms: Math.min(duration_ms, limits.timeoutMs), peak_memory_mb },
       finished,
     };
   } catch (error) {
@@ -90,7 +102,7 @@ export async function runWithLimits(
     const base = { logs: worker.logsSoFar, browser_ms: 0, result_json: null, duration_ms, peak_memory_mb };
     if (ended === "timeout") {
       const message = `The function did not finish within its timeout of ${limits.timeoutMs / 1000} s`;
-      return { result: { ...base, status: "timed_out", error: { code: "function_timeout", message } }, finished };
+      return { result: { ...base, duration_ms: Math.min(duration_ms, limits.timeoutMs), status: "timed_out", error: { code: "function_timeout", message } }, finished };
     }
     const outOfMemory = ended === "memory" || (await worker.hitMemoryLimit());
     const message = outOfMemory

@@ -4,6 +4,7 @@
  * worker is replaced. The run's outcome itself is parsed by parseRunOutcome.
  */
 import { z } from "zod";
+import { ARTIFACT_CHUNK_BYTES, isArtifactName, MAX_ARTIFACT_BYTES_PER_RUN, MAX_ARTIFACTS_PER_RUN } from "../../artifacts/artifacts";
 
 const text = (max: number) => z.string().transform((value) => value.slice(0, max));
 
@@ -15,6 +16,15 @@ const frameSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("worker_exit"), code: z.number().int().nullable(), signal: text(32).nullable() }),
   z.object({ type: z.literal("oversize"), bytes: z.number().nonnegative() }),
   z.object({ type: z.literal("log"), runId: z.string().max(64), text: z.string() }),
+  z.object({
+    type: z.literal("artifact"),
+    runId: z.string().max(64),
+    name: z.string().refine(isArtifactName, "not an artifact name"),
+    content_type: z.string().max(200),
+    // Base64 of at most ARTIFACT_CHUNK_BYTES.
+    data: z.string().max(Math.ceil(ARTIFACT_CHUNK_BYTES / 3) * 4).regex(/^[A-Za-z0-9+/]*={0,2}$/),
+    last: z.boolean(),
+  }),
 ]);
 
 export type WorkerFrame = z.infer<typeof frameSchema>;
@@ -31,3 +41,5 @@ export function parseFrame(value: unknown): { ok: true; frame: WorkerFrame } | {
 export const MAX_FRAMES_PER_RUN = 8;
 /** Log messages one run may send besides (its output is capped at 64 KB before it is sent). */
 export const MAX_LOG_FRAMES_PER_RUN = 2000;
+/** Artifact parts one run may send besides: its bytes in parts, and one more part per file. */
+export const MAX_ARTIFACT_FRAMES_PER_RUN = Math.ceil(MAX_ARTIFACT_BYTES_PER_RUN / ARTIFACT_CHUNK_BYTES) + 2 * MAX_ARTIFACTS_PER_RUN;

@@ -1,7 +1,9 @@
 import { FrameReader, encodeFrame } from "../../runner/frames";
 import { MAX_LOG_BYTES, capBytes, parseRunOutcome, resultTooLarge } from "../../runner/outcomeSchema";
 import { MAX_FRAME_BYTES, type HostInit, type RunOutcome, type RunRequest, type WorkerInit } from "../../runner/protocol";
-import { MAX_FRAMES_PER_RUN, MAX_LOG_FRAMES_PER_RUN, type WorkerFrame, parseFrame } from "./workerChannel";
+import { artifactContentType } from "../../artifacts/artifacts";
+import type { ArtifactReceiver } from "./localArtifacts";
+import { MAX_ARTIFACT_FRAMES_PER_RUN, MAX_FRAMES_PER_RUN, MAX_LOG_FRAMES_PER_RUN, type WorkerFrame, parseFrame } from "./workerChannel";
 import type { SandboxedHost } from "./sandbox/sandboxedHost";
 
 /** Why a worker ended in the middle of a run. */
@@ -55,6 +57,8 @@ type State =
       started: number;
       frames: number;
       logFrames: number;
+      artifactFrames: number;
+      artifacts: ArtifactReceiver | undefined;
       done: Deferred<RunOutcome>;
       idle: Deferred<{ leftover: string[] }>;
     }
@@ -131,7 +135,13 @@ export class WorkerProcess {
   }
 
   /** Starts one invocation on an idle worker; both promises reject with WorkerExit if the worker dies first. */
-  async run(runId: string, params: Record<string, unknown>, timeoutMs: number, memoryMb: number): Promise<WorkerRun> {
+  async run(
+    runId: string,
+    params: Record<string, unknown>,
+    timeoutMs: number,
+    memoryMb: number,
+    options: { artifactsUrl: string; artifacts?: ArtifactReceiver } = { artifactsUrl: "" },
+  ): Promise<WorkerRun> {
     if (this.state.name !== "idle") throw new Error(`A worker runs one invocation at a time (it is ${this.state.name})`);
     const state = {
       name: "running" as const,
@@ -139,6 +149,8 @@ export class WorkerProcess {
       started: performance.now(),
       frames: 0,
       logFrames: 0,
+      artifactFrames: 0,
+      artifacts: options.artifacts,
       done: deferred<RunOutcome>(),
       idle: deferred<{ leftover: string[] }>(),
     };
@@ -147,7 +159,7 @@ export class WorkerProcess {
     // The kernel's ceiling sits well above the sampled limit: it stops a burst between samples.
     await this.host.limitMemory(memoryMb * 2 + 512);
     await this.host.thaw();
-    const request: RunRequest = { type: "run", runId, params, timeoutMs };
+    const request: RunRequest = { type: "run", runId, params, timeoutMs, artifactsUrl: options.artifactsUrl };
     this.host.channel.write(encodeFrame(request));
     return { done: state.done.promise, idle: state.idle.promise };
   }
@@ -166,6 +178,7 @@ export class WorkerProcess {
     const frame: WorkerFrame = parsed.frame;
     const state = this.state;
     if (frame.type === "log") return this.onLog(frame.runId, frame.text);
+    if (frame.type === "artifact") return this.onArtifact(frame);
     if (state.name === "running" || state.name === "finishing") {
       state.frames++;
       if (state.frames > MAX_FRAMES_PER_RUN) return void this.kill("the worker broke the protocol: too many messages in one run");
@@ -214,6 +227,23 @@ export class WorkerProcess {
     if (state.name !== "running") return;
     if (++state.logFrames > MAX_LOG_FRAMES_PER_RUN) return void this.kill("the worker broke the protocol: too many log messages in one run");
     if (!this.streamedLogs.endsWith("[output truncated]\n")) this.streamedLogs = capBytes(this.streamedLogs + text, MAX_LOG_BYTES);
+  }
+
+  /**
+   * A part of an artifact of the run in progress, handed to the run's receiver (which enforces
+   * the run's caps again); out of turn, or more parts than a run may send, the worker goes.
+   */
+  private onArtifact(frame: Extract<WorkerFrame, { type: "artifact" }>): void {
+    const state = this.state;
+    if (state.name !== "running" || frame.runId !== state.runId) return void this.kill("the worker broke the protocol: artifact out of turn");
+    if (++state.artifactFrames > MAX_ARTIFACT_FRAMES_PER_RUN) return void this.kill("the worker broke the protocol: too many artifact messages in one run");
+    try {
+      state.artifacts?.part(frame.name, artifactContentType(frame.name, frame.content_type), Buffer.from(frame.data, "base64"), frame.last);
+    } catch (error) {
+      // The data dir failed (full disk): the artifact is lost, not the run.
+      state.artifacts = undefined;
+      void error;
+    }
   }
 
   /** A message too big to read: the run in progress fails as result_too_large, and the worker goes. */

@@ -1,0 +1,15 @@
+import { z } from "zod";
+
+/** One artifact of a run, as listed. */
+export const Artifact = z
+  .object({
+    name: z.string().describe("^[A-Za-z0-9._-]{1,128}$"),
+    content_type: z.string(),
+    bytes: z.int(),
+    created_at: z.string(),
+    url: z.string().describe("GET it (with the account's token) for the bytes; on AWS it answers 302 to a short-lived download URL"),
+  })
+  .meta({ id: "Artifact" });
+
+/** `GET /runs/{run_id}/artifacts`. */
+export const ArtifactList = z.object({ items: z.array(Artifact) }).meta({ id: "ArtifactList" });

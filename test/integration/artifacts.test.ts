@@ -1,0 +1,150 @@
+import { startTestService, type TestService } from "../helpers/localService";
+import { startPageServer, type PageServer } from "../helpers/testBrowser";
+
+// Artifacts end to end on the local service: the runtime's artifacts.save in a real sandboxed
+// worker, the parts sent over the worker's channel, files under the data dir, the routes.
+
+/** A 1×1 PNG. */
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
+const isPng = (bytes: Buffer) => bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+
+describe("artifacts", () => {
+  let t: TestService;
+  let pages: PageServer;
+
+  beforeAll(async () => {
+    [t, pages] = await Promise.all([startTestService(), startPageServer()]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await t?.destroy();
+    await pages?.close();
+  });
+
+  const fetchBytes = (url: string, token: string | null = t.adminKey) =>
+    fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {}, redirect: "manual" });
+
+  it("keeps what a run saves, lists it, serves its bytes with its type; another account gets 404", async () => {
+    await t.deploy(
+      "saver",
+      `import { artifacts } from "browserfn/runtime";
+      export default async (png: string) => {
+        const image = await artifacts.save("shot.png", Buffer.from(png, "base64"));
+        const big = await artifacts.save("big.bin", new Uint8Array(700_000).fill(7), { contentType: "application/octet-stream" });
+        const text = await artifacts.save("notes.txt", "hello");
+        return { image, big, text };
+      }`,
+    );
+    const answer = await t.call("POST", "/functions/saver", { body: { png: PNG.toString("base64") } });
+    expect(answer.status).toBe(200);
+    const runId = String((answer.body as { image: { url: string } }).image.url.split("/runs/")[1]?.split("/")[0]);
+    expect(runId).toMatch(/^run_[0-9a-z]{26}$/);
+    const base = `${t.url}/runs/${runId}/artifacts`;
+    expect(answer.body).toEqual({
+      image: { name: "shot.png", url: `${base}/shot.png`, bytes: PNG.length },
+      big: { name: "big.bin", url: `${base}/big.bin`, bytes: 700_000 },
+      text: { name: "notes.txt", url: `${base}/notes.txt`, bytes: 5 },
+    });
+    const listed = await t.call("GET", `/runs/${runId}/artifacts`);
+    expect(listed.status).toBe(200);
+    expect((listed.body as { items: unknown[] }).items).toEqual([
+      { name: "big.bin", content_type: "application/octet-stream", bytes: 700_000, created_at: expect.any(String), url: `${base}/big.bin` },
+      { name: "notes.txt", content_type: "text/plain; charset=utf-8", bytes: 5, created_at: expect.any(String), url: `${base}/notes.txt` },
+      { name: "shot.png", content_type: "image/png", bytes: PNG.length, created_at: expect.any(String), url: `${base}/shot.png` },
+    ]);
+    const image = await fetchBytes(`${base}/shot.png`);
+    expect([image.status, image.headers.get("content-type"), image.headers.get("content-disposition")]).toEqual([200, "image/png", 'attachment; filename="shot.png"']);
+    expect(Buffer.from(await image.arrayBuffer()).equals(PNG)).toBe(true);
+    const big = Buffer.from(await (await fetchBytes(`${base}/big.bin`)).arrayBuffer());
+    expect([big.length, big.every((byte) => byte === 7)]).toEqual([700_000, true]);
+
+    const other = await t.newAccount("artifact-stranger");
+    expect((await t.call("GET", `/runs/${runId}/artifacts`, { token: other })).status).toBe(404);
+    expect((await fetchBytes(`${base}/shot.png`, other)).status).toBe(404);
+    expect((await fetchBytes(`${base}/shot.png`, null)).status).toBe(401);
+    expect((await fetchBytes(`${base}/missing.png`)).status).toBe(404);
+    expect((await fetchBytes(`${base}/..`)).status).toBe(404);
+    const usage = (await t.call("GET", "/usage")).body as { total: { artifact_bytes: number } };
+    expect(usage.total.artifact_bytes).toBe(PNG.length + 700_000 + 5);
+  }, 60_000);
+
+  it("keeps a screenshot and the HTML of each open page when a run throws inside `await using`", async () => {
+    await t.deploy(
+      "breaks",
+      `import { Session } from "browserfn/runtime";
+      export default async (url: string) => {
+        await using session = await Session.start();
+        const page = await session.newPage();
+        await page.goto(url);
+        throw new Error("the button was not there");
+      }`,
+    );
+    const answer = await t.call("POST", "/functions/breaks", { body: { url: `${pages.base}/evidence` } });
+    expect([answer.status, (answer.body as { error: { code: string } }).error.code]).toEqual([500, "function_error"]);
+    const runId = String((answer.body as { error: { details: { run_id: string } } }).error.details.run_id);
+    const names = ((await t.call("GET", `/runs/${runId}/artifacts`)).body as { items: { name: string }[] }).items.map((item) => item.name);
+    expect(names).toEqual(["failure-1.html", "failure-1.png"]);
+    const png = Buffer.from(await (await fetchBytes(`${t.url}/runs/${runId}/artifacts/failure-1.png`)).arrayBuffer());
+    expect(isPng(png)).toBe(true);
+    const html = await (await fetchBytes(`${t.url}/runs/${runId}/artifacts/failure-1.html`)).text();
+    expect(html).toContain("Hello /evidence");
+    const run = (await t.call("GET", `/runs/${runId}`)).body as { logs?: string };
+    void run;
+  }, 60_000);
+
+  it("keeps the evidence and the logs of a run that times out with a page open", async () => {
+    await t.deploy(
+      "hangs",
+      `import { Session } from "browserfn/runtime";
+      export default async (url: string) => {
+        await using session = await Session.start();
+        const page = await session.newPage();
+        await page.goto(url);
+        console.log("waiting forever");
+        await new Promise(() => undefined);
+      }`,
+      { timeout_seconds: 3 },
+    );
+    const answer = await t.call("POST", "/functions/hangs", { body: { url: `${pages.base}/stuck` } });
+    expect([answer.status, (answer.body as { error: { code: string } }).error.code]).toEqual([504, "function_timeout"]);
+    const runId = String((answer.body as { error: { details: { run_id: string } } }).error.details.run_id);
+    const stored = await t.service.deps.store.runs.get(runId);
+    expect(stored).toMatchObject({ status: "timed_out" });
+    expect(stored?.logs).toContain("LOG waiting forever");
+    expect(stored?.logs).toMatch(/page 1 was at http:\/\/127\.0\.0\.1:\d+\/stuck: kept failure-1\.png, failure-1\.html/);
+    const names = ((await t.call("GET", `/runs/${runId}/artifacts`)).body as { items: { name: string }[] }).items.map((item) => item.name);
+    expect(names).toEqual(["failure-1.html", "failure-1.png"]);
+  }, 60_000);
+
+  it("holds a run to 100 artifacts and 100 MB, in the runtime and again in the service against a worker that sends more", async () => {
+    await t.deploy(
+      "greedy",
+      `import { artifacts } from "browserfn/runtime";
+      export default async () => {
+        let url = "";
+        for (let i = 0; i < 100; i++) url = (await artifacts.save("f" + i + ".txt", "x")).url;
+        const runId = url.split("/runs/")[1].split("/")[0];
+        const refused = await artifacts.save("one-more.txt", "x").then(() => "saved", (error) => error.message);
+        const tooBig = await artifacts.save("f0.txt", new Uint8Array(100 * 1024 * 1024 + 1)).then(() => "saved", (error) => error.message);
+        const badName = await artifacts.save("../escape", "x").then(() => "saved", (error) => error.message);
+        // Past the runtime's checks: straight to the worker's channel.
+        for (let i = 0; i < 5; i++) {
+          process.send({ type: "artifact", runId, name: "sneaky" + i + ".txt", content_type: "text/plain", data: "eA==", last: true });
+        }
+        return { refused, tooBig, badName };
+      }`,
+    );
+    const answer = await t.call("POST", "/functions/greedy");
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      refused: "A run keeps at most 100 artifacts; 'one-more.txt' would be one more",
+      tooBig: expect.stringMatching(/^A run keeps at most 100 MB of artifacts/),
+      badName: expect.stringMatching(/^An artifact's name is a file name/),
+    });
+    const runs = (await t.call("GET", "/functions/greedy/logs")).body as { items: { run_id: string }[] };
+    const runId = runs.items[0]?.run_id ?? "";
+    const names = ((await t.call("GET", `/runs/${runId}/artifacts`)).body as { items: { name: string }[] }).items.map((item) => item.name);
+    expect(names).toHaveLength(100);
+    expect(names.some((name) => name.startsWith("sneaky"))).toBe(false);
+  }, 60_000);
+});
