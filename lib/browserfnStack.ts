@@ -1,4 +1,4 @@
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import { MAIN_TABLE } from "../lambdas/store/tables";
@@ -48,6 +48,7 @@ export class BrowserfnStack extends Stack {
     });
     const pipeline = new RunPipeline(this, "RunPipeline", {
       stateMachineName: `${settings.prefix}-runs`,
+      artifactExpiration: Duration.days(settings.artifactRetentionDays),
       logRetention: settings.logRetentionDays as RetentionDays,
       removalPolicy: settings.tableRemovalPolicy === "destroy" ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });

@@ -124,10 +124,12 @@ export class Handlers extends Construct {
     props.pipeline.grantStartRuns(this.roles.api);
     props.pipeline.grantStartRuns(this.roles.scheduledRun);
     props.pipeline.grantReadOutcomes(this.roles.runRecorder);
+    props.pipeline.grantDownloadArtifacts(this.roles.api);
 
     const identityEnv: Record<string, string> = {
       [AWS_ENV.tablePrefix]: settings.prefix,
       [AWS_ENV.runRetentionDays]: String(settings.runRetentionDays),
+      [AWS_ENV.artifactRetentionDays]: String(settings.artifactRetentionDays),
       [AWS_ENV.defaultPlan]: settings.defaultPlan,
       [AWS_ENV.oauthIssuer]: props.oauth.issuer,
       [AWS_ENV.oauthJwksUrl]: props.oauth.jwksUrl,
@@ -208,7 +210,11 @@ export class Handlers extends Construct {
       onFailure: new SqsDestination(props.scheduling.deadLetterQueue),
     });
     props.scheduling.allowTarget(this.scheduledRun);
-    const storeEnv = { [AWS_ENV.tablePrefix]: settings.prefix, [AWS_ENV.runRetentionDays]: String(settings.runRetentionDays) };
+    const storeEnv = {
+      [AWS_ENV.tablePrefix]: settings.prefix,
+      [AWS_ENV.runRetentionDays]: String(settings.runRetentionDays),
+      [AWS_ENV.artifactRetentionDays]: String(settings.artifactRetentionDays),
+    };
     this.runRecorder = handler("RunRecorder", {
       entry: "runRecorder",
       functionName: names.runRecorder,

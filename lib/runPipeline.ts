@@ -10,7 +10,7 @@ import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
 import { runWorkflowDefinition, WORKFLOW_SUBSTITUTIONS } from "../lambdas/runtime/aws/runWorkflow";
-import { OUTCOME_PREFIX } from "../lambdas/runtime/aws/outcomeBucket";
+import { ARTIFACT_PREFIX, OUTCOME_PREFIX } from "../lambdas/runtime/aws/outcomeBucket";
 import { acknowledge, acknowledgeWildcards } from "./nag";
 
 export interface RunPipelineProps {
@@ -18,6 +18,8 @@ export interface RunPipelineProps {
   stateMachineName: string;
   /** How long uploaded outcomes are kept: a day is far beyond any recorder's retries. */
   outcomeExpiration?: Duration;
+  /** How long runs' artifacts are kept. */
+  artifactExpiration: Duration;
   logRetention: RetentionDays;
   removalPolicy: RemovalPolicy;
 }
@@ -71,6 +73,7 @@ export class RunPipeline extends Construct {
       versioned: false,
       lifecycleRules: [
         { id: "expire-outcomes", prefix: OUTCOME_PREFIX, expiration: props.outcomeExpiration ?? Duration.days(1) },
+        { id: "expire-artifacts", prefix: ARTIFACT_PREFIX, expiration: props.artifactExpiration },
         { id: "abort-incomplete-uploads", abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
       removalPolicy: props.removalPolicy,
@@ -171,6 +174,17 @@ export class RunPipeline extends Construct {
     return this.bucket.arnForObjects(`${OUTCOME_PREFIX}*`);
   }
 
+  /** The objects under `artifacts/`: every run's artifacts. */
+  get artifactObjects(): string {
+    return this.bucket.arnForObjects(`${ARTIFACT_PREFIX}*`);
+  }
+
+  /** Sign download URLs of artifacts (the API's 302s). */
+  grantDownloadArtifacts(grantee: IRole): void {
+    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:GetObject"], resources: [this.artifactObjects] }));
+    acknowledgeWildcards(grantee, [this.artifactObjects], ARTIFACT_OBJECTS_REASON);
+  }
+
   /**
    * Start run workflows and sign upload URLs for run outcomes (a presigned URL carries its
    * signer's permission: the signer needs s3:PutObject on the key). The route handlers and the
@@ -178,16 +192,21 @@ export class RunPipeline extends Construct {
    */
   grantStartRuns(grantee: IRole): void {
     grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["states:StartExecution"], resources: [this.stateMachineArn] }));
-    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:PutObject"], resources: [this.outcomeObjects] }));
+    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:PutObject"], resources: [this.outcomeObjects, this.artifactObjects] }));
     acknowledgeWildcards(grantee, [this.outcomeObjects], OUTCOME_OBJECTS_REASON);
+    acknowledgeWildcards(grantee, [this.artifactObjects], ARTIFACT_OBJECTS_REASON);
   }
 
-  /** Read the runs' uploaded outcomes (the recorder). */
+  /** Read the runs' uploaded outcomes and their artifacts' size and type (the recorder). */
   grantReadOutcomes(grantee: IRole): void {
-    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:GetObject"], resources: [this.outcomeObjects] }));
+    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:GetObject"], resources: [this.outcomeObjects, this.artifactObjects] }));
     acknowledgeWildcards(grantee, [this.outcomeObjects], OUTCOME_OBJECTS_REASON);
+    acknowledgeWildcards(grantee, [this.artifactObjects], ARTIFACT_OBJECTS_REASON);
   }
 }
 
 const OUTCOME_OBJECTS_REASON =
   "Each run's outcome object is named outcomes/<run id>.json at run time: the outcomes/ prefix of the stack's own run bucket is the narrowest scope.";
+
+const ARTIFACT_OBJECTS_REASON =
+  "Each run's artifacts are named artifacts/<run id>/<name> at run time: the artifacts/ prefix of the stack's own run bucket is the narrowest scope.";

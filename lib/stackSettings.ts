@@ -36,6 +36,8 @@ export interface StackSettings {
    * (Lambda has no API that says so); null: inferred from GetAccountSettings (see docs/deploy.md).
    */
   functionMaxMemoryMb: number | null;
+  /** Days runs' artifacts are kept (the run bucket's lifecycle, and their records' TTL). */
+  artifactRetentionDays: number;
 }
 
 export const SETTING_NAMES = [
@@ -53,6 +55,7 @@ export const SETTING_NAMES = [
   "throttleRatePerSecond",
   "throttleBurst",
   "functionMaxMemoryMb",
+  "artifactRetentionDays",
 ] as const satisfies readonly (keyof StackSettings)[];
 
 const RETENTION_VALUES = new Set(Object.values(RetentionDays).filter((value) => typeof value === "number"));
@@ -94,6 +97,7 @@ const SettingsSchema = z.object({
   throttleRatePerSecond: z.coerce.number().positive().max(10_000).default(1000),
   throttleBurst: z.coerce.number().int().min(1).max(5000).default(2000),
   functionMaxMemoryMb: z.coerce.number().int().min(128).max(10240).nullable().default(null),
+  artifactRetentionDays: z.coerce.number().int().min(1).max(3650).default(7),
 });
 
 /** Settings from props, else context, else defaults; throws one message naming every bad value. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DEFAULT_PLAN, PlanSchema, type Plans } from "../config/plans";
+import { DEFAULT_ARTIFACT_RETENTION_DAYS } from "../artifacts/artifacts";
 import { DEFAULT_RUN_RETENTION_DAYS } from "../store/store";
 
 /**
@@ -10,6 +11,7 @@ export const AWS_ENV = {
   region: "AWS_REGION",
   tablePrefix: "BROWSERFN_TABLE_PREFIX",
   runRetentionDays: "BROWSERFN_RUN_RETENTION_DAYS",
+  artifactRetentionDays: "BROWSERFN_ARTIFACT_RETENTION_DAYS",
   plans: "BROWSERFN_PLANS",
   defaultPlan: "BROWSERFN_DEFAULT_PLAN",
   syncWaitSeconds: "BROWSERFN_SYNC_WAIT_SECONDS",
@@ -44,6 +46,7 @@ export interface StoreEnvConfig {
   region: string;
   tablePrefix: string;
   runRetentionDays: number;
+  artifactRetentionDays: number;
 }
 
 /** What the authorizer needs: the table (API keys, accounts) and the OAuth issuer. */
@@ -87,6 +90,7 @@ const StoreEnv = z.object({
   [AWS_ENV.region]: z.string().min(1),
   [AWS_ENV.tablePrefix]: z.string().regex(/^[A-Za-z0-9_.-]{1,200}$/),
   [AWS_ENV.runRetentionDays]: z.coerce.number().int().min(1).max(3650).default(DEFAULT_RUN_RETENTION_DAYS),
+  [AWS_ENV.artifactRetentionDays]: z.coerce.number().int().min(1).max(3650).default(DEFAULT_ARTIFACT_RETENTION_DAYS),
 });
 
 const IdentityEnv = StoreEnv.extend({
@@ -121,7 +125,12 @@ const ServiceEnv = IdentityEnv.extend({
 /** The sweeper's settings; throws one message naming every bad or missing variable. */
 export function readStoreEnv(env: NodeJS.ProcessEnv): StoreEnvConfig {
   const e = parse(StoreEnv, env);
-  return { region: e[AWS_ENV.region], tablePrefix: e[AWS_ENV.tablePrefix], runRetentionDays: e[AWS_ENV.runRetentionDays] };
+  return {
+    region: e[AWS_ENV.region],
+    tablePrefix: e[AWS_ENV.tablePrefix],
+    runRetentionDays: e[AWS_ENV.runRetentionDays],
+    artifactRetentionDays: e[AWS_ENV.artifactRetentionDays],
+  };
 }
 
 const RecorderEnv = StoreEnv.extend({ [AWS_ENV.runBucket]: bucketName });
@@ -173,6 +182,7 @@ function toIdentityConfig(e: z.infer<typeof IdentityEnv>): IdentityEnvConfig {
     region: e[AWS_ENV.region],
     tablePrefix: e[AWS_ENV.tablePrefix],
     runRetentionDays: e[AWS_ENV.runRetentionDays],
+    artifactRetentionDays: e[AWS_ENV.artifactRetentionDays],
     defaultPlan: e[AWS_ENV.defaultPlan],
     oauth: issuer && jwksUrl && clientIds ? { issuer, jwksUrl, clientIds } : null,
   };

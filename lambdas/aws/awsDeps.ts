@@ -62,17 +62,22 @@ export function createAwsSweepDeps(config: StoreEnvConfig): SweepDeps {
 
 /** The run recorder's deps: the store on DynamoDB and the bucket of uploaded outcomes. */
 export function createAwsRecorderDeps(config: StoreEnvConfig & { runBucket: string }): RecordRunDeps {
-  return { ...createAwsSweepDeps(config), outcomes: createS3OutcomeBucket(createRunBucketClient(config.region), config.runBucket) };
+  const { doc } = createDocumentClient({ region: config.region });
+  const store = createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays, artifactRetentionDays: config.artifactRetentionDays });
+  return { store, clock: systemClock, log: (line) => console.error(line), outcomes: createS3OutcomeBucket(createRunBucketClient(config.region), config.runBucket) };
 }
 
 /** Every port on its AWS adapter: DynamoDB, Lambda, EventBridge Scheduler, API keys + JWTs. */
 export function createAwsDeps(config: AwsConfig): Deps {
   const { doc } = createDocumentClient({ region: config.region });
-  const store = createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays });
+  const store = createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays, artifactRetentionDays: config.artifactRetentionDays });
   // Deploys, deploy jobs and the account's quotas: the SDK's standard retries.
   const controlPlane = createLambdaClients(config.region).controlPlane;
+  const bucket = createS3OutcomeBucket(createRunBucketClient(config.region), config.runtime.runBucket);
   return {
     store,
+    // Downloads are short-lived presigned URLs the API redirects to: the bytes never pass through a Lambda.
+    artifactContent: { open: async (item) => ({ redirect: await bucket.artifactDownloadUrl(item.run_id, item.name, item.content_type) }) },
     identity: createAwsIdentity(store.accounts, config),
     runtime: createAwsRuntime({
       // The control plane with the SDK's standard retries (runs are invoked by the workflow, never from here).
@@ -80,7 +85,7 @@ export function createAwsDeps(config: AwsConfig): Deps {
       // Standard retries are safe: an execution's name is its run id, and a repeated start of the same execution is a no-op.
       stepFunctions: new SFNClient({ region: config.region, retryMode: "standard", maxAttempts: 5 }),
       stateMachineArn: config.runtime.stateMachineArn,
-      outcomes: createS3OutcomeBucket(createRunBucketClient(config.region), config.runtime.runBucket),
+      outcomes: bucket,
       runs: store.runs,
       functionPrefix: config.runtime.functionPrefix,
       executionRoleArn: config.runtime.executionRoleArn,

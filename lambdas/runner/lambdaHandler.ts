@@ -13,6 +13,7 @@ import { capBytes } from "./outputLimits";
 import type { RunOutcome } from "./protocol";
 import { processTreeMb, watchMemory } from "../runtime/local/processTree";
 import { startInvocation } from "./runInvocation";
+import { s3ArtifactSink } from "./s3Artifacts";
 
 export { type FunctionMeta, type LambdaRunAnswer, type LambdaRunEvent, lambdaFunctionIndex, RUNNER_LAYER_PATH } from "./lambdaPackage";
 
@@ -122,12 +123,22 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
       const stopAfterMs = Math.min(timeoutMs, Math.max(MIN_RUN_MS, lambdaEnd - DEADLINE_MARGIN_MS - Date.now()));
       const memory = watchMemory(() => processTreeMb(process.pid), MEMORY_SAMPLE_MS);
       void memory.sample(); // from the start: a short run gets a measure too
-      const started = startInvocation({ code: js, params, style: meta.parameter_style, variables: meta.variables, getBrowser, timeoutMs, stopAfterMs });
+      const artifacts = event.artifact_upload ? s3ArtifactSink(event.artifact_upload, event.artifacts_url ?? "") : undefined;
+      const started = startInvocation({
+        code: js,
+        params,
+        style: meta.parameter_style,
+        variables: meta.variables,
+        getBrowser,
+        timeoutMs,
+        stopAfterMs,
+        ...(artifacts ? { artifacts } : {}),
+      });
       const outcome = started.outcome.then(
         async (ended): Promise<RunOutcome> => {
           memory.stop();
           await memory.sample();
-          return { ...ended, peak_memory_mb: Math.round(memory.peak) };
+          return { ...ended, peak_memory_mb: Math.round(memory.peak), ...(artifacts ? { artifacts: artifacts.names() } : {}) };
         },
         (error: unknown) => {
           memory.stop();

@@ -33,6 +33,10 @@ export interface LambdaRunEvent {
    * outcome becomes a small failed one.
    */
   outcome_upload_url?: string;
+  /** Where the run's artifacts go (a presigned POST under `artifacts/<run_id>/`); without it a run keeps none. */
+  artifact_upload?: { url: string; fields: Record<string, string>; keyPrefix: string };
+  /** Where the API serves the run's artifacts (the name is appended): what `artifacts.save` answers. */
+  artifacts_url?: string;
 }
 
 /**

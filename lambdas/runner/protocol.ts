@@ -79,6 +79,8 @@ export type RunOutcome = (
    * service measures it from outside.
    */
   peak_memory_mb?: number;
+  /** The artifacts the run saved (the Lambda runner: the recorder checks each in S3). */
+  artifacts?: string[];
 };
 
 export type WorkerMessage =

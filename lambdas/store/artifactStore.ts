@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { type ArtifactItem, DEFAULT_ARTIFACT_RETENTION_DAYS, isArtifactName } from "../artifacts/artifacts";
-import { queryAll, type DocumentSender } from "./dynamo";
+import { queryAll, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored } from "./keys";
 
 const artifactKey = (runId: string, name: string) => ({ pk: `RUN#${runId}`, sk: `ART#${name}` });
@@ -33,6 +33,15 @@ export class ArtifactStore {
 
   /** Records an artifact (the same name again replaces it), built field by field. */
   async put(artifact: ArtifactItem): Promise<void> {
+    await this.doc.send(new PutCommand({ TableName: this.table, Item: this.toItem(artifact) }));
+  }
+
+  /** Records an artifact unless the run has one of that name already (a retried recorder); true when it was new. */
+  async putIfAbsent(artifact: ArtifactItem): Promise<boolean> {
+    return sendConditional(this.doc, new PutCommand({ TableName: this.table, Item: this.toItem(artifact), ConditionExpression: "attribute_not_exists(pk)" }));
+  }
+
+  private toItem(artifact: ArtifactItem): Record<string, unknown> {
     if (!isArtifactName(artifact.name)) throw new Error(`not an artifact name: ${String(artifact.name).slice(0, 140)}`);
     const item = {
       run_id: artifact.run_id,
@@ -45,7 +54,7 @@ export class ArtifactStore {
       expires_at: Math.floor(Date.parse(artifact.created_at) / 1000) + this.retentionDays * 86_400,
       ...artifactKey(artifact.run_id, artifact.name),
     };
-    await this.doc.send(new PutCommand({ TableName: this.table, Item: item }));
+    return item;
   }
 
   /** A run's artifacts in name order (expired ones left out). */

@@ -13,6 +13,8 @@ import { createRunBucketClient } from "../../lambdas/aws/awsDeps";
  */
 export class InProcessS3 {
   readonly objects = new Map<string, Buffer>();
+  /** Content types of objects uploaded with one (a POST's Content-Type field). */
+  readonly types = new Map<string, string>();
   /** Every request: method and path. */
   readonly requests: string[] = [];
   private server?: Server;
@@ -44,11 +46,26 @@ export class InProcessS3 {
           response.writeHead(200, { etag: '"etag"' });
           return response.end();
         }
+        if (request.method === "POST") return void this.post(request.headers["content-type"] ?? "", Buffer.concat(chunks)).then(
+          ({ status, code }) => (code ? fail(status, code) : (response.writeHead(status), response.end())),
+          () => fail(400, "MalformedPOSTRequest"),
+        );
+        if (request.method === "HEAD") {
+          const object = this.objects.get(key);
+          if (!object) {
+            response.writeHead(403);
+            return response.end();
+          }
+          response.writeHead(200, { "content-type": this.types.get(key) ?? "application/octet-stream", "content-length": String(object.length) });
+          return response.end();
+        }
         if (request.method === "GET") {
           const object = this.objects.get(key);
           // As S3 answers a caller without s3:ListBucket (the recorder): 403, not 404.
           if (!object) return fail(403, "AccessDenied");
-          response.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(object.length) });
+          const type = url.searchParams.get("response-content-type") ?? this.types.get(key) ?? "application/octet-stream";
+          const disposition = url.searchParams.get("response-content-disposition");
+          response.writeHead(200, { "content-type": type, "content-length": String(object.length), ...(disposition ? { "content-disposition": disposition } : {}) });
           return response.end(object);
         }
         fail(405, "MethodNotAllowed");
@@ -57,6 +74,31 @@ export class InProcessS3 {
     await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
     this.port = (this.server.address() as AddressInfo).port;
     return this;
+  }
+
+  /**
+   * A browser-style upload through a presigned POST: the form's policy (base64 JSON) must allow
+   * the key (`starts-with $key`) and the size (`content-length-range`), and be unexpired.
+   */
+  private async post(contentType: string, body: Buffer): Promise<{ status: number; code?: string }> {
+    const form = await new Request("http://s3.local/", { method: "POST", headers: { "content-type": contentType }, body: new Uint8Array(body) }).formData();
+    const policyText = form.get("Policy");
+    const key = String(form.get("key") ?? "");
+    const file = form.get("file");
+    if (typeof policyText !== "string" || !form.get("X-Amz-Signature") || !(file instanceof Blob)) return { status: 403, code: "AccessDenied" };
+    const policy = JSON.parse(Buffer.from(policyText, "base64").toString("utf8")) as { expiration: string; conditions: unknown[] };
+    if (Date.parse(policy.expiration) < Date.now()) return { status: 403, code: "AccessDenied" };
+    const bytes = Buffer.from(await file.arrayBuffer());
+    for (const condition of policy.conditions) {
+      if (!Array.isArray(condition)) continue;
+      if (condition[0] === "starts-with" && condition[1] === "$key" && !key.startsWith(String(condition[2]))) return { status: 403, code: "AccessDenied" };
+      if (condition[0] === "content-length-range" && (bytes.length < Number(condition[1]) || bytes.length > Number(condition[2]))) return { status: 400, code: "EntityTooLarge" };
+    }
+    this.requests.push(`POST ${key}`);
+    this.objects.set(`bfn-run-bucket/${key}`, bytes);
+    const type = form.get("Content-Type");
+    if (typeof type === "string") this.types.set(`bfn-run-bucket/${key}`, type);
+    return { status: 204 };
   }
 
   get endpoint(): string {

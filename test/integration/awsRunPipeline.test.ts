@@ -5,6 +5,7 @@ import { MAX_BODY_BYTES } from "../../lambdas/config/serviceConfig";
 import { type Deps, systemClock } from "../../lambdas/deps";
 import { createFunction } from "../../lambdas/handlers/createFunction";
 import { deleteFunction } from "../../lambdas/handlers/deleteFunction";
+import { getArtifact } from "../../lambdas/handlers/getArtifact";
 import { invokePost } from "../../lambdas/handlers/invokePost";
 import type { HttpResult } from "../../lambdas/http/response";
 import { lambdaContext } from "../../lambdas/local/lambdaContext";
@@ -401,4 +402,79 @@ describe("the AWS run pipeline against a tampered runner and Lambda's throttles"
     expect(world.pipeline.stepFunctions.executions.get(runId)).toMatchObject({ status: "SUCCEEDED", trail: ["Invoke", "Record"] });
     expect(world.pipeline.stepFunctions.messages).toEqual([]);
   }, 30_000);
+});
+
+describe("artifacts on AWS", () => {
+  it("uploads what a run saves through its presigned POST, records what S3 holds, and downloads through a presigned redirect", async () => {
+    const world = await startWorld();
+    try {
+      world.deps.artifactContent = {
+        open: async (item) => ({ redirect: await world.pipeline.outcomes.artifactDownloadUrl(item.run_id, item.name, item.content_type) }),
+      };
+      await world.create(
+        "saver",
+        `import { artifacts } from "browserfn/runtime";
+        export default async () => {
+          const saved = await artifacts.save("report.csv", "a,b\\n1,2\\n");
+          return saved;
+        }`,
+      );
+      const answer = await world.invoke("saver", {});
+      expect(answer.statusCode).toBe(200);
+      const runId = String(answer.headers?.["x-run-id"]);
+      expect(json(answer)).toEqual({ name: "report.csv", url: `https://api.example.com/runs/${runId}/artifacts/report.csv`, bytes: 8 });
+      await world.pipeline.settled();
+      const items = await world.pipeline.memory.store.artifacts.list(runId);
+      expect(items).toEqual([expect.objectContaining({ name: "report.csv", bytes: 8, content_type: "text/csv; charset=utf-8", account_id: "acme" })]);
+      expect(world.pipeline.s3.requests).toContain(`POST artifacts/${runId}/report.csv`);
+      // The run's POST reaches its own prefix only: another run's files, or the outcomes, are refused.
+      const { artifact_upload: upload } = world.pipeline.lambda.events.at(-1) as { artifact_upload: { url: string; fields: Record<string, string> } };
+      for (const key of [`artifacts/run_someone_else/x.txt`, `outcomes/${runId}.json`]) {
+        const form = new FormData();
+        for (const [field, value] of Object.entries(upload.fields)) form.append(field, value);
+        form.append("key", key);
+        form.append("Content-Type", "text/plain");
+        form.append("file", new Blob(["forged"]), "x.txt");
+        expect((await fetch(upload.url, { method: "POST", body: form })).status).toBe(403);
+      }
+      // The API answers 302 to a short-lived URL; the bytes come from S3.
+      const download = await getArtifact(world.deps)(apiEvent("GET", `/runs/${runId}/artifacts/report.csv`, undefined, { run_id: runId, name: "report.csv" }), lambdaContext("getArtifact", "req"));
+      expect(download.statusCode).toBe(302);
+      const fetched = await fetch(String(download.headers?.location));
+      expect([fetched.status, await fetched.text(), fetched.headers.get("content-disposition")]).toEqual([200, "a,b\n1,2\n", 'attachment; filename="report.csv"']);
+      const usage = await world.pipeline.memory.store.meters.usage("acme", new Date().toISOString().slice(0, 7));
+      expect(usage.total.artifact_bytes).toBe(8);
+    } finally {
+      await world.close();
+    }
+  }, 60_000);
+
+  it("keeps the failure evidence of a run that throws with a page open", async () => {
+    const world = await startWorld();
+    try {
+      await world.create(
+        "breaks",
+        `import { Session } from "browserfn/runtime";
+        export default async () => {
+          await using session = await Session.start();
+          const page = await session.newPage();
+          await page.setContent("<title>broken page</title><h1>Oops</h1>");
+          throw new Error("no button");
+        }`,
+      );
+      const answer = await world.invoke("breaks", {});
+      await world.pipeline.settled(); // the sync window (1 s here) may pass while the browser starts
+      const runId = String(json(answer).run_id ?? (json(answer).error as { details: { run_id: string } }).details.run_id);
+      expect(await world.pipeline.memory.store.runs.get(runId)).toMatchObject({ status: "failed", error: { code: "function_error" } });
+      const items = await world.pipeline.memory.store.artifacts.list(runId);
+      expect(items.map((item) => [item.name, item.content_type])).toEqual([
+        ["failure-1.html", "text/html; charset=utf-8"],
+        ["failure-1.png", "image/png"],
+      ]);
+      const run = await world.pipeline.memory.store.runs.get(runId);
+      expect(run?.logs).toMatch(/page 1 was at about:blank: kept failure-1\.png, failure-1\.html/);
+    } finally {
+      await world.close();
+    }
+  }, 60_000);
 });

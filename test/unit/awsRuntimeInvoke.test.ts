@@ -59,6 +59,7 @@ describe("the AWS runtime: invoke (the exact workflow start, then the run's reco
         urls.push([runId, expiresIn]);
         return UPLOAD_URL;
       },
+      artifactUpload: async (runId: string) => ({ url: "https://bfn-run-bucket.s3.amazonaws.com/", fields: { Policy: "p" }, keyPrefix: `artifacts/${runId}/` }),
     };
     const runtime = createAwsRuntime({
       lambda, stepFunctions: client, stateMachineArn: STATE_MACHINE, outcomes, functionPrefix: "bfn-", executionRoleArn: "role", layerArns: [],
@@ -88,7 +89,14 @@ describe("the AWS runtime: invoke (the exact workflow start, then the run's reco
           function: `${NAME}:v3`,
           timeout_seconds: 60,
           invoke_timeout_seconds: 120,
-          event: { run_id: "run_1", params: { url: "https://example.com" }, timeout_ms: 60_000, outcome_upload_url: UPLOAD_URL },
+          event: {
+            run_id: "run_1",
+            params: { url: "https://example.com" },
+            timeout_ms: 60_000,
+            outcome_upload_url: UPLOAD_URL,
+            artifact_upload: { url: "https://bfn-run-bucket.s3.amazonaws.com/", fields: { Policy: "p" }, keyPrefix: "artifacts/run_1/" },
+            artifacts_url: "https://api.example.com/runs/run_1/artifacts/",
+          },
           throttles: 0,
         }),
       },
@@ -100,7 +108,7 @@ describe("the AWS runtime: invoke (the exact workflow start, then the run's reco
     const client = new FakeStepFunctions([{ executionArn: "arn:execution" }]);
     const reads: string[] = [];
     const runtime = createAwsRuntime({
-      lambda, stepFunctions: client, stateMachineArn: STATE_MACHINE, outcomes: { uploadUrl: async () => UPLOAD_URL }, functionPrefix: "bfn-", executionRoleArn: "role",
+      lambda, stepFunctions: client, stateMachineArn: STATE_MACHINE, outcomes: { uploadUrl: async () => UPLOAD_URL, artifactUpload: async () => ({ url: "u", fields: {}, keyPrefix: "k" }) }, functionPrefix: "bfn-", executionRoleArn: "role",
       layerArns: [], logGroup: "/browserfn/test/functions", runPollIntervalMs: 250,
       runs: { get: async (runId) => { reads.push(runId); if (reads.length === 2) waiting.abort(); return runRecord({}); } },
       sleep: async () => undefined,
@@ -156,7 +164,7 @@ describe("the AWS runtime: invoke (the exact workflow start, then the run's reco
   it("refuses parameters too large for the workflow's input with 413 before anything starts", async () => {
     const client = new FakeStepFunctions([]);
     const runtime = createAwsRuntime({
-      lambda, stepFunctions: client, stateMachineArn: STATE_MACHINE, outcomes: { uploadUrl: async () => UPLOAD_URL }, functionPrefix: "bfn-", executionRoleArn: "role",
+      lambda, stepFunctions: client, stateMachineArn: STATE_MACHINE, outcomes: { uploadUrl: async () => UPLOAD_URL, artifactUpload: async () => ({ url: "u", fields: {}, keyPrefix: "k" }) }, functionPrefix: "bfn-", executionRoleArn: "role",
       layerArns: [], logGroup: "/browserfn/test/functions", runs: { get: async () => undefined },
     });
     const hooks: InvokeHooks = { onQueued: async () => undefined, onRunning: async () => void client.events.push("onRunning") };

@@ -43,6 +43,9 @@ describe("the recorder Lambda", () => {
   const uploads = new Map<string, string>();
   const outcomes: OutcomeBucket = {
     uploadUrl: async () => "unused",
+    artifactUpload: async () => ({ url: "unused", fields: {}, keyPrefix: "" }),
+    artifactHead: async () => null,
+    artifactDownloadUrl: async () => "unused",
     read: async (runId, maxBytes) => {
       const text = uploads.get(runId);
       if (text === undefined) return null;

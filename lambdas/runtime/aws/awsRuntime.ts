@@ -25,7 +25,7 @@ export interface AwsRuntimeOptions {
   /** The run workflow (runWorkflow.ts): it invokes each run's Lambda and records how it ended. */
   stateMachineArn: string;
   /** Where a function's Lambda uploads an outcome too big for the workflow (presigned URLs). */
-  outcomes: Pick<OutcomeBucket, "uploadUrl">;
+  outcomes: Pick<OutcomeBucket, "uploadUrl" | "artifactUpload">;
   /** Where invoke reads the run's record until the workflow's recorder has made it final. */
   runs: Pick<RunStore, "get">;
   /** Prepended to the function_id to name its Lambda: at most 35 characters of [A-Za-z0-9-_]. */
@@ -161,6 +161,8 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
         params: request.params,
         timeout_ms: fn.timeout_seconds * 1000,
         outcome_upload_url: await options.outcomes.uploadUrl(request.runId, fn.timeout_seconds + UPLOAD_URL_MARGIN_SECONDS),
+        artifact_upload: await options.outcomes.artifactUpload(request.runId, fn.timeout_seconds + UPLOAD_URL_MARGIN_SECONDS),
+        artifacts_url: request.artifactsUrl,
       };
       const input: RunExecutionInput = {
         run_id: request.runId,

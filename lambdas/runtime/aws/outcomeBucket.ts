@@ -1,5 +1,7 @@
-import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import { createPresignedPost } from "@aws-sdk/s3-presigned-post";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
+import { MAX_ARTIFACT_BYTES_PER_RUN } from "../../artifacts/artifacts";
 import { isAwsError } from "./lambdaClient";
 
 /**
@@ -13,7 +15,30 @@ export interface OutcomeBucket {
   uploadUrl(runId: string, expiresInSeconds: number): Promise<string>;
   /** The run's uploaded outcome as text, `too_large` past `maxBytes` (not read), null when there is none. */
   read(runId: string, maxBytes: number): Promise<{ text: string } | { tooLarge: number } | null>;
+  /**
+   * A presigned POST that lets its holder upload files under `artifacts/<run_id>/` only, each at
+   * most the run's artifact bytes, until it expires (the runner's `artifacts.save`).
+   */
+  artifactUpload(runId: string, expiresInSeconds: number): Promise<ArtifactUpload>;
+  /** An uploaded artifact's size and type as S3 has them; null when there is none. */
+  artifactHead(runId: string, name: string): Promise<{ bytes: number; contentType: string | null } | null>;
+  /** A short-lived URL that downloads the artifact as an attachment of its type. */
+  artifactDownloadUrl(runId: string, name: string, contentType: string): Promise<string>;
 }
+
+/** What the runner needs to upload a run's artifacts: POST a form of `fields`, `key`, `Content-Type` and `file` to `url`. */
+export interface ArtifactUpload {
+  url: string;
+  fields: Record<string, string>;
+  /** The key of an artifact: this prefix and its name. */
+  keyPrefix: string;
+}
+
+/** Where a run's artifacts are kept in the bucket. */
+export const ARTIFACT_PREFIX = "artifacts/";
+export const artifactKey = (runId: string, name: string) => `${ARTIFACT_PREFIX}${runId}/${name}`;
+/** How long a download URL the API redirects to works. */
+const DOWNLOAD_URL_SECONDS = 300;
 
 /** Where every run's uploaded outcome is kept (the bucket's lifecycle expires them). */
 export const OUTCOME_PREFIX = "outcomes/";
@@ -51,5 +76,45 @@ export function createS3OutcomeBucket(s3: S3Client, bucket: string): OutcomeBuck
       if (bytes.byteLength > maxBytes) return { tooLarge: bytes.byteLength };
       return { text: new TextDecoder().decode(bytes) };
     },
+
+    async artifactUpload(runId, expiresInSeconds) {
+      const keyPrefix = `${ARTIFACT_PREFIX}${runId}/`;
+      const post = await createPresignedPost(s3, {
+        Bucket: bucket,
+        Key: `${keyPrefix}\${filename}`,
+        Conditions: [
+          ["starts-with", "$key", keyPrefix],
+          ["starts-with", "$Content-Type", ""],
+          ["content-length-range", 0, MAX_ARTIFACT_BYTES_PER_RUN],
+        ],
+        Expires: Math.ceil(expiresInSeconds),
+      });
+      const fields = { ...post.fields };
+      delete fields.key; // the runner names each file
+      return { url: post.url, fields, keyPrefix };
+    },
+
+    async artifactHead(runId, name) {
+      try {
+        const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: artifactKey(runId, name) }));
+        return { bytes: Number(head.ContentLength ?? 0), contentType: head.ContentType ?? null };
+      } catch (error) {
+        const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        if (isAwsError(error, "NotFound") || isAwsError(error, "NoSuchKey") || status === 403 || status === 404) return null;
+        throw error;
+      }
+    },
+
+    artifactDownloadUrl: (runId, name, contentType) =>
+      getSignedUrl(
+        s3,
+        new GetObjectCommand({
+          Bucket: bucket,
+          Key: artifactKey(runId, name),
+          ResponseContentType: contentType,
+          ResponseContentDisposition: `attachment; filename="${name}"`,
+        }),
+        { expiresIn: DOWNLOAD_URL_SECONDS },
+      ),
   };
 }

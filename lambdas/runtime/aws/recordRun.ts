@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { artifactContentType, isArtifactName, MAX_ARTIFACT_BYTES_PER_RUN, MAX_ARTIFACTS_PER_RUN } from "../../artifacts/artifacts";
 import { isUploadedAnswer } from "../../runner/lambdaPackage";
 import { MAX_FRAME_BYTES } from "../../runner/protocol";
 import { resultTooLarge } from "../../runner/outputLimits";
@@ -11,7 +12,7 @@ import type { OutcomeBucket } from "./outcomeBucket";
 import { RUN_NOT_RECORDED } from "./runWorkflow";
 
 export interface RecordRunDeps extends FinishRunDeps {
-  store: Pick<Store, "runs" | "meters" | "limits">;
+  store: Pick<Store, "runs" | "meters" | "limits" | "artifacts">;
   outcomes: OutcomeBucket;
 }
 
@@ -53,7 +54,10 @@ export function makeRunRecorder(deps: RecordRunDeps) {
     }
     const elapsed = Math.max(0, Date.parse(input.ended_at) - Date.parse(input.started_at));
     const limits = { timeout_seconds: input.timeout_seconds, memory_mb: run.memory_mb };
-    const ended = await endingOf(deps, run, input.ended, limits, elapsed);
+    const reported: string[] = [];
+    const ended = await endingOf(deps, run, input.ended, limits, elapsed, reported);
+    // Listed before the run is final: a caller who sees the end sees its files.
+    if (!FINAL_STATUSES.includes(run.status)) await recordArtifacts(deps, run, reported);
     // Metered: at most the timeout, and nothing for a run that never ran (throttled, not deployed).
     const duration_ms = ended.ran ? Math.min(elapsed, input.timeout_seconds * 1000) : 0;
     return { status: (await endRun(deps, run, ended, duration_ms)).status };
@@ -67,7 +71,7 @@ export function makeRunRecorder(deps: RecordRunDeps) {
  * timeout, or a recorder that failed every retry. A run recorded already is left as it is.
  */
 export async function recordExecutionEnd(
-  deps: Omit<RecordRunDeps, "outcomes">,
+  deps: FinishRunDeps & { store: Pick<Store, "runs" | "meters" | "limits"> },
   detail: { name: string; status: string; error?: string | null; cause?: string | null; startDate?: number; stopDate?: number },
 ): Promise<string> {
   const run = await deps.store.runs.get(detail.name);
@@ -106,16 +110,33 @@ async function endRun(deps: FinishRunDeps & { store: Pick<Store, "limits"> }, ru
 export type RecordedEnding = Ending & { ran: boolean };
 
 /** How the run ended, from what the Invoke state left: `{ answer }` or a caught `{ Error, Cause }`. */
-async function endingOf(deps: RecordRunDeps, run: RunItem, ended: unknown, limits: FunctionLimits, durationMs: number): Promise<RecordedEnding> {
-  const ending = await answerEnding(deps, run, ended, limits, durationMs);
+async function endingOf(
+  deps: RecordRunDeps,
+  run: RunItem,
+  ended: unknown,
+  limits: FunctionLimits,
+  durationMs: number,
+  reported: string[],
+): Promise<RecordedEnding> {
+  const ending = await answerEnding(deps, run, ended, limits, durationMs, reported);
   return "ran" in ending ? ending : { ...ending, ran: true };
 }
 
-async function answerEnding(deps: RecordRunDeps, run: RunItem, ended: unknown, limits: FunctionLimits, durationMs: number): Promise<Ending | RecordedEnding> {
+async function answerEnding(
+  deps: RecordRunDeps,
+  run: RunItem,
+  ended: unknown,
+  limits: FunctionLimits,
+  durationMs: number,
+  reported: string[],
+): Promise<Ending | RecordedEnding> {
   const bounds = { maxBrowserMs: durationMs, memoryMb: limits.memory_mb };
   if (typeof ended === "object" && ended !== null && "answer" in ended) {
     const answer = (ended as { answer: unknown }).answer;
-    if (!isUploadedAnswer(answer)) return outcomeEnding(JSON.stringify(answer ?? null), bounds);
+    if (!isUploadedAnswer(answer)) {
+      reported.push(...artifactNamesOf(answer));
+      return outcomeEnding(JSON.stringify(answer ?? null), bounds);
+    }
     const uploaded = await deps.outcomes.read(run.run_id, MAX_FRAME_BYTES);
     if (uploaded === null) {
       return endedWithout("failed", "function_crashed", "The function's runner said it uploaded its outcome, but there is none");
@@ -123,6 +144,11 @@ async function answerEnding(deps: RecordRunDeps, run: RunItem, ended: unknown, l
     if ("tooLarge" in uploaded) {
       const { code, message } = resultTooLarge(uploaded.tooLarge);
       return endedWithout("failed", code, message);
+    }
+    try {
+      reported.push(...artifactNamesOf(JSON.parse(uploaded.text)));
+    } catch {
+      // not JSON: outcomeEnding says so
     }
     return outcomeEnding(uploaded.text, bounds);
   }
@@ -171,4 +197,35 @@ export function caughtEnding(error: string, cause: string, limits: FunctionLimit
     return ran(endedWithout("failed", "function_crashed", `The run's workflow could not complete it (${error}${cause ? `: ${cause.slice(0, 500)}` : ""})`));
   }
   return ran(functionErrorEnding(cause || JSON.stringify({ errorType: error, errorMessage: "" }), limits));
+}
+
+/** The artifact names an answer reports (untrusted: names checked, duplicates and extras dropped). */
+function artifactNamesOf(answer: unknown): string[] {
+  const names = typeof answer === "object" && answer !== null ? (answer as { artifacts?: unknown }).artifacts : undefined;
+  if (!Array.isArray(names)) return [];
+  return [...new Set(names.filter(isArtifactName))].slice(0, MAX_ARTIFACTS_PER_RUN);
+}
+
+/**
+ * Records the artifacts a run reports, as S3 has them (the size and type of what is really
+ * there: a run can only report names), up to the run's bytes; metered once (a retried recorder
+ * finds them recorded).
+ */
+async function recordArtifacts(deps: RecordRunDeps, run: RunItem, names: string[]): Promise<void> {
+  let total = 0;
+  for (const name of names) {
+    const head = await deps.outcomes.artifactHead(run.run_id, name);
+    if (!head || total + head.bytes > MAX_ARTIFACT_BYTES_PER_RUN) continue;
+    total += head.bytes;
+    const item = {
+      run_id: run.run_id,
+      account_id: run.account_id,
+      function_id: run.function_id,
+      name,
+      content_type: artifactContentType(name, head.contentType),
+      bytes: head.bytes,
+      created_at: deps.clock.now().toISOString(),
+    };
+    if (await deps.store.artifacts.putIfAbsent(item)) await deps.store.meters.recordArtifactBytes(run, item.created_at, item.bytes);
+  }
 }
