@@ -170,12 +170,12 @@ describe("the CDK stack", () => {
     const [, recorder] = functionNamed("bfn-test-run-recorder");
     expect(recorder.Properties).toMatchObject({ Timeout: 60, MemorySize: 512 });
     const recorderEnv = (recorder.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-    expect(Object.keys(recorderEnv).sort()).toEqual([AWS_ENV.runBucket, AWS_ENV.runRetentionDays, AWS_ENV.tablePrefix, "NODE_OPTIONS"].sort());
+    expect(Object.keys(recorderEnv).sort()).toEqual([AWS_ENV.artifactRetentionDays, AWS_ENV.runBucket, AWS_ENV.runRetentionDays, AWS_ENV.tablePrefix, "NODE_OPTIONS"].sort());
     expect(() => readRecorderEnv({ ...Object.fromEntries(Object.entries(recorderEnv).map(([k, v]) => [k, fakeResolve(v)])), AWS_REGION: "eu-west-1" })).not.toThrow();
     const [, sweeper] = functionNamed("bfn-test-run-sweeper");
     expect(sweeper.Properties).toMatchObject({ Timeout: 300, MemorySize: 256 });
     const sweeperEnv = (sweeper.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-    expect(Object.keys(sweeperEnv).sort()).toEqual([AWS_ENV.runRetentionDays, AWS_ENV.tablePrefix, "NODE_OPTIONS"].sort());
+    expect(Object.keys(sweeperEnv).sort()).toEqual([AWS_ENV.artifactRetentionDays, AWS_ENV.runRetentionDays, AWS_ENV.tablePrefix, "NODE_OPTIONS"].sort());
     expect(() => readStoreEnv({ ...sweeperEnv, AWS_REGION: "eu-west-1" } as NodeJS.ProcessEnv)).not.toThrow();
     const [, invokeRoute] = functionNamed("bfn-test-api-invokePost");
     expect(JSON.stringify((invokeRoute.Properties.Environment as { Variables: Record<string, unknown> }).Variables[AWS_ENV.stateMachineArn])).toContain(

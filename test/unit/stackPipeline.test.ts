@@ -160,6 +160,7 @@ describe("the run pipeline (synthesized)", () => {
       LifecycleConfiguration: {
         Rules: Match.arrayWith([
           Match.objectLike({ Prefix: "outcomes/", ExpirationInDays: 1, Status: "Enabled" }),
+          Match.objectLike({ Prefix: "artifacts/", ExpirationInDays: 7, Status: "Enabled" }),
           Match.objectLike({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }),
         ]),
       },

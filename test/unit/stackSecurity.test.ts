@@ -76,6 +76,8 @@ describe("the stack's permissions", () => {
   const [bucketId] = Object.keys(template.findResources("AWS::S3::Bucket"));
   /** Each run's uploaded outcome, outcomes/<run id>.json in the stack's run bucket. */
   const outcomeObjects = `<${bucketId}.Arn>/outcomes/*`;
+  /** Each run's artifacts, artifacts/<run id>/<name>. */
+  const artifactObjects = `<${bucketId}.Arn>/artifacts/*`;
   const [sweeperId] = Object.entries(template.findResources("AWS::Lambda::Function")).find(
     ([, fn]) => (fn as { Properties: { FunctionName: string } }).Properties.FunctionName === "bfn-test-run-sweeper",
   ) ?? [""];
@@ -101,7 +103,7 @@ describe("the stack's permissions", () => {
           for (const action of list(statement.Action)) expect(action).toMatch(WITHOUT_RESOURCE);
           expect(statementsOfRole(roleOf("RunPipelineRunWorkflowRole"))).toContainEqual(expect.objectContaining({ Action: statement.Action }));
         } else if (resource.includes("*")) {
-          expect([...ALLOWED_WILDCARDS, outcomeObjects, sweeperVersions]).toContain(resource);
+          expect([...ALLOWED_WILDCARDS, outcomeObjects, artifactObjects, sweeperVersions]).toContain(resource);
         }
       }
     }
