@@ -50,10 +50,15 @@ function killQuietly(pid: number): void {
 
 function startWorker(init: HostInit): void {
   const { bundle } = init.worker;
+  // What the browser downloads lands here (the guard keeps every download in the profile): the
+  // worker may read it, to keep it as an artifact, and nothing else of the profile.
+  const downloads = path.join(init.browser.profileDir, "Downloads");
+  mkdirSync(downloads, { recursive: true });
   worker = spawn(
     process.execPath,
-    ["--experimental-permission", `--allow-fs-read=${bundle}`, "--disable-warning=ExperimentalWarning", bundle],
-    { env: {}, stdio: ["ignore", "ignore", "ignore", "ipc"] },
+    // One flag per path: Node 20 reads a comma-separated list as one path.
+    ["--experimental-permission", `--allow-fs-read=${bundle}`, `--allow-fs-read=${downloads}/*`, "--disable-warning=ExperimentalWarning", bundle],
+    { env: { BROWSERFN_DOWNLOADS_DIR: downloads }, stdio: ["ignore", "ignore", "ignore", "ipc"] },
   );
   worker.on("message", (message: WorkerMessage & { type: string }) => {
     if (message?.type === "browser_request") return void launchBrowser();
@@ -65,10 +70,11 @@ function startWorker(init: HostInit): void {
   });
 }
 
-/** Empties the browser profile (a killed browser leaves its lock and state behind). */
+/** Empties the browser profile (a killed browser leaves its lock and state behind), keeping an empty Downloads. */
 function freshProfile(dir: string): void {
   mkdirSync(dir, { recursive: true });
   for (const entry of readdirSync(dir)) rmSync(path.join(dir, entry), { recursive: true, force: true });
+  mkdirSync(path.join(dir, "Downloads"));
 }
 
 /**

@@ -5,6 +5,7 @@
  * the layer path contract is in lambdaPackage.ts).
  */
 import { readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Browser } from "puppeteer-core";
 import { launchLambdaChromium, warmBrowser } from "./lambdaBrowser";
@@ -132,7 +133,7 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
         getBrowser,
         timeoutMs,
         stopAfterMs,
-        ...(artifacts ? { artifacts } : {}),
+        ...(artifacts ? { artifacts, downloadsDir: path.join(tmpdir(), "browserfn-downloads") } : {}),
       });
       const outcome = started.outcome.then(
         async (ended): Promise<RunOutcome> => {

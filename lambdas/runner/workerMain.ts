@@ -185,7 +185,19 @@ function main(): void {
     // The run stops itself at its timeout (keeping its logs and its pages' evidence); the
     // supervisor kills the worker only if it does not answer within a grace after it.
     const artifacts = artifactChannel(request.runId, request.artifactsUrl);
-    const run = startInvocation({ code, params, style, variables, getBrowser, timeoutMs, stopAfterMs: timeoutMs, artifacts, onLog: logStream(request.runId) });
+    const downloadsDir = process.env.BROWSERFN_DOWNLOADS_DIR;
+    const run = startInvocation({
+      code,
+      params,
+      style,
+      variables,
+      getBrowser,
+      timeoutMs,
+      stopAfterMs: timeoutMs,
+      artifacts,
+      ...(downloadsDir ? { downloadsDir } : {}),
+      onLog: logStream(request.runId),
+    });
     // Answer first; the browser is reset before the next run is taken from the queue.
     send({ type: "done", runId: request.runId, outcome: await run.outcome });
     await run.settled;

@@ -11,6 +11,7 @@
  * }
  * ```
  */
+import { readFile, rm } from "node:fs/promises";
 import type { BrowserContext, Page } from "puppeteer-core";
 import { artifactContentType, isArtifactName, MAX_ARTIFACT_BYTES_PER_RUN, MAX_ARTIFACTS_PER_RUN } from "../../lambdas/artifacts/artifacts";
 import { currentRun, MAX_RETIRED_SESSIONS, type RunState } from "./runContext";
@@ -82,6 +83,7 @@ export class Session {
       await context.close().catch(() => undefined);
       throw new Error("The run ended before the session started");
     }
+    if (run.downloadsDir && run.artifacts) await keepDownloads(browser, context, run).catch(() => undefined);
     return new Session(run, context, openedAt, Math.max(0, limitMs - (Date.now() - openedAt)));
   }
 
@@ -174,9 +176,44 @@ export const artifacts = {
     if (total > MAX_ARTIFACT_BYTES_PER_RUN) {
       throw new Error(`A run keeps at most ${MAX_ARTIFACT_BYTES_PER_RUN / 1024 / 1024} MB of artifacts; '${name}' (${bytes.byteLength} bytes) would make ${total}`);
     }
-    if (!run.artifacts) throw new Error("artifacts.save() is not available where this run executes");
-    const saved = await run.artifacts.save(name, bytes, artifactContentType(name, options.contentType));
-    run.artifactSizes.set(name, bytes.byteLength);
-    return saved;
+    return keep(run, name, bytes, artifactContentType(name, options.contentType));
   },
 };
+
+async function keep(run: RunState, name: string, bytes: Uint8Array, contentType: string): Promise<SavedArtifact> {
+  if (!run.artifacts) throw new Error("artifacts.save() is not available where this run executes");
+  const saved = await run.artifacts.save(name, bytes, contentType);
+  run.artifactSizes.set(name, bytes.byteLength);
+  return saved;
+}
+
+/** Downloads a run keeps at most (each also counts against the run's artifact caps). */
+const MAX_DOWNLOADS = 20;
+
+/**
+ * Makes what the session's pages download land in the run's downloads dir, and keeps each
+ * finished download as the artifact `download-<its file name>` (the run's end waits for them,
+ * a little; past the caps they are left out and noted in the log).
+ */
+async function keepDownloads(browser: import("puppeteer-core").Browser, context: BrowserContext, run: RunState): Promise<void> {
+  const dir = run.downloadsDir as string;
+  const cdp = await browser.target().createCDPSession();
+  const names = new Map<string, string>();
+  let kept = 0;
+  cdp.on("Browser.downloadWillBegin", (event: { guid: string; suggestedFilename: string }) => void names.set(event.guid, event.suggestedFilename));
+  cdp.on("Browser.downloadProgress", (event: { guid: string; state: string }) => {
+    const suggested = names.get(event.guid);
+    if (event.state !== "completed" || suggested === undefined) return;
+    names.delete(event.guid);
+    if (++kept > MAX_DOWNLOADS) return console.error(`[browserfn] download ${suggested} not kept: a run keeps at most ${MAX_DOWNLOADS} downloads`);
+    const name = `download-${suggested.replace(/[^A-Za-z0-9._-]/g, "_")}`.slice(0, 128);
+    const file = `${dir}/${event.guid}`;
+    const saving = readFile(file)
+      .then((bytes) => keep(run, name, new Uint8Array(bytes), artifactContentType(name, undefined)))
+      .catch((error: unknown) => console.error(`[browserfn] download ${suggested} not kept: ${(error as Error).message}`))
+      .finally(() => rm(file, { force: true }).catch(() => undefined));
+    run.pending.add(saving);
+    void saving.finally(() => run.pending.delete(saving));
+  });
+  await cdp.send("Browser.setDownloadBehavior", { behavior: "allowAndName", browserContextId: context.id, downloadPath: dir, eventsEnabled: true });
+}

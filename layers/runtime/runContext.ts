@@ -12,6 +12,9 @@ export interface ArtifactSink {
   save(name: string, data: Uint8Array, contentType: string): Promise<{ name: string; url: string; bytes: number }>;
 }
 
+/** How long a run's end waits for downloads still being kept. */
+const PENDING_WAIT_MS = 5_000;
+
 /** Sessions the user disposed that stay open until the run ends (see Session), at most this many. */
 export const MAX_RETIRED_SESSIONS = 3;
 
@@ -23,6 +26,8 @@ export interface RunLimits {
   deadline: number;
   /** Where `artifacts.save` keeps files; absent where a run cannot keep any. */
   artifacts?: ArtifactSink;
+  /** Where the browser puts downloads, which the run keeps as artifacts (see Session). */
+  downloadsDir?: string;
 }
 
 /** The run in progress: its limits, the sessions it holds open, the browser time it used. */
@@ -39,6 +44,8 @@ export interface RunState extends RunLimits {
   ended: boolean;
   /** Artifacts kept so far, by name, with their bytes (the caps are checked before each save). */
   artifactSizes: Map<string, number>;
+  /** Downloads being kept as artifacts: the run's end waits for them (a little). */
+  pending: Set<Promise<unknown>>;
 }
 
 // A worker runs one invocation at a time, and user code reaches its run through the static
@@ -48,7 +55,7 @@ let current: RunState | undefined;
 /** Declares the start of a run (runner only). Throws when another run is in progress. */
 export function beginRun(limits: RunLimits): void {
   if (current) throw new Error("A run is already in progress in this worker");
-  current = { ...limits, sessions: new Set(), retired: [], browserMs: 0, ended: false, artifactSizes: new Map() };
+  current = { ...limits, sessions: new Set(), retired: [], browserMs: 0, ended: false, artifactSizes: new Map(), pending: new Set() };
 }
 
 /** The run in progress, for the runtime SDK; a clear error outside a run (`what` names the call). */
@@ -68,6 +75,8 @@ export async function endRun(): Promise<{ browser_ms: number }> {
   if (!run) return { browser_ms: 0 };
   run.ended = true;
   try {
+    // Downloads that finished are kept before the pages go (bounded: a stuck save is left).
+    if (run.pending.size > 0) await Promise.race([Promise.allSettled([...run.pending]), new Promise((resolve) => setTimeout(resolve, PENDING_WAIT_MS))]);
     await Promise.all([...run.sessions, ...run.retired].map((session) => session.close()));
   } finally {
     current = undefined;

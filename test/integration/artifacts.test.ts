@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { startTestService, type TestService } from "../helpers/localService";
 import { startPageServer, type PageServer } from "../helpers/testBrowser";
 
@@ -146,5 +148,44 @@ describe("artifacts", () => {
     const names = ((await t.call("GET", `/runs/${runId}/artifacts`)).body as { items: { name: string }[] }).items.map((item) => item.name);
     expect(names).toHaveLength(100);
     expect(names.some((name) => name.startsWith("sneaky"))).toBe(false);
+  }, 60_000);
+});
+
+describe("downloads", () => {
+  it("keeps what a page downloads as an artifact", async () => {
+    const server = createServer((req, res) => {
+      if (req.url === "/report.csv") {
+        res.writeHead(200, { "content-type": "text/csv", "content-disposition": 'attachment; filename="report.csv"' });
+        return res.end("id,total\n1,42\n");
+      }
+      res.writeHead(200, { "content-type": "text/html" }).end('<a id="get" href="/report.csv" download>report</a>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const t = await startTestService();
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      await t.deploy(
+        "downloader",
+        `import { Session } from "browserfn/runtime";
+        export default async (url: string) => {
+          await using session = await Session.start();
+          const page = await session.newPage();
+          await page.goto(url);
+          await page.evaluate(() => (document.getElementById("get") as HTMLElement).click());
+          await new Promise((resolve) => setTimeout(resolve, 1500));
+          return "clicked";
+        }`,
+      );
+      const answer = await t.call("POST", "/functions/downloader", { body: { url: base } });
+      expect([answer.status, answer.body]).toEqual([200, "clicked"]);
+      const runId = ((await t.call("GET", "/functions/downloader/logs")).body as { items: { run_id: string }[] }).items[0]?.run_id ?? "";
+      const items = ((await t.call("GET", `/runs/${runId}/artifacts`)).body as { items: { name: string; content_type: string; bytes: number }[] }).items;
+      expect(items).toEqual([expect.objectContaining({ name: "download-report.csv", content_type: "text/csv; charset=utf-8", bytes: 14 })]);
+      const bytes = await fetch(`${t.url}/runs/${runId}/artifacts/download-report.csv`, { headers: { authorization: `Bearer ${t.adminKey}` } });
+      expect(await bytes.text()).toBe("id,total\n1,42\n");
+    } finally {
+      await t.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
   }, 60_000);
 });
