@@ -1,11 +1,19 @@
 import { createHash } from "node:crypto";
 import ts from "typescript";
-import { extractSignature, type ParameterInfo, type ParameterStyle } from "./extractParameters";
+import { checkCodeSize, parseModule, signatureOf, type ParameterInfo, type ParameterStyle } from "./extractParameters";
+import { findUnawaitedReturns, type Warning } from "./findUnawaitedReturns";
+
+export type { Warning } from "./findUnawaitedReturns";
+
+/** The name the user's source goes by in stack traces (`at run (automation.ts:12:11)`). */
+export const SOURCE_NAME = "automation.ts";
 
 export interface CompiledCode {
   /**
    * The module as CommonJS JavaScript (`exports.default = run`, imports as `require(...)`):
-   * the runner evaluates it with its own `require`, with no files and no loader hooks.
+   * the runner evaluates it with its own `require`, with no files and no loader hooks. Its last
+   * line is an inline source map (`//# sourceMappingURL=data:…`) back to SOURCE_NAME, with which
+   * the runner names the user's lines in the stack of an error (see automationStack.ts).
    */
   js: string;
   /** The default export's call parameters. */
@@ -14,6 +22,8 @@ export interface CompiledCode {
   parameter_style: ParameterStyle;
   /** Hex SHA-256 of the source text as submitted (UTF-8). */
   code_sha256: string;
+  /** What in the module deploys but probably fails at run time (see findUnawaitedReturns); [] when nothing. */
+  warnings: Warning[];
 }
 
 const COMPILER_OPTIONS: ts.CompilerOptions = {
@@ -26,16 +36,28 @@ const COMPILER_OPTIONS: ts.CompilerOptions = {
   esModuleInterop: true,
   // Helpers (__importDefault, __disposeResources, ...) are inlined: the runner offers no tslib.
   importHelpers: false,
-  sourceMap: false,
+  // Positions only (no `sourcesContent`): the runner maps stack frames, it never shows the source.
+  inlineSourceMap: true,
 };
 
 /**
  * Validates a user's module (size, syntax, default export, parameters — see extractParameters;
- * every rejection is an ApiError("invalid_code")) and transpiles it once to CommonJS.
+ * every rejection is an ApiError("invalid_code")), transpiles it once to CommonJS with an inline
+ * source map, and lists its warnings.
  */
 export function compileCode(source: string): CompiledCode {
-  const { variables, style } = extractSignature(source); // the size check runs first, before parsing
-  const { outputText } = ts.transpileModule(source, { compilerOptions: COMPILER_OPTIONS, fileName: "index.ts" });
+  checkCodeSize(source); // before parsing
+  const sf = parseModule(source);
+  const { variables, style } = signatureOf(sf);
+  const { outputText } = ts.transpileModule(source, { compilerOptions: COMPILER_OPTIONS, fileName: SOURCE_NAME });
   const code_sha256 = createHash("sha256").update(source, "utf8").digest("hex");
-  return { js: outputText, variables, parameter_style: style, code_sha256 };
+  return { js: outputText, variables, parameter_style: style, code_sha256, warnings: findUnawaitedReturns(sf) };
+}
+
+/**
+ * compileCode's warnings alone, for code compileCode accepted (a create or update answers with
+ * them): parses the module, nothing more. Throws ApiError("invalid_code") on code that does not parse.
+ */
+export function codeWarnings(source: string): Warning[] {
+  return findUnawaitedReturns(parseModule(source));
 }

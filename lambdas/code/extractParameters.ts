@@ -157,7 +157,11 @@ export function extractParameters(source: string): ParameterInfo[] {
  */
 export function extractSignature(source: string): Signature {
   checkCodeSize(source);
-  const sf = parseModule(source);
+  return signatureOf(parseModule(source));
+}
+
+/** extractSignature of a module parsed already (parseModule). */
+export function signatureOf(sf: ts.SourceFile): Signature {
   const fn = findDefaultExport(sf);
   // A TypeScript `this` parameter is erased at runtime; it is not a call parameter.
   const params = fn.parameters.filter((p) => !(ts.isIdentifier(p.name) && p.name.text === "this"));

@@ -1,9 +1,14 @@
+import type { Warning } from "../code/compileCode";
 import type { FunctionRecord } from "../schemas/functionSchemas";
 import type { FunctionItem } from "./types";
 
-/** The Function record of API.md for a stored function. */
-export function toRecord(fn: FunctionItem, baseUrl: string): FunctionRecord {
-  return {
+/**
+ * The Function record of API.md for a stored function. Create and update pass the warnings
+ * about the code they were sent (compileCode's; [] when none, or when no code was sent): the
+ * record then carries `warnings`, which no other answer has.
+ */
+export function toRecord(fn: FunctionItem, baseUrl: string, warnings?: Warning[]): FunctionRecord {
+  const record: FunctionRecord = {
     function_id: fn.function_id,
     workflow_id: fn.function_id,
     name: fn.name,
@@ -25,6 +30,8 @@ export function toRecord(fn: FunctionItem, baseUrl: string): FunctionRecord {
     created_at: fn.created_at,
     updated_at: fn.updated_at,
   };
+  if (warnings) record.warnings = warnings.map((warning) => ({ code: warning.code, message: warning.message, line: warning.line }));
+  return record;
 }
 
 export function functionUrl(baseUrl: string, name: string): string {

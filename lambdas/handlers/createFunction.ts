@@ -1,3 +1,4 @@
+import { codeWarnings } from "../code/compileCode";
 import { createFunction as create } from "../functions/createFunction";
 import { toRecord } from "../functions/toRecord";
 import { defineRoute } from "../http/defineRoute";
@@ -9,7 +10,7 @@ export const createFunction = defineRoute(
   { body: CreateFunctionBody, bodyIssueCode: nameIssueCode },
   async ({ body, principal, baseUrl }, deps) => {
     const fn = await create(deps, principal, body);
-    const record = toRecord(fn, baseUrl);
+    const record = toRecord(fn, baseUrl, codeWarnings(body.code));
     return json(201, record, { location: `${record.url}/info` });
   },
 );

@@ -1,3 +1,4 @@
+import { codeWarnings } from "../code/compileCode";
 import { toRecord } from "../functions/toRecord";
 import { updateFunction as update } from "../functions/updateFunction";
 import { defineRoute } from "../http/defineRoute";
@@ -9,6 +10,6 @@ export const updateFunction = defineRoute(
   { body: UpdateFunctionBody },
   async ({ body, params, principal, baseUrl }, deps) => {
     const fn = await update(deps, principal, params.ref ?? "", body);
-    return json(200, toRecord(fn, baseUrl));
+    return json(200, toRecord(fn, baseUrl, body.code === undefined ? [] : codeWarnings(body.code)));
   },
 );

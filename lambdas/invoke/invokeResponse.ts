@@ -1,5 +1,6 @@
 import { ApiError, ERROR_STATUS } from "../http/errors";
 import { type HttpResult, json } from "../http/response";
+import { runErrorStack } from "../runs/toRunView";
 import type { RunItem } from "../runs/types";
 
 /** The answer to an invocation whose run has ended: its result, or its error. */
@@ -15,7 +16,10 @@ export function finishedResponse(run: RunItem): HttpResult {
   const error = run.error ?? { code: "internal_error", message: "The run failed" };
   const code = error.code === "function_timeout" ? "function_timeout" : knownCode(error.code);
   const retry: Record<string, string> = ERROR_STATUS[code] === 429 ? { "retry-after": "1" } : {};
-  throw new ApiError(code, error.message, { run_id: run.run_id, status: run.status }, { ...headers, ...retry });
+  // The stack of the user's code (a function_error's), its frames on the lines of the user's source.
+  const stack = runErrorStack(error);
+  const details = stack === undefined ? { run_id: run.run_id, status: run.status } : { run_id: run.run_id, status: run.status, stack };
+  throw new ApiError(code, error.message, details, { ...headers, ...retry });
 }
 
 /** 202: the run goes on; its result is at the status URL later. */

@@ -36,7 +36,14 @@ const TIMER_NAMES = ["setTimeout", "setInterval", "setImmediate", "clearTimeout"
 /** The function an automation exports as default. */
 export type Automation = (...args: unknown[]) => unknown;
 
-const FILENAME = "/automation/index.js";
+/** The name the evaluated code goes by in stack traces (`at run (/automation/index.js:64:19)`). */
+export const AUTOMATION_FILENAME = "/automation/index.js";
+/**
+ * Lines a stack frame of the evaluated code counts before the code's own first line: `new
+ * Function` wraps the body as `(function anonymous(<parameters>\n) {\n<body>\n})` (the
+ * source text ECMAScript specifies for CreateDynamicFunction).
+ */
+export const WRAPPER_LINES = 2;
 const MAX_CACHED = 8;
 const factories = new Map<string, ModuleFactory>();
 const automations = new Map<string, Automation>();
@@ -51,13 +58,31 @@ function remember<T>(cache: Map<string, T>, code: string, value: T): T {
   return value;
 }
 
+const SOURCE_MAP_COMMENT = "\n//# sourceMappingURL=data:application/json;base64,";
+
+/**
+ * The inline source map compileCode puts on the last line of the code: where that line starts
+ * and its base64 payload; undefined when the last line is no such comment (code compiled
+ * before source maps, or by other means).
+ */
+export function inlineSourceMap(code: string): { start: number; base64: string } | undefined {
+  const start = code.lastIndexOf(SOURCE_MAP_COMMENT);
+  if (start === -1) return undefined;
+  const base64 = code.slice(start + SOURCE_MAP_COMMENT.length).trimEnd();
+  return /^[A-Za-z0-9+/]+={0,2}$/.test(base64) ? { start, base64 } : undefined;
+}
+
 /** Parses the CommonJS code into a module function without running it (throws SyntaxError). */
 export function compileAutomation(code: string): ModuleFactory {
   const cached = factories.get(code);
   if (cached) return cached;
   // A hashbang line is valid at the start of a module, not of a function body: it becomes a
   // comment (as Node's own loader does), keeping line numbers.
-  const body = `${code.startsWith("#!") ? `//${code.slice(2)}` : code}\n//# sourceURL=${FILENAME}`;
+  const text = code.startsWith("#!") ? `//${code.slice(2)}` : code;
+  // The inline source map (the last line) is the runner's to apply (automationStack.ts): left
+  // out, so that no source-map support of the process maps the frames a second time.
+  const map = inlineSourceMap(text);
+  const body = `${map ? text.slice(0, map.start) : text}\n//# sourceURL=${AUTOMATION_FILENAME}`;
   const factory = new Function("exports", "require", "module", "__filename", "__dirname", ...TIMER_NAMES, body) as ModuleFactory;
   return remember(factories, code, factory);
 }
@@ -72,7 +97,7 @@ export function loadAutomation(code: string): Automation {
   if (cached) return cached;
   const module: { exports: unknown } = { exports: {} };
   const timers = TIMER_NAMES.map((name) => userTimers[name]);
-  compileAutomation(code).call(module.exports, module.exports, automationRequire, module, FILENAME, "/automation", ...timers);
+  compileAutomation(code).call(module.exports, module.exports, automationRequire, module, AUTOMATION_FILENAME, "/automation", ...timers);
   const exported = module.exports as { default?: unknown } | undefined;
   const fn = exported?.default ?? exported;
   if (typeof fn !== "function") {

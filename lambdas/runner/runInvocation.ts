@@ -1,8 +1,11 @@
 import { types } from "node:util";
 import type { Browser } from "puppeteer-core";
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
-import { beginRun, endRun } from "../../layers/runtime/runContext";
+import { type ArtifactSink, beginRun, endRun } from "../../layers/runtime/runContext";
+import { saveFailureEvidence } from "./failureEvidence";
+import { mapAutomationStack } from "./automationStack";
 import { captureConsole } from "./captureConsole";
+import { explainClosedSession, sessionClosedCheck } from "./closedSessionHint";
 import { type Automation, loadAutomation } from "./loadAutomation";
 import { MAX_RESULT_BYTES, resultTooLarge } from "./outputLimits";
 import { MAX_LOG_BYTES, type ErrorCode, type RunOutcome } from "./protocol";
@@ -28,6 +31,10 @@ export interface Invocation {
    * startInvocation.
    */
   stopAfterMs?: number;
+  /** Where the run's artifacts go (`artifacts.save`, failure evidence); absent: the run keeps none. */
+  artifacts?: ArtifactSink;
+  /** Where the browser puts what pages download (kept as artifacts `download-<name>`). */
+  downloadsDir?: string;
   /** Gets the console output as it is kept, line by line (a local worker streams it to the service). */
   onLog?: (text: string) => void;
 }
@@ -35,10 +42,15 @@ export interface Invocation {
 type Failure = { code: ErrorCode; message: string; stack?: string };
 type Result = { ok: true; json: string } | { ok: false; error: Failure };
 
-function describeThrown(thrown: unknown): Failure {
+/**
+ * The failure of a run whose automation threw `thrown`: its message (with the likely cause
+ * first when a browser call outlived its session, see explainClosedSession) and its stack,
+ * with the frames of the user's code on the lines of the user's source (mapAutomationStack).
+ */
+function describeThrown(thrown: unknown, code: string, sessionClosed: boolean): Failure {
   if (types.isNativeError(thrown) || thrown instanceof Error) {
-    const error: Failure = { code: "function_error", message: thrown.message };
-    if (typeof thrown.stack === "string") error.stack = thrown.stack;
+    const error: Failure = { code: "function_error", message: explainClosedSession(thrown, sessionClosed) };
+    if (typeof thrown.stack === "string") error.stack = mapAutomationStack(thrown.stack, code);
     return error;
   }
   let message: string;
@@ -81,11 +93,12 @@ function callArguments(invocation: Invocation): unknown[] {
 
 async function callAutomation(invocation: Invocation): Promise<Result> {
   let value: unknown;
+  const sessionClosed = sessionClosedCheck();
   try {
     const fn: Automation = loadAutomation(invocation.code);
     value = await fn(...callArguments(invocation));
   } catch (thrown) {
-    return { ok: false, error: describeThrown(thrown) };
+    return { ok: false, error: describeThrown(thrown, invocation.code, sessionClosed()) };
   }
   return serialize(value);
 }
@@ -129,7 +142,12 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
     let browser_ms = 0;
     let timer: NodeJS.Timeout | undefined;
     try {
-      beginRun({ getBrowser, deadline: Date.now() + limitMs });
+      beginRun({
+        getBrowser,
+        deadline: Date.now() + limitMs,
+        ...(invocation.artifacts ? { artifacts: invocation.artifacts } : {}),
+        ...(invocation.downloadsDir ? { downloadsDir: invocation.downloadsDir } : {}),
+      });
       try {
         const called = callAutomation(invocation);
         if (invocation.stopAfterMs === undefined) {
@@ -138,6 +156,8 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
           const deadline = new Promise<Result>((resolve) => (timer = setTimeout(() => resolve(timedOut(invocation.timeoutMs)), limitMs)));
           result = await Promise.race([called, deadline]);
         }
+        // A failure with pages open keeps what they showed (screenshots, HTML) before they close.
+        if (!result.ok && invocation.artifacts && result.error.code !== "result_too_large") await saveFailureEvidence(invocation.artifacts);
       } finally {
         clearTimeout(timer);
         browser_ms = (await endRun()).browser_ms;

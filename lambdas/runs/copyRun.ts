@@ -3,9 +3,10 @@ import { type RunError, type RunItem, runDeadline } from "./types";
 /** Runs recorded before deadline_at are given the deadline of the longest timeout a function can have. */
 const LONGEST_TIMEOUT_SECONDS = 900;
 
-/** A run's error as its code and message only. */
+/** A run's error as its code, message and (when it has one) stack only. */
 export function runError(error: RunError | null | undefined): RunError | null {
-  return error ? { code: error.code, message: error.message } : null;
+  if (!error) return null;
+  return typeof error.stack === "string" ? { code: error.code, message: error.message, stack: error.stack } : { code: error.code, message: error.message };
 }
 
 /**

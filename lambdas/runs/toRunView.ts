@@ -1,4 +1,26 @@
-import type { RunItem } from "./types";
+import type { RunError, RunItem } from "./types";
+
+/** The longest error stack the API shows (the runner's outcome is cut to this length already). */
+export const MAX_STACK_CHARS = 16_384;
+
+/**
+ * The stack of the user's code a failed run kept with its error (`RunError.stack`, with the
+ * user's frames as `automation.ts:LINE:COLUMN`), at most MAX_STACK_CHARS; undefined when it
+ * kept none (a timeout, a crash, a run recorded before stacks were kept).
+ */
+export function runErrorStack(error: RunError): string | undefined {
+  // Read through a wider type: whatever the stored record holds, only a string is a stack.
+  const stack = (error as { stack?: unknown }).stack;
+  if (typeof stack !== "string" || stack === "") return undefined;
+  return stack.length > MAX_STACK_CHARS ? `${stack.slice(0, MAX_STACK_CHARS)}…[truncated]` : stack;
+}
+
+/** A run's error as the API shows it, field by field: code, message, and the stack when there is one. */
+export function runErrorView(error: RunError | null): { code: string; message: string; stack?: string } | null {
+  if (!error) return null;
+  const stack = runErrorStack(error);
+  return stack === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, stack };
+}
 
 /** The run of `GET /runs/{run_id}`. */
 export function toRunView(run: RunItem) {
@@ -11,7 +33,7 @@ export function toRunView(run: RunItem) {
     status: run.status,
     params: run.params,
     result: run.result_json === null ? null : JSON.parse(run.result_json),
-    error: run.error,
+    error: runErrorView(run.error),
     logs: run.logs,
     queued_at: run.queued_at,
     started_at: run.started_at,
@@ -31,6 +53,7 @@ export function toLogEntry(run: RunItem) {
     run_id: run.run_id,
     version: String(run.version),
     trigger: run.trigger,
-    error: run.error,
+    // Code and message only: a page of up to 1,000 entries carries no stacks (GET /runs/{id} has it).
+    error: run.error && { code: run.error.code, message: run.error.message },
   };
 }

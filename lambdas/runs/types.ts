@@ -4,6 +4,8 @@ export type RunTrigger = "http" | "schedule";
 export interface RunError {
   code: string;
   message: string;
+  /** The stack of the user's code (a function_error's), its frames as `automation.ts:LINE:COLUMN`; at most 16,384 characters. */
+  stack?: string;
 }
 
 /** One invocation of a function, as stored. */

@@ -60,6 +60,14 @@ export const ParameterInfo = z
   })
   .meta({ id: "ParameterInfo" });
 
+export const CodeWarning = z
+  .object({
+    code: z.enum(["unawaited_return_in_session"]),
+    message: z.string().describe("Says what is wrong, on which line, and how to write it instead"),
+    line: z.int().describe("1-based line of the code"),
+  })
+  .meta({ id: "CodeWarning" });
+
 export const FunctionRecord = z
   .object({
     function_id: z.string().regex(FUNCTION_ID_PATTERN),
@@ -82,6 +90,10 @@ export const FunctionRecord = z
     reference_workflow_id: z.string().nullable(),
     created_at: z.string(),
     updated_at: z.string(),
+    warnings: z
+      .array(CodeWarning)
+      .optional()
+      .describe("In the answers of create and update only: what in the code sent deploys but will probably fail when it runs ([] when nothing)"),
   })
   .meta({ id: "FunctionRecord" });
 export type FunctionRecord = z.infer<typeof FunctionRecord>;

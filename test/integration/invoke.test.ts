@@ -192,7 +192,8 @@ describe("logs and metrics", () => {
 
 describe("the service's own processes", () => {
   it("starts no browser for a function that opens no session, so 128 MB is enough", async () => {
-    const profiles = `${t.service.runtimeDir}/profile-`;
+    // A browser's command line names its profile (--user-data-dir=…/profile-…); a worker's names only its Downloads.
+    const profiles = `--user-data-dir=${t.service.runtimeDir}/profile-`;
     const before = processesWith(profiles);
     await t.deploy("tiny", "export default async (n: number = 2) => n * 21;", { memory_mb: 128 });
     const response = await t.call("POST", "/functions/tiny");

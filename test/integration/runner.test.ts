@@ -77,7 +77,7 @@ describe("runInvocation with a real browser", () => {
   it("reports a thrown error as function_error, a thrown non-Error as its text", async () => {
     const outcome = await run(`export default async () => { throw new TypeError("boom"); };`);
     expect(outcome).toMatchObject({ status: "failed", error: { code: "function_error", message: "boom" } });
-    expect(outcome.status === "failed" && outcome.error.stack).toMatch(/TypeError: boom\n\s+at .*automation\/index\.js/);
+    expect(outcome.status === "failed" && outcome.error.stack).toMatch(/^TypeError: boom\n {4}at .*\(automation\.ts:1:\d+\)\n/);
     const plain = await run(`export default async () => { throw "plain"; };`);
     expect(plain).toMatchObject({ status: "failed", error: { code: "function_error", message: "plain" } });
   });
@@ -132,16 +132,19 @@ describe("runInvocation with a real browser", () => {
     expect(succeeded(await run(second, { base }))).toEqual({ seen: "no cookie", jar: 0, shared: 0 });
   });
 
-  it("closes a session at its timeout, capped by the run's timeout", async () => {
+  it("closes a session at its timeout; at the run's timeout the runner ends the run and closes its sessions", async () => {
     const source = `import { Session } from "browserfn/runtime";
     export default async function run(minutes: number) {
       const session = await Session.start({ timeout_minutes: minutes });
       await new Promise((resolve) => setTimeout(resolve, 600));
       return session.newPage().then(() => "open", (error) => error.message);
     }`;
-    const closed = "The session is closed: it reached its timeout";
-    expect(succeeded(await run(source, { minutes: 0.005 }))).toBe(closed);
-    expect(succeeded(await run(source, { minutes: 5 }, 300))).toBe(closed);
+    expect(succeeded(await run(source, { minutes: 0.005 }))).toBe("The session is closed: it reached its timeout");
+    // The runners stop a run at its timeout (stopAfterMs) after keeping its pages' evidence.
+    const { js, variables, parameter_style } = compileCode(source);
+    const stopped = await runInvocation({ code: js, params: { minutes: 5 }, style: parameter_style, variables, getBrowser: async () => browser, timeoutMs: 300, stopAfterMs: 300 });
+    expect(stopped).toMatchObject({ status: "failed", error: { code: "function_timeout" } });
+    expect((await browser.browserContexts()).length).toBe(1); // the session's context is gone: only the default one
   });
 
   it("offers only the runtime, puppeteer-core and Node built-ins", async () => {

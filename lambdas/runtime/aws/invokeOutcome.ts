@@ -90,7 +90,9 @@ export function outcomeEnding(payload: string, bounds: OutcomeBounds): Ending {
   if (outcome.status === "succeeded") {
     return { status: "succeeded", result_json: outcome.result_json, error: null, logs: outcome.logs, browser_ms: outcome.browser_ms, peak_memory_mb };
   }
-  const error = { code: outcome.error.code, message: outcome.error.message };
+  const { code, message, stack } = outcome.error;
+  // Only a function_error's stack is the user's code's (a timeout's is the runner's).
+  const error = code === "function_error" && stack !== undefined ? { code, message, stack } : { code, message };
   // The runner stopped the run at its deadline: a timeout, as when Lambda stops it, with the logs kept.
   const status = outcome.error.code === "function_timeout" ? "timed_out" : "failed";
   return { status, result_json: null, error, logs: outcome.logs, browser_ms: outcome.browser_ms, peak_memory_mb };

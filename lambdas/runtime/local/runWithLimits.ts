@@ -91,7 +91,7 @@ export async function runWithLimits(
     const status = error.code === "function_timeout" ? "timed_out" : "failed";
     const message = error.code === "function_timeout" ? `The function did not finish within its timeout of ${limits.timeoutMs / 1000} s` : error.message;
     return {
-      result: { status, result_json: null, error: { code: error.code, message }, logs, browser_ms, duration_ms: Math.min(duration_ms, limits.timeoutMs), peak_memory_mb },
+      result: { status, result_json: null, error: error.code === "function_error" && error.stack !== undefined ? { code: error.code, message, stack: error.stack } : { code: error.code, message }, logs, browser_ms, duration_ms: Math.min(duration_ms, limits.timeoutMs), peak_memory_mb },
       finished,
     };
   } catch (error) {

@@ -1,0 +1,76 @@
+import { compileCode } from "../../lambdas/code/compileCode";
+import { toRecord } from "../../lambdas/functions/toRecord";
+import { ApiError } from "../../lambdas/http/errors";
+import { finishedResponse } from "../../lambdas/invoke/invokeResponse";
+import { MAX_STACK_CHARS, toLogEntry, toRunView } from "../../lambdas/runs/toRunView";
+import { FunctionRecord } from "../../lambdas/schemas/functionSchemas";
+import { functionItem, runItem } from "../helpers/records";
+
+const fn = functionItem();
+const STACK = "Error: boom\n    at verify (automation.ts:10:11)\n    at run (automation.ts:19:3)";
+// A run error as the store keeps it once it carries the stack of the user's code.
+const failedWithStack = { code: "function_error", message: "boom", stack: STACK };
+
+function thrownBy(action: () => unknown): ApiError {
+  try {
+    action();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error("expected an ApiError");
+}
+
+describe("the stack of a failed run in the API", () => {
+  it("is in the 500 function_error body's details, with the run_id", () => {
+    const error = thrownBy(() => finishedResponse(runItem(fn, { status: "failed", error: failedWithStack, duration_ms: 12 })));
+    expect(error.status).toBe(500);
+    expect(error.code).toBe("function_error");
+    expect(error.message).toBe("boom");
+    expect(error.details).toEqual({ run_id: "run_1", status: "failed", stack: STACK });
+    // A run that kept no stack has none in its details.
+    const without = thrownBy(() => finishedResponse(runItem(fn, { status: "failed", error: { code: "result_not_serializable", message: "no" } })));
+    expect(without.details).toEqual({ run_id: "run_1", status: "failed" });
+  });
+
+  it("is in GET /runs/{id}, and cut to MAX_STACK_CHARS wherever it came from", () => {
+    expect(toRunView(runItem(fn, { status: "failed", error: failedWithStack })).error).toEqual(failedWithStack);
+    const long = { ...failedWithStack, stack: "x".repeat(MAX_STACK_CHARS + 100) };
+    const shown = toRunView(runItem(fn, { status: "failed", error: long })).error;
+    expect(shown?.stack).toBe(`${"x".repeat(MAX_STACK_CHARS)}…[truncated]`);
+    const details = thrownBy(() => finishedResponse(runItem(fn, { status: "failed", error: long }))).details;
+    expect(details.stack).toBe(shown?.stack);
+  });
+
+  it("is left out of the entries of the logs list (code and message only)", () => {
+    expect(toLogEntry(runItem(fn, { status: "failed", error: failedWithStack })).error).toEqual({ code: "function_error", message: "boom" });
+    expect(toLogEntry(runItem(fn, { status: "succeeded" })).error).toBeNull();
+  });
+});
+
+describe("the warnings of a function record", () => {
+  const trap = `import { Session } from "browserfn/runtime";
+export default async function run() {
+  await using session = await Session.start();
+  const page = await session.newPage();
+  return page.title();
+}`;
+
+  it("are in the record create and update answer with, [] when none, fit the record's schema, and are in no other record", () => {
+    const { warnings } = compileCode(trap);
+    const record = toRecord(fn, "http://x", warnings);
+    expect(record.warnings).toEqual([
+      {
+        code: "unawaited_return_in_session",
+        message:
+          "line 5: `return page.title()` returns a promise while `await using session` closes the session at the return: " +
+          "write `return await page.title()`",
+        line: 5,
+      },
+    ]);
+    expect(FunctionRecord.parse(record)).toEqual(record);
+    expect(toRecord(fn, "http://x", []).warnings).toEqual([]);
+    // info, list and fork answer without them.
+    expect(toRecord(fn, "http://x")).not.toHaveProperty("warnings");
+  });
+});
