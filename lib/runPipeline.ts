@@ -5,7 +5,7 @@ import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { type IRole, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
-import { BlockPublicAccess, Bucket, BucketEncryption } from "aws-cdk-lib/aws-s3";
+import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from "aws-cdk-lib/aws-s3";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
@@ -71,6 +71,9 @@ export class RunPipeline extends Construct {
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,
       versioned: false,
+      // The dashboard fetches artifact downloads (presigned GET URLs the API redirects to): a
+      // signature is needed all the same, so any origin may read with one.
+      cors: [{ allowedMethods: [HttpMethods.GET], allowedOrigins: ["*"], maxAge: 3600 }],
       lifecycleRules: [
         { id: "expire-outcomes", prefix: OUTCOME_PREFIX, expiration: props.outcomeExpiration ?? Duration.days(1) },
         { id: "expire-artifacts", prefix: ARTIFACT_PREFIX, expiration: props.artifactExpiration },

@@ -109,6 +109,8 @@ export function createAwsDeps(config: AwsConfig): Deps {
       publicUrl: config.publicUrl,
       syncWaitSeconds: config.syncWaitSeconds,
       maxBodyBytes: MAX_BODY_BYTES,
+      // Artifact downloads are 302s to presigned URLs of the run bucket (virtual-hosted style).
+      artifactOrigins: [`https://${config.runtime.runBucket}.s3.${config.region}.amazonaws.com`],
     },
     log: (line) => console.error(line),
   };

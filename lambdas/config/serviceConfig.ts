@@ -9,6 +9,8 @@ export interface ServiceConfig {
   syncWaitSeconds: number;
   /** Largest request body accepted (the Lambda payload limit). */
   maxBodyBytes: number;
+  /** Origins artifact downloads redirect to (AWS: the run bucket's), which the dashboard may fetch. */
+  artifactOrigins?: string[];
 }
 
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;

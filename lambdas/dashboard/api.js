@@ -25,34 +25,55 @@ function unshapedError(status, text, headers) {
  * The API client of the dashboard. `base` is the API's base path on this origin ("" or
  * "/<stage>"); `key` the API key (or OAuth access token) the user signed in with.
  */
+/** The ApiError of a response that is not ok, from its body text. */
+function errorOf(response, text) {
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return unshapedError(response.status, text, response.headers);
+  }
+  const error = data && typeof data === "object" ? data.error : null;
+  if (error && typeof error.code === "string" && typeof error.message === "string") {
+    return new ApiError(response.status, error, response.headers);
+  }
+  return unshapedError(response.status, text, response.headers);
+}
+
 export function createApi(base, key) {
+  async function send(method, path, init) {
+    try {
+      // Redirects are followed (an artifact may answer with one to a presigned URL); the
+      // browser drops the Authorization header when a redirect leaves this origin.
+      return await fetch(base + path, { method, cache: "no-store", credentials: "omit", redirect: "follow", ...init });
+    } catch (error) {
+      throw new ApiError(0, { code: "network_error", message: `The API could not be reached: ${error.message}` });
+    }
+  }
+
   async function request(method, path, { body, headers = {} } = {}) {
-    const init = { method, headers: { authorization: `Bearer ${key}`, ...headers }, cache: "no-store", credentials: "omit" };
+    const init = { headers: { authorization: `Bearer ${key}`, ...headers } };
     if (body !== undefined) {
       init.body = JSON.stringify(body);
       init.headers["content-type"] = "application/json";
     }
-    let response;
-    try {
-      response = await fetch(base + path, init);
-    } catch (error) {
-      throw new ApiError(0, { code: "network_error", message: `The API could not be reached: ${error.message}` });
-    }
+    const response = await send(method, path, init);
     const text = await response.text();
+    if (!response.ok) throw errorOf(response, text);
     let data;
     try {
       data = text === "" ? undefined : JSON.parse(text);
     } catch {
       throw unshapedError(response.status, text, response.headers);
     }
-    if (!response.ok) {
-      const error = data && typeof data === "object" ? data.error : null;
-      if (error && typeof error.code === "string" && typeof error.message === "string") {
-        throw new ApiError(response.status, error, response.headers);
-      }
-      throw unshapedError(response.status, text, response.headers);
-    }
     return { status: response.status, headers: response.headers, body: data };
+  }
+
+  /** A GET whose answer is bytes, not JSON: the body as a Blob. */
+  async function download(path) {
+    const response = await send("GET", path, { headers: { authorization: `Bearer ${key}` } });
+    if (!response.ok) throw errorOf(response, await response.text());
+    return response.blob();
   }
 
   const get = async (path) => (await request("GET", path)).body;
@@ -67,6 +88,9 @@ export function createApi(base, key) {
     logs: (name, limit = 50) => get(`/functions/${ref(name)}/logs?limit=${limit}`),
     metrics: (name) => get(`/functions/${ref(name)}/metrics`),
     run: (runId) => get(`/runs/${encodeURIComponent(runId)}`),
+    artifacts: (runId) => get(`/runs/${encodeURIComponent(runId)}/artifacts`),
+    /** One artifact's bytes, as a Blob (its type is the content type the API answered with). */
+    artifact: (runId, name) => download(`/runs/${encodeURIComponent(runId)}/artifacts/${encodeURIComponent(name)}`),
     /**
      * Invokes a function; `params` null sends no body, `version` null runs the latest, `async`
      * asks for 202 at once. Answers {status, headers, body} (200, or 202 with the run to follow).

@@ -1,10 +1,12 @@
 /* global document, window, location, sessionStorage, localStorage */
 // The dashboard's entry: sign-in, the key's storage, and the hash routes
-// (#/functions, #/functions/<name>, #/usage).
+// (#/functions, #/functions/<name>, #/runs/<run_id>, #/usage).
 import { createApi } from "./api.js";
 import { errorBox, h } from "./dom.js";
 import { renderFunctionPage } from "./functionPage.js";
 import { renderFunctionsPage } from "./functionsPage.js";
+import { createPageLifetime } from "./pageLifetime.js";
+import { renderRunPage } from "./runPage.js";
 import { renderUsagePage } from "./usagePage.js";
 
 /** Where the key is kept: this tab's sessionStorage, or localStorage when asked to remember it. */
@@ -16,12 +18,15 @@ const nav = document.getElementById("nav");
 const account = document.getElementById("account");
 
 let api = null;
+/** The lifetime of the page on show: left (its object URLs revoked, its timers stopped) when another is rendered. */
+let lifetime = createPageLifetime();
 
 function storedKey() {
   return sessionStorage.getItem(KEY_NAME) ?? localStorage.getItem(KEY_NAME);
 }
 
 function signOut(reason) {
+  lifetime.leave();
   sessionStorage.removeItem(KEY_NAME);
   localStorage.removeItem(KEY_NAME);
   api = null;
@@ -74,6 +79,7 @@ async function signIn(event, key, remember, message, button) {
 function route() {
   const parts = location.hash.replace(/^#\/?/, "").split("/").map(safeDecode);
   if (parts[0] === "functions" && parts[1]) return { page: "function", name: parts[1] };
+  if (parts[0] === "runs" && parts[1]) return { page: "run", runId: parts[1] };
   if (parts[0] === "usage") return { page: "usage" };
   return { page: "functions" };
 }
@@ -88,9 +94,11 @@ function safeDecode(part) {
 
 /** Renders the page of the current hash. A stale render (the hash moved on) writes into a detached view. */
 async function render() {
+  lifetime.leave();
   if (!api) return showSignIn(null);
   nav.hidden = false;
   const current = route();
+  const pageLifetime = (lifetime = createPageLifetime());
   for (const link of nav.querySelectorAll("[data-nav]")) {
     link.classList.toggle("active", link.dataset.nav === (current.page === "usage" ? "usage" : "functions"));
   }
@@ -98,8 +106,9 @@ async function render() {
   main.replaceChildren(view);
   try {
     if (current.page === "function") await renderFunctionPage(view, api, current.name);
+    else if (current.page === "run") await renderRunPage(view, api, current.runId, pageLifetime);
     else if (current.page === "usage") await renderUsagePage(view, api);
-    else await renderFunctionsPage(view, api);
+    else await renderFunctionsPage(view, api, pageLifetime);
   } catch (error) {
     if (error.status === 401) return signOut(error);
     view.replaceChildren(errorBox(error));

@@ -9,6 +9,13 @@ export const DASHBOARD_ASSETS = {
   "dom.js": "text/javascript; charset=utf-8",
   "functionsPage.js": "text/javascript; charset=utf-8",
   "functionPage.js": "text/javascript; charset=utf-8",
+  "runPage.js": "text/javascript; charset=utf-8",
+  "runResult.js": "text/javascript; charset=utf-8",
+  "runError.js": "text/javascript; charset=utf-8",
+  "artifactList.js": "text/javascript; charset=utf-8",
+  "imageStrings.js": "text/javascript; charset=utf-8",
+  "secretParams.js": "text/javascript; charset=utf-8",
+  "pageLifetime.js": "text/javascript; charset=utf-8",
   "invokeForm.js": "text/javascript; charset=utf-8",
   "durationChart.js": "text/javascript; charset=utf-8",
   "usagePage.js": "text/javascript; charset=utf-8",
@@ -26,18 +33,30 @@ export const DASHBOARD_FILES = [DASHBOARD_PAGE, ...Object.keys(DASHBOARD_ASSETS)
 
 /**
  * What the page may load and run: its own files only, and requests to its own origin (the API).
- * No inline script or style, no framing, no plugins, no other origin.
+ * No inline script or style, no framing, no other origin. Images and PDFs may come from blob:
+ * URLs, which only the page itself can make: the run page shows artifacts and image results
+ * through them, after fetching the bytes with the API key.
+ *
+ * `artifactOrigins` are origins an artifact download may be redirected to (on AWS, the S3
+ * origin of the presigned URLs `GET /runs/{id}/artifacts/{name}` answers with), which the page
+ * must then be allowed to fetch from, e.g. `https://<bucket>.s3.<region>.amazonaws.com`.
  */
-export const DASHBOARD_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
+export function dashboardCsp(artifactOrigins: readonly string[] = []): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' blob:",
+    "object-src blob:",
+    ["connect-src 'self'", ...artifactOrigins].join(" "),
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+/** The policy with no artifact origin (local mode: artifacts are served by the API itself). */
+export const DASHBOARD_CSP = dashboardCsp();
 
 /** Headers every dashboard response carries. */
 export const DASHBOARD_HEADERS = {

@@ -17,6 +17,15 @@ export function svg(tag, attributes = {}, ...children) {
   return build(document.createElementNS(SVG_NS, tag), attributes, children);
 }
 
+/**
+ * Replaces what `element` holds with `children`, built as `h` builds them (null and false are
+ * skipped: `replaceChildren(null)` would write the text "null").
+ */
+export function fill(element, ...children) {
+  element.replaceChildren();
+  return build(element, {}, children);
+}
+
 function build(element, attributes, children) {
   for (const [name, value] of Object.entries(attributes)) {
     if (name === "on") {
@@ -39,13 +48,20 @@ export function section(title, ...children) {
   return h("section", { class: "card" }, h("h2", {}, title), ...children);
 }
 
-/** A table: `columns` are header texts, `rows` arrays of cells (strings or nodes). */
+/**
+ * A table in a box that scrolls sideways when the table is wider than the page (a phone):
+ * `columns` are header texts, `rows` arrays of cells (strings or nodes); `attributes` go on the table.
+ */
 export function table(columns, rows, attributes = {}) {
   return h(
-    "table",
-    attributes,
-    h("thead", {}, h("tr", {}, columns.map((column) => h("th", {}, column)))),
-    h("tbody", {}, rows.map((cells) => h("tr", {}, cells.map((cell) => h("td", {}, cell))))),
+    "div",
+    { class: "table-scroll" },
+    h(
+      "table",
+      attributes,
+      h("thead", {}, h("tr", {}, columns.map((column) => h("th", {}, column)))),
+      h("tbody", {}, rows.map((cells) => h("tr", {}, cells.map((cell) => h("td", {}, cell))))),
+    ),
   );
 }
 
@@ -77,6 +93,19 @@ export function dateTime(iso) {
 export function duration(ms) {
   if (ms === null || ms === undefined) return "—";
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
+}
+
+/** A byte count as "512 B", "3.4 KB" or "1.2 MB". */
+export function bytes(n) {
+  if (typeof n !== "number" || !Number.isFinite(n)) return "—";
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/** A link to a run's page, showing its id. */
+export function runLink(runId) {
+  return h("a", { href: `#/runs/${encodeURIComponent(runId)}`, class: "run-link" }, h("code", { class: "run-id" }, String(runId)));
 }
 
 /** A run or function status as a coloured label. */

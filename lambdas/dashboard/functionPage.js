@@ -2,8 +2,9 @@
 // One function: its record, schedule, invoke form, metrics and duration chart, logs, and the
 // code of each version.
 import { durationChart } from "./durationChart.js";
-import { dateTime, duration, errorBox, fields, h, jsonText, section, stat, statusBadge, table } from "./dom.js";
+import { dateTime, duration, errorBox, fields, fill, h, jsonText, runLink, section, stat, statusBadge, table } from "./dom.js";
 import { invokeForm } from "./invokeForm.js";
+import { hideSecrets } from "./secretParams.js";
 
 const LOG_LIMIT = 50;
 
@@ -19,7 +20,8 @@ export async function renderFunctionPage(view, api, name) {
     }
   };
   await refresh();
-  view.replaceChildren(
+  fill(
+    view,
     h("p", { class: "crumbs" }, h("a", { href: "#/functions" }, "Functions"), " / "),
     h("h1", { id: "function-name" }, record.name, " ", statusBadge(record.status)),
     record.description ? h("p", { id: "function-description", class: "lead" }, record.description) : null,
@@ -60,7 +62,7 @@ function scheduleFields(record) {
       ["schedule", h("code", {}, record.schedule)],
       ["time zone", record.schedule_timezone],
       ["next run", dateTime(record.next_run_at)],
-      ["parameters", record.schedule_params ? h("pre", {}, jsonText(record.schedule_params)) : "the automation's defaults"],
+      ["parameters", record.schedule_params ? h("pre", {}, jsonText(hideSecrets(record.schedule_params))) : "the automation's defaults"],
     ]),
   );
 }
@@ -97,7 +99,7 @@ async function activitySections(api, name) {
               duration(entry.duration),
               entry.version,
               entry.trigger,
-              h("code", { class: "run-id" }, entry.run_id),
+              runLink(entry.run_id),
               entry.error ? `${entry.error.code}: ${entry.error.message}` : "",
             ]),
             { id: "logs" },

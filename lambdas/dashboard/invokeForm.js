@@ -1,6 +1,6 @@
 /* global setTimeout */
 // The invoke form, built from the function's parameters (`variables`), and the result of a call.
-import { duration, errorBox, h, jsonText, statusBadge } from "./dom.js";
+import { duration, errorBox, h, jsonText, runLink, statusBadge } from "./dom.js";
 
 const POLL_MS = 1000;
 const FINAL = ["succeeded", "failed", "timed_out"];
@@ -120,7 +120,7 @@ function resultView(response) {
       {},
       statusBadge("succeeded"),
       ` ${response.status} · run `,
-      h("code", { class: "run-id" }, header("x-run-id") ?? "?"),
+      header("x-run-id") ? runLink(header("x-run-id")) : h("code", { class: "run-id" }, "?"),
       ` · version ${header("x-function-version") ?? "?"} · ${duration(Number(header("x-duration-ms")))}`,
     ),
     h("pre", { class: "result-body" }, jsonText(response.body)),
@@ -135,7 +135,7 @@ function runView(run) {
   return h(
     "div",
     { class: "result ok" },
-    h("p", {}, statusBadge(run.status), " followed after 202 · run ", h("code", { class: "run-id" }, run.run_id), ` · version ${run.version} · ${duration(run.duration_ms)}`),
+    h("p", {}, statusBadge(run.status), " followed after 202 · run ", runLink(run.run_id), ` · version ${run.version} · ${duration(run.duration_ms)}`),
     h("pre", { class: "result-body" }, jsonText(run.result)),
   );
 }

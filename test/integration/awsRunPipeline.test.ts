@@ -5,6 +5,7 @@ import { MAX_BODY_BYTES } from "../../lambdas/config/serviceConfig";
 import { type Deps, systemClock } from "../../lambdas/deps";
 import { createFunction } from "../../lambdas/handlers/createFunction";
 import { deleteFunction } from "../../lambdas/handlers/deleteFunction";
+import { dashboard } from "../../lambdas/handlers/dashboard";
 import { getArtifact } from "../../lambdas/handlers/getArtifact";
 import { invokePost } from "../../lambdas/handlers/invokePost";
 import type { HttpResult } from "../../lambdas/http/response";
@@ -444,6 +445,10 @@ describe("artifacts on AWS", () => {
       expect([fetched.status, await fetched.text(), fetched.headers.get("content-disposition")]).toEqual([200, "a,b\n1,2\n", 'attachment; filename="report.csv"']);
       const usage = await world.pipeline.memory.store.meters.usage("acme", new Date().toISOString().slice(0, 7));
       expect(usage.total.artifact_bytes).toBe(8);
+      // The dashboard may fetch what the redirect points at: the bucket's origin is in its CSP.
+      world.deps.config.artifactOrigins = ["https://bfn-run-bucket.s3.eu-west-1.amazonaws.com"];
+      const page = await dashboard(world.deps)(apiEvent("GET", "/", undefined), lambdaContext("dashboard", "req"));
+      expect(String(page.headers?.["content-security-policy"])).toContain("connect-src 'self' https://bfn-run-bucket.s3.eu-west-1.amazonaws.com");
     } finally {
       await world.close();
     }

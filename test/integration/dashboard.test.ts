@@ -53,7 +53,9 @@ describe("the dashboard's routes", () => {
     expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(page.headers.get("content-security-policy")).toBe(DASHBOARD_CSP);
     expect(DASHBOARD_CSP).toContain("default-src 'none'");
-    expect(DASHBOARD_CSP).not.toMatch(/unsafe|https?:|\*/);
+    expect(DASHBOARD_CSP).not.toMatch(/unsafe|https?:|\*|data:/);
+    // blob: URLs (made by the page itself, for artifacts and image results) for images and PDFs only.
+    expect(DASHBOARD_CSP.split("; ").filter((directive) => directive.includes("blob:"))).toEqual(["img-src 'self' blob:", "object-src blob:"]);
     expect(page.headers.get("x-content-type-options")).toBe("nosniff");
     const html = await page.text();
     expect(html).toContain(`<script type="module" src="/dashboard/app.js"></script>`);
@@ -175,6 +177,9 @@ describe("the dashboard in a browser", () => {
 
     await page.waitForFunction(() => document.querySelectorAll("#logs tbody tr").length === 2);
     expect(await textOf("#logs tbody tr:first-child .run-id")).toBe(runId);
+    // Each run id, in the logs and in the result, links to the run's page.
+    expect(await page.$eval("#logs tbody tr:first-child a.run-link", (link) => link.getAttribute("href"))).toBe(`#/runs/${runId}`);
+    expect(await page.$eval("#invoke-result a.run-link", (link) => link.getAttribute("href"))).toBe(`#/runs/${runId}`);
     expect(await page.$eval("#duration-chart", (chart) => chart.getAttribute("data-count"))).toBe("2");
     expect(await count("#duration-chart rect.bar")).toBe(2);
     expect(await textOf("#total-calls")).toBe("2");

@@ -157,6 +157,8 @@ describe("the run pipeline (synthesized)", () => {
     template.hasResourceProperties("AWS::S3::Bucket", {
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }] },
+      // Presigned downloads only (a signature is needed all the same): GET from the dashboard's origin.
+      CorsConfiguration: { CorsRules: [{ AllowedMethods: ["GET"], AllowedOrigins: ["*"], MaxAge: 3600 }] },
       LifecycleConfiguration: {
         Rules: Match.arrayWith([
           Match.objectLike({ Prefix: "outcomes/", ExpirationInDays: 1, Status: "Enabled" }),

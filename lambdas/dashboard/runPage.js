@@ -1,0 +1,90 @@
+/* global document, setTimeout, clearTimeout */
+// One run (`#/runs/<run_id>`, `GET /runs/{id}`): its status, trigger, version and timings, its
+// parameters (secret-looking ones hidden), result, log, error and artifacts. A run still queued
+// or running is fetched again every few seconds until it ends.
+import { artifactsView } from "./artifactList.js";
+import { dateTime, duration, fields, fill, h, jsonText, section, statusBadge } from "./dom.js";
+import { runErrorView } from "./runError.js";
+import { runResultView } from "./runResult.js";
+import { hideSecrets } from "./secretParams.js";
+
+const POLL_MS = 2000;
+const FINAL = ["succeeded", "failed", "timed_out"];
+
+export async function renderRunPage(view, api, runId, lifetime) {
+  document.title = `Run ${runId} · browserfn`;
+  const run = await api.run(runId);
+  const artifacts = FINAL.includes(run.status) ? await artifactsView(api, runId, lifetime) : h("p", { class: "muted", id: "run-artifacts" }, "Shown once the run has ended.");
+  fill(view, ...runSections(run, artifacts, lifetime));
+  if (!FINAL.includes(run.status)) followRun(view, api, runId, lifetime);
+}
+
+/** Fetches the run again until it has ended, then renders the page again (with its artifacts). */
+function followRun(view, api, runId, lifetime) {
+  let timer = null;
+  lifetime.onLeave(() => clearTimeout(timer));
+  const poll = async () => {
+    if (lifetime.left) return;
+    try {
+      const run = await api.run(runId);
+      if (lifetime.left) return;
+      if (FINAL.includes(run.status)) return fill(view, ...runSections(run, await artifactsView(api, runId, lifetime), lifetime));
+      view.querySelector("#run-status")?.replaceWith(statusBadgeOf(run));
+    } catch {
+      // A failed poll is tried again; the page keeps what it shows.
+    }
+    timer = setTimeout(poll, POLL_MS);
+  };
+  timer = setTimeout(poll, POLL_MS);
+}
+
+function statusBadgeOf(run) {
+  const badge = statusBadge(run.status);
+  badge.id = "run-status";
+  return badge;
+}
+
+function runSections(run, artifacts, lifetime) {
+  const fn = String(run.function_name ?? "");
+  return [
+    h("p", { class: "crumbs" }, h("a", { href: "#/functions" }, "Functions"), " / ", fn ? h("a", { href: `#/functions/${encodeURIComponent(fn)}`, id: "run-function" }, fn) : "?", " / run"),
+    h("h1", { id: "run-title" }, "Run ", h("code", { class: "run-id" }, String(run.run_id)), " ", statusBadgeOf(run)),
+    h("div", { class: "columns" }, section("Run", runFields(run)), section("Timings", timingFields(run))),
+    run.error ? section("Error", runErrorView(run.error)) : null,
+    section("Parameters", h("pre", { id: "run-params" }, jsonText(hideSecrets(run.params ?? {})))),
+    section("Result", ...runResultView(run, lifetime)),
+    section("Log", typeof run.logs === "string" && run.logs !== "" ? h("pre", { id: "run-log", class: "log" }, run.logs) : h("p", { class: "muted", id: "run-log" }, logAbsence(run))),
+    section("Artifacts", artifacts),
+  ];
+}
+
+function logAbsence(run) {
+  if (run.logs === undefined) return "This API does not return the run's log.";
+  return "Nothing was logged.";
+}
+
+function runFields(run) {
+  return fields([
+    ["status", statusBadge(run.status)],
+    ["function", h("code", {}, String(run.function_name ?? run.function_id ?? "?"))],
+    ["version", String(run.version ?? "—")],
+    ["trigger", String(run.trigger ?? "—")],
+    ["run_id", h("code", {}, String(run.run_id))],
+  ]);
+}
+
+function timingFields(run) {
+  const waited = run.queued_at && run.started_at ? Date.parse(run.started_at) - Date.parse(run.queued_at) : null;
+  return h(
+    "div",
+    { id: "run-timings" },
+    fields([
+      ["queued", dateTime(run.queued_at)],
+      ["started", [dateTime(run.started_at), waited !== null && Number.isFinite(waited) ? ` (after ${duration(waited)})` : ""]],
+      ["finished", dateTime(run.finished_at)],
+      ["duration", duration(run.duration_ms)],
+      ["browser time", typeof run.browser_ms === "number" ? duration(run.browser_ms) : "—"],
+      ["peak memory", typeof run.peak_memory_mb === "number" ? `${run.peak_memory_mb} MB` : "—"],
+    ]),
+  );
+}
