@@ -17,6 +17,8 @@ import { type Send, type TransportOptions, createTransport } from "./transport";
 import type {
   AcceptedRun,
   AccountPlan,
+  ArtifactContent,
+  ArtifactList,
   ApiKeyList,
   CreateApiKeyInput,
   CreateFunctionInput,
@@ -159,6 +161,22 @@ export class BrowserfnClient {
   /** `GET /runs/{run_id}`: one run of this account. */
   getRun(runId: string): Promise<Run> {
     return this.body({ method: "GET", path: `/runs/${enc(runId)}`, idempotent: true });
+  }
+
+  /** `GET /runs/{run_id}/artifacts`: the files a run of this account kept, in name order. */
+  listArtifacts(runId: string): Promise<ArtifactList> {
+    return this.body({ method: "GET", path: `/runs/${enc(runId)}/artifacts`, idempotent: true });
+  }
+
+  /**
+   * `GET /runs/{run_id}/artifacts/{name}`: one artifact's bytes and content type. On AWS the
+   * service answers with a redirect to a short-lived download URL, which fetch follows (without
+   * the API key: it is not sent to another origin).
+   */
+  async downloadArtifact(runId: string, name: string): Promise<ArtifactContent> {
+    const path = `/runs/${enc(runId)}/artifacts/${enc(name)}`;
+    const response = await this.send({ method: "GET", path, headers: { accept: "*/*" }, binary: true, idempotent: true });
+    return { contentType: response.headers.get("content-type") ?? "application/octet-stream", bytes: response.bytes ?? new Uint8Array(0) };
   }
 
   /** Polls a run until it ends (succeeded, failed or timed_out) and returns it; WaitTimeoutError past `timeoutMs`. */

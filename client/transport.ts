@@ -26,6 +26,8 @@ export interface RequestSpec {
   body?: unknown;
   headers?: Record<string, string>;
   idempotent: boolean;
+  /** Read a successful answer's body as bytes (`ApiResponse.bytes`), not as JSON. */
+  binary?: boolean;
 }
 
 /** A successful answer (2xx): status, headers and the parsed JSON body (undefined when empty). */
@@ -33,6 +35,8 @@ export interface ApiResponse {
   status: number;
   headers: Headers;
   body: unknown;
+  /** The body's bytes, for a request sent with `binary: true` (body is then undefined). */
+  bytes?: Uint8Array;
 }
 
 /** What the client needs from a transport; tests and callers may wrap it. */
@@ -76,6 +80,9 @@ export function createTransport(options: TransportOptions): Send {
     } catch (error) {
       const cause = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message;
       throw new NetworkError({ status: 0, code: "network_error", message: `Could not reach ${options.baseUrl}: ${cause}` });
+    }
+    if (spec.binary && response.ok) {
+      return { status: response.status, headers: response.headers, body: undefined, bytes: new Uint8Array(await response.arrayBuffer()) };
     }
     const text = await response.text();
     if (!response.ok) throw errorFromResponse(response.status, response.headers, text);

@@ -74,6 +74,28 @@ export interface LogList {
   items: LogEntry[];
 }
 
+/** One file a run kept (`artifacts.save`, or a failed run's screenshots and HTML). */
+export interface Artifact {
+  /** `^[A-Za-z0-9._-]{1,128}$`: a file name, never a path. */
+  name: string;
+  content_type: string;
+  /** Size in bytes. */
+  bytes: number;
+  created_at: string;
+  /** `GET` it, with the account's token, for the bytes. */
+  url: string;
+}
+/** `GET /runs/{run_id}/artifacts`, in name order. */
+export interface ArtifactList {
+  items: Artifact[];
+}
+/** An artifact's content, `GET /runs/{run_id}/artifacts/{name}`. */
+export interface ArtifactContent {
+  /** The answer's `Content-Type` (`application/octet-stream` when it has none). */
+  contentType: string;
+  bytes: Uint8Array;
+}
+
 /** 202 answer of an invocation that goes on in the background. */
 export interface AcceptedRun {
   run_id: string;

@@ -1,154 +1,97 @@
 import { readFile } from "node:fs/promises";
 import { isBuiltin } from "node:module";
 import path from "node:path";
-import { build, type Message } from "esbuild";
-import ts from "typescript";
+import { type Metafile, build } from "esbuild";
 import { CliError } from "./args";
+import { bundleFailure } from "./bundleErrors";
+import { namespaceImports } from "./namespaceImports";
+import { typedDefaultExport } from "./typedDefaultExport";
 
-/** Imports the runtime provides to every automation: they stay as they are. */
+/** Imports the runtime provides to every automation (with Node's built-ins): they stay imports. */
 const PROVIDED = /^(browserfn\/runtime|puppeteer-core)(\/.*)?$/;
-
-/** The name the bundled dependencies get in the deployed module. */
-const DEPS = "__browserfn_deps";
+/** Kept out of the bundle: what the runtime provides, and ws's optional native speed-ups (loaded in a try/catch). */
+const EXTERNAL = ["browserfn/runtime", "puppeteer-core", "puppeteer-core/*", "bufferutil", "utf-8-validate"];
 
 export interface BundledAutomation {
-  /** The module to deploy: the entry's own TypeScript, its imports rewritten to read DEPS. */
+  /** The module to deploy. */
   code: string;
-  /** Bytes of the entry after rewriting, and of the bundled dependency block. */
+  /** Bytes of the entry's own code (with esbuild's helpers and the typed default export), and of everything it imports. */
   entryBytes: number;
   dependencyBytes: number;
-  /** The bundled import specifiers, in order. */
-  modules: string[];
-}
-
-interface Edit {
-  start: number;
-  end: number;
-  text: string;
+  /** What the bundled imports weigh, by npm package or local file (`./helpers/x.ts`), largest first; empty when the file is sent as written. */
+  parts: { name: string; bytes: number }[];
 }
 
 function isProvided(specifier: string): boolean {
   return PROVIDED.test(specifier) || isBuiltin(specifier);
 }
 
-function propertyText(name: ts.ModuleExportName): string {
-  return ts.isIdentifier(name) ? name.text : JSON.stringify(name.text);
+/** An input of the metafile (relative to the entry's directory) as the user knows it: its npm package, or the local file. */
+function partName(input: string): string {
+  const at = input.lastIndexOf("node_modules/");
+  if (at < 0) return input.startsWith("../") ? input : `./${input}`;
+  const [first = "", second = ""] = input.slice(at + "node_modules/".length).split("/");
+  return first.startsWith("@") ? `${first}/${second}` : first;
 }
 
-/** The `const …` declarations that replace one import declaration (empty for type-only imports). */
-function replacement(clause: ts.ImportClause | undefined, ref: string): string {
-  if (!clause) return "";
-  const declarations: string[] = [];
-  if (clause.name) declarations.push(`const ${clause.name.text} = ${ref}.default;`);
-  const bindings = clause.namedBindings;
-  if (bindings && ts.isNamespaceImport(bindings)) declarations.push(`const ${bindings.name.text} = ${ref};`);
-  if (bindings && ts.isNamedImports(bindings)) {
-    const parts = bindings.elements
-      .filter((element) => !element.isTypeOnly)
-      .map((element) => (element.propertyName ? `${propertyText(element.propertyName)}: ${element.name.text}` : element.name.text));
-    if (parts.length > 0) declarations.push(`const { ${parts.join(", ")} } = ${ref};`);
+/** Bytes in the output of every input but the entry, summed by partName, largest first. */
+function partsOf(metafile: Metafile, entry: string): { name: string; bytes: number }[] {
+  const output = Object.values(metafile.outputs)[0];
+  const sums = new Map<string, number>();
+  for (const [input, { bytesInOutput }] of Object.entries(output?.inputs ?? {})) {
+    if (input === entry) continue;
+    const name = partName(input);
+    sums.set(name, (sums.get(name) ?? 0) + bytesInOutput);
   }
-  return declarations.join(" ");
+  return [...sums].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes || a.name.localeCompare(b.name));
 }
 
 /**
- * Reads the entry's imports: the provided ones (browserfn/runtime, puppeteer-core, Node
- * built-ins) stay; type-only ones are dropped; every other one becomes a destructuring of the
- * bundled dependency block. Returns the edits and the virtual entry that esbuild bundles.
- */
-function planRewrite(sf: ts.SourceFile): { edits: Edit[]; modules: string[]; virtualEntry: string } {
-  const edits: Edit[] = [];
-  const modules: string[] = [];
-  const lines: string[] = [];
-  const refFor = (specifier: string) => {
-    let index = modules.indexOf(specifier);
-    if (index < 0) {
-      index = modules.push(specifier) - 1;
-      lines.push(`export * as m${index} from ${JSON.stringify(specifier)};`);
-    }
-    return `${DEPS}.m${index}`;
-  };
-  for (const statement of sf.statements) {
-    const where = () => {
-      const { line } = sf.getLineAndCharacterOfPosition(statement.getStart(sf));
-      return `${path.basename(sf.fileName)}:${line + 1}`;
-    };
-    if (ts.isImportDeclaration(statement) && ts.isStringLiteral(statement.moduleSpecifier)) {
-      const specifier = statement.moduleSpecifier.text;
-      if (isProvided(specifier)) continue;
-      const clause = statement.importClause;
-      let text = "";
-      if (!clause) lines.push(`import ${JSON.stringify(specifier)};`); // for its side effects only
-      else if (!clause.isTypeOnly) text = replacement(clause, refFor(specifier));
-      edits.push({ start: statement.getStart(sf), end: statement.getEnd(), text });
-    } else if (ts.isImportEqualsDeclaration(statement) && ts.isExternalModuleReference(statement.moduleReference)) {
-      const target = statement.moduleReference.expression;
-      if (ts.isStringLiteral(target) && isProvided(target.text)) continue;
-      throw new CliError(`${where()}: \`import … = require(…)\` of a module to bundle is not supported; use an ES import`, 2);
-    } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)) {
-      if (statement.isTypeOnly || isProvided(statement.moduleSpecifier.text)) continue;
-      throw new CliError(`${where()}: re-exporting from another module is not supported in the entry file; import and export instead`, 2);
-    }
-  }
-  return { edits, modules, virtualEntry: lines.join("\n") };
-}
-
-function describeMessages(messages: Message[]): string {
-  return messages
-    .slice(0, 5)
-    .map((m) => (m.location ? `${m.location.file}:${m.location.line}:${m.location.column}: ${m.text}` : m.text))
-    .join("\n  ");
-}
-
-/** Bundles the dependencies into one minified IIFE assigned to DEPS. */
-async function bundleDependencies(virtualEntry: string, resolveDir: string): Promise<string> {
-  try {
-    const result = await build({
-      stdin: { contents: virtualEntry, resolveDir, sourcefile: "browserfn-dependencies.ts", loader: "ts" },
-      bundle: true,
-      write: false,
-      format: "iife",
-      globalName: DEPS,
-      platform: "node",
-      target: "node20",
-      minify: true,
-      legalComments: "none",
-      // Provided by the runtime; ws's optional native speed-ups are loaded in a try/catch.
-      external: ["browserfn/runtime", "puppeteer-core", "puppeteer-core/*", "bufferutil", "utf-8-validate"],
-      logLevel: "silent",
-    });
-    return result.outputFiles[0]?.text ?? "";
-  } catch (error) {
-    const errors = (error as { errors?: Message[] }).errors;
-    throw new CliError(`Bundling the imports failed:\n  ${errors ? describeMessages(errors) : (error as Error).message}`, 2);
-  }
-}
-
-/**
- * Turns an automation file into one module the service accepts. The entry keeps its own
- * TypeScript source, so the service still reads its parameters' declared types; its imports of
- * local files and npm packages are bundled by esbuild into a minified block at the top, and each
- * such import becomes a `const` destructuring of that block. `browserfn/runtime`,
- * `puppeteer-core` and Node's built-in modules stay imports: the runtime provides them.
+ * Turns an automation file into the one module the service accepts: what `esbuild --bundle
+ * --minify --format=esm --platform=node` makes of it (tree-shaken: only what the file uses of
+ * its imports), with `browserfn/runtime`, `puppeteer-core` and Node's built-ins left as imports
+ * (the runtime provides them), and a typed default export that keeps the parameters the service
+ * reads (see typedDefaultExport). `await using` is left to the service's compiler, as in a file
+ * sent as written. A file that imports nothing to bundle is sent as written (its shebang line
+ * blanked), so the service's errors name its own lines.
  */
 export async function bundleAutomation(file: string): Promise<BundledAutomation> {
+  const absolute = path.resolve(file);
+  const name = path.basename(absolute);
   let source: string;
   try {
-    source = await readFile(file, "utf8");
+    source = await readFile(absolute, "utf8");
   } catch (error) {
     throw new CliError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 2);
   }
   // A shebang line is blanked (line numbers stay): the runner evaluates the module as a function body, where `#!` is a syntax error.
   if (source.startsWith("#!")) source = source.replace(/^#![^\n]*/, "");
-  const sf = ts.createSourceFile(path.basename(file), source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
-  const { edits, modules, virtualEntry } = planRewrite(sf);
-  let entry = source;
-  for (const edit of [...edits].reverse()) entry = entry.slice(0, edit.start) + edit.text + entry.slice(edit.end);
-  if (virtualEntry === "") {
-    return { code: entry, entryBytes: Buffer.byteLength(entry), dependencyBytes: 0, modules };
+  const workingDir = path.dirname(absolute);
+  let result;
+  try {
+    result = await build({
+      entryPoints: [absolute],
+      absWorkingDir: workingDir,
+      bundle: true,
+      write: false,
+      metafile: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      supported: { using: true },
+      minify: true,
+      legalComments: "none",
+      external: EXTERNAL,
+      plugins: [namespaceImports(isProvided)],
+      logLevel: "silent",
+    });
+  } catch (error) {
+    throw bundleFailure(error, name, workingDir);
   }
-  const bundled = await bundleDependencies(virtualEntry, path.dirname(path.resolve(file)));
-  const block = `// Imports bundled by \`browserfn deploy\` (esbuild): ${modules.join(", ") || "side effects only"}\n${bundled.trimEnd()}\n`;
-  const code = block + entry;
-  return { code, entryBytes: Buffer.byteLength(entry), dependencyBytes: Buffer.byteLength(block), modules };
+  // Nothing but the entry went in: its imports are all provided (or types only).
+  if (Object.keys(result.metafile.inputs).length <= 1) return { code: source, entryBytes: Buffer.byteLength(source), dependencyBytes: 0, parts: [] };
+  const parts = partsOf(result.metafile, path.relative(workingDir, absolute).split(path.sep).join("/"));
+  const code = typedDefaultExport(result.outputFiles[0]?.text ?? "", source, name);
+  const dependencyBytes = parts.reduce((sum, part) => sum + part.bytes, 0);
+  return { code, entryBytes: Buffer.byteLength(code) - dependencyBytes, dependencyBytes, parts };
 }

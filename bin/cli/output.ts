@@ -82,3 +82,18 @@ export function duration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return "-";
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
+
+/**
+ * Text a run produced (its logs, an error's message and stack) made safe for a terminal:
+ * control characters but newline and tab are shown as `\xNN`, so that output a page put in a
+ * log cannot move the cursor, retitle the window or hide lines.
+ */
+export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+
+/** printable, on one line (for a table cell). */
+export function printableLine(text: string): string {
+  return printable(text).replace(/\n/g, " ");
+}

@@ -57,6 +57,12 @@ describe("the browserfn command", () => {
         [["invoke", "x", "--data", "[1]"], "--data must be a JSON object"],
         [["deploy", path.join(FIXTURES, "shout.ts"), "--name", "Bad_Name"], "not a function name"],
         [["keys", "rotate"], "unknown keys action 'rotate'"],
+        [["runs"], "missing action: runs get <run_id> or runs list <name>"],
+        [["runs", "show", "x"], "unknown runs action 'show' (get, list)"],
+        [["runs", "get"], "missing argument <run_id>"],
+        [["runs", "get", "run_x", "--limit", "3"], "--limit is for `runs list`"],
+        [["runs", "list", "x", "--artifacts", "out"], "--artifacts is for `runs get`"],
+        [["runs", "list", "x", "--limit", "0"], "--limit must be a whole number from 1 to 1000"],
         [["login", "--url", "ftp://x", "--key", "k"], "must be an http(s) URL"],
       ];
       const results = await Promise.all(cases.map(([args]) => runCli(args, env)));
@@ -84,17 +90,32 @@ describe("the browserfn command", () => {
       await writeFile(path.join(dir, "big.ts"), `import { blob } from "./blob";\nexport default async function run(n: number = 1) { return blob.length * n; }\n`);
       const big = await runCli(["deploy", path.join(dir, "big.ts")], env);
       expect(big.code).toBe(2);
-      expect(big.stderr).toMatch(/The bundled code is 26\d\.\d KB, over the service's limit of 256\.0 KB: big\.ts is 0\.\d KB, its bundled imports 26\d\.\d KB \(\.\/blob\)/);
+      expect(big.stderr).toMatch(
+        /The bundled code is 26\d\.\d KB \(\d+ bytes\), over the service's limit of 256\.0 KB \(262144 bytes\): the service stores the code of every version and compiles it as one module, so it caps its size\. big\.ts is 0\.\d KB, its bundled imports 26\d\.\d KB \(\.\/blob\.ts 26\d\.\d KB\)/,
+      );
+
+      // The whole of zod, as one object: what it weighs, and which package it is.
+      const whole = await runCli(["deploy", path.join(FIXTURES, "zodWhole.ts"), "--name", "zod-whole"], env);
+      expect(whole.code).toBe(2);
+      expect(whole.stderr).toMatch(/The bundled code is 4\d\d\.\d KB \(\d+ bytes\), over the service's limit of 256\.0 KB .* zodWhole\.ts is 0\.\d KB, its bundled imports 4\d\d\.\d KB \(zod 4\d\d\.\d KB\)/);
 
       await writeFile(path.join(dir, "missing.ts"), `import { nothing } from "./nowhere";\nexport default async function run() { return nothing; }\n`);
       const missing = await runCli(["deploy", path.join(dir, "missing.ts")], env);
       expect(missing.code).toBe(2);
-      expect(missing.stderr).toContain('Could not resolve "./nowhere"');
+      expect(missing.stderr).toContain('missing.ts:1:25: Could not resolve "./nowhere"');
 
-      await writeFile(path.join(dir, "reexport.ts"), `export { blob } from "./blob";\nexport default async function run() { return 1; }\n`);
-      const reexport = await runCli(["deploy", path.join(dir, "reexport.ts")], env);
-      expect(reexport.code).toBe(2);
-      expect(reexport.stderr).toContain("reexport.ts:1: re-exporting from another module is not supported");
+      await writeFile(path.join(dir, "no-package.ts"), `import pad from "left-pad-not-installed";\nexport default async function run(s: string) { return pad(s, 3); }\n`);
+      const noPackage = await runCli(["deploy", path.join(dir, "no-package.ts")], env);
+      expect(noPackage.code).toBe(2);
+      expect(noPackage.stderr).toBe(
+        "Bundling no-package.ts…\nbrowserfn: Cannot find package 'left-pad-not-installed' imported by no-package.ts: run npm install left-pad-not-installed\n",
+      );
+
+      // An entry the service would refuse is reported as the API reports it, before any request.
+      await writeFile(path.join(dir, "no-default.ts"), `import { blob } from "./blob";\nexport const size = blob.length;\n`);
+      const noDefault = await runCli(["deploy", path.join(dir, "no-default.ts")], env);
+      expect(noDefault.code).toBe(3);
+      expect(noDefault.stderr).toContain("The module has no default export; export an async function as default [invalid_code, HTTP 400]");
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

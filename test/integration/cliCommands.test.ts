@@ -35,11 +35,12 @@ describe("browserfn CLI commands against a real local service", () => {
       { name: "loud", type: "boolean", required: false },
       { name: "tags", type: "string[]", required: false, default: "[]" },
     ]);
-    // The deployed source is the entry's own TypeScript after the bundled block; the npm package is in the block.
+    // The deployed source is esbuild's minified bundle (the npm package and the helper inside, the runtime
+    // imported) ending in a default export that declares the parameters as the file does.
     const source = (await svc.call("GET", "/functions/shout/versions/1")).body.code as string;
-    expect(source).toContain("export default async function run(word: string, times: number = 2");
-    expect(source).toContain('import { Session } from "browserfn/runtime";');
-    expect(source).not.toMatch(/from "\.\/helpers\/shout"/);
+    expect(source).toMatch(/^import\{Session as [\w$]+\}from"browserfn\/runtime";\n/);
+    expect(source).toContain("export default async function run(word: string, times: number = 2, loud?: boolean, tags: string[] = []) {");
+    expect(source).not.toContain("./helpers/shout");
 
     const again = await cli("deploy", path.join(FIXTURES, "shout.ts"), "--name", "shout", "--memory", "512", "--shared");
     expect(again.code).toBe(0);
@@ -131,7 +132,10 @@ describe("browserfn CLI commands against a real local service", () => {
     expect(notShared.stderr).toContain("function_not_found");
   });
 
-  it("follows logs until interrupted", async () => {
+  it("follows logs until interrupted, printing each run once and none from before its window", async () => {
+    await svc.call("POST", "/functions/shout", { body: { word: "before" } });
+    const before = ((await svc.call("GET", "/functions/shout/logs")).body.items as { run_id: string }[]).map((entry) => entry.run_id);
+    expect(before.length).toBeGreaterThanOrEqual(3); // newest first: only before[0] is in the window of --limit 1
     const child = spawn(process.execPath, [CLI, "logs", "shout", "--follow", "--limit", "1"], { env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -145,8 +149,13 @@ describe("browserfn CLI commands against a real local service", () => {
       const invoked = await svc.call("POST", "/functions/shout", { body: { word: "follow" } });
       const runId = invoked.headers.get("x-run-id") ?? "";
       await waitFor(() => stdout.includes(runId));
+      // Two more looks (every 2 s): nothing is printed again.
+      await new Promise((resolve) => setTimeout(resolve, 4500));
       child.kill("SIGINT");
       expect(await exited).toBe(0);
+      const times = (id: string) => stdout.split(id).length - 1;
+      expect(before.map(times)).toEqual(before.map((_, i) => (i === 0 ? 1 : 0)));
+      expect(times(runId)).toBe(1);
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL");
     }

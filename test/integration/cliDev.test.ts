@@ -1,9 +1,10 @@
+import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type PageServer, startPageServer } from "../helpers/pageServer";
 import { expectNoProcessesWith } from "../helpers/processes";
-import { FIXTURES, cliEnv, runCli } from "../fixtures/cli/runCli";
+import { CLI, FIXTURES, cliEnv, runCli } from "../fixtures/cli/runCli";
 
 describe("browserfn dev", () => {
   let pages: PageServer;
@@ -36,6 +37,29 @@ describe("browserfn dev", () => {
     const failed = await runCli(["dev", path.join(FIXTURES, "fails.ts"), "--data", '{"reason": "in dev"}', "--json"], cliEnv(configHome));
     expect(failed.code).toBe(1);
     expect(JSON.parse(failed.stderr.trim().split("\n").pop() ?? "").error).toMatchObject({ code: "function_error", message: "failed in dev" });
+    await expectNoProcessesWith(path.join(tmpdir(), "browserfn-dev-"));
+  });
+
+  it("prints the run's console output as it is written, not when the run ends", async () => {
+    const child = spawn(process.execPath, [CLI, "dev", path.join(FIXTURES, "slowLog.ts"), "-p", "waitMs=3000"], { env: cliEnv(configHome), stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    let firstLineAt = 0;
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+      if (!firstLineAt && stderr.includes("before the wait")) firstLineAt = Date.now();
+    });
+    const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+    const endedAt = Date.now();
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({ waited: 3000 });
+    // Each line once, in order, the first one well before the run ended.
+    expect(stderr.split("before the wait")).toHaveLength(2);
+    expect(stderr.split("after the wait")).toHaveLength(2);
+    expect(stderr.indexOf("before the wait")).toBeLessThan(stderr.indexOf("after the wait"));
+    expect(stderr.indexOf("after the wait")).toBeLessThan(stderr.indexOf("succeeded in"));
+    expect(endedAt - firstLineAt).toBeGreaterThan(2000);
     await expectNoProcessesWith(path.join(tmpdir(), "browserfn-dev-"));
   });
 });

@@ -132,6 +132,32 @@ describe("browserfn/client against a real local service", () => {
     expect(unreachable).toMatchObject({ status: 0, code: "network_error" });
   });
 
+  it("lists a run's artifacts and downloads their bytes", async () => {
+    const code = `import { artifacts } from "browserfn/runtime";
+export default async function run() {
+  await artifacts.save("all-bytes.bin", new Uint8Array(256).map((_, i) => i));
+  await artifacts.save("page.html", "<p>hi</p>");
+  return 1;
+}
+`;
+    await client.createFunction({ name: "keeper", code });
+    const { runId } = await client.invoke("keeper");
+    const listed = await client.listArtifacts(runId);
+    expect(listed.items.map((a) => [a.name, a.bytes, a.url])).toEqual([
+      ["all-bytes.bin", 256, `${svc.url}/runs/${runId}/artifacts/all-bytes.bin`],
+      ["page.html", 9, `${svc.url}/runs/${runId}/artifacts/page.html`],
+    ]);
+    const binary = await client.downloadArtifact(runId, "all-bytes.bin");
+    expect(binary.contentType).toBe("application/octet-stream");
+    expect(binary.bytes).toBeInstanceOf(Uint8Array);
+    expect([...binary.bytes]).toEqual(Array.from({ length: 256 }, (_, i) => i));
+    const html = await client.downloadArtifact(runId, "page.html");
+    expect([html.contentType, new TextDecoder().decode(html.bytes)]).toEqual(["text/html; charset=utf-8", "<p>hi</p>"]);
+    const missing = await thrown(() => client.downloadArtifact(runId, "nope.txt"));
+    expect(missing).toBeInstanceOf(NotFoundError);
+    expect(missing.code).toBe("artifact_not_found");
+  });
+
   it("waits through a 202 by polling the run", async () => {
     await client.createFunction({ name: "sleeper", code: SLEEP_FN });
     const accepted: string[] = [];

@@ -2,7 +2,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { compileCode } from "../../../lambdas/code/compileCode";
-import { ApiError } from "../../../lambdas/http/errors";
 import { validateParams } from "../../../lambdas/invoke/validateParams";
 import { newRunId } from "../../../lambdas/runs/runIds";
 import { hostStarter } from "../../../lambdas/runtime/local/localRuntime";
@@ -15,21 +14,23 @@ import type { InvokeResult } from "../../../lambdas/runtime/runtime";
 import { createError } from "../../../client";
 import { PARAM_OPTIONS, intOption, invocationParams, positionals } from "../args";
 import type { Command } from "../command";
+import { LiveLogs } from "../liveLogs";
 import { duration } from "../output";
 import { prepareCode } from "../prepareCode";
-
-/** The service's checks, as the client's error classes (so they are reported as the API would). */
-function asClientError(error: unknown): unknown {
-  if (!(error instanceof ApiError)) return error;
-  return createError({ status: error.status, code: error.code, message: error.message, details: error.details });
-}
+import { asClientError } from "../serviceErrors";
 
 /**
  * Runs the automation once in a worker sandbox and browser of its own, as the local service
  * does (BROWSERFN_SANDBOX applies; the user's own local sites are reachable, as they are the
- * usual target of a first try), and removes both (and their temp dir) on every path.
+ * usual target of a first try), and removes both (and their temp dir) on every path. The run's
+ * console output goes to `onOutput` as the worker streams it.
  */
-async function runOnce(code: ReturnType<typeof compileCode>, params: Record<string, unknown>, limits: { timeoutMs: number; memoryMb: number }): Promise<InvokeResult> {
+async function runOnce(
+  code: ReturnType<typeof compileCode>,
+  params: Record<string, unknown>,
+  limits: { timeoutMs: number; memoryMb: number },
+  onOutput: (text: string) => void,
+): Promise<InvokeResult> {
   const runtimeDir = await mkdtemp(path.join(tmpdir(), "browserfn-dev-"));
   let worker: WorkerProcess | undefined;
   const interrupt = () => void worker?.kill("interrupted");
@@ -43,9 +44,16 @@ async function runOnce(code: ReturnType<typeof compileCode>, params: Record<stri
       startHost: hostStarter(sandbox, files),
       init: { code: code.js, parameter_style: code.parameter_style, variables: code.variables },
     });
-    const run = await runWithLimits(worker, newRunId(), params, limits);
-    await run.finished;
-    return run.result;
+    const running = worker;
+    const live = new LiveLogs(() => running.logsSoFar, onOutput);
+    try {
+      const run = await runWithLimits(running, newRunId(), params, limits);
+      live.finish(run.result.logs);
+      await run.finished;
+      return run.result;
+    } finally {
+      live.stop();
+    }
   } finally {
     process.off("SIGINT", interrupt);
     process.off("SIGTERM", interrupt);
@@ -58,7 +66,7 @@ export const dev: Command = {
   summary: "run an automation file once on this machine (real Chromium), without deploying",
   usage: "browserfn dev <file.ts> [-p key=value … | --data JSON] [--timeout SECONDS] [--memory MB]",
   options: { ...PARAM_OPTIONS, timeout: { type: "string" }, memory: { type: "string" } },
-  async run({ args, out }) {
+  async run({ args, io, out }) {
     const [file = ""] = positionals(args, ["file.ts"]);
     const input = invocationParams(args);
     const timeoutMs = (intOption(args, "timeout", 1, 900) ?? 300) * 1000;
@@ -73,8 +81,8 @@ export const dev: Command = {
       throw asClientError(error);
     }
     out.note(`Running ${path.basename(file)}…`);
-    const result = await runOnce(compiled, params, { timeoutMs, memoryMb });
-    if (result.logs) out.note(result.logs.trimEnd());
+    // The automation's console output goes to stderr as it is written.
+    const result = await runOnce(compiled, params, { timeoutMs, memoryMb }, (text) => io.stderr.write(text));
     if (result.status !== "succeeded") {
       const error = result.error ?? { code: "function_error", message: `The run ${result.status}` };
       throw createError({ status: error.code === "function_timeout" ? 504 : 500, code: error.code, message: error.message });

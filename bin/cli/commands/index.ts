@@ -9,6 +9,7 @@ export const COMMANDS: Record<string, { summary: string; load: () => Command }> 
   list: { summary: "list the account's functions", load: () => require("./list").list },
   info: { summary: "show one function", load: () => require("./info").info },
   logs: { summary: "show a function's latest runs (--follow)", load: () => require("./logs").logs },
+  runs: { summary: "show one run with its result, logs and artifacts, or a function's latest runs", load: () => require("./runs").runs },
   metrics: { summary: "show a function's counts, success rate, durations", load: () => require("./metrics").metrics },
   versions: { summary: "list a function's versions", load: () => require("./versions").versions },
   fork: { summary: "copy a shared function into your account", load: () => require("./fork").fork },

@@ -1,10 +1,15 @@
 import type { LogEntry } from "../../../client";
 import { flag, intOption, positionals } from "../args";
 import type { Command } from "../command";
-import { type Output, duration, shortTime } from "../output";
+import { RunFollower } from "../followRuns";
+import { type Output, duration, printableLine, shortTime } from "../output";
 
 const COLUMNS = ["TIME", "STATUS", "DURATION", "RUN", "VERSION", "TRIGGER", "ERROR"];
 const FOLLOW_INTERVAL_MS = 2000;
+/** Entries read per look while following: more runs than this ending between two looks are missed. */
+const FOLLOW_PAGE = 100;
+/** The API's default page. */
+const DEFAULT_LIMIT = 50;
 
 function row(entry: LogEntry): (string | null)[] {
   return [
@@ -14,7 +19,7 @@ function row(entry: LogEntry): (string | null)[] {
     entry.run_id,
     entry.version,
     entry.trigger,
-    entry.error ? `${entry.error.code}: ${entry.error.message}` : null,
+    entry.error ? printableLine(`${entry.error.code}: ${entry.error.message}`) : null,
   ];
 }
 
@@ -32,27 +37,25 @@ export const logs: Command = {
     const [name = ""] = positionals(args, ["name"]);
     const limit = intOption(args, "limit", 1, 1000);
     const api = await client();
-    const first = await api.getLogs(name, { limit });
     if (!flag(args, "follow")) {
-      if (out.json) out.printJson(first);
-      else print(out, first.items, true);
+      const list = await api.getLogs(name, { limit });
+      if (out.json) out.printJson(list);
+      else print(out, list.items, true);
       return 0;
     }
-    // Following: oldest first, then each run once it has ended (a run still going is shown when it ends).
-    const shown = new Set<string>();
-    const show = (entries: LogEntry[], header: boolean) => {
-      const fresh = entries.filter((e) => !shown.has(e.run_id) && e.status !== "queued" && e.status !== "running").reverse();
-      for (const e of fresh) shown.add(e.run_id);
-      print(out, fresh, header);
-    };
-    show(first.items, true);
+    // Following: the latest `limit` runs that have ended, oldest first; then each run once, when it ends.
+    const first = (await api.getLogs(name, { limit: Math.max(limit ?? DEFAULT_LIMIT, FOLLOW_PAGE) })).items;
+    const follower = new RunFollower(first);
+    print(out, first.slice(0, limit ?? DEFAULT_LIMIT).filter((e) => e.status !== "queued" && e.status !== "running").reverse(), true);
     const stop = new Promise<void>((resolve) => process.once("SIGINT", () => resolve()));
     let stopped = false;
     void stop.then(() => (stopped = true));
     while (!stopped) {
-      await Promise.race([stop, new Promise((resolve) => setTimeout(resolve, FOLLOW_INTERVAL_MS))]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([stop, new Promise((resolve) => (timer = setTimeout(resolve, FOLLOW_INTERVAL_MS)))]);
+      clearTimeout(timer);
       if (stopped) break;
-      show((await api.getLogs(name, { limit: 100 })).items, false);
+      print(out, follower.next((await api.getLogs(name, { limit: FOLLOW_PAGE })).items), false);
     }
     return 0;
   },
