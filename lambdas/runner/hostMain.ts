@@ -58,7 +58,7 @@ function startWorker(init: HostInit): void {
     process.execPath,
     // One flag per path: Node 20 reads a comma-separated list as one path.
     ["--experimental-permission", `--allow-fs-read=${bundle}`, `--allow-fs-read=${downloads}/*`, "--disable-warning=ExperimentalWarning", bundle],
-    { env: { BROWSERFN_DOWNLOADS_DIR: downloads }, stdio: ["ignore", "ignore", "ignore", "ipc"] },
+    { env: {}, stdio: ["ignore", "ignore", "ignore", "ipc"] },
   );
   worker.on("message", (message: WorkerMessage & { type: string }) => {
     if (message?.type === "browser_request") return void launchBrowser();
@@ -176,7 +176,7 @@ const reader = new FrameReader(
       if (spec) return;
       spec = sent;
       startWorker(sent);
-      worker?.send({ type: "init", ...sent.init });
+      worker?.send({ type: "init", ...sent.init, downloads_dir: path.join(sent.browser.profileDir, "Downloads") });
       return;
     }
     if (worker?.connected) worker.send(sent);

@@ -19,6 +19,8 @@ export interface WorkerInit {
   parameter_style: ParameterStyle;
   /** The version's parameters in declaration order: positional calls pass them in this order. */
   variables: ParameterInfo[];
+  /** Where the browser's downloads land (set by the host): the worker keeps them as artifacts. */
+  downloads_dir?: string;
 }
 
 /** How the host starts the browser: paths as the sandbox sees them. */

@@ -185,7 +185,7 @@ function main(): void {
     // The run stops itself at its timeout (keeping its logs and its pages' evidence); the
     // supervisor kills the worker only if it does not answer within a grace after it.
     const artifacts = artifactChannel(request.runId, request.artifactsUrl);
-    const downloadsDir = process.env.BROWSERFN_DOWNLOADS_DIR;
+    const downloadsDir = init.downloads_dir;
     const run = startInvocation({
       code,
       params,
@@ -199,11 +199,14 @@ function main(): void {
       onLog: logStream(request.runId),
     });
     // Answer first; the browser is reset before the next run is taken from the queue.
-    send({ type: "done", runId: request.runId, outcome: await run.outcome });
+    const outcome = await run.outcome;
+    send({ type: "done", runId: request.runId, outcome });
     await run.settled;
     // Timers of this turn (the outcome's own send) are done once the next turn comes.
     await new Promise((resolve) => setImmediate(resolve));
-    send({ type: "idle", runId: request.runId, leftover: leftovers(baseline) });
+    // A run stopped at its timeout left its code pending (maybe on nothing a handle shows): the worker is replaced.
+    const stopped = outcome.status === "failed" && outcome.error.code === "function_timeout" ? ["a run stopped at its timeout"] : [];
+    send({ type: "idle", runId: request.runId, leftover: [...stopped, ...leftovers(baseline)] });
   };
 
   process.on("message", (message: SupervisorMessage, handle: unknown) => {
