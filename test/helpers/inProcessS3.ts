@@ -107,7 +107,7 @@ export class InProcessS3 {
 
   /** An S3 client of this stand-in, built by the service's own builder (awsDeps.createRunBucketClient). */
   client(): S3Client {
-    return createRunBucketClient("eu-west-1", { endpoint: this.endpoint, forcePathStyle: true, credentials: { accessKeyId: "AKIDTEST", secretAccessKey: "secret" } });
+    return createRunBucketClient("eu-west-1", { endpoint: this.endpoint, forcePathStyle: true, credentials: { accessKeyId: "AKIDTEST", secretAccessKey: "SIGNING-SECRET-NEVER-SHOWN" } });
   }
 
   async close(): Promise<void> {

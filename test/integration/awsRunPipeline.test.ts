@@ -115,7 +115,10 @@ describe("the AWS run pipeline", () => {
     expect([answer.statusCode, json(answer)]).toEqual([200, { slept: 10 }]);
     const runId = String(answer.headers?.["x-run-id"]);
     const event = world.pipeline.lambda.events.at(-1) as Record<string, unknown>;
-    expect(Object.keys(event).sort()).toEqual(["outcome_upload_url", "params", "run_id", "timeout_ms"]);
+    // Capabilities for its own run only (an upload URL for its outcome, a POST for its artifacts), nothing of the service.
+    expect(Object.keys(event).sort()).toEqual(["artifact_upload", "artifacts_url", "outcome_upload_url", "params", "run_id", "timeout_ms"]);
+    // Presigned requests carry a signature, never the key that signs them.
+    expect(JSON.stringify(event)).not.toContain("SIGNING-SECRET-NEVER-SHOWN");
     expect(event).toMatchObject({ run_id: runId, params: { ms: 10 }, timeout_ms: 300_000 });
     // The upload URL names this run's outcome object, and only it.
     const url = new URL(String(event.outcome_upload_url));

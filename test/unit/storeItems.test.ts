@@ -78,12 +78,12 @@ describe("store items are built from named fields", () => {
     expect(read).toEqual({ ...run, status: "succeeded", result_json: "1", finished_at: NOW.toISOString() });
   });
 
-  it("a run's error is kept as its code and message", async () => {
+  it("a run's error is kept as its code, message and stack (nothing else of it)", async () => {
     const run = runItem(functionItem(), { run_id: "run_err", status: "failed" });
     const error = { code: "function_error", message: "boom", stack: "Error: boom", pk: "KEY#x", admin: true };
     await memory.store.runs.put({ ...run, error: error as unknown as RunItem["error"] });
-    expect((await raw("RUN#run_err", "RUN"))?.error).toEqual({ code: "function_error", message: "boom" });
-    expect((await memory.store.runs.get("run_err"))?.error).toEqual({ code: "function_error", message: "boom" });
+    expect((await raw("RUN#run_err", "RUN"))?.error).toEqual({ code: "function_error", message: "boom", stack: "Error: boom" });
+    expect((await memory.store.runs.get("run_err"))?.error).toEqual({ code: "function_error", message: "boom", stack: "Error: boom" });
   });
 
   it("a run without optional fields stores none of them", async () => {
@@ -215,14 +215,14 @@ describe("store items are built from named fields", () => {
       expect(await planted()).toEqual([]);
     });
 
-    it("keeps an error's code and message only", async () => {
+    it("keeps an error's code, message and stack only", async () => {
       const run = runItem(functionItem(), { run_id: "run_failed" });
       await memory.store.runs.put(run);
       const error = { code: "function_error", message: "boom", stack: "Error: boom\n at x", pk: "KEY#x" };
       const result = { status: "failed", result_json: null, error, logs: "", duration_ms: 1, browser_ms: 0, peak_memory_mb: null } as unknown as InvokeResult;
       const final = await finishRun(deps(), run, result, "now");
-      expect(final.error).toEqual({ code: "function_error", message: "boom" });
-      expect((await raw("RUN#run_failed", "RUN"))?.error).toEqual({ code: "function_error", message: "boom" });
+      expect(final.error).toEqual({ code: "function_error", message: "boom", stack: "Error: boom\n at x" });
+      expect((await raw("RUN#run_failed", "RUN"))?.error).toEqual({ code: "function_error", message: "boom", stack: "Error: boom\n at x" });
     });
   });
 });
