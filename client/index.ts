@@ -145,17 +145,18 @@ export class BrowserfnClient {
   /**
    * Invokes a function and resolves with its result, waiting through 202s by polling the run
    * (up to `options.timeoutMs`). A failed run throws FunctionError (FunctionTimeoutError for
-   * `function_timeout`) with its `runId`. Never retried.
+   * `function_timeout`) with its `runId`. Retried after a lost answer, a 5xx or a 429 under one
+   * `Idempotency-Key` (options.idempotencyKey, default a random one): one run for all attempts.
    */
   invoke<T = unknown>(name: string, params?: Record<string, unknown>, options?: InvokeOptions): Promise<InvocationResult<T>> {
     return invoke<T>(this.send, name, params, options);
   }
 
   /** Starts an invocation without waiting (`Prefer: respond-async`): 202 with the run to poll. */
-  startInvocation(name: string, params?: Record<string, unknown>, options: { version?: string | number } = {}): Promise<AcceptedRun> {
-    const headers: Record<string, string> = { prefer: "respond-async" };
+  startInvocation(name: string, params?: Record<string, unknown>, options: { version?: string | number; idempotencyKey?: string } = {}): Promise<AcceptedRun> {
+    const headers: Record<string, string> = { prefer: "respond-async", "idempotency-key": options.idempotencyKey ?? globalThis.crypto.randomUUID() };
     if (options.version !== undefined) headers["x-function-version"] = String(options.version);
-    return this.body({ method: "POST", path: `/functions/${enc(name)}`, body: params, headers, idempotent: false });
+    return this.body({ method: "POST", path: `/functions/${enc(name)}`, body: params, headers, idempotent: true });
   }
 
   /** `GET /runs/{run_id}`: one run of this account. */

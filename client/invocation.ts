@@ -27,6 +27,11 @@ export interface InvokeOptions extends WaitOptions {
   method?: "POST" | "GET";
   /** Called once when the service answered 202 and the client starts polling. */
   onAccepted?: (accepted: AcceptedRun) => void;
+  /**
+   * The invocation's `Idempotency-Key` (default: a new random one per call). Sent on every
+   * attempt, so a retry after a lost answer, a 5xx or a 429 starts no second run.
+   */
+  idempotencyKey?: string;
 }
 
 /** A finished, successful invocation. */
@@ -85,8 +90,9 @@ export function runOutcome<T>(run: Run): InvocationResult<T> {
 
 /**
  * Invokes a function and waits for its result through 202s: an answer of 200 is the result; a
- * 202 (the run outlasted the service's sync window) is polled until the run ends. Never retried:
- * an invocation is not idempotent.
+ * 202 (the run outlasted the service's sync window) is polled until the run ends. Retried like
+ * an idempotent call (a lost answer, a 5xx, a 429), always with the same `Idempotency-Key`: the
+ * service starts one run for all attempts and replays its answer.
  */
 export async function invoke<T>(
   send: Send,
@@ -94,13 +100,13 @@ export async function invoke<T>(
   params: Record<string, unknown> | undefined,
   options: InvokeOptions = {},
 ): Promise<InvocationResult<T>> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { "idempotency-key": options.idempotencyKey ?? globalThis.crypto.randomUUID() };
   if (options.version !== undefined) headers["x-function-version"] = String(options.version);
   const path = `/functions/${encodeURIComponent(name)}`;
   const response =
     options.method === "GET"
-      ? await send({ method: "GET", path, query: stringParams(params), headers, idempotent: false })
-      : await send({ method: "POST", path, body: params, headers, idempotent: false });
+      ? await send({ method: "GET", path, query: stringParams(params), headers, idempotent: true })
+      : await send({ method: "POST", path, body: params, headers, idempotent: true });
   if (response.status === 202) {
     const accepted = response.body as AcceptedRun;
     options.onAccepted?.(accepted);

@@ -1,4 +1,4 @@
-import { BrowserfnError, NetworkError, errorFromResponse } from "./errors";
+import { BrowserfnError, FunctionError, NetworkError, errorFromResponse } from "./errors";
 
 /** How requests are sent: where, with which key, and how idempotent calls are retried. */
 export interface TransportOptions {
@@ -18,7 +18,7 @@ export interface TransportOptions {
   headers?: Record<string, string>;
 }
 
-/** One request. `idempotent` calls are retried; an invocation or a create never is. */
+/** One request. `idempotent` calls are retried (an invocation is, under its Idempotency-Key); a create never is. */
 export interface RequestSpec {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string;
@@ -104,6 +104,8 @@ export function createTransport(options: TransportOptions): Send {
           spec.idempotent &&
           attempt < maxRetries &&
           error instanceof BrowserfnError &&
+          // A run's own failure is its answer (a retry under its idempotency key would replay it).
+          !(error instanceof FunctionError) &&
           (error instanceof NetworkError || RETRY_STATUSES(error.status));
         if (!retryable) throw error;
         const wait = error.retryAfter !== null ? error.retryAfter * 1000 : baseDelay * 2 ** attempt;

@@ -21,6 +21,7 @@ export const ERROR_STATUS = {
   route_not_found: 404,
   method_not_allowed: 405,
   function_exists: 409,
+  idempotency_key_reused: 422,
   function_not_ready: 409,
   update_conflict: 409,
   request_timeout: 408,

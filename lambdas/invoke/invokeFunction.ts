@@ -3,6 +3,10 @@ import { ApiError } from "../http/errors";
 import type { HttpResult } from "../http/response";
 import type { RouteRequest } from "../http/defineRoute";
 import { resolveFunction } from "../functions/resolveFunction";
+import type { FunctionItem } from "../functions/types";
+import { newRunId } from "../runs/runIds";
+import { FINAL_STATUSES } from "../runs/types";
+import { type IdempotentRequest, requestHash } from "../store/idempotencyStore";
 import { acceptedResponse, finishedResponse } from "./invokeResponse";
 import { startRun } from "./startRun";
 import { validateParams } from "./validateParams";
@@ -31,9 +35,17 @@ export async function invokeFunction(
   const params = validateParams(variables, input, source);
   const syncMs = deps.config.syncWaitSeconds * 1000;
   const respondAsync = /respond-async/i.test(request.headers.prefer ?? "");
+  const key = idempotencyKey(request.headers["idempotency-key"]);
+  let runId: string | undefined;
+  if (key !== null) {
+    runId = newRunId();
+    const same = { request_hash: requestHash(version, params), run_id: runId };
+    const replay = await claimOrReplay(deps, request, fn, key, same, { started, syncMs, respondAsync });
+    if (replay) return replay;
+  }
   // Aborted once this answers 202: a runtime that records runs itself (AWS) stops watching the run.
   const waiting = new AbortController();
-  const { run, completion } = await startRun(deps, {
+  const starting = startRun(deps, {
     fn,
     plan: request.principal.plan,
     version,
@@ -46,6 +58,12 @@ export async function invokeFunction(
     markRunning: respondAsync ? "at-start" : "if-long",
     signal: waiting.signal,
     baseUrl: request.baseUrl,
+    ...(runId ? { runId } : {}),
+  });
+  // A run that never started (refused by a limit) gives its key back: a retry may start one.
+  const { run, completion } = await starting.catch(async (error: unknown) => {
+    if (key !== null && runId) await deps.store.idempotency.release(request.principal.account_id, fn.function_id, key, runId).catch(() => undefined);
+    throw error;
   });
   if (respondAsync) {
     waiting.abort();
@@ -72,4 +90,62 @@ async function pickVersion(deps: Deps, functionId: string, latest: number, heade
     throw new ApiError("version_not_found", `No version '${header}'; versions are 1 to ${latest}`, { version: header });
   }
   return wanted;
+}
+
+/** `Idempotency-Key`: 1..255 characters; absent, null. */
+function idempotencyKey(header: string | undefined): string | null {
+  if (header === undefined) return null;
+  if (header.length < 1 || header.length > 255) {
+    throw new ApiError("invalid_request", "Idempotency-Key must be 1 to 255 characters", { field: "Idempotency-Key" });
+  }
+  return header;
+}
+
+/** How often a duplicate request reads the first one's run while it waits for its end. */
+const REPLAY_POLL_MS = 100;
+
+/**
+ * Claims the idempotency key for this request (null: go on and start the run named in
+ * `request`), or answers as the first request under the key did: 422 for another request under
+ * the same key; otherwise the first run's answer once it ended, or 202 while it goes on (after
+ * the sync window, or at once with `Prefer: respond-async`), with `Idempotent-Replayed: true`.
+ * Concurrent duplicates start one run: the claim is a conditional write.
+ */
+async function claimOrReplay(
+  deps: Deps,
+  request: RouteRequest<unknown, unknown>,
+  fn: FunctionItem,
+  key: string,
+  mine: IdempotentRequest,
+  timing: { started: number; syncMs: number; respondAsync: boolean },
+): Promise<HttpResult | null> {
+  const replayed = { "idempotent-replayed": "true" };
+  for (;;) {
+    const claim = await deps.store.idempotency.claim(request.principal.account_id, fn.function_id, key, mine, deps.clock.now());
+    if (claim.claimed) return null;
+    if (claim.first.request_hash !== mine.request_hash) {
+      throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used for another request (other parameters or version) within 24 h", {
+        run_id: claim.first.run_id,
+      });
+    }
+    const run = await deps.store.runs.get(claim.first.run_id);
+    const late = Date.now() - timing.started >= timing.syncMs;
+    if (run && FINAL_STATUSES.includes(run.status)) {
+      try {
+        const answer = finishedResponse(run);
+        return { ...answer, headers: { ...answer.headers, ...replayed } };
+      } catch (error) {
+        if (error instanceof ApiError) Object.assign(error.headers, replayed);
+        throw error;
+      }
+    }
+    if (run && (timing.respondAsync || late)) {
+      const answer = acceptedResponse(run, request.baseUrl);
+      return { ...answer, headers: { ...answer.headers, ...replayed } };
+    }
+    if (!run && late) {
+      throw new ApiError("service_unavailable", "The first request with this Idempotency-Key is still starting its run; try again shortly", {}, { "retry-after": "1" });
+    }
+    await new Promise((resolve) => setTimeout(resolve, REPLAY_POLL_MS));
+  }
 }

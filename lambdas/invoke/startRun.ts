@@ -21,6 +21,8 @@ export interface RunInput {
   waitMs: number;
   /** Aborted when the caller stops waiting for the end (see InvokeRequest.signal). */
   signal?: AbortSignal;
+  /** The run's id, when the caller chose it first (an idempotency key's claim names it). */
+  runId?: string;
   requestOrigin?: string | null;
   sdkVersion?: string | null;
   /** The API's base URL, for the URLs of the run's artifacts (empty: they are relative). */
@@ -57,7 +59,7 @@ export interface StartedRun {
  */
 export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun> {
   const { fn, version, params, trigger } = input;
-  let run: RunItem = newRun(fn, {
+  const created = newRun(fn, {
     version,
     trigger,
     params,
@@ -65,6 +67,7 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
     requestOrigin: input.requestOrigin,
     sdkVersion: input.sdkVersion,
   });
+  let run: RunItem = input.runId ? { ...created, run_id: input.runId } : created;
   const started = Date.now();
   const lease = await admitRecorded(deps, run, input);
   let markStarted: () => void = () => undefined;

@@ -1,6 +1,7 @@
 import type { DocumentSender } from "./dynamo";
 import { AccountStore } from "./accountStore";
 import { ArtifactStore } from "./artifactStore";
+import { IdempotencyStore } from "./idempotencyStore";
 import { CachedFunctionStore } from "./cachedFunctionStore";
 import { FunctionStore } from "./functionStore";
 import { LimitStore } from "./limitStore";
@@ -20,6 +21,7 @@ export interface Store {
   schedules: ScheduleStore;
   limits: LimitStore;
   artifacts: ArtifactStore;
+  idempotency: IdempotencyStore;
 }
 
 /** Runs are kept this long by default (DynamoDB TTL on AWS). */
@@ -48,5 +50,6 @@ export function createStore(doc: DocumentSender, tablePrefix: string, options: S
     schedules: new ScheduleStore(doc, table, runRetentionDays * 86_400),
     limits: new LimitStore(doc, table),
     artifacts: new ArtifactStore(doc, table, options.artifactRetentionDays),
+    idempotency: new IdempotencyStore(doc, table),
   };
 }

@@ -54,11 +54,13 @@ describe("client retries (a real HTTP server on 127.0.0.1)", () => {
   let server: Server;
   let url: string;
   const seen: string[] = [];
+  const keys: (string | undefined)[] = [];
   let failuresLeft = 0;
 
   beforeAll(async () => {
     server = createServer((request, response) => {
       seen.push(`${request.method} ${request.url}`);
+      keys.push(request.headers["idempotency-key"] as string | undefined);
       if (failuresLeft-- > 0) {
         response.writeHead(503, { "content-type": "application/json", "retry-after": "0" });
         response.end(JSON.stringify({ error: { code: "service_unavailable", message: "busy", request_id: "r", details: {} } }));
@@ -90,13 +92,19 @@ describe("client retries (a real HTTP server on 127.0.0.1)", () => {
     expect(seen).toHaveLength(3);
   });
 
-  it("never retries an invocation or a create", async () => {
+  it("retries an invocation under one Idempotency-Key per call, and never a create", async () => {
     failuresLeft = 10;
+    keys.length = 0;
     const client = new BrowserfnClient({ baseUrl: url, apiKey: "k", maxRetries: 3 });
     await expect(client.invoke("f", { a: 1 })).rejects.toBeInstanceOf(ServerError);
-    await expect(client.invoke("f", { a: "1" }, { method: "GET" })).rejects.toBeInstanceOf(ServerError);
+    await expect(client.invoke("f", { a: "1" }, { method: "GET", idempotencyKey: "mine" })).rejects.toBeInstanceOf(ServerError);
     await expect(client.createFunction({ name: "f", code: "x" })).rejects.toBeInstanceOf(ServerError);
-    expect(seen).toEqual(["POST /functions/f", "GET /functions/f?a=1", "POST /functions"]);
+    expect(seen).toEqual([...Array(4).fill("POST /functions/f"), ...Array(4).fill("GET /functions/f?a=1"), "POST /functions"]);
+    const [first, ...others] = keys.slice(0, 4);
+    expect(first).toMatch(/^[0-9a-f-]{36}$/);
+    expect(others).toEqual([first, first, first]);
+    expect(keys.slice(4, 8)).toEqual(["mine", "mine", "mine", "mine"]);
+    expect(keys[8]).toBeUndefined();
   });
 });
 
