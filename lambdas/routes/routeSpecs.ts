@@ -32,7 +32,16 @@ export interface RouteSpec {
   openapi?: false;
   /** Files the handler reads at run time, relative to the project root; bundled beside its Lambda's code. */
   files?: readonly string[];
+  /** Request headers the route reads (named in the OpenAPI document). */
+  headers?: readonly { name: string; description: string }[];
 }
+
+/** The headers an invocation reads. */
+const INVOKE_HEADERS = [
+  { name: "Idempotency-Key", description: "1..255 characters: within 24 h the same key with the same request starts no second run (the answer is replayed with Idempotent-Replayed: true); with another request, 422 idempotency_key_reused" },
+  { name: "Prefer", description: "respond-async: answer 202 as soon as the run is recorded" },
+  { name: "X-Function-Version", description: "run this version instead of the latest" },
+] as const;
 
 export const ROUTE_SPECS = [
   { operationId: "health", method: "GET", path: "/health", summary: "Liveness", auth: false, status: 200 },
@@ -130,6 +139,7 @@ export const ROUTE_SPECS = [
     summary: "Invoke a function with a JSON object of parameters; 200 with its result, or 202 when it outlasts the sync window",
     auth: true,
     status: 200,
+    headers: INVOKE_HEADERS,
   },
   {
     operationId: "invokeGet",
@@ -138,6 +148,7 @@ export const ROUTE_SPECS = [
     summary: "Invoke a function with query parameters, coerced to the declared types",
     auth: true,
     status: 200,
+    headers: INVOKE_HEADERS,
   },
   {
     operationId: "getRun",

@@ -47,11 +47,12 @@ function operation(route: RouteSpec): Record<string, unknown> {
     schema: { type: "string" },
   }));
   const queryParams = route.query ? queryParameters(route.query) : [];
+  const headerParams = (route.headers ?? []).map((header) => ({ name: header.name, in: "header", required: false, description: header.description, schema: { type: "string" } }));
   return {
     operationId: route.operationId,
     summary: route.summary,
     security: route.auth ? [{ bearer: [] }] : [],
-    parameters: [...pathParams, ...queryParams],
+    parameters: [...pathParams, ...queryParams, ...headerParams],
     ...(route.body ? { requestBody: { required: false, content: { "application/json": { schema: ref(route.body) } } } } : {}),
     responses: {
       [route.status]: route.response

@@ -44,6 +44,8 @@ describe("the route table", () => {
     for (const name of ["FunctionRecord", "CreateFunctionBody", "UpdateFunctionBody", "ParameterInfo", "Error", "CreatedApiKey"]) {
       expect(doc.components.schemas[name]).toBeDefined();
     }
+    const invoke = doc.paths["/functions/{ref}"]?.post as unknown as { parameters: { name: string; in: string }[] };
+    expect(invoke.parameters.filter((p) => p.in === "header").map((p) => p.name)).toEqual(["Idempotency-Key", "Prefer", "X-Function-Version"]);
     const text = JSON.stringify(doc);
     for (const ref of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
       expect(doc.components.schemas[ref[1] as string]).toBeDefined();
