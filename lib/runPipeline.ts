@@ -6,11 +6,12 @@ import { type IRole, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from "aws-cdk-lib/aws-s3";
-import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
+import type { Queue } from "aws-cdk-lib/aws-sqs";
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
 import { runWorkflowDefinition, WORKFLOW_SUBSTITUTIONS } from "../lambdas/runtime/aws/runWorkflow";
 import { ARTIFACT_PREFIX, OUTCOME_PREFIX } from "../lambdas/runtime/aws/outcomeBucket";
+import { deadLetterQueue } from "./deadLetterQueue";
 import { acknowledge, acknowledgeWildcards } from "./nag";
 
 export interface RunPipelineProps {
@@ -87,15 +88,10 @@ export class RunPipeline extends Construct {
       "The run bucket holds transient run outcomes written through presigned URLs and read once by the recorder; they expire within a day. Every access is by the service's own roles (CloudTrail records them); server access logs would add a second bucket of logs about objects that no longer exist.",
     );
 
-    this.deadLetterQueue = new Queue(this, "RunDeadLetters", {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    acknowledge(
-      this.deadLetterQueue,
-      "AwsSolutions-SQS3",
-      "This queue is itself the dead-letter queue of the run pipeline: runs the recorder could not record, sweeper events EventBridge could not deliver, and deploy jobs that failed every attempt.",
+    this.deadLetterQueue = deadLetterQueue(
+      this,
+      "RunDeadLetters",
+      "This queue is itself the dead-letter queue of the run pipeline: runs the recorder could not record, and sweeper events EventBridge could not deliver or the sweeper could not handle.",
     );
   }
 
@@ -161,7 +157,7 @@ export class RunPipeline extends Construct {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
       new Alarm(this, "DeadLettersAlarm", {
-        alarmDescription: "browserfn: the dead-letter queue holds messages (an unrecorded run, an undelivered sweeper event, or a deploy job that failed every attempt)",
+        alarmDescription: "browserfn: the dead-letter queue holds messages (an unrecorded run, or a sweeper event not delivered or not handled)",
         metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: "Maximum" }),
         threshold: 1,
         evaluationPeriods: 1,

@@ -1,10 +1,11 @@
-import { Aws, Duration } from "aws-cdk-lib";
+import { Aws } from "aws-cdk-lib";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { ScheduleGroup } from "aws-cdk-lib/aws-scheduler";
-import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
+import type { Queue } from "aws-cdk-lib/aws-sqs";
+import { deadLetterQueue } from "./deadLetterQueue";
 import { Construct } from "constructs";
-import { acknowledge, acknowledgeWildcards } from "./nag";
+import { acknowledgeWildcards } from "./nag";
 
 export interface SchedulingProps {
   /** The schedule group's name. */
@@ -34,14 +35,9 @@ export class Scheduling extends Construct {
     this.group = new ScheduleGroup(this, "Group", { scheduleGroupName: props.groupName });
     this.scheduleArn = `arn:${Aws.PARTITION}:scheduler:${Aws.REGION}:${Aws.ACCOUNT_ID}:schedule/${props.groupName}/${props.namePrefix}*`;
 
-    this.deadLetterQueue = new Queue(this, "DeadLetterQueue", {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    acknowledge(
-      this.deadLetterQueue,
-      "AwsSolutions-SQS3",
+    this.deadLetterQueue = deadLetterQueue(
+      this,
+      "DeadLetterQueue",
       "This queue is itself the dead-letter queue: of the EventBridge Scheduler schedules (set per schedule at run time, so cdk-nag cannot see it) and of the scheduled-run Lambda's failed async invocations.",
     );
 

@@ -1,7 +1,7 @@
 import type { Clock } from "../deps";
 import type { Store } from "../store/store";
 import { endedRun } from "./finishRun";
-import { RUN_DEADLINE_MARGIN_MS, type RunError, type RunItem } from "./types";
+import { type RunError, type RunItem, runTimeoutMs } from "./types";
 
 /** What settling did to a run: removed (never started), ended, or nothing (it had ended meanwhile). */
 export type Settled = "removed" | "ended" | "final";
@@ -21,7 +21,7 @@ export async function settleRun(store: Pick<Store, "runs" | "meters" | "limits">
   const finishedAt = clock.now();
   const startedAt = Date.parse(run.started_at ?? run.queued_at);
   // At most the run's timeout: a service stopped for a day must not meter a day of execution.
-  const timeoutMs = Date.parse(run.deadline_at) - Date.parse(run.queued_at) - RUN_DEADLINE_MARGIN_MS;
+  const timeoutMs = runTimeoutMs(run);
   const elapsed = Number.isFinite(startedAt) ? Math.max(0, finishedAt.getTime() - startedAt) : 0;
   const duration_ms = Number.isFinite(timeoutMs) ? Math.min(elapsed, Math.max(0, timeoutMs)) : 0;
   const ending = { status: "failed" as const, result_json: null, error, logs: run.logs, duration_ms, browser_ms: run.browser_ms, peak_memory_mb: run.peak_memory_mb };

@@ -47,6 +47,11 @@ export const FINAL_STATUSES: readonly RunStatus[] = ["succeeded", "failed", "tim
  */
 export const RUN_DEADLINE_MARGIN_MS = 12 * 60_000;
 
+/** The timeout (ms) a run was queued under, from its deadline (NaN for a record that has no valid times). */
+export function runTimeoutMs(run: Pick<RunItem, "deadline_at" | "queued_at">): number {
+  return Date.parse(run.deadline_at) - Date.parse(run.queued_at) - RUN_DEADLINE_MARGIN_MS;
+}
+
 /** The deadline_at of a run queued at `queuedAt` under a timeout of `timeoutSeconds`. */
 export function runDeadline(queuedAt: string, timeoutSeconds: number): string {
   return new Date(Date.parse(queuedAt) + timeoutSeconds * 1000 + RUN_DEADLINE_MARGIN_MS).toISOString();

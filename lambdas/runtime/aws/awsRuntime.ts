@@ -8,7 +8,7 @@ import type { RunStore } from "../../store/runStore";
 import type { InvokeRequest, InvokeResult, Runtime } from "../runtime";
 import { lambdaDeployer, versionAlias } from "./deployLambda";
 import { endedWithout } from "./invokeOutcome";
-import { type ControlPlaneCommand, isAwsError, type LambdaClientLike, type LambdaSend } from "./lambdaClient";
+import { type ControlPlaneCommand, httpStatusOf, isAwsError, type LambdaClientLike, type LambdaSend } from "./lambdaClient";
 import type { OutcomeBucket } from "./outcomeBucket";
 import { INVOKE_MARGIN_SECONDS, type RunExecutionInput } from "./runWorkflow";
 
@@ -184,7 +184,7 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
         }
         if (isAwsError(error, "InvalidExecutionInput")) throw paramsTooLarge(Buffer.byteLength(text));
         // Refused outright (a 4xx: the stack's configuration): no execution started.
-        const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        const status = httpStatusOf(error);
         if (status !== undefined && status >= 400 && status < 500) throw error;
         // Otherwise (the SDK's retries ran out on timeouts or 5xx) the execution may have
         // started: the run stands, and its recorder or the sweeper (at its deadline) ends it.

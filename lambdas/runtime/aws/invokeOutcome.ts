@@ -81,9 +81,14 @@ export function outcomeEnding(payload: string, bounds: OutcomeBounds): Ending {
   } catch {
     answer = undefined;
   }
+  return outcomeEndingOf(answer, bounds, () => payload);
+}
+
+/** outcomeEnding of an answer parsed already; `shown` gives its text for the message of one that is no outcome. */
+export function outcomeEndingOf(answer: unknown, bounds: OutcomeBounds, shown: () => string = () => JSON.stringify(answer) ?? ""): Ending {
   const parsed = parseRunOutcome(answer, bounds.maxBrowserMs);
   if (!parsed.ok) {
-    return endedWithout("failed", "function_crashed", `The function's runner gave an answer that is not a run outcome (${parsed.problem}): ${payload.slice(0, 200)}`);
+    return endedWithout("failed", "function_crashed", `The function's runner gave an answer that is not a run outcome (${parsed.problem}): ${shown().slice(0, 200)}`);
   }
   const { outcome } = parsed;
   const peak_memory_mb = peakMemoryOf(answer, bounds.memoryMb);

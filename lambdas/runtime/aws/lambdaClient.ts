@@ -83,3 +83,8 @@ export function createLambdaClients(region: string): { controlPlane: LambdaClien
 export function isAwsError(error: unknown, name: string): boolean {
   return error instanceof Error && error.name === name;
 }
+
+/** The HTTP status an AWS SDK error came with, when it says. */
+export function httpStatusOf(error: unknown): number | undefined {
+  return (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
+}

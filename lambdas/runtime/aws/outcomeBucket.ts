@@ -2,7 +2,7 @@ import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } 
 import { createPresignedPost } from "@aws-sdk/s3-presigned-post";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { MAX_ARTIFACT_BYTES_PER_RUN } from "../../artifacts/artifacts";
-import { isAwsError } from "./lambdaClient";
+import { httpStatusOf, isAwsError } from "./lambdaClient";
 
 /**
  * Where a function's Lambda hands over an outcome too big for the run workflow's state
@@ -61,9 +61,7 @@ export function createS3OutcomeBucket(s3: S3Client, bucket: string): OutcomeBuck
       try {
         object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: outcomeKey(runId) }));
       } catch (error) {
-        // Without s3:ListBucket (the recorder has none), S3 answers a missing key with 403, not 404.
-        const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-        if (isAwsError(error, "NoSuchKey") || isAwsError(error, "NotFound") || isAwsError(error, "AccessDenied") || status === 403 || status === 404) return null;
+        if (isMissingObject(error)) return null;
         throw error;
       }
       const body = object.Body;
@@ -99,8 +97,7 @@ export function createS3OutcomeBucket(s3: S3Client, bucket: string): OutcomeBuck
         const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: artifactKey(runId, name) }));
         return { bytes: Number(head.ContentLength ?? 0), contentType: head.ContentType ?? null };
       } catch (error) {
-        const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-        if (isAwsError(error, "NotFound") || isAwsError(error, "NoSuchKey") || status === 403 || status === 404) return null;
+        if (isMissingObject(error)) return null;
         throw error;
       }
     },
@@ -117,4 +114,13 @@ export function createS3OutcomeBucket(s3: S3Client, bucket: string): OutcomeBuck
         { expiresIn: DOWNLOAD_URL_SECONDS },
       ),
   };
+}
+
+/**
+ * An object that is not there. Without s3:ListBucket (the recorder has none), S3 answers a
+ * missing key with 403 AccessDenied, not 404.
+ */
+function isMissingObject(error: unknown): boolean {
+  const status = httpStatusOf(error);
+  return ["NoSuchKey", "NotFound", "AccessDenied"].some((name) => isAwsError(error, name)) || status === 403 || status === 404;
 }

@@ -4,10 +4,10 @@ import { isUploadedAnswer } from "../../runner/lambdaPackage";
 import { MAX_FRAME_BYTES } from "../../runner/protocol";
 import { resultTooLarge } from "../../runner/outputLimits";
 import { finishRun, type FinishRunDeps } from "../../runs/finishRun";
-import { FINAL_STATUSES, RUN_DEADLINE_MARGIN_MS, type RunItem } from "../../runs/types";
+import { FINAL_STATUSES, type RunItem, runTimeoutMs } from "../../runs/types";
 import type { Store } from "../../store/store";
 import type { InvokeResult } from "../runtime";
-import { endedWithout, type Ending, type FunctionLimits, functionErrorEnding, outcomeEnding } from "./invokeOutcome";
+import { endedWithout, type Ending, type FunctionLimits, functionErrorEnding, outcomeEndingOf } from "./invokeOutcome";
 import type { OutcomeBucket } from "./outcomeBucket";
 import { RUN_NOT_RECORDED } from "./runWorkflow";
 
@@ -54,10 +54,9 @@ export function makeRunRecorder(deps: RecordRunDeps) {
     }
     const elapsed = Math.max(0, Date.parse(input.ended_at) - Date.parse(input.started_at));
     const limits = { timeout_seconds: input.timeout_seconds, memory_mb: run.memory_mb };
-    const reported: string[] = [];
-    const ended = await endingOf(deps, run, input.ended, limits, elapsed, reported);
+    const { ending: ended, artifacts } = await endingOf(deps, run, input.ended, limits, elapsed);
     // Listed before the run is final: a caller who sees the end sees its files.
-    if (!FINAL_STATUSES.includes(run.status)) await recordArtifacts(deps, run, reported);
+    if (!FINAL_STATUSES.includes(run.status)) await recordArtifacts(deps, run, artifacts);
     // Metered: at most the timeout, and nothing for a run that never ran (throttled, not deployed).
     const duration_ms = ended.ran ? Math.min(elapsed, input.timeout_seconds * 1000) : 0;
     return { status: (await endRun(deps, run, ended, duration_ms)).status };
@@ -82,7 +81,7 @@ export async function recordExecutionEnd(
   }
   const started = detail.startDate ?? Date.parse(run.started_at ?? run.queued_at);
   const elapsed = Math.max(0, (detail.stopDate ?? deps.clock.now().getTime()) - started);
-  const timeoutSeconds = Math.max(1, Math.round((Date.parse(run.deadline_at) - Date.parse(run.queued_at) - RUN_DEADLINE_MARGIN_MS) / 1000));
+  const timeoutSeconds = Math.max(1, Math.round(runTimeoutMs(run) / 1000));
   const error = detail.error ?? (detail.status === "ABORTED" ? "States.Aborted" : `States.${detail.status}`);
   const ending = caughtEnding(error, detail.cause ?? "", { timeout_seconds: timeoutSeconds, memory_mb: run.memory_mb });
   return (await endRun(deps, run, ending, ending.ran ? Math.min(elapsed, timeoutSeconds * 1000) : 0)).status;
@@ -109,52 +108,48 @@ async function endRun(deps: FinishRunDeps & { store: Pick<Store, "limits"> }, ru
 /** An ending, and whether the function ran at all (a throttled or missing Lambda did not: nothing to meter). */
 export type RecordedEnding = Ending & { ran: boolean };
 
-/** How the run ended, from what the Invoke state left: `{ answer }` or a caught `{ Error, Cause }`. */
+/**
+ * How the run ended, from what the Invoke state left: `{ answer }` (read from the outcome
+ * bucket when the runner uploaded it) or a caught `{ Error, Cause }`; and the artifact names
+ * the answer reports. The answer is parsed once.
+ */
 async function endingOf(
   deps: RecordRunDeps,
   run: RunItem,
   ended: unknown,
   limits: FunctionLimits,
   durationMs: number,
-  reported: string[],
-): Promise<RecordedEnding> {
-  const ending = await answerEnding(deps, run, ended, limits, durationMs, reported);
-  return "ran" in ending ? ending : { ...ending, ran: true };
-}
-
-async function answerEnding(
-  deps: RecordRunDeps,
-  run: RunItem,
-  ended: unknown,
-  limits: FunctionLimits,
-  durationMs: number,
-  reported: string[],
-): Promise<Ending | RecordedEnding> {
-  const bounds = { maxBrowserMs: durationMs, memoryMb: limits.memory_mb };
+): Promise<{ ending: RecordedEnding; artifacts: string[] }> {
+  const ranWithout = (ending: Ending) => ({ ending: { ...ending, ran: true }, artifacts: [] });
   if (typeof ended === "object" && ended !== null && "answer" in ended) {
-    const answer = (ended as { answer: unknown }).answer;
-    if (!isUploadedAnswer(answer)) {
-      reported.push(...artifactNamesOf(answer));
-      return outcomeEnding(JSON.stringify(answer ?? null), bounds);
+    const inline = (ended as { answer: unknown }).answer ?? null;
+    let answer: unknown = inline;
+    let shown = () => JSON.stringify(inline) ?? "";
+    if (isUploadedAnswer(inline)) {
+      const uploaded = await deps.outcomes.read(run.run_id, MAX_FRAME_BYTES);
+      if (uploaded === null) return ranWithout(endedWithout("failed", "function_crashed", "The function's runner said it uploaded its outcome, but there is none"));
+      if ("tooLarge" in uploaded) {
+        const { code, message } = resultTooLarge(uploaded.tooLarge);
+        return ranWithout(endedWithout("failed", code, message));
+      }
+      answer = parseJson(uploaded.text);
+      shown = () => uploaded.text;
     }
-    const uploaded = await deps.outcomes.read(run.run_id, MAX_FRAME_BYTES);
-    if (uploaded === null) {
-      return endedWithout("failed", "function_crashed", "The function's runner said it uploaded its outcome, but there is none");
-    }
-    if ("tooLarge" in uploaded) {
-      const { code, message } = resultTooLarge(uploaded.tooLarge);
-      return endedWithout("failed", code, message);
-    }
-    try {
-      reported.push(...artifactNamesOf(JSON.parse(uploaded.text)));
-    } catch {
-      // not JSON: outcomeEnding says so
-    }
-    return outcomeEnding(uploaded.text, bounds);
+    const bounds = { maxBrowserMs: durationMs, memoryMb: limits.memory_mb };
+    return { ending: { ...outcomeEndingOf(answer, bounds, shown), ran: true }, artifacts: artifactNamesOf(answer) };
   }
   const caught = CaughtError.safeParse(ended);
-  if (!caught.success) return endedWithout("failed", "function_crashed", "The run's workflow handed over neither an answer nor an error");
-  return caughtEnding(caught.data.Error, caught.data.Cause ?? "", limits);
+  if (!caught.success) return ranWithout(endedWithout("failed", "function_crashed", "The run's workflow handed over neither an answer nor an error"));
+  return { ending: caughtEnding(caught.data.Error, caught.data.Cause ?? "", limits), artifacts: [] };
+}
+
+/** JSON text's value; undefined when it is none (the outcome schema then says the answer is malformed). */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
