@@ -23,6 +23,10 @@ describe("artifacts", () => {
     await pages?.close();
   });
 
+  /** The names `GET /runs/{id}/artifacts` lists. */
+  const artifactNames = async (runId: string) =>
+    ((await t.call("GET", `/runs/${runId}/artifacts`)).body as { items: { name: string }[] }).items.map((item) => item.name);
+
   const fetchBytes = (url: string, token: string | null = t.adminKey) =>
     fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {}, redirect: "manual" });
 
@@ -84,7 +88,7 @@ describe("artifacts", () => {
     const answer = await t.call("POST", "/functions/breaks", { body: { url: `${pages.base}/evidence` } });
     expect([answer.status, (answer.body as { error: { code: string } }).error.code]).toEqual([500, "function_error"]);
     const runId = String((answer.body as { error: { details: { run_id: string } } }).error.details.run_id);
-    const names = ((await t.call("GET", `/runs/${runId}/artifacts`)).body as { items: { name: string }[] }).items.map((item) => item.name);
+    const names = await artifactNames(runId);
     expect(names).toEqual(["failure-1.html", "failure-1.png"]);
     const png = Buffer.from(await (await fetchBytes(`${t.url}/runs/${runId}/artifacts/failure-1.png`)).arrayBuffer());
     expect(isPng(png)).toBe(true);
@@ -114,7 +118,7 @@ describe("artifacts", () => {
     expect(stored).toMatchObject({ status: "timed_out" });
     expect(stored?.logs).toContain("LOG waiting forever");
     expect(stored?.logs).toMatch(/page 1 was at http:\/\/127\.0\.0\.1:\d+\/stuck: kept failure-1\.png, failure-1\.html/);
-    const names = ((await t.call("GET", `/runs/${runId}/artifacts`)).body as { items: { name: string }[] }).items.map((item) => item.name);
+    const names = await artifactNames(runId);
     expect(names).toEqual(["failure-1.html", "failure-1.png"]);
   }, 60_000);
 
@@ -145,7 +149,7 @@ describe("artifacts", () => {
     });
     const runs = (await t.call("GET", "/functions/greedy/logs")).body as { items: { run_id: string }[] };
     const runId = runs.items[0]?.run_id ?? "";
-    const names = ((await t.call("GET", `/runs/${runId}/artifacts`)).body as { items: { name: string }[] }).items.map((item) => item.name);
+    const names = await artifactNames(runId);
     expect(names).toHaveLength(100);
     expect(names.some((name) => name.startsWith("sneaky"))).toBe(false);
   }, 60_000);

@@ -7,6 +7,7 @@ import { expectError } from "../helpers/http";
 import { startTestService, type TestService } from "../helpers/localService";
 import { expectNoProcessesWith } from "../helpers/processes";
 import { launchTestBrowser } from "../helpers/testBrowser";
+import { watchedPage } from "../helpers/dashboardPage";
 
 const ARTIFACTS = path.join(__dirname, "..", "..", "test-artifacts", "dashboard");
 
@@ -93,16 +94,7 @@ describe("the dashboard in a browser", () => {
   const requested: string[] = [];
 
   beforeAll(async () => {
-    page = await browser.newPage();
-    await page.setViewport({ width: 1280, height: 900 });
-    page.on("console", (message) => {
-      if (message.type() === "error" || message.type() === "warn") problems.push(`console ${message.type()}: ${message.text()}`);
-    });
-    page.on("pageerror", (error) => problems.push(`page error: ${String(error)}`));
-    page.on("request", (request) => requested.push(request.url()));
-    await page.evaluateOnNewDocument(() => {
-      document.addEventListener("securitypolicyviolation", (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`));
-    });
+    page = await watchedPage(browser, problems, requested);
   });
   afterAll(() => page?.close());
 

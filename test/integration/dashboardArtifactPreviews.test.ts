@@ -6,6 +6,7 @@ import type { Browser, HTTPRequest, Page } from "puppeteer-core";
 import { startTestService, type TestService } from "../helpers/localService";
 import { expectNoProcessesWith } from "../helpers/processes";
 import { launchTestBrowser } from "../helpers/testBrowser";
+import { watchedPage } from "../helpers/dashboardPage";
 
 /** Values that would run script if the page ever treated them as HTML. */
 const HOSTILE = `<img src=x onerror="window.__injected=1">`;
@@ -62,15 +63,7 @@ describe("the run page's artifacts, on the contract's answers", () => {
   };
 
   beforeAll(async () => {
-    page = await browser.newPage();
-    await page.setViewport({ width: 1280, height: 900 });
-    page.on("console", (message) => {
-      if (message.type() === "error" || message.type() === "warn") problems.push(`console ${message.type()}: ${message.text()}`);
-    });
-    page.on("pageerror", (error) => problems.push(`page error: ${String(error)}`));
-    await page.evaluateOnNewDocument(() => {
-      document.addEventListener("securitypolicyviolation", (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`));
-    });
+    page = await watchedPage(browser, problems);
     await page.setRequestInterception(true);
     page.on("request", (request: HTTPRequest) => {
       const url = new URL(request.url());

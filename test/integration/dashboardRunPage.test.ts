@@ -5,6 +5,7 @@ import type { Browser, Page } from "puppeteer-core";
 import { startTestService, type TestService } from "../helpers/localService";
 import { expectNoProcessesWith } from "../helpers/processes";
 import { launchTestBrowser } from "../helpers/testBrowser";
+import { watchedPage } from "../helpers/dashboardPage";
 
 /** Values that would run script if the page ever treated them as HTML. */
 const HOSTILE = `<img src=x onerror="window.__injected=1">`;
@@ -78,16 +79,7 @@ describe("the dashboard's run page", () => {
   const requested: string[] = [];
 
   beforeAll(async () => {
-    page = await browser.newPage();
-    await page.setViewport({ width: 1280, height: 900 });
-    page.on("console", (message) => {
-      if (message.type() === "error" || message.type() === "warn") problems.push(`console ${message.type()}: ${message.text()}`);
-    });
-    page.on("pageerror", (error) => problems.push(`page error: ${String(error)}`));
-    page.on("request", (request) => requested.push(request.url()));
-    await page.evaluateOnNewDocument(() => {
-      document.addEventListener("securitypolicyviolation", (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`));
-    });
+    page = await watchedPage(browser, problems, requested);
     await page.goto(`${t.url}/`, { waitUntil: "networkidle0" });
     await page.waitForSelector("#sign-in");
     await page.type("#api-key", t.adminKey);
