@@ -5,6 +5,7 @@ import type { RateLimiter } from "./http/rateLimiter";
 import type { Identity } from "./identity/identity";
 import type { Runtime } from "./runtime/runtime";
 import type { Scheduler } from "./schedule/scheduler";
+import type { SecretBox } from "./secrets/secretBox";
 import type { Store } from "./store/store";
 
 /** Where the bytes of runs' artifacts are: read here (local files) or a presigned download (S3). */
@@ -62,6 +63,8 @@ export interface Deps {
    */
   checkFunctionSettings?(settings: FunctionLimits): Promise<void>;
   clock: Clock;
+  /** Seals what the service must read back (function secrets, webhook signing secrets). */
+  secretBox: SecretBox;
   /** Where artifacts' bytes are (absent: runs keep none here). */
   artifactContent?: ArtifactContent;
   config: ServiceConfig;

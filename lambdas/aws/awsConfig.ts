@@ -24,6 +24,8 @@ export const AWS_ENV = {
   stateMachineArn: "BROWSERFN_RUN_STATE_MACHINE_ARN",
   /** The S3 bucket of run outcomes too big for the workflow (and, later, artifacts). */
   runBucket: "BROWSERFN_RUN_BUCKET",
+  /** The KMS key that seals function secrets and webhook signing secrets. */
+  secretsKeyArn: "BROWSERFN_SECRETS_KEY_ARN",
   /** The CloudWatch log group of every function's Lambda. */
   functionLogGroup: "BROWSERFN_FUNCTION_LOG_GROUP",
   scheduleGroup: "BROWSERFN_SCHEDULE_GROUP",
@@ -59,6 +61,7 @@ export interface IdentityEnvConfig extends StoreEnvConfig {
 /** What a route handler or the scheduled-run Lambda needs: everything. */
 export interface AwsConfig extends IdentityEnvConfig {
   plans: Plans;
+  secretsKeyArn: string;
   syncWaitSeconds: number;
   publicUrl: string | null;
   /** Null: deploys run within the request. */
@@ -109,6 +112,7 @@ const ServiceEnv = IdentityEnv.extend({
   [AWS_ENV.layerArns]: list(arn),
   [AWS_ENV.stateMachineArn]: arn,
   [AWS_ENV.runBucket]: bucketName,
+  [AWS_ENV.secretsKeyArn]: arn,
   [AWS_ENV.functionLogGroup]: z.string().min(1).max(512),
   [AWS_ENV.scheduleGroup]: z.string().min(1),
   [AWS_ENV.scheduleNamePrefix]: z.string().default(""),
@@ -133,12 +137,12 @@ export function readStoreEnv(env: NodeJS.ProcessEnv): StoreEnvConfig {
   };
 }
 
-const RecorderEnv = StoreEnv.extend({ [AWS_ENV.runBucket]: bucketName });
+const RecorderEnv = StoreEnv.extend({ [AWS_ENV.runBucket]: bucketName, [AWS_ENV.secretsKeyArn]: arn });
 
-/** The run recorder's settings: the table and the bucket of uploaded outcomes. */
-export function readRecorderEnv(env: NodeJS.ProcessEnv): StoreEnvConfig & { runBucket: string } {
+/** The run recorder's settings: the table, the bucket of uploaded outcomes, the key of secrets (whose values it redacts). */
+export function readRecorderEnv(env: NodeJS.ProcessEnv): StoreEnvConfig & { runBucket: string; secretsKeyArn: string } {
   const e = parse(RecorderEnv, env);
-  return { ...readStoreEnv(env), runBucket: e[AWS_ENV.runBucket] };
+  return { ...readStoreEnv(env), runBucket: e[AWS_ENV.runBucket], secretsKeyArn: e[AWS_ENV.secretsKeyArn] };
 }
 
 /** The authorizer's settings; throws one message naming every bad or missing variable. */
@@ -152,6 +156,7 @@ export function readAwsEnv(env: NodeJS.ProcessEnv): AwsConfig {
   return {
     ...toIdentityConfig(e),
     plans: e[AWS_ENV.plans],
+    secretsKeyArn: e[AWS_ENV.secretsKeyArn],
     syncWaitSeconds: e[AWS_ENV.syncWaitSeconds],
     publicUrl: e[AWS_ENV.publicUrl] ?? null,
     deployJobFunction: e[AWS_ENV.deployJobFunction] ?? null,

@@ -1,3 +1,4 @@
+import { KMSClient } from "@aws-sdk/client-kms";
 import { S3Client, type S3ClientConfig } from "@aws-sdk/client-s3";
 import { SchedulerClient } from "@aws-sdk/client-scheduler";
 import { SFNClient } from "@aws-sdk/client-sfn";
@@ -16,6 +17,7 @@ import { createStore } from "../store/store";
 import { createS3OutcomeBucket } from "../runtime/aws/outcomeBucket";
 import type { RecordRunDeps } from "../runtime/aws/recordRun";
 import type { SweepDeps } from "../runtime/aws/sweepRuns";
+import { createKmsSecretBox } from "../secrets/kmsSecretBox";
 import type { AwsConfig, IdentityEnvConfig, StoreEnvConfig } from "./awsConfig";
 
 /**
@@ -76,6 +78,7 @@ export function createAwsDeps(config: AwsConfig): Deps {
   const bucket = createS3OutcomeBucket(createRunBucketClient(config.region), config.runtime.runBucket);
   return {
     store,
+    secretBox: createKmsSecretBox(new KMSClient({ region: config.region }), config.secretsKeyArn),
     // Downloads are short-lived presigned URLs the API redirects to: the bytes never pass through a Lambda.
     artifactContent: { open: async (item) => ({ redirect: await bucket.artifactDownloadUrl(item.run_id, item.name, item.content_type) }) },
     identity: createAwsIdentity(store.accounts, config),

@@ -27,6 +27,7 @@ import type { DocumentSender } from "../store/dynamo";
 import { startDynalite } from "./dynaliteServer";
 import { createHttpServer } from "./httpServer";
 import { createLocalArtifacts } from "../runtime/local/localArtifacts";
+import { createLocalSecretBox } from "../secrets/localSecretBox";
 
 /** Verified API keys are remembered this long; revocations through the API apply at once. */
 const IDENTITY_CACHE_MS = 5_000;
@@ -96,6 +97,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       ...(config.artifactRetentionDays ? { artifactRetentionDays: config.artifactRetentionDays } : {}),
     });
     const clock = options.clock ?? systemClock;
+    const secretBox = await createLocalSecretBox(config.dataDir);
     const bootstrap = await bootstrapAdminKey(store.accounts, config.dataDir, config.bootstrapKey, clock.now());
     await settleInterruptedRuns(store, clock);
     const log = options.errorLog ?? ((line: string) => console.error(line));
@@ -123,6 +125,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       scheduler,
       rateLimiter: createRateLimiter(config.rateLimit),
       clock,
+      secretBox,
       artifactContent: { open: async (item) => artifacts.read(item).then((bytes) => (bytes ? { bytes } : null)) },
       config: { plans: config.plans, publicUrl: null, syncWaitSeconds: config.syncWaitSeconds, maxBodyBytes: MAX_BODY_BYTES },
       log,

@@ -75,6 +75,7 @@ async function startWorld(options: Parameters<typeof startAwsPipeline>[0] = {}):
     runtime: pipeline.runtime,
     scheduler: { check: () => undefined, sync: async () => undefined, remove: async () => undefined, close: async () => undefined },
     clock: systemClock,
+    secretBox: { seal: unused, open: unused },
     config: { plans: DEFAULT_PLANS, publicUrl: null, syncWaitSeconds: 1, maxBodyBytes: MAX_BODY_BYTES },
     log,
   };

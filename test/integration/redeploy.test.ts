@@ -122,6 +122,7 @@ function service(options: { inline?: boolean; configure?: boolean; checkFunction
     runtime,
     scheduler,
     clock,
+    secretBox: { seal: () => Promise.reject(new Error("not used")), open: () => Promise.reject(new Error("not used")) },
     config: { plans: DEFAULT_PLANS, publicUrl: null, syncWaitSeconds: 25, maxBodyBytes: MAX_BODY_BYTES },
     log: (line) => lines.push(line),
     deployJobs: options.inline ? undefined : queue,

@@ -1,0 +1,65 @@
+import { RemovalPolicy } from "aws-cdk-lib";
+import { type IRole, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { Key } from "aws-cdk-lib/aws-kms";
+import { Construct } from "constructs";
+import { RUNNER_CONTEXT_KEY, SECRET_CONTEXT_KEY } from "../lambdas/secrets/secretContexts";
+
+export interface SecretsKeyProps {
+  prefix: string;
+  removalPolicy: RemovalPolicy;
+}
+
+/**
+ * The KMS key that seals function secrets and webhook signing secrets (customer managed,
+ * rotated yearly). Every value is sealed with an encryption context naming the function it
+ * belongs to, and the grants below require that context: the service's trusted Lambdas may
+ * seal and open any function's values; a function's own Lambda may only open values sealed for
+ * it (the `runner` context must equal the caller's `aws:userid`, which for a Lambda's role
+ * session is `<role id>:<function's Lambda name>`).
+ */
+export class SecretsKey extends Construct {
+  readonly key: Key;
+
+  constructor(scope: Construct, id: string, props: SecretsKeyProps) {
+    super(scope, id);
+    this.key = new Key(this, "Key", {
+      alias: `alias/${props.prefix}-secrets`,
+      description: "browserfn: seals function secrets and webhook signing secrets",
+      enableKeyRotation: true,
+      removalPolicy: props.removalPolicy,
+    });
+  }
+
+  /** Seal and open values sealed for some function (the route handlers). */
+  grantSealAndOpen(role: IRole): void {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["kms:Encrypt", "kms:Decrypt"],
+        resources: [this.key.keyArn],
+        conditions: { Null: { [`kms:EncryptionContext:${SECRET_CONTEXT_KEY}`]: "false" } },
+      }),
+    );
+  }
+
+  /** Open values sealed for some function (the run recorder redacts them from outcomes). */
+  grantOpen(role: IRole): void {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["kms:Decrypt"],
+        resources: [this.key.keyArn],
+        conditions: { Null: { [`kms:EncryptionContext:${SECRET_CONTEXT_KEY}`]: "false" } },
+      }),
+    );
+  }
+
+  /** The functions' shared execution role: each Lambda opens only what was sealed for itself. */
+  grantRunnerOpen(role: IRole): void {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["kms:Decrypt"],
+        resources: [this.key.keyArn],
+        conditions: { StringEquals: { [`kms:EncryptionContext:${RUNNER_CONTEXT_KEY}`]: "${aws:userid}" } },
+      }),
+    );
+  }
+}
