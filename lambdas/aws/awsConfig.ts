@@ -26,6 +26,8 @@ export const AWS_ENV = {
   runBucket: "BROWSERFN_RUN_BUCKET",
   /** The KMS key that seals function secrets and webhook signing secrets. */
   secretsKeyArn: "BROWSERFN_SECRETS_KEY_ARN",
+  /** The unique id (AROA…) of the functions' execution role: a Lambda's session is `<role id>:<function name>`. */
+  executionRoleId: "BROWSERFN_EXECUTION_ROLE_ID",
   /** The CloudWatch log group of every function's Lambda. */
   functionLogGroup: "BROWSERFN_FUNCTION_LOG_GROUP",
   scheduleGroup: "BROWSERFN_SCHEDULE_GROUP",
@@ -68,7 +70,7 @@ export interface AwsConfig extends IdentityEnvConfig {
   deployJobFunction: string | null;
   /** Null: read from the account's Lambda quotas (see accountQuotas.ts). */
   maxFunctionMemoryMb: number | null;
-  runtime: { functionPrefix: string; executionRoleArn: string; layerArns: string[]; stateMachineArn: string; runBucket: string; logGroup: string };
+  runtime: { functionPrefix: string; executionRoleArn: string; executionRoleId: string; layerArns: string[]; stateMachineArn: string; runBucket: string; logGroup: string };
   schedules: { groupName: string; namePrefix: string; targetArn: string; roleArn: string; deadLetterArn: string };
 }
 
@@ -113,6 +115,7 @@ const ServiceEnv = IdentityEnv.extend({
   [AWS_ENV.stateMachineArn]: arn,
   [AWS_ENV.runBucket]: bucketName,
   [AWS_ENV.secretsKeyArn]: arn,
+  [AWS_ENV.executionRoleId]: z.string().regex(/^AROA[A-Z0-9]{4,128}$/, "must be an IAM role's unique id (AROA…)"),
   [AWS_ENV.functionLogGroup]: z.string().min(1).max(512),
   [AWS_ENV.scheduleGroup]: z.string().min(1),
   [AWS_ENV.scheduleNamePrefix]: z.string().default(""),
@@ -164,6 +167,7 @@ export function readAwsEnv(env: NodeJS.ProcessEnv): AwsConfig {
     runtime: {
       functionPrefix: e[AWS_ENV.functionPrefix],
       executionRoleArn: e[AWS_ENV.executionRoleArn],
+      executionRoleId: e[AWS_ENV.executionRoleId],
       layerArns: e[AWS_ENV.layerArns],
       stateMachineArn: e[AWS_ENV.stateMachineArn],
       runBucket: e[AWS_ENV.runBucket],

@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   function_not_found: 404,
   run_not_found: 404,
   artifact_not_found: 404,
+  secret_not_found: 404,
   version_not_found: 404,
   key_not_found: 404,
   account_not_found: 404,

@@ -9,6 +9,8 @@ import { isStoreUnavailable } from "../store/dynamo";
 import { whenStoreIsBack } from "../store/whenStoreIsBack";
 import { admitRun, type Lease } from "./admitRun";
 import type { RunItem, RunTrigger } from "../runs/types";
+import { redactResult, secretsForRun } from "../secrets/functionSecrets";
+import { Redactor } from "../secrets/redactor";
 
 export interface RunInput {
   fn: FunctionItem;
@@ -59,10 +61,13 @@ export interface StartedRun {
  */
 export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun> {
   const { fn, version, params, trigger } = input;
+  // The run gets the function's secrets; what is kept of it never shows their values.
+  const secrets = await secretsForRun(deps, fn.function_id);
+  const redactor = new Redactor(Object.values(secrets.values));
   const created = newRun(fn, {
     version,
     trigger,
-    params,
+    params: redactor.value(params),
     queuedAt: deps.clock.now().toISOString(),
     requestOrigin: input.requestOrigin,
     sdkVersion: input.sdkVersion,
@@ -91,10 +96,10 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
   };
   let ending: InvokeResult | undefined;
   const finish = async (result: InvokeResult): Promise<RunItem> => {
-    ending = result;
+    ending = redactResult(redactor, result);
     clearTimeout(markTimer);
     await runningWrite; // the final record must not be overtaken by the running one
-    run = await finishRun(deps, run, result);
+    run = await finishRun(deps, run, ending);
     return run;
   };
   const completion = deps.runtime
@@ -107,6 +112,7 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
         waitMs: Math.max(0, input.waitMs - (Date.now() - started)),
         artifactsUrl: `${(input.baseUrl ?? "").replace(/\/+$/, "")}/runs/${run.run_id}/artifacts/`,
         ...(input.signal ? { signal: input.signal } : {}),
+        secrets,
       },
       {
         onQueued: async () => {

@@ -11,6 +11,7 @@ import {
 } from "../schemas/functionSchemas";
 import { DASHBOARD_FILES } from "../dashboard/dashboardAssets";
 import { ArtifactList } from "../schemas/artifactSchemas";
+import { PutSecretBody, SecretList } from "../schemas/secretSchemas";
 import { ApiKeyList, CreateApiKeyBody, CreatedApiKey, SetPlanBody } from "../schemas/keySchemas";
 import { AccountPlan, FunctionMetrics, UsageReport } from "../schemas/usageSchemas";
 
@@ -182,6 +183,32 @@ export const ROUTE_SPECS = [
     summary: "The function's latest runs, newest first (limit 1..1000, default 50)",
     auth: true,
     status: 200,
+  },
+  {
+    operationId: "putSecret",
+    method: "PUT",
+    path: "/functions/{ref}/secrets/{name}",
+    summary: "Set one of the function's secrets (its runs read it with secrets.get; the value is never returned and is redacted as [secret])",
+    auth: true,
+    status: 204,
+    body: PutSecretBody,
+  },
+  {
+    operationId: "listSecrets",
+    method: "GET",
+    path: "/functions/{ref}/secrets",
+    summary: "The names of the function's secrets and when each was set (never their values)",
+    auth: true,
+    status: 200,
+    response: SecretList,
+  },
+  {
+    operationId: "deleteSecret",
+    method: "DELETE",
+    path: "/functions/{ref}/secrets/{name}",
+    summary: "Remove one of the function's secrets",
+    auth: true,
+    status: 204,
   },
   {
     operationId: "getMetrics",

@@ -22,6 +22,9 @@ import { listVersions } from "../handlers/listVersions";
 import { setAccountPlan } from "../handlers/setAccountPlan";
 import { openapi } from "../handlers/openapi";
 import { updateFunction } from "../handlers/updateFunction";
+import { deleteSecret } from "../handlers/deleteSecret";
+import { listSecrets } from "../handlers/listSecrets";
+import { putSecret } from "../handlers/putSecret";
 import type { RouteFactory } from "../http/defineRoute";
 import { type OperationId, ROUTE_SPECS, type RouteSpec } from "./routeSpecs";
 
@@ -45,6 +48,9 @@ export const HANDLERS: Record<OperationId, RouteFactory> = {
   listArtifacts,
   getArtifact,
   getLogs,
+  putSecret,
+  listSecrets,
+  deleteSecret,
   getMetrics,
   getUsage,
   setAccountPlan,

@@ -31,7 +31,7 @@ function fitBytes(text: string, bytes: number): string {
  * `util.format`ted and prefixed with its level; once `maxBytes` would be passed, the output is
  * cut there and ends with a `…[output truncated]` note (the note counts toward `maxBytes`).
  */
-export function captureConsole(maxBytes: number, onText: (text: string) => void = () => undefined): ConsoleCapture {
+export function captureConsole(maxBytes: number, onText: (text: string) => void = () => undefined, redact: (line: string) => string = (line) => line): ConsoleCapture {
   const target = console as unknown as Record<Level, (...args: unknown[]) => void>;
   const originals = LEVELS.map((level) => [level, target[level]] as const);
   const noteBytes = Buffer.byteLength(TRUNCATED, "utf8");
@@ -56,7 +56,7 @@ export function captureConsole(maxBytes: number, onText: (text: string) => void 
   for (const level of LEVELS) {
     const prefix = level.toUpperCase();
     target[level] = (...args: unknown[]) => {
-      if (!truncated) append(`${prefix} ${format(...args)}\n`);
+      if (!truncated) append(redact(`${prefix} ${format(...args)}\n`));
     };
   }
 

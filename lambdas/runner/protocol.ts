@@ -51,6 +51,8 @@ export interface RunRequest {
   timeoutMs: number;
   /** Where the run's artifacts are served: the name is appended (what `artifacts.save` answers as `url`). */
   artifactsUrl: string;
+  /** The function's secrets by name (`secrets.get`); their values are redacted from what the run sends back. */
+  secrets: Record<string, string>;
 }
 
 /**

@@ -2,6 +2,7 @@ import { types } from "node:util";
 import type { Browser } from "puppeteer-core";
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
 import { type ArtifactSink, beginRun, endRun } from "../../layers/runtime/runContext";
+import { Redactor } from "../secrets/redactor";
 import { saveFailureEvidence } from "./failureEvidence";
 import { mapAutomationStack } from "./automationStack";
 import { captureConsole } from "./captureConsole";
@@ -37,6 +38,8 @@ export interface Invocation {
   downloadsDir?: string;
   /** Gets the console output as it is kept, line by line (a local worker streams it to the service). */
   onLog?: (text: string) => void;
+  /** The function's secrets by name: `secrets.get` reads them, and their values are redacted from the outcome and the streamed logs. */
+  secrets?: Readonly<Record<string, string>>;
 }
 
 type Failure = { code: ErrorCode; message: string; stack?: string };
@@ -137,7 +140,9 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
   const getBrowser = (): Promise<Browser> => (browser ??= invocation.getBrowser());
   const limitMs = Math.min(invocation.timeoutMs, invocation.stopAfterMs ?? Number.POSITIVE_INFINITY);
   const outcome = (async (): Promise<RunOutcome> => {
-    const capture = captureConsole(MAX_LOG_BYTES, invocation.onLog);
+    // Secret values never leave the run: each console line, the result and the error are redacted here (and again by the service).
+    const redactor = new Redactor(Object.values(invocation.secrets ?? {}));
+    const capture = captureConsole(MAX_LOG_BYTES, invocation.onLog, (line) => redactor.text(line));
     let result: Result;
     let browser_ms = 0;
     let timer: NodeJS.Timeout | undefined;
@@ -147,6 +152,7 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
         deadline: Date.now() + limitMs,
         ...(invocation.artifacts ? { artifacts: invocation.artifacts } : {}),
         ...(invocation.downloadsDir ? { downloadsDir: invocation.downloadsDir } : {}),
+        ...(invocation.secrets ? { secrets: invocation.secrets } : {}),
       });
       try {
         const called = callAutomation(invocation);
@@ -167,8 +173,8 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
     }
     const logs = capture.text();
     return result.ok
-      ? { status: "succeeded", result_json: result.json, logs, browser_ms }
-      : { status: "failed", error: result.error, logs, browser_ms };
+      ? { status: "succeeded", result_json: redactor.json(result.json), logs, browser_ms }
+      : { status: "failed", error: redactFailure(redactor, result.error), logs, browser_ms };
   })();
   // Only a browser this run used can hold its leftovers; a run without sessions never connects.
   const settled = outcome.then(
@@ -176,4 +182,11 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
     () => undefined,
   );
   return { outcome, settled };
+}
+
+/** A failure with the function's secret values out of its message and stack. */
+function redactFailure(redactor: Redactor, failure: Failure): Failure {
+  if (redactor.empty) return failure;
+  const message = redactor.text(failure.message);
+  return failure.stack === undefined ? { code: failure.code, message } : { code: failure.code, message, stack: redactor.text(failure.stack) };
 }

@@ -196,6 +196,7 @@ function main(): void {
       stopAfterMs: timeoutMs,
       artifacts,
       ...(downloadsDir ? { downloadsDir } : {}),
+      secrets: request.secrets,
       onLog: logStream(request.runId),
     });
     // Answer first; the browser is reset before the next run is taken from the queue.

@@ -1,5 +1,6 @@
 import type { FunctionItem, FunctionStatus, VersionWithCode } from "../functions/types";
 import type { RunError } from "../runs/types";
+import type { StoredSecret } from "../store/secretStore";
 
 export interface DeployResult {
   status: FunctionStatus;
@@ -22,6 +23,19 @@ export interface InvokeRequest {
    * settles; one that records them through its caller (local) ignores it.
    */
   signal?: AbortSignal;
+  /** The function's secrets (absent: none). */
+  secrets?: RunSecrets;
+}
+
+/**
+ * A function's secrets for one run: their values, which the service redacts from whatever the
+ * run sends back (a local runtime also hands them to its worker), and the same secrets as
+ * stored, sealed (AWS: the function's Lambda opens them itself, so no plaintext travels
+ * through the run workflow).
+ */
+export interface RunSecrets {
+  values: Readonly<Record<string, string>>;
+  sealed: readonly StoredSecret[];
 }
 
 /**

@@ -8,6 +8,7 @@ import { LimitStore } from "./limitStore";
 import { MeterStore } from "./meterStore";
 import { RunStore } from "./runStore";
 import { ScheduleStore } from "./scheduleStore";
+import { SecretStore } from "./secretStore";
 import { MAIN_TABLE, tableName } from "./tables";
 import { VersionStore } from "./versionStore";
 
@@ -22,6 +23,7 @@ export interface Store {
   limits: LimitStore;
   artifacts: ArtifactStore;
   idempotency: IdempotencyStore;
+  secrets: SecretStore;
 }
 
 /** Runs are kept this long by default (DynamoDB TTL on AWS). */
@@ -51,5 +53,6 @@ export function createStore(doc: DocumentSender, tablePrefix: string, options: S
     limits: new LimitStore(doc, table),
     artifacts: new ArtifactStore(doc, table, options.artifactRetentionDays),
     idempotency: new IdempotencyStore(doc, table),
+    secrets: new SecretStore(doc, table),
   };
 }

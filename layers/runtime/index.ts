@@ -217,3 +217,19 @@ async function keepDownloads(browser: import("puppeteer-core").Browser, context:
   });
   await cdp.send("Browser.setDownloadBehavior", { behavior: "allowAndName", browserContextId: context.id, downloadPath: dir, eventsEnabled: true });
 }
+
+/**
+ * The function's secrets (`PUT /functions/{ref}/secrets/{NAME}`, `browserfn secrets set`):
+ * only this function's runs can read them. Their values never appear in the run's logs,
+ * result, error or parameters as the service keeps and shows them: each is replaced by
+ * `[secret]`.
+ */
+export const secrets = {
+  /** The secret `name`'s value, or undefined when the function has no secret of that name. */
+  get(name: string): string | undefined {
+    const run = currentRun("secrets.get()");
+    if (typeof name !== "string") throw new Error(`secrets.get() takes a secret's name (a string such as "API_TOKEN"), got ${typeof name}`);
+    const all = run.secrets ?? {};
+    return Object.hasOwn(all, name) ? all[name] : undefined;
+  },
+};

@@ -28,6 +28,8 @@ export interface RunLimits {
   artifacts?: ArtifactSink;
   /** Where the browser puts downloads, which the run keeps as artifacts (see Session). */
   downloadsDir?: string;
+  /** The function's secrets by name (`secrets.get`). */
+  secrets?: Readonly<Record<string, string>>;
 }
 
 /** The run in progress: its limits, the sessions it holds open, the browser time it used. */

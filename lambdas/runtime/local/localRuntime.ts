@@ -74,7 +74,11 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
         const limits = { timeoutMs: request.fn.timeout_seconds * 1000, memoryMb: request.fn.memory_mb };
         let run;
         try {
-          run = await runWithLimits(worker, request.runId, request.params, limits, { artifactsUrl: request.artifactsUrl, artifacts: receiver });
+          run = await runWithLimits(worker, request.runId, request.params, limits, {
+            artifactsUrl: request.artifactsUrl,
+            artifacts: receiver,
+            secrets: request.secrets?.values ?? {},
+          });
         } finally {
           // Every artifact the run kept is recorded before its end is.
           await receiver?.finish();

@@ -3,6 +3,7 @@ import { MAX_LOG_BYTES, capBytes, parseRunOutcome, resultTooLarge } from "../../
 import { MAX_FRAME_BYTES, type HostInit, type RunOutcome, type RunRequest, type WorkerInit } from "../../runner/protocol";
 import { artifactContentType } from "../../artifacts/artifacts";
 import type { ArtifactReceiver } from "./localArtifacts";
+import { NO_SECRETS, Redactor } from "../../secrets/redactor";
 import { MAX_ARTIFACT_FRAMES_PER_RUN, MAX_FRAMES_PER_RUN, MAX_LOG_FRAMES_PER_RUN, type WorkerFrame, parseFrame } from "./workerChannel";
 import type { SandboxedHost } from "./sandbox/sandboxedHost";
 
@@ -24,6 +25,14 @@ export interface WorkerOptions {
 }
 
 /** One run in progress: its answer (`done`), then the worker ready again (`idle`, with what the run left running). */
+/** How one run is served: where its artifacts go and are served, and the function's secrets. */
+export interface WorkerRunOptions {
+  artifactsUrl: string;
+  artifacts?: ArtifactReceiver;
+  /** By name: handed to the run (`secrets.get`), and their values redacted from its streamed output. */
+  secrets?: Readonly<Record<string, string>>;
+}
+
 export interface WorkerRun {
   done: Promise<RunOutcome>;
   idle: Promise<{ leftover: string[] }>;
@@ -79,6 +88,8 @@ export class WorkerProcess {
   private killing: Promise<void> | undefined;
   /** The console output of the last run, as streamed while it ran (capped). */
   private streamedLogs = "";
+  /** Redacts the run's secret values from its streamed console output (a line's end that may start one waits for the next). */
+  private logRedaction: ReturnType<Redactor["stream"]> = NO_SECRETS.stream();
 
   private constructor(
     private readonly host: SandboxedHost,
@@ -126,7 +137,7 @@ export class WorkerProcess {
    * crashed keeps (a run that answered carries its whole output in its answer).
    */
   get logsSoFar(): string {
-    return this.streamedLogs;
+    return this.streamedLogs.endsWith("[output truncated]\n") ? this.streamedLogs : capBytes(this.streamedLogs + this.logRedaction.held(), MAX_LOG_BYTES);
   }
 
   /** True when the kernel's memory ceiling of the sandbox was hit (cgroups only). */
@@ -140,7 +151,7 @@ export class WorkerProcess {
     params: Record<string, unknown>,
     timeoutMs: number,
     memoryMb: number,
-    options: { artifactsUrl: string; artifacts?: ArtifactReceiver } = { artifactsUrl: "" },
+    options: WorkerRunOptions = { artifactsUrl: "" },
   ): Promise<WorkerRun> {
     if (this.state.name !== "idle") throw new Error(`A worker runs one invocation at a time (it is ${this.state.name})`);
     const state = {
@@ -156,10 +167,12 @@ export class WorkerProcess {
     };
     this.state = state;
     this.streamedLogs = "";
+    // The worker redacts its lines itself; this side does again, for what a run writes around it.
+    this.logRedaction = new Redactor(Object.values(options.secrets ?? {})).stream();
     // The kernel's ceiling sits well above the sampled limit: it stops a burst between samples.
     await this.host.limitMemory(memoryMb * 2 + 512);
     await this.host.thaw();
-    const request: RunRequest = { type: "run", runId, params, timeoutMs, artifactsUrl: options.artifactsUrl };
+    const request: RunRequest = { type: "run", runId, params, timeoutMs, artifactsUrl: options.artifactsUrl, secrets: { ...options.secrets } };
     this.host.channel.write(encodeFrame(request));
     return { done: state.done.promise, idle: state.idle.promise };
   }
@@ -226,7 +239,7 @@ export class WorkerProcess {
     }
     if (state.name !== "running") return;
     if (++state.logFrames > MAX_LOG_FRAMES_PER_RUN) return void this.kill("the worker broke the protocol: too many log messages in one run");
-    if (!this.streamedLogs.endsWith("[output truncated]\n")) this.streamedLogs = capBytes(this.streamedLogs + text, MAX_LOG_BYTES);
+    if (!this.streamedLogs.endsWith("[output truncated]\n")) this.streamedLogs = capBytes(this.streamedLogs + this.logRedaction.push(text), MAX_LOG_BYTES);
   }
 
   /**

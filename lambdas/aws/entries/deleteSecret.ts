@@ -1,0 +1,4 @@
+import { deleteSecret } from "../../handlers/deleteSecret";
+import { lazyRoute } from "../lazyHandlers";
+
+export const handler = lazyRoute(deleteSecret);

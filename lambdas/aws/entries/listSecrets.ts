@@ -1,0 +1,4 @@
+import { listSecrets } from "../../handlers/listSecrets";
+import { lazyRoute } from "../lazyHandlers";
+
+export const handler = lazyRoute(listSecrets);

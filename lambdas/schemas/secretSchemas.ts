@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { MAX_SECRET_VALUE_BYTES } from "../secrets/functionSecrets";
+
+/** `PUT /functions/{ref}/secrets/{NAME}`. */
+export const PutSecretBody = z
+  .object({
+    value: z
+      .string()
+      .min(1, "a secret's value is at least 1 character")
+      .refine((value) => Buffer.byteLength(value, "utf8") <= MAX_SECRET_VALUE_BYTES, `a secret's value is at most ${MAX_SECRET_VALUE_BYTES} bytes of UTF-8`)
+      .describe(`The secret's value (1 to ${MAX_SECRET_VALUE_BYTES} bytes of UTF-8). It is never returned.`),
+  })
+  .strict()
+  .meta({ id: "PutSecretBody" });
+
+/** One secret, as listed: its name and when it was set, never its value. */
+export const SecretInfo = z.object({ name: z.string().describe("^[A-Z][A-Z0-9_]{0,63}$"), updated_at: z.string() }).meta({ id: "SecretInfo" });
+
+/** `GET /functions/{ref}/secrets`. */
+export const SecretList = z.object({ items: z.array(SecretInfo) }).meta({ id: "SecretList" });

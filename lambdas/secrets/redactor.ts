@@ -1,0 +1,91 @@
+/** What a secret value becomes wherever the service keeps or sends text (shared/API.md). */
+export const SECRET_MARK = "[secret]";
+
+/**
+ * Replaces a function's secret values with `[secret]`: in text (logs, error messages, stacks),
+ * in JSON text (a run's result: each string and key of the parsed value, so escaped forms are
+ * caught too), in values (a run's parameters) and in a stream of text (live logs). Idempotent:
+ * a mark already in the text is never taken apart again, so each side of a boundary (the runner,
+ * then the service) may redact the same text.
+ */
+export class Redactor {
+  /** Longest first: a secret that contains another is replaced whole. */
+  private readonly values: string[];
+
+  constructor(values: Iterable<string>) {
+    this.values = [...new Set(values)].filter((value) => value !== "").sort((a, b) => b.length - a.length);
+  }
+
+  get empty(): boolean {
+    return this.values.length === 0;
+  }
+
+  text(text: string): string {
+    if (this.values.length === 0 || text === "") return text;
+    return text
+      .split(SECRET_MARK)
+      .map((piece) => this.values.reduce((rest, value) => (rest.includes(value) ? rest.split(value).join(SECRET_MARK) : rest), piece))
+      .join(SECRET_MARK);
+  }
+
+  /** A JSON-like value with every string and key redacted (plain objects and arrays copied). */
+  value<T>(value: T): T {
+    if (this.values.length === 0) return value;
+    if (typeof value === "string") return this.text(value) as T;
+    if (Array.isArray(value)) return value.map((item: unknown) => this.value(item)) as T;
+    if (typeof value === "object" && value !== null) {
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.text(key), this.value(item)])) as T;
+    }
+    return value;
+  }
+
+  /** JSON text redacted as its value (text that does not parse is redacted as text). */
+  json(json: string): string {
+    if (this.values.length === 0 || !this.values.some((value) => json.includes(value) || json.includes(JSON.stringify(value).slice(1, -1)))) return json;
+    try {
+      return JSON.stringify(this.value(JSON.parse(json) as unknown));
+    } catch {
+      return this.text(json);
+    }
+  }
+
+  /**
+   * Redacts text that arrives in pieces: a piece's end that could be the start of a secret is
+   * held back until the next piece (or `end`) shows whether it is one.
+   */
+  stream(): { push(piece: string): string; end(): string; held(): string } {
+    let held = "";
+    return {
+      push: (piece) => {
+        const text = this.text(held + piece);
+        const keep = this.heldBack(text);
+        held = text.slice(text.length - keep);
+        return text.slice(0, text.length - keep);
+      },
+      end: () => {
+        const rest = this.text(held);
+        held = "";
+        return rest;
+      },
+      /** What is held back, redacted as if the text ended here (the text so far, for a run cut short). */
+      held: () => this.text(held),
+    };
+  }
+
+  /** The length of the longest end of `text` that is the start of some secret (but not all of it). */
+  private heldBack(text: string): number {
+    let longest = 0;
+    for (const value of this.values) {
+      for (let length = Math.min(value.length - 1, text.length); length > longest; length--) {
+        if (text.endsWith(value.slice(0, length))) {
+          longest = length;
+          break;
+        }
+      }
+    }
+    return longest;
+  }
+}
+
+/** No secrets: every method gives back what it was given. */
+export const NO_SECRETS = new Redactor([]);
