@@ -140,6 +140,8 @@ describe("invoking over HTTP with a real browser", () => {
     const before = await usage();
     const answer = await t.call("POST", "/functions/metered", { body: { url: `${pages.url}/title/Metered` } });
     const run = (await t.call("GET", `/runs/${answer.headers.get("x-run-id")}`)).body;
+    // The whole run when it did not succeed (a CI run once saw browser_ms 0 here, without the answer).
+    expect([answer.status, run.status, run.error]).toEqual([200, "succeeded", null]);
     expect(run.browser_ms).toBeGreaterThan(0);
     const after = await usage();
     expect(after.browser_session_ms - before.browser_session_ms).toBe(run.browser_ms);
