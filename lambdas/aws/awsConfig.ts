@@ -76,6 +76,8 @@ export interface AwsConfig extends IdentityEnvConfig {
 
 const bucketName = z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be an S3 bucket name");
 const arn = z.string().regex(/^arn:aws[a-z-]*:[a-z0-9-]+:/, "must be an ARN");
+const functionPrefix = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, "1-40 characters of [A-Za-z0-9_-]");
+const roleId = z.string().regex(/^AROA[A-Z0-9]{4,128}$/, "must be an IAM role's unique id (AROA…)");
 const list = (item: z.ZodString) =>
   z
     .string()
@@ -109,13 +111,13 @@ const ServiceEnv = IdentityEnv.extend({
   [AWS_ENV.plans]: plansJson,
   [AWS_ENV.syncWaitSeconds]: z.coerce.number().positive().max(900).default(25),
   [AWS_ENV.publicUrl]: z.url().optional(),
-  [AWS_ENV.functionPrefix]: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, "1-40 characters of [A-Za-z0-9_-]"),
+  [AWS_ENV.functionPrefix]: functionPrefix,
   [AWS_ENV.executionRoleArn]: arn,
   [AWS_ENV.layerArns]: list(arn),
   [AWS_ENV.stateMachineArn]: arn,
   [AWS_ENV.runBucket]: bucketName,
   [AWS_ENV.secretsKeyArn]: arn,
-  [AWS_ENV.executionRoleId]: z.string().regex(/^AROA[A-Z0-9]{4,128}$/, "must be an IAM role's unique id (AROA…)"),
+  [AWS_ENV.executionRoleId]: roleId,
   [AWS_ENV.functionLogGroup]: z.string().min(1).max(512),
   [AWS_ENV.scheduleGroup]: z.string().min(1),
   [AWS_ENV.scheduleNamePrefix]: z.string().default(""),
@@ -140,12 +142,25 @@ export function readStoreEnv(env: NodeJS.ProcessEnv): StoreEnvConfig {
   };
 }
 
-const RecorderEnv = StoreEnv.extend({ [AWS_ENV.runBucket]: bucketName, [AWS_ENV.secretsKeyArn]: arn });
+const SecretsEnv = z.object({ [AWS_ENV.secretsKeyArn]: arn, [AWS_ENV.functionPrefix]: functionPrefix, [AWS_ENV.executionRoleId]: roleId });
 
-/** The run recorder's settings: the table, the bucket of uploaded outcomes, the key of secrets (whose values it redacts). */
-export function readRecorderEnv(env: NodeJS.ProcessEnv): StoreEnvConfig & { runBucket: string; secretsKeyArn: string } {
+/** What opens function secrets: the key, and what names a function's Lambda session (see kmsSecretBox.ts). */
+export interface SecretsEnvConfig {
+  secretsKeyArn: string;
+  functionPrefix: string;
+  executionRoleId: string;
+}
+
+function toSecretsConfig(e: z.infer<typeof SecretsEnv>): SecretsEnvConfig {
+  return { secretsKeyArn: e[AWS_ENV.secretsKeyArn], functionPrefix: e[AWS_ENV.functionPrefix], executionRoleId: e[AWS_ENV.executionRoleId] };
+}
+
+const RecorderEnv = StoreEnv.extend({ [AWS_ENV.runBucket]: bucketName }).extend(SecretsEnv.shape);
+
+/** The run recorder's settings: the table, the bucket of uploaded outcomes, what opens secrets (whose values it redacts). */
+export function readRecorderEnv(env: NodeJS.ProcessEnv): StoreEnvConfig & { runBucket: string; secrets: SecretsEnvConfig } {
   const e = parse(RecorderEnv, env);
-  return { ...readStoreEnv(env), runBucket: e[AWS_ENV.runBucket], secretsKeyArn: e[AWS_ENV.secretsKeyArn] };
+  return { ...readStoreEnv(env), runBucket: e[AWS_ENV.runBucket], secrets: toSecretsConfig(e) };
 }
 
 /** The authorizer's settings; throws one message naming every bad or missing variable. */

@@ -17,8 +17,10 @@ import { createStore } from "../store/store";
 import { createS3OutcomeBucket } from "../runtime/aws/outcomeBucket";
 import type { RecordRunDeps } from "../runtime/aws/recordRun";
 import type { SweepDeps } from "../runtime/aws/sweepRuns";
-import { createKmsSecretBox } from "../secrets/kmsSecretBox";
-import type { AwsConfig, IdentityEnvConfig, StoreEnvConfig } from "./awsConfig";
+import { createKmsSecretBox, runnerSession } from "../secrets/kmsSecretBox";
+import type { SecretBox } from "../secrets/secretBox";
+import { lambdaFunctionName } from "../runtime/aws/awsRuntime";
+import type { AwsConfig, IdentityEnvConfig, SecretsEnvConfig, StoreEnvConfig } from "./awsConfig";
 
 /**
  * Verified API keys are remembered this long by a warm authorizer container. API Gateway also
@@ -62,11 +64,23 @@ export function createAwsSweepDeps(config: StoreEnvConfig): SweepDeps {
   return { store: createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays }), clock: systemClock, log: (line) => console.error(line) };
 }
 
-/** The run recorder's deps: the store on DynamoDB and the bucket of uploaded outcomes. */
-export function createAwsRecorderDeps(config: StoreEnvConfig & { runBucket: string }): RecordRunDeps {
+/** The run recorder's deps: the store on DynamoDB, the bucket of uploaded outcomes, KMS (to redact secrets). */
+export function createAwsRecorderDeps(config: StoreEnvConfig & { runBucket: string; secrets: SecretsEnvConfig }): RecordRunDeps {
   const { doc } = createDocumentClient({ region: config.region });
   const store = createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays, artifactRetentionDays: config.artifactRetentionDays });
-  return { store, clock: systemClock, log: (line) => console.error(line), outcomes: createS3OutcomeBucket(createRunBucketClient(config.region), config.runBucket) };
+  return {
+    store,
+    clock: systemClock,
+    log: (line) => console.error(line),
+    outcomes: createS3OutcomeBucket(createRunBucketClient(config.region), config.runBucket),
+    secretBox: createAwsSecretBox(config.region, config.secrets),
+  };
+}
+
+/** KMS, sealing each function's secrets for its own Lambda's session (kmsSecretBox.ts). */
+export function createAwsSecretBox(region: string, config: SecretsEnvConfig): SecretBox {
+  const runnerOf = (functionId: string) => runnerSession(config.executionRoleId, lambdaFunctionName(config.functionPrefix, functionId));
+  return createKmsSecretBox(new KMSClient({ region }), config.secretsKeyArn, runnerOf);
 }
 
 /** Every port on its AWS adapter: DynamoDB, Lambda, EventBridge Scheduler, API keys + JWTs. */
@@ -78,7 +92,7 @@ export function createAwsDeps(config: AwsConfig): Deps {
   const bucket = createS3OutcomeBucket(createRunBucketClient(config.region), config.runtime.runBucket);
   return {
     store,
-    secretBox: createKmsSecretBox(new KMSClient({ region: config.region }), config.secretsKeyArn),
+    secretBox: createAwsSecretBox(config.region, { secretsKeyArn: config.secretsKeyArn, functionPrefix: config.runtime.functionPrefix, executionRoleId: config.runtime.executionRoleId }),
     // Downloads are short-lived presigned URLs the API redirects to: the bytes never pass through a Lambda.
     artifactContent: { open: async (item) => ({ redirect: await bucket.artifactDownloadUrl(item.run_id, item.name, item.content_type) }) },
     identity: createAwsIdentity(store.accounts, config),
@@ -92,6 +106,7 @@ export function createAwsDeps(config: AwsConfig): Deps {
       runs: store.runs,
       functionPrefix: config.runtime.functionPrefix,
       executionRoleArn: config.runtime.executionRoleArn,
+      executionRoleId: config.runtime.executionRoleId,
       layerArns: config.runtime.layerArns,
       logGroup: config.runtime.logGroup,
     }),

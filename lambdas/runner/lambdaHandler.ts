@@ -4,6 +4,8 @@
  * only its code and a one-line `index.js` that calls createLambdaHandler (lambdaFunctionIndex;
  * the layer path contract is in lambdaPackage.ts).
  */
+import { DecryptCommand, KMSClient } from "@aws-sdk/client-kms";
+import { RUNNER_CONTEXT_KEY, SECRET_CONTEXT_KEY } from "../secrets/secretContexts";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -17,10 +19,13 @@ import { startInvocation } from "./runInvocation";
 import { s3ArtifactSink } from "./s3Artifacts";
 
 export { type FunctionMeta, type LambdaRunAnswer, type LambdaRunEvent, lambdaFunctionIndex, RUNNER_LAYER_PATH } from "./lambdaPackage";
+import type { SealedSecrets } from "./lambdaPackage";
 
 export interface LambdaHandlerOptions {
   /** How the container's browser is launched (default: @sparticuz/chromium from the chromium layer). */
   launchBrowser?: () => Promise<Browser>;
+  /** The KMS client the function's secrets are opened with (default: the SDK's, with the Lambda's own credentials). */
+  kms?: { send(command: DecryptCommand): Promise<{ Plaintext?: Uint8Array }> };
 }
 
 /** What the handler uses of Lambda's context object. */
@@ -69,8 +74,36 @@ function checkEvent(event: LambdaRunEvent): void {
     !Array.isArray(event.params) &&
     typeof event.timeout_ms === "number" &&
     event.timeout_ms > 0 &&
-    (event.outcome_upload_url === undefined || typeof event.outcome_upload_url === "string");
-  if (!valid) throw new Error("The event must be { run_id: string, params: object, timeout_ms: number, outcome_upload_url?: string }");
+    (event.outcome_upload_url === undefined || typeof event.outcome_upload_url === "string") &&
+    (event.secrets === undefined || isSealedSecrets(event.secrets));
+  if (!valid) throw new Error("The event must be { run_id: string, params: object, timeout_ms: number, outcome_upload_url?: string, secrets?: {function_id, runner, items} }");
+}
+
+function isSealedSecrets(secrets: SealedSecrets): boolean {
+  return (
+    typeof secrets === "object" &&
+    secrets !== null &&
+    typeof secrets.function_id === "string" &&
+    typeof secrets.runner === "string" &&
+    Array.isArray(secrets.items) &&
+    secrets.items.every((item) => typeof item?.name === "string" && typeof item.sealed === "string")
+  );
+}
+
+/**
+ * Opens the run's secrets with KMS: each with its context `{function_id, secret, runner}`,
+ * which the function's role may decrypt only when `runner` is its own session (lib/secretsKey.ts).
+ */
+async function openSecrets(kms: NonNullable<LambdaHandlerOptions["kms"]>, secrets: SealedSecrets | undefined): Promise<Record<string, string>> {
+  if (!secrets || secrets.items.length === 0) return {};
+  const opened = await Promise.all(
+    secrets.items.map(async ({ name, sealed }) => {
+      const context = { [SECRET_CONTEXT_KEY]: secrets.function_id, secret: name, [RUNNER_CONTEXT_KEY]: secrets.runner };
+      const { Plaintext } = await kms.send(new DecryptCommand({ CiphertextBlob: Buffer.from(sealed, "base64"), EncryptionContext: context }));
+      return [name, Buffer.from(Plaintext ?? new Uint8Array()).toString("utf8")] as const;
+    }),
+  );
+  return Object.fromEntries(opened);
 }
 
 /**
@@ -107,6 +140,7 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
   // The previous run's browser reset: each run starts after it (Lambda sends one event at a
   // time per container; this keeps that true for any other caller too).
   let previous: Promise<void> = Promise.resolve();
+  let kms: NonNullable<LambdaHandlerOptions["kms"]> | undefined;
 
   const handler = async (event: LambdaRunEvent, context?: LambdaContext): Promise<LambdaRunAnswer> => {
     checkEvent(event);
@@ -119,6 +153,8 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
     }
     const { js, meta } = await code;
     const { params, timeout_ms: timeoutMs } = event;
+    // A secret that cannot be opened is the deployment's fault (the key's grants): the invocation fails, the workflow records it.
+    const secrets = await openSecrets((kms ??= options.kms ?? new KMSClient({})), event.secrets);
     const getBrowser = () => browser.get();
     const run = previous.then(() => {
       const stopAfterMs = Math.min(timeoutMs, Math.max(MIN_RUN_MS, lambdaEnd - DEADLINE_MARGIN_MS - Date.now()));
@@ -134,6 +170,7 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
         timeoutMs,
         stopAfterMs,
         ...(artifacts ? { artifacts, downloadsDir: path.join(tmpdir(), "browserfn-downloads") } : {}),
+        secrets,
       });
       const outcome = started.outcome.then(
         async (ended): Promise<RunOutcome> => {

@@ -37,6 +37,18 @@ export interface LambdaRunEvent {
   artifact_upload?: { url: string; fields: Record<string, string>; keyPrefix: string };
   /** Where the API serves the run's artifacts (the name is appended): what `artifacts.save` answers. */
   artifacts_url?: string;
+  /**
+   * The function's secrets, sealed by KMS for this function's Lambda session (`runner`): the
+   * runner opens each with the context `{function_id, secret: name, runner}`.
+   */
+  secrets?: SealedSecrets;
+}
+
+/** A function's secrets as its run's event carries them. */
+export interface SealedSecrets {
+  function_id: string;
+  runner: string;
+  items: { name: string; sealed: string }[];
 }
 
 /**

@@ -1,6 +1,7 @@
-import type { Deps } from "../deps";
+import type { Store } from "../store/store";
+import type { SecretBox } from "./secretBox";
 import type { InvokeResult, RunSecrets } from "../runtime/runtime";
-import type { Redactor } from "./redactor";
+import { Redactor } from "./redactor";
 import { secretContext } from "./secretContexts";
 
 /** A secret's name (shared/API.md). */
@@ -10,12 +11,23 @@ export const MAX_SECRETS_PER_FUNCTION = 50;
 /** A secret's value is 1 to this many bytes of UTF-8 (KMS encrypts at most 4 KB directly). */
 export const MAX_SECRET_VALUE_BYTES = 4096;
 
+/** Where secrets are kept, and what opens them. */
+export interface SecretsDeps {
+  store: Pick<Store, "secrets">;
+  secretBox: SecretBox;
+}
+
 /** The function's secrets for one run: read with one store call, each opened (in parallel). */
-export async function secretsForRun(deps: Pick<Deps, "store" | "secretBox">, functionId: string): Promise<RunSecrets> {
+export async function secretsForRun(deps: SecretsDeps, functionId: string): Promise<RunSecrets> {
   const sealed = await deps.store.secrets.list(functionId);
   if (sealed.length === 0) return { values: {}, sealed };
   const opened = await Promise.all(sealed.map(async (secret) => [secret.name, await deps.secretBox.open(secret.sealed, secretContext(functionId, secret.name))] as const));
   return { values: Object.fromEntries(opened), sealed };
+}
+
+/** What redacts the function's secret values (from an outcome its run sent). */
+export async function redactorFor(deps: SecretsDeps, functionId: string): Promise<Redactor> {
+  return new Redactor(Object.values((await secretsForRun(deps, functionId)).values));
 }
 
 /** How a run ended, with the function's secret values out of its result, logs and error. */

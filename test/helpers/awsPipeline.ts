@@ -1,3 +1,8 @@
+import { InProcessKms } from "./inProcessKms";
+import { createKmsSecretBox, runnerSession } from "../../lambdas/secrets/kmsSecretBox";
+import type { SecretBox } from "../../lambdas/secrets/secretBox";
+import { lambdaFunctionName } from "../../lambdas/runtime/aws/awsRuntime";
+import type { LambdaHandlerOptions } from "../../lambdas/runner/lambdaHandler";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -18,8 +23,15 @@ export const RECORDER_ARN = "arn:aws:lambda:eu-west-1:123456789012:function:bfn-
 export const STATE_MACHINE_ARN = "arn:aws:states:eu-west-1:123456789012:stateMachine:bfn-runs";
 export const DEAD_LETTER_URL = "https://sqs.eu-west-1.amazonaws.com/123456789012/bfn-run-dead-letters";
 
+const FUNCTION_PREFIX = "bfn-";
+const EXECUTION_ROLE_ID = "AROAEXAMPLEEXECUTION";
+const SECRETS_KEY_ARN = "arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555";
+
 export interface AwsPipeline {
   runtime: Runtime;
+  /** KMS with the secrets key's grants; `secretBox` is the service's side of it. */
+  kms: InProcessKms;
+  secretBox: SecretBox;
   memory: MemoryStore;
   lambda: InProcessLambda;
   stepFunctions: InProcessStepFunctions;
@@ -63,10 +75,18 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
   const outcomes = createS3OutcomeBucket(s3Client, "bfn-run-bucket");
   const logs: string[] = [];
   const log = (line: string) => void logs.push(line);
-  const recorder = makeRunRecorder({ store: memory.store, clock: systemClock, log, outcomes });
+  const kms = new InProcessKms(SECRETS_KEY_ARN, EXECUTION_ROLE_ID);
+  const runnerOf = (functionId: string) => runnerSession(EXECUTION_ROLE_ID, lambdaFunctionName(FUNCTION_PREFIX, functionId));
+  const secretBox = createKmsSecretBox(kms.client("service"), SECRETS_KEY_ARN, runnerOf);
+  const recorder = makeRunRecorder({ store: memory.store, clock: systemClock, log, outcomes, secretBox });
   const sweeper = makeRunSweeper({ store: memory.store, clock: options.sweepClock ?? systemClock, log });
   const recorderLambda: ServiceLambda = (payload) => recorder(payload);
-  const lambda = new InProcessLambda(dir, { [RECORDER_ARN]: options.recorder ? options.recorder(recorderLambda) : recorderLambda }, launchTestBrowser);
+  const lambda = new InProcessLambda(
+    dir,
+    { [RECORDER_ARN]: options.recorder ? options.recorder(recorderLambda) : recorderLambda },
+    launchTestBrowser,
+    (functionName) => kms.client(runnerSession(EXECUTION_ROLE_ID, functionName)) as LambdaHandlerOptions["kms"],
+  );
   const definition = JSON.stringify(runWorkflowDefinition())
     .replaceAll(`\${${WORKFLOW_SUBSTITUTIONS.recorderArn}}`, RECORDER_ARN)
     .replaceAll(`\${${WORKFLOW_SUBSTITUTIONS.deadLetterUrl}}`, DEAD_LETTER_URL);
@@ -81,8 +101,9 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
     stateMachineArn: STATE_MACHINE_ARN,
     outcomes,
     runs: memory.store.runs,
-    functionPrefix: "bfn-",
+    functionPrefix: FUNCTION_PREFIX,
     executionRoleArn: "arn:aws:iam::123456789012:role/fn",
+    executionRoleId: EXECUTION_ROLE_ID,
     layerArns: [],
     logGroup: "/browserfn/test/functions",
     pollIntervalMs: 1,
@@ -95,6 +116,8 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
   };
   return {
     runtime,
+    kms,
+    secretBox,
     memory,
     lambda,
     stepFunctions,

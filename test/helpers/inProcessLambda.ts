@@ -4,7 +4,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { unzipSync } from "fflate";
 import type { Browser } from "puppeteer-core";
-import { createLambdaHandler, type LambdaRunEvent, type LambdaRunHandler } from "../../lambdas/runner/lambdaHandler";
+import { createLambdaHandler, type LambdaHandlerOptions, type LambdaRunEvent, type LambdaRunHandler } from "../../lambdas/runner/lambdaHandler";
 import type { LambdaCommand } from "../../lambdas/runtime/aws/lambdaClient";
 
 /** One of the service's own Lambdas (the recorder, a deploy job), by the name or ARN it is invoked with. */
@@ -55,6 +55,8 @@ export class InProcessLambda {
     private readonly root: string,
     private readonly services: Record<string, ServiceLambda>,
     private readonly launchBrowser?: () => Promise<Browser>,
+    /** The KMS client a function's Lambda gets, by its name (its session's credentials). */
+    private readonly kmsFor?: (functionName: string) => LambdaHandlerOptions["kms"],
   ) {}
 
   async send(command: LambdaCommand): Promise<unknown> {
@@ -190,7 +192,8 @@ export class InProcessLambda {
       const dir = path.join(this.root, `${key.replace(":", "-")}-${Date.now()}`);
       await mkdir(dir, { recursive: true });
       for (const [file, data] of Object.entries(unzipSync(zip))) await writeFile(path.join(dir, file), data);
-      handler = createLambdaHandler(dir, this.launchBrowser ? { launchBrowser: this.launchBrowser } : {});
+      const kms = this.kmsFor?.(key.split(":")[0] ?? key);
+      handler = createLambdaHandler(dir, { ...(this.launchBrowser ? { launchBrowser: this.launchBrowser } : {}), ...(kms ? { kms } : {}) });
       this.handlers.set(key, handler);
     }
     return handler;

@@ -24,6 +24,8 @@ export interface Execution {
   cause?: string;
   /** The states entered, in order (a retried state appears once per attempt). */
   trail: string[];
+  /** Each state's input and output, as the execution's history in Step Functions keeps them. */
+  history: unknown[];
 }
 
 interface Retrier {
@@ -117,7 +119,7 @@ export class InProcessStepFunctions {
       if (JSON.stringify(existing.input) === input) return { executionArn: this.arn(name) };
       throw Object.assign(new Error(`Execution Already Exists: '${this.arn(name)}'`), { name: "ExecutionAlreadyExists" });
     }
-    const execution: Execution = { name, input: JSON.parse(input) as unknown, status: "RUNNING", trail: [] };
+    const execution: Execution = { name, input: JSON.parse(input) as unknown, status: "RUNNING", trail: [], history: [] };
     this.executions.set(name, execution);
     const run = this.execute(execution);
     this.running.add(run);
@@ -167,6 +169,7 @@ export class InProcessStepFunctions {
       if (!state) throw new StatesError("States.Runtime", `no state ${name}`);
       context.State = { EnteredTime: new Date().toISOString(), Name: name };
       execution.trail.push(name);
+      execution.history.push(data);
       checkSize(data, "input");
       if (state.Type === "Fail") throw new StatesError(state.Error ?? "States.Fail", state.Cause ?? "");
       if (state.Type === "Succeed") return data;
@@ -193,6 +196,7 @@ export class InProcessStepFunctions {
         continue;
       }
       data = next.data;
+      execution.history.push(data);
       name = next.next;
     }
     return data;

@@ -8,6 +8,9 @@ import { deleteFunction } from "../../lambdas/handlers/deleteFunction";
 import { dashboard } from "../../lambdas/handlers/dashboard";
 import { getArtifact } from "../../lambdas/handlers/getArtifact";
 import { invokePost } from "../../lambdas/handlers/invokePost";
+import { putSecret } from "../../lambdas/handlers/putSecret";
+import { DecryptCommand } from "@aws-sdk/client-kms";
+import { runnerSession } from "../../lambdas/secrets/kmsSecretBox";
 import type { HttpResult } from "../../lambdas/http/response";
 import { lambdaContext } from "../../lambdas/local/lambdaContext";
 import type { LambdaCommand } from "../../lambdas/runtime/aws/lambdaClient";
@@ -75,7 +78,7 @@ async function startWorld(options: Parameters<typeof startAwsPipeline>[0] = {}):
     runtime: pipeline.runtime,
     scheduler: { check: () => undefined, sync: async () => undefined, remove: async () => undefined, close: async () => undefined },
     clock: systemClock,
-    secretBox: { seal: unused, open: unused },
+    secretBox: pipeline.secretBox,
     config: { plans: DEFAULT_PLANS, publicUrl: null, syncWaitSeconds: 1, maxBodyBytes: MAX_BODY_BYTES },
     log,
   };
@@ -482,6 +485,74 @@ describe("artifacts on AWS", () => {
       ]);
       const run = await world.pipeline.memory.store.runs.get(runId);
       expect(run?.logs).toMatch(/page 1 was at about:blank: kept failure-1\.png, failure-1\.html/);
+    } finally {
+      await world.close();
+    }
+  }, 60_000);
+});
+
+describe("function secrets on AWS", () => {
+  const PASSWORD = "aws-Pa$$w0rd-never-in-history";
+  const USES_SECRET = `import { secrets } from "browserfn/runtime";
+export default async () => { const password = secrets.get("PASSWORD"); console.log("using", password); return { password, length: password?.length ?? 0 }; };`;
+
+  it("seals each secret for its function's own Lambda, which opens it itself: no value in the event, the workflow's history or the record", async () => {
+    const world = await startWorld();
+    try {
+      await world.create("login", USES_SECRET);
+      const functionId = await functionIdOf(world, "login");
+      const put = await putSecret(world.deps)(
+        apiEvent("PUT", "/functions/login/secrets/PASSWORD", { value: PASSWORD }, { ref: "login", name: "PASSWORD" }),
+        lambdaContext("putSecret", "req"),
+      );
+      expect(put.statusCode).toBe(204);
+      const runner = runnerSession("AROAEXAMPLEEXECUTION", `bfn-${functionId}`);
+      const context = { function_id: functionId, secret: "PASSWORD", runner };
+      const { kms } = world.pipeline;
+      expect(kms.calls).toEqual([{ caller: "service", command: "Encrypt", keyId: kms.keyArn, context }]);
+
+      const answer = await world.invoke("login", {});
+      expect([answer.statusCode, json(answer)]).toEqual([200, { password: "[secret]", length: PASSWORD.length }]);
+      // The function's Lambda opened it, as its own session, with the same context.
+      expect(kms.calls.filter((call) => call.caller === runner)).toEqual([{ caller: runner, command: "Decrypt", keyId: undefined, context }]);
+      const runId = String(answer.headers?.["x-run-id"]);
+      const event = world.pipeline.lambda.events.at(-1) as { secrets: { items: { name: string; sealed: string }[] } };
+      expect(event.secrets).toEqual({ function_id: functionId, runner, items: [{ name: "PASSWORD", sealed: expect.any(String) }] });
+      const execution = world.pipeline.stepFunctions.executions.get(runId);
+      const run = await world.run(answer);
+      for (const text of [JSON.stringify(event), JSON.stringify(execution), JSON.stringify(run)]) expect(text).not.toContain(PASSWORD);
+      expect(run).toMatchObject({ status: "succeeded", logs: "LOG using [secret]\n" });
+
+      // Another function's Lambda cannot open it: not as itself (the grant's condition), nor by naming the owner's session.
+      const sealed = event.secrets.items[0]?.sealed ?? "";
+      const thief = kms.client(runnerSession("AROAEXAMPLEEXECUTION", "bfn-fn_00000000000000000000000000"));
+      const decrypt = (encryptionContext: Record<string, string>) => thief.send(new DecryptCommand({ CiphertextBlob: Buffer.from(sealed, "base64"), EncryptionContext: encryptionContext }));
+      await expect(decrypt(context)).rejects.toMatchObject({ name: "AccessDeniedException" });
+      await expect(decrypt({ ...context, runner: runnerSession("AROAEXAMPLEEXECUTION", "bfn-fn_00000000000000000000000000") })).rejects.toMatchObject({
+        name: "InvalidCiphertextException",
+      });
+    } finally {
+      await world.close();
+    }
+  }, 60_000);
+
+  it("the recorder redacts a value the runner's answer still held", async () => {
+    const world = await startWorld({
+      // A runner that did not redact (user code can reach the answer's channel): the recorder does.
+      recorder: (real) => async (payload) => {
+        const input = payload as { ended?: { answer?: { result_json?: string; logs?: string } } };
+        const answer = input.ended?.answer;
+        if (answer?.result_json) answer.result_json = JSON.stringify({ leaked: PASSWORD });
+        if (answer) answer.logs = `raw ${PASSWORD}\n`;
+        return real(payload);
+      },
+    });
+    try {
+      await world.create("leaky", USES_SECRET);
+      await putSecret(world.deps)(apiEvent("PUT", "/functions/leaky/secrets/PASSWORD", { value: PASSWORD }, { ref: "leaky", name: "PASSWORD" }), lambdaContext("putSecret", "req"));
+      const answer = await world.invoke("leaky", {});
+      expect([answer.statusCode, json(answer)]).toEqual([200, { leaked: "[secret]" }]);
+      expect(await world.run(answer)).toMatchObject({ logs: "raw [secret]\n" });
     } finally {
       await world.close();
     }

@@ -78,7 +78,7 @@ const outcomes = {
 function setup(client = new FakeLambda()) {
   const sleeps: number[] = [];
   const runtime = createAwsRuntime({
-    lambda: client, stepFunctions: unused, stateMachineArn: STATE_MACHINE, outcomes, functionPrefix: "bfn-", executionRoleArn: ROLE, layerArns: LAYERS, logGroup: LOG_GROUP,
+    lambda: client, stepFunctions: unused, stateMachineArn: STATE_MACHINE, outcomes, functionPrefix: "bfn-", executionRoleArn: ROLE, executionRoleId: "AROAEXAMPLEEXECUTION", layerArns: LAYERS, logGroup: LOG_GROUP,
     runs: { get: async () => undefined },
     pollIntervalMs: 10, activeTimeoutMs: 30, sleep: async (ms) => void sleeps.push(ms),
   });
@@ -223,7 +223,7 @@ describe("the AWS runtime: deploy (the exact Lambda calls)", () => {
   });
 
   it("refuses a prefix that would make names longer than 64 characters", () => {
-    expect(() => createAwsRuntime({ lambda: new FakeLambda(), stepFunctions: unused, stateMachineArn: STATE_MACHINE, outcomes, functionPrefix: "x".repeat(36), executionRoleArn: ROLE, layerArns: [], logGroup: LOG_GROUP, runs: { get: async () => undefined } })).toThrow(/at most 35/);
+    expect(() => createAwsRuntime({ lambda: new FakeLambda(), stepFunctions: unused, stateMachineArn: STATE_MACHINE, outcomes, functionPrefix: "x".repeat(36), executionRoleArn: ROLE, executionRoleId: "AROAEXAMPLEEXECUTION", layerArns: [], logGroup: LOG_GROUP, runs: { get: async () => undefined } })).toThrow(/at most 35/);
   });
 });
 

@@ -62,7 +62,7 @@ describe("the AWS runtime: invoke (the exact workflow start, then the run's reco
       artifactUpload: async (runId: string) => ({ url: "https://bfn-run-bucket.s3.amazonaws.com/", fields: { Policy: "p" }, keyPrefix: `artifacts/${runId}/` }),
     };
     const runtime = createAwsRuntime({
-      lambda, stepFunctions: client, stateMachineArn: STATE_MACHINE, outcomes, functionPrefix: "bfn-", executionRoleArn: "role", layerArns: [],
+      lambda, stepFunctions: client, stateMachineArn: STATE_MACHINE, outcomes, functionPrefix: "bfn-", executionRoleArn: "role", executionRoleId: "AROAEXAMPLEEXECUTION", layerArns: [],
       logGroup: "/browserfn/test/functions", runs, runPollIntervalMs: 250, sleep: async (ms) => void sleeps.push(ms),
     });
     const hooks: InvokeHooks = {
@@ -108,7 +108,7 @@ describe("the AWS runtime: invoke (the exact workflow start, then the run's reco
     const client = new FakeStepFunctions([{ executionArn: "arn:execution" }]);
     const reads: string[] = [];
     const runtime = createAwsRuntime({
-      lambda, stepFunctions: client, stateMachineArn: STATE_MACHINE, outcomes: { uploadUrl: async () => UPLOAD_URL, artifactUpload: async () => ({ url: "u", fields: {}, keyPrefix: "k" }) }, functionPrefix: "bfn-", executionRoleArn: "role",
+      lambda, stepFunctions: client, stateMachineArn: STATE_MACHINE, outcomes: { uploadUrl: async () => UPLOAD_URL, artifactUpload: async () => ({ url: "u", fields: {}, keyPrefix: "k" }) }, functionPrefix: "bfn-", executionRoleArn: "role", executionRoleId: "AROAEXAMPLEEXECUTION",
       layerArns: [], logGroup: "/browserfn/test/functions", runPollIntervalMs: 250,
       runs: { get: async (runId) => { reads.push(runId); if (reads.length === 2) waiting.abort(); return runRecord({}); } },
       sleep: async () => undefined,
@@ -164,7 +164,7 @@ describe("the AWS runtime: invoke (the exact workflow start, then the run's reco
   it("refuses parameters too large for the workflow's input with 413 before anything starts", async () => {
     const client = new FakeStepFunctions([]);
     const runtime = createAwsRuntime({
-      lambda, stepFunctions: client, stateMachineArn: STATE_MACHINE, outcomes: { uploadUrl: async () => UPLOAD_URL, artifactUpload: async () => ({ url: "u", fields: {}, keyPrefix: "k" }) }, functionPrefix: "bfn-", executionRoleArn: "role",
+      lambda, stepFunctions: client, stateMachineArn: STATE_MACHINE, outcomes: { uploadUrl: async () => UPLOAD_URL, artifactUpload: async () => ({ url: "u", fields: {}, keyPrefix: "k" }) }, functionPrefix: "bfn-", executionRoleArn: "role", executionRoleId: "AROAEXAMPLEEXECUTION",
       layerArns: [], logGroup: "/browserfn/test/functions", runs: { get: async () => undefined },
     });
     const hooks: InvokeHooks = { onQueued: async () => undefined, onRunning: async () => void client.events.push("onRunning") };

@@ -1,3 +1,5 @@
+import { InProcessKms } from "../helpers/inProcessKms";
+import { createKmsSecretBox } from "../../lambdas/secrets/kmsSecretBox";
 import type { OutcomeBucket } from "../../lambdas/runtime/aws/outcomeBucket";
 import { caughtEnding, makeRunRecorder } from "../../lambdas/runtime/aws/recordRun";
 import type { RunItem } from "../../lambdas/runs/types";
@@ -54,11 +56,13 @@ describe("the recorder Lambda", () => {
   };
   const logs: string[] = [];
   let recorder: ReturnType<typeof makeRunRecorder>;
+  const KEY_ARN = "arn:aws:kms:eu-west-1:123456789012:key/k";
   const fn = functionItem({ function_id: "fn_own", account_id: "acct" });
 
   beforeAll(async () => {
     memory = await startMemoryStore();
-    recorder = makeRunRecorder({ store: memory.store, clock: { now: () => new Date(ENDED) }, log: (line) => void logs.push(line), outcomes });
+    const secretBox = createKmsSecretBox(new InProcessKms(KEY_ARN, "AROAEXAMPLEEXECUTION").client("recorder"), KEY_ARN, (id) => `AROAEXAMPLEEXECUTION:bfn-${id}`);
+    recorder = makeRunRecorder({ store: memory.store, clock: { now: () => new Date(ENDED) }, log: (line) => void logs.push(line), outcomes, secretBox });
   });
   afterAll(() => memory?.close());
 

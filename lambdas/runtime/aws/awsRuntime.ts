@@ -1,3 +1,4 @@
+import { runnerSession } from "../../secrets/kmsSecretBox";
 import { DeleteFunctionCommand, type Runtime as LambdaRuntimeName } from "@aws-sdk/client-lambda";
 import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import type { FunctionItem } from "../../functions/types";
@@ -32,6 +33,8 @@ export interface AwsRuntimeOptions {
   functionPrefix: string;
   /** The role every function's Lambda runs as (its logs only: no access to the service). */
   executionRoleArn: string;
+  /** The execution role's unique id (AROA…): a function's secrets are sealed for its Lambda's session, `<it>:<Lambda name>`. */
+  executionRoleId: string;
   /** The chromium layer and the runtime layer (see RUNNER_LAYER_PATH in runner/lambdaPackage.ts). */
   layerArns: string[];
   /** The CloudWatch log group of every function's Lambda (the stack's, with its retention). */
@@ -99,7 +102,7 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
   }
   const send: LambdaSend = <Output>(command: ControlPlaneCommand) => options.lambda.send(command) as Promise<Output>;
   const sleep = options.sleep ?? defaultSleep;
-  const functionName = (fn: FunctionItem) => `${functionPrefix}${fn.function_id}`;
+  const functionName = (fn: FunctionItem) => lambdaFunctionName(functionPrefix, fn.function_id);
   const deployer = lambdaDeployer(send, {
     runtime: options.runtime ?? "nodejs22.x",
     role: options.executionRoleArn,
@@ -163,6 +166,16 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
         outcome_upload_url: await options.outcomes.uploadUrl(request.runId, fn.timeout_seconds + UPLOAD_URL_MARGIN_SECONDS),
         artifact_upload: await options.outcomes.artifactUpload(request.runId, fn.timeout_seconds + UPLOAD_URL_MARGIN_SECONDS),
         artifacts_url: request.artifactsUrl,
+        // Sealed, as stored: the function's Lambda opens them itself, so no value is in the workflow's history.
+        ...(request.secrets && request.secrets.sealed.length > 0
+          ? {
+              secrets: {
+                function_id: fn.function_id,
+                runner: runnerSession(options.executionRoleId, functionName(fn)),
+                items: request.secrets.sealed.map(({ name, sealed }) => ({ name, sealed })),
+              },
+            }
+          : {}),
       };
       const input: RunExecutionInput = {
         run_id: request.runId,
@@ -217,4 +230,9 @@ function resultOf(run: RunItem): InvokeResult {
     browser_ms: run.browser_ms,
     peak_memory_mb: run.peak_memory_mb,
   };
+}
+
+/** The Lambda of a function: `${functionPrefix}${function_id}`. */
+export function lambdaFunctionName(functionPrefix: string, functionId: string): string {
+  return `${functionPrefix}${functionId}`;
 }

@@ -10,10 +10,14 @@ import type { InvokeResult } from "../runtime";
 import { endedWithout, type Ending, type FunctionLimits, functionErrorEnding, outcomeEndingOf } from "./invokeOutcome";
 import type { OutcomeBucket } from "./outcomeBucket";
 import { RUN_NOT_RECORDED } from "./runWorkflow";
+import { redactorFor, redactResult } from "../../secrets/functionSecrets";
+import type { SecretBox } from "../../secrets/secretBox";
 
 export interface RecordRunDeps extends FinishRunDeps {
-  store: Pick<Store, "runs" | "meters" | "limits" | "artifacts">;
+  store: Pick<Store, "runs" | "meters" | "limits" | "artifacts" | "secrets">;
   outcomes: OutcomeBucket;
+  /** Opens the function's secrets, whose values are redacted from what its run answered. */
+  secretBox: SecretBox;
 }
 
 /**
@@ -59,7 +63,9 @@ export function makeRunRecorder(deps: RecordRunDeps) {
     if (!FINAL_STATUSES.includes(run.status)) await recordArtifacts(deps, run, artifacts);
     // Metered: at most the timeout, and nothing for a run that never ran (throttled, not deployed).
     const duration_ms = ended.ran ? Math.min(elapsed, input.timeout_seconds * 1000) : 0;
-    return { status: (await endRun(deps, run, ended, duration_ms)).status };
+    // The runner redacted the function's secrets already; what it answered is not trusted to have.
+    const redactor = await redactorFor(deps, run.function_id);
+    return { status: (await endRun(deps, run, ended, duration_ms, (result) => redactResult(redactor, result))).status };
   };
 }
 
@@ -87,7 +93,13 @@ export async function recordExecutionEnd(
   return (await endRun(deps, run, ending, ending.ran ? Math.min(elapsed, timeoutSeconds * 1000) : 0)).status;
 }
 
-async function endRun(deps: FinishRunDeps & { store: Pick<Store, "limits"> }, run: RunItem, ending: Ending, duration_ms: number): Promise<RunItem> {
+async function endRun(
+  deps: FinishRunDeps & { store: Pick<Store, "limits"> },
+  run: RunItem,
+  ending: Ending,
+  duration_ms: number,
+  redact: (result: InvokeResult) => InvokeResult = (result) => result,
+): Promise<RunItem> {
   let final = run;
   if (!FINAL_STATUSES.includes(run.status)) {
     const result: InvokeResult = {
@@ -99,7 +111,7 @@ async function endRun(deps: FinishRunDeps & { store: Pick<Store, "limits"> }, ru
       browser_ms: ending.browser_ms,
       peak_memory_mb: ending.peak_memory_mb,
     };
-    final = await finishRun(deps, run, result, "now");
+    final = await finishRun(deps, run, redact(result), "now");
   }
   await deps.store.limits.release(run.account_id, run.run_id);
   return final;
