@@ -1,3 +1,4 @@
+import { SecretsKey } from "./secretsKey";
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
@@ -53,6 +54,12 @@ export class BrowserfnStack extends Stack {
       removalPolicy: settings.tableRemovalPolicy === "destroy" ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });
     const scheduling = new Scheduling(this, "Scheduling", { groupName: settings.prefix, namePrefix: "" });
+    const secrets = new SecretsKey(this, "Secrets", {
+      prefix: settings.prefix,
+      removalPolicy: settings.tableRemovalPolicy === "destroy" ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    });
+    // Each function's Lambda opens only the secrets sealed for its own session.
+    secrets.grantRunnerOpen(runtime.executionRole);
     const oauth = new OAuthServer(this, "OAuth", {
       prefix: settings.prefix,
       domainPrefix: settings.cognitoDomainPrefix,
@@ -66,6 +73,7 @@ export class BrowserfnStack extends Stack {
       scheduling,
       oauth,
       pipeline,
+      secrets,
     });
     const api = new BrowserfnApi(this, "Api", {
       prefix: settings.prefix,

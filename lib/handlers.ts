@@ -16,6 +16,7 @@ import type { OAuthServer } from "./oauthServer";
 import type { RunPipeline } from "./runPipeline";
 import type { Scheduling } from "./scheduling";
 import type { StackSettings } from "./stackSettings";
+import type { SecretsKey } from "./secretsKey";
 
 export interface HandlersProps {
   settings: StackSettings;
@@ -27,6 +28,8 @@ export interface HandlersProps {
   oauth: OAuthServer;
   /** The run workflow's bucket and queue; connected here to the recorder and the sweeper. */
   pipeline: RunPipeline;
+  /** The KMS key of function secrets: the routes seal and open, the recorder opens (to redact). */
+  secrets: SecretsKey;
 }
 
 /** What the store does on DynamoDB from a handler (Scan is only used by the local service). */
@@ -125,6 +128,10 @@ export class Handlers extends Construct {
     props.pipeline.grantStartRuns(this.roles.scheduledRun);
     props.pipeline.grantReadOutcomes(this.roles.runRecorder);
     props.pipeline.grantDownloadArtifacts(this.roles.api);
+    // Setting a secret seals it; starting a run opens the function's secrets (their values are redacted from the run's record).
+    props.secrets.grantSealAndOpen(this.roles.api);
+    props.secrets.grantOpen(this.roles.scheduledRun);
+    props.secrets.grantOpen(this.roles.runRecorder);
 
     const identityEnv: Record<string, string> = {
       [AWS_ENV.tablePrefix]: settings.prefix,
@@ -141,6 +148,8 @@ export class Handlers extends Construct {
       [AWS_ENV.syncWaitSeconds]: String(settings.syncWaitSeconds),
       [AWS_ENV.functionPrefix]: settings.functionPrefix,
       [AWS_ENV.executionRoleArn]: props.runtime.executionRole.roleArn,
+      [AWS_ENV.executionRoleId]: props.runtime.executionRole.roleId,
+      [AWS_ENV.secretsKeyArn]: props.secrets.key.keyArn,
       [AWS_ENV.layerArns]: Fn.join(",", props.runtime.layerArns),
       [AWS_ENV.stateMachineArn]: props.pipeline.stateMachineArn,
       [AWS_ENV.runBucket]: props.pipeline.bucket.bucketName,
@@ -220,7 +229,13 @@ export class Handlers extends Construct {
       functionName: names.runRecorder,
       description: "browserfn run recorder: the run workflow's Record state, writes each run's end",
       role: this.roles.runRecorder,
-      environment: { ...storeEnv, [AWS_ENV.runBucket]: props.pipeline.bucket.bucketName },
+      environment: {
+        ...storeEnv,
+        [AWS_ENV.runBucket]: props.pipeline.bucket.bucketName,
+        [AWS_ENV.secretsKeyArn]: props.secrets.key.keyArn,
+        [AWS_ENV.functionPrefix]: settings.functionPrefix,
+        [AWS_ENV.executionRoleId]: props.runtime.executionRole.roleId,
+      },
       logRetention,
       timeout: Duration.seconds(60),
       // An uploaded outcome is read whole (up to ~13 MB) and parsed.

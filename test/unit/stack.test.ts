@@ -37,6 +37,8 @@ function fakeResolve(value: unknown): string {
     if (v.Ref.startsWith("RunPipelineRunBucket")) return v.Ref.toLowerCase();
     return pseudo[v.Ref] ?? `arn:aws:ref:eu-west-1:123456789012:${v.Ref}`;
   }
+  // A role's unique id (AROA…): upper-case letters and digits.
+  if (Array.isArray(v["Fn::GetAtt"]) && (v["Fn::GetAtt"] as string[])[1] === "RoleId") return `AROA${(v["Fn::GetAtt"] as string[])[0]?.toUpperCase().replace(/[^A-Z0-9]/g, "")}`;
   if (Array.isArray(v["Fn::GetAtt"])) return `arn:aws:getatt:eu-west-1:123456789012:${(v["Fn::GetAtt"] as string[]).join(".")}`;
   if (Array.isArray(v["Fn::Join"])) {
     const [delimiter, parts] = v["Fn::Join"] as [string, unknown[]];
@@ -170,7 +172,9 @@ describe("the CDK stack", () => {
     const [, recorder] = functionNamed("bfn-test-run-recorder");
     expect(recorder.Properties).toMatchObject({ Timeout: 60, MemorySize: 512 });
     const recorderEnv = (recorder.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-    expect(Object.keys(recorderEnv).sort()).toEqual([AWS_ENV.artifactRetentionDays, AWS_ENV.runBucket, AWS_ENV.runRetentionDays, AWS_ENV.tablePrefix, "NODE_OPTIONS"].sort());
+    expect(Object.keys(recorderEnv).sort()).toEqual(
+      [AWS_ENV.artifactRetentionDays, AWS_ENV.runBucket, AWS_ENV.runRetentionDays, AWS_ENV.tablePrefix, AWS_ENV.secretsKeyArn, AWS_ENV.functionPrefix, AWS_ENV.executionRoleId, "NODE_OPTIONS"].sort(),
+    );
     expect(() => readRecorderEnv({ ...Object.fromEntries(Object.entries(recorderEnv).map(([k, v]) => [k, fakeResolve(v)])), AWS_REGION: "eu-west-1" })).not.toThrow();
     const [, sweeper] = functionNamed("bfn-test-run-sweeper");
     expect(sweeper.Properties).toMatchObject({ Timeout: 300, MemorySize: 256 });

@@ -1,0 +1,87 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { App } from "aws-cdk-lib";
+import { Template } from "aws-cdk-lib/assertions";
+import { AWS_ENV } from "../../lambdas/aws/awsConfig";
+import { BrowserfnStack } from "../../lib/browserfnStack";
+
+// The KMS key of function secrets as synthesized: rotated, and granted by need with conditions
+// on the encryption context (a function's Lambda opens only what was sealed for its session).
+const layerRoot = mkdtempSync(path.join(tmpdir(), "browserfn-stack-secrets-"));
+afterAll(() => rmSync(layerRoot, { recursive: true, force: true }));
+
+function synth(): Template {
+  const layerAssets = { chromium: path.join(layerRoot, "chromium"), runtime: path.join(layerRoot, "runtime") };
+  for (const dir of Object.values(layerAssets)) {
+    mkdirSync(path.join(dir, "nodejs"), { recursive: true });
+    writeFileSync(path.join(dir, "nodejs", "placeholder.js"), "");
+  }
+  const app = new App({ context: { "aws:cdk:bundling-stacks": [] }, builtinCloudFormationValidation: false });
+  return Template.fromStack(new BrowserfnStack(app, "Test", { prefix: "bfn-test", layerAssets }));
+}
+
+type Resource = { Properties: Record<string, unknown> };
+interface Statement {
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: Record<string, Record<string, unknown>>;
+}
+const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+describe("the secrets key", () => {
+  const template = synth();
+  const [keyId] = Object.keys(template.findResources("AWS::KMS::Key"));
+  const keyArn = { "Fn::GetAtt": [keyId, "Arn"] };
+
+  /** Every statement that grants a KMS action on the key, by the role it is attached to. */
+  const kmsGrants = (): Map<string, Statement[]> => {
+    const grants = new Map<string, Statement[]>();
+    for (const policy of Object.values(template.findResources("AWS::IAM::Policy")) as Resource[]) {
+      const statements = (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement;
+      const onKey = statements.filter((statement) => list(statement.Action).some((action) => action.startsWith("kms:")));
+      for (const role of policy.Properties.Roles as { Ref: string }[]) grants.set(role.Ref, [...(grants.get(role.Ref) ?? []), ...onKey]);
+    }
+    return grants;
+  };
+  const roleNamed = (fragment: string) => {
+    const ids = Object.keys(template.findResources("AWS::IAM::Role")).filter((id) => id.includes(fragment));
+    if (ids.length !== 1) throw new Error(`roles matching ${fragment}: ${ids.join(", ")}`);
+    return ids[0] as string;
+  };
+
+  it("is one customer-managed key, rotated, with an alias", () => {
+    expect(Object.keys(template.findResources("AWS::KMS::Key"))).toHaveLength(1);
+    template.hasResourceProperties("AWS::KMS::Key", { EnableKeyRotation: true });
+    template.hasResourceProperties("AWS::KMS::Alias", { AliasName: "alias/bfn-test-secrets" });
+  });
+
+  it("lets the routes seal and open, the recorder and scheduled runs open, each only with a function's encryption context", () => {
+    const grants = kmsGrants();
+    const needsFunction = { Null: { "kms:EncryptionContext:function_id": "false" } };
+    expect(grants.get(roleNamed("ApiRole"))).toEqual([{ Action: ["kms:Encrypt", "kms:Decrypt"], Effect: "Allow", Resource: keyArn, Condition: needsFunction }]);
+    for (const role of ["RunRecorderRole", "ScheduledRunRole"]) {
+      expect(grants.get(roleNamed(role))).toEqual([{ Action: "kms:Decrypt", Effect: "Allow", Resource: keyArn, Condition: needsFunction }]);
+    }
+  });
+
+  it("lets a function's Lambda open only what was sealed for its own session, and nobody else use the key", () => {
+    const grants = kmsGrants();
+    const execution = roleNamed("FunctionRuntimeExecutionRole");
+    expect(grants.get(execution)).toEqual([
+      { Action: "kms:Decrypt", Effect: "Allow", Resource: keyArn, Condition: { StringEquals: { "kms:EncryptionContext:runner": "${aws:userid}" } } },
+    ]);
+    const granted = [...grants].filter(([, statements]) => statements.length > 0).map(([role]) => role);
+    expect(granted.sort()).toEqual([roleNamed("ApiRole"), roleNamed("RunRecorderRole"), roleNamed("ScheduledRunRole"), execution].sort());
+  });
+
+  it("names the key and the execution role's id to the Lambdas that seal and open", () => {
+    const functions = Object.values(template.findResources("AWS::Lambda::Function")) as Resource[];
+    const envOf = (name: string) =>
+      (functions.find((fn) => fn.Properties.FunctionName === name)?.Properties.Environment as { Variables: Record<string, unknown> } | undefined)?.Variables ?? {};
+    for (const name of ["bfn-test-api-putSecret", "bfn-test-api-invokePost", "bfn-test-run-recorder", "bfn-test-scheduled-run"]) {
+      expect([name, envOf(name)[AWS_ENV.secretsKeyArn]]).toEqual([name, keyArn]);
+      expect([name, envOf(name)[AWS_ENV.executionRoleId]]).toEqual([name, { "Fn::GetAtt": [expect.stringContaining("FunctionRuntimeExecutionRole"), "RoleId"] }]);
+    }
+  });
+});
