@@ -1,7 +1,6 @@
 import type { InvokeResult } from "../runtime";
 import { watchMemory } from "./processTree";
 import { EVIDENCE_BUDGET_MS } from "../../runner/failureEvidence";
-import type { ArtifactReceiver } from "./localArtifacts";
 import { WorkerExit, type WorkerProcess, type WorkerRunOptions } from "./workerProcess";
 
 const SAMPLE_MS = 200;
