@@ -23,6 +23,14 @@ export interface WorkerOptions {
   init: Omit<WorkerInit, "type">;
 }
 
+/** What a run is given besides its parameters. */
+export interface RunOptions {
+  artifactsUrl: string;
+  artifacts?: ArtifactReceiver;
+  /** Called each time the run's streamed console output (logsSoFar) grows. */
+  onLog?: () => void;
+}
+
 /** One run in progress: its answer (`done`), then the worker ready again (`idle`, with what the run left running). */
 export interface WorkerRun {
   done: Promise<RunOutcome>;
@@ -59,6 +67,8 @@ type State =
       logFrames: number;
       artifactFrames: number;
       artifacts: ArtifactReceiver | undefined;
+      /** Told each time the streamed console output grows (it reads logsSoFar). */
+      onLog: (() => void) | undefined;
       done: Deferred<RunOutcome>;
       idle: Deferred<{ leftover: string[] }>;
     }
@@ -140,7 +150,7 @@ export class WorkerProcess {
     params: Record<string, unknown>,
     timeoutMs: number,
     memoryMb: number,
-    options: { artifactsUrl: string; artifacts?: ArtifactReceiver } = { artifactsUrl: "" },
+    options: RunOptions = { artifactsUrl: "" },
   ): Promise<WorkerRun> {
     if (this.state.name !== "idle") throw new Error(`A worker runs one invocation at a time (it is ${this.state.name})`);
     const state = {
@@ -151,6 +161,7 @@ export class WorkerProcess {
       logFrames: 0,
       artifactFrames: 0,
       artifacts: options.artifacts,
+      onLog: options.onLog,
       done: deferred<RunOutcome>(),
       idle: deferred<{ leftover: string[] }>(),
     };
@@ -227,6 +238,12 @@ export class WorkerProcess {
     if (state.name !== "running") return;
     if (++state.logFrames > MAX_LOG_FRAMES_PER_RUN) return void this.kill("the worker broke the protocol: too many log messages in one run");
     if (!this.streamedLogs.endsWith("[output truncated]\n")) this.streamedLogs = capBytes(this.streamedLogs + text, MAX_LOG_BYTES);
+    // Whoever follows the run live reads the text from here (logsSoFar): the one copy of it.
+    try {
+      state.onLog?.();
+    } catch {
+      // A listener's failure is its own; the run goes on.
+    }
   }
 
   /**
