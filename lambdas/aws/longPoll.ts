@@ -1,4 +1,5 @@
 import type { RouteFactory } from "../http/defineRoute";
+import { errorResult } from "../http/errorBody";
 import type { HttpResult } from "../http/response";
 import { type StreamBody, isStreaming } from "../http/streamBody";
 
@@ -26,9 +27,14 @@ export function longPolled(factory: RouteFactory, options: LongPollOptions = LON
     return async (event, context) => {
       const result = await handler(event, context);
       if (!isStreaming(result)) return result;
-      const body = await drain(result.stream, options);
-      const answer: HttpResult = { statusCode: result.statusCode, headers: result.headers, body };
-      return answer;
+      try {
+        const body = await drain(result.stream, options);
+        const answer: HttpResult = { statusCode: result.statusCode, headers: result.headers, body };
+        return answer;
+      } catch (error) {
+        // Nothing is out yet: the failure gets the API's JSON error like any other.
+        return errorResult(error, event.requestContext.requestId, deps.log);
+      }
     };
   };
 }

@@ -45,8 +45,8 @@ export class LiveRuns {
     if (!run) return undefined;
     run.listeners.add(onChange);
     return {
-      // Once ended, the worker may be on its next run: its text is not this run's any more.
-      text: () => (run.ended ? "" : run.worker.logsSoFar),
+      // Only this run's text: not the worker's last run's before this one started there, nor its next one's.
+      text: () => (run.ended ? "" : run.worker.logsOf(runId)),
       get ended() {
         return run.ended;
       },

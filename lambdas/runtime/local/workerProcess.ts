@@ -139,6 +139,12 @@ export class WorkerProcess {
     return this.streamedLogs;
   }
 
+  /** What the run `runId` has logged so far while it is this worker's run ("" before it started here, or once another one has). */
+  logsOf(runId: string): string {
+    const state = this.state;
+    return (state.name === "running" || state.name === "finishing") && state.runId === runId ? this.streamedLogs : "";
+  }
+
   /** True when the kernel's memory ceiling of the sandbox was hit (cgroups only). */
   hitMemoryLimit(): Promise<boolean> {
     return this.host.hitMemoryLimit();
