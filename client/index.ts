@@ -12,7 +12,8 @@
  * (GET, DELETE) are retried after 429/5xx honouring `Retry-After`; creates and invocations never are.
  */
 import { version } from "../package.json";
-import { type InvocationResult, type InvokeOptions, type WaitOptions, invoke, waitForRun } from "./invocation";
+import { type InvocationResult, type InvokeOptions, type WaitOptions, invoke, stringParams, waitForRun } from "./invocation";
+import { type RunEvent, type RunEventsOptions, runEvents } from "./runEvents";
 import { type Send, type TransportOptions, createTransport } from "./transport";
 import type {
   AcceptedRun,
@@ -39,6 +40,7 @@ import type {
 export * from "./errors";
 export type * from "./types";
 export type { InvocationResult, InvokeOptions, WaitOptions } from "./invocation";
+export type { RunEvent, RunEventsOptions } from "./runEvents";
 export type { ApiResponse, RequestSpec, Send, TransportOptions } from "./transport";
 
 /** The version of this client, sent as `x-service-sdk-version: browserfn-client/<version>`. */
@@ -53,13 +55,12 @@ const enc = encodeURIComponent;
 export class BrowserfnClient {
   /** Sends one request; exposed for calls this class does not cover. */
   readonly send: Send;
+  private readonly transport: TransportOptions;
 
   /** @param options the service's base URL, the API key, and retry settings. */
   constructor(options: ClientOptions) {
-    this.send = createTransport({
-      ...options,
-      headers: { "x-service-sdk-version": `browserfn-client/${CLIENT_VERSION}`, ...options.headers },
-    });
+    this.transport = { ...options, headers: { "x-service-sdk-version": `browserfn-client/${CLIENT_VERSION}`, ...options.headers } };
+    this.send = createTransport(this.transport);
   }
 
   private async body<T>(spec: Parameters<Send>[0]): Promise<T> {
@@ -153,15 +154,28 @@ export class BrowserfnClient {
   }
 
   /** Starts an invocation without waiting (`Prefer: respond-async`): 202 with the run to poll. */
-  startInvocation(name: string, params?: Record<string, unknown>, options: { version?: string | number; idempotencyKey?: string } = {}): Promise<AcceptedRun> {
+  startInvocation(
+    name: string,
+    params?: Record<string, unknown>,
+    options: { version?: string | number; idempotencyKey?: string; method?: "POST" | "GET" } = {},
+  ): Promise<AcceptedRun> {
     const headers: Record<string, string> = { prefer: "respond-async", "idempotency-key": options.idempotencyKey ?? globalThis.crypto.randomUUID() };
     if (options.version !== undefined) headers["x-function-version"] = String(options.version);
+    if (options.method === "GET") return this.body({ method: "GET", path: `/functions/${enc(name)}`, query: stringParams(params), headers, idempotent: true });
     return this.body({ method: "POST", path: `/functions/${enc(name)}`, body: params, headers, idempotent: true });
   }
 
   /** `GET /runs/{run_id}`: one run of this account. */
   getRun(runId: string): Promise<Run> {
     return this.body({ method: "GET", path: `/runs/${enc(runId)}`, idempotent: true });
+  }
+
+  /**
+   * `GET /runs/{run_id}/events`: the run's events as they happen (`status`, `log`, then one
+   * `result` or `error`, after which it returns), reconnecting with `Last-Event-ID` as needed.
+   */
+  runEvents(runId: string, options?: RunEventsOptions): AsyncGenerator<RunEvent> {
+    return runEvents(this.transport, runId, options);
   }
 
   /** `GET /runs/{run_id}/artifacts`: the files a run of this account kept, in name order. */

@@ -121,7 +121,8 @@ export async function invoke<T>(
   };
 }
 
-function stringParams(params: Record<string, unknown> | undefined): Record<string, string> {
+/** Parameters as query-string values: strings as they are, anything else as JSON text. */
+export function stringParams(params: Record<string, unknown> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(params ?? {})) {
     out[name] = typeof value === "string" ? value : JSON.stringify(value);

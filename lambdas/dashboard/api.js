@@ -88,6 +88,17 @@ export function createApi(base, key) {
     logs: (name, limit = 50) => get(`/functions/${ref(name)}/logs?limit=${limit}`),
     metrics: (name) => get(`/functions/${ref(name)}/metrics`),
     run: (runId) => get(`/runs/${encodeURIComponent(runId)}`),
+    /**
+     * `GET /runs/{id}/events` as a streamed Response (read its body as it comes): the key goes in
+     * the Authorization header, as everywhere (an EventSource could only put it in the URL).
+     * 204 when nothing follows `lastEventId`; an error answer throws its ApiError.
+     */
+    events: async (runId, lastEventId, signal) => {
+      const headers = { authorization: `Bearer ${key}`, accept: "text/event-stream", ...(lastEventId ? { "last-event-id": lastEventId } : {}) };
+      const response = await send("GET", `/runs/${encodeURIComponent(runId)}/events`, { headers, signal });
+      if (!response.ok) throw errorOf(response, await response.text());
+      return response;
+    },
     artifacts: (runId) => get(`/runs/${encodeURIComponent(runId)}/artifacts`),
     /** One artifact's bytes, as a Blob (its type is the content type the API answered with). */
     artifact: (runId, name) => download(`/runs/${encodeURIComponent(runId)}/artifacts/${encodeURIComponent(name)}`),

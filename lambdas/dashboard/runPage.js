@@ -1,10 +1,12 @@
-/* global document, setTimeout, clearTimeout */
+/* global document, setTimeout, clearTimeout, AbortController */
 // One run (`#/runs/<run_id>`, `GET /runs/{id}`): its status, trigger, version and timings, its
 // parameters (secret-looking ones hidden), result, log, error and artifacts. A run still queued
-// or running is fetched again every few seconds until it ends.
+// or running is followed live (its events: status and log as they happen), or, where the events
+// cannot be followed, fetched again every few seconds until it ends.
 import { artifactsView } from "./artifactList.js";
 import { dateTime, duration, fields, fill, h, jsonText, section, statusBadge } from "./dom.js";
 import { runErrorView } from "./runError.js";
+import { followRunEvents } from "./runEvents.js";
 import { runResultView } from "./runResult.js";
 import { hideSecrets } from "./secretParams.js";
 
@@ -16,7 +18,34 @@ export async function renderRunPage(view, api, runId, lifetime) {
   const run = await api.run(runId);
   const artifacts = FINAL.includes(run.status) ? await artifactsView(api, runId, lifetime) : h("p", { class: "muted", id: "run-artifacts" }, "Shown once the run has ended.");
   fill(view, ...runSections(run, artifacts, lifetime));
-  if (!FINAL.includes(run.status)) followRun(view, api, runId, lifetime);
+  if (!FINAL.includes(run.status)) followLive(view, api, runId, lifetime);
+}
+
+/**
+ * While the run goes on: its status badge and log as its events come (the log text is appended
+ * as text), then the whole page again once it ended. Polls instead when the events fail.
+ */
+function followLive(view, api, runId, lifetime) {
+  const controller = new AbortController();
+  lifetime.onLeave(() => controller.abort());
+  const onEvent = ({ event, data }) => {
+    if (lifetime.left) return;
+    if (event === "status") view.querySelector("#run-status")?.replaceWith(statusBadgeOf(data));
+    if (event !== "log") return;
+    const log = view.querySelector("#run-log");
+    if (log?.tagName === "PRE") log.append(data.text);
+    else log?.replaceWith(h("pre", { id: "run-log", class: "log" }, data.text));
+  };
+  followRunEvents(api, runId, { signal: controller.signal, onEvent })
+    .then(async (ended) => {
+      if (!ended || lifetime.left) return;
+      const run = await api.run(runId);
+      const artifacts = await artifactsView(api, runId, lifetime);
+      if (!lifetime.left) fill(view, ...runSections(run, artifacts, lifetime));
+    })
+    .catch(() => {
+      if (!lifetime.left) followRun(view, api, runId, lifetime);
+    });
 }
 
 /** Fetches the run again until it has ended, then renders the page again (with its artifacts). */

@@ -31,6 +31,7 @@ export const ERROR_STATUS = {
   concurrency_limit_exceeded: 429,
   invocation_quota_exceeded: 429,
   rate_limited: 429,
+  too_many_streams: 429,
   function_error: 500,
   result_not_serializable: 500,
   result_too_large: 500,

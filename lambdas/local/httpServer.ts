@@ -6,10 +6,16 @@ import { errorResult } from "../http/errorBody";
 import { ApiError } from "../http/errors";
 import { redactSecrets } from "../http/redactSecrets";
 import type { HttpResult } from "../http/response";
+import { isStreaming } from "../http/streamBody";
 import type { Route } from "../routes/routeTable";
 import { lambdaContext } from "./lambdaContext";
+import { OpenStreams } from "./openStreams";
 import { createRouteMatcher } from "./routeMatcher";
+import { sendStream } from "./sendStream";
 import { toApiGatewayEvent } from "./toApiGatewayEvent";
+
+/** How many event streams one account may hold open at once, unless the service says otherwise. */
+export const DEFAULT_STREAMS_PER_ACCOUNT = 20;
 
 /**
  * The local HTTP front door: what API Gateway does on AWS. Each request becomes an
@@ -21,6 +27,8 @@ export function createHttpServer(
   requestLog: ((line: string) => void) | null,
   /** Node's timeouts for a slow request (its defaults unless given: head 60 s, whole request 300 s). */
   timeouts: Pick<ServerOptions, "headersTimeout" | "requestTimeout" | "connectionsCheckingInterval"> = {},
+  /** The streamed responses (event streams) it holds open: capped per account, ended when the service stops. */
+  streams: OpenStreams = new OpenStreams(DEFAULT_STREAMS_PER_ACCOUNT),
 ): Server {
   const match = createRouteMatcher(routes);
   const handlers = new Map(routes.map((route) => [route, route.handler(deps)]));
@@ -67,9 +75,12 @@ export function createHttpServer(
     const url = requestUrl(request.url);
     respond(request, url, requestId)
       .catch((error: unknown) => errorResult(error, requestId, deps.log))
-      .then((result) => {
-        send(response, result, requestId);
-        if (requestLog) requestLog(logLine(request, url, result.statusCode, performance.now() - started, requestId));
+      .then(async (result) => {
+        // An event stream is written as it comes; its line is logged when it ends.
+        let status = result.statusCode;
+        if (isStreaming(result)) status = await sendStream(response, result, requestId, streams, deps.log, send);
+        else send(response, result, requestId);
+        if (requestLog) requestLog(logLine(request, url, status, performance.now() - started, requestId));
       })
       .catch((error: unknown) => {
         // Never let one request take the process down; the answer may be half sent already.

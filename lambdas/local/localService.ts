@@ -25,7 +25,8 @@ import { type BootstrapResult, bootstrapAdminKey } from "./bootstrap";
 import { createDynaliteClients } from "./dynaliteClient";
 import type { DocumentSender } from "../store/dynamo";
 import { startDynalite } from "./dynaliteServer";
-import { createHttpServer } from "./httpServer";
+import { DEFAULT_STREAMS_PER_ACCOUNT, createHttpServer } from "./httpServer";
+import { OpenStreams } from "./openStreams";
 import { createLocalArtifacts } from "../runtime/local/localArtifacts";
 import { createLocalSecretBox } from "../secrets/localSecretBox";
 
@@ -39,6 +40,8 @@ export interface LocalService {
   dynamoEndpoint: string;
   /** What every request to it must carry (header STORE_SECRET_HEADER; see DynaliteServer.secret). */
   storeSecret: string;
+  /** Event streams (GET /runs/{id}/events) open now, and the live-log listeners they hold on runs. */
+  streams(): { open: number; logWatchers: number };
   /** Worker processes now: all of them, and the idle (warm) ones. */
   workers(): { processes: number; idle: number };
   /** Holds the worker bundle and browser profiles; every worker and browser names it in its command line. */
@@ -131,7 +134,8 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       log,
     };
     const requestLog = config.requestLog ? (options.log ?? ((line: string) => console.log(line))) : null;
-    const server = createHttpServer(ROUTES, deps, requestLog);
+    const streams = new OpenStreams(DEFAULT_STREAMS_PER_ACCOUNT);
+    const server = createHttpServer(ROUTES, deps, requestLog, {}, streams);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(config.port, config.host, () => resolve());
@@ -149,6 +153,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       runtimeDir,
       sandbox,
       workers: () => runtime?.pool.size ?? { processes: 0, idle: 0 },
+      streams: () => ({ open: streams.count, logWatchers: runtime?.live.watchers ?? 0 }),
       bootstrap,
       deps,
       close: () => {
@@ -156,6 +161,8 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
           await new Promise<void>((resolve) => {
             server.close(() => resolve());
             server.closeIdleConnections();
+            // Open event streams would hold the close up: they end now (clients resume elsewhere or later).
+            streams.endAll();
           });
           await stopParts();
         })();

@@ -12,6 +12,7 @@ import {
 import { DASHBOARD_FILES } from "../dashboard/dashboardAssets";
 import { ArtifactList } from "../schemas/artifactSchemas";
 import { PutSecretBody, SecretList } from "../schemas/secretSchemas";
+import { RunEventStream, RunEventsQuery } from "../schemas/runEventSchemas";
 import { ApiKeyList, CreateApiKeyBody, CreatedApiKey, SetPlanBody } from "../schemas/keySchemas";
 import { AccountPlan, FunctionMetrics, UsageReport } from "../schemas/usageSchemas";
 
@@ -35,6 +36,8 @@ export interface RouteSpec {
   files?: readonly string[];
   /** Request headers the route reads (named in the OpenAPI document). */
   headers?: readonly { name: string; description: string }[];
+  /** The success body's content type when it is not JSON (e.g. `text/event-stream`). */
+  contentType?: string;
 }
 
 /** The headers an invocation reads. */
@@ -175,6 +178,18 @@ export const ROUTE_SPECS = [
     summary: "One artifact's bytes, with its content type (on AWS: 302 to a short-lived download URL)",
     auth: true,
     status: 200,
+  },
+  {
+    operationId: "getRunEvents",
+    method: "GET",
+    path: "/runs/{run_id}/events",
+    summary: "The run as it happens: server-sent events (status, log, then result or error); Last-Event-ID resumes; on AWS, long polling",
+    auth: true,
+    status: 200,
+    query: RunEventsQuery,
+    response: RunEventStream,
+    contentType: "text/event-stream",
+    headers: [{ name: "Last-Event-ID", description: "the id of the last event received: the stream resumes after it (204 once the run's end was delivered)" }],
   },
   {
     operationId: "getLogs",

@@ -10,6 +10,7 @@ import { getLogs } from "../handlers/getLogs";
 import { getMetrics } from "../handlers/getMetrics";
 import { getArtifact } from "../handlers/getArtifact";
 import { getRun } from "../handlers/getRun";
+import { getRunEvents } from "../handlers/getRunEvents";
 import { listArtifacts } from "../handlers/listArtifacts";
 import { getUsage } from "../handlers/getUsage";
 import { getVersion } from "../handlers/getVersion";
@@ -47,6 +48,7 @@ export const HANDLERS: Record<OperationId, RouteFactory> = {
   getRun,
   listArtifacts,
   getArtifact,
+  getRunEvents,
   getLogs,
   putSecret,
   listSecrets,

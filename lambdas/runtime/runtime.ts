@@ -62,6 +62,19 @@ export interface InvokeResult {
 }
 
 /**
+ * A run's console output as the runtime receives it while the run goes on (Runtime.watchLogs).
+ * Only the runtime holds the text: this reads it, and keeps no copy of its own.
+ */
+export interface LiveLogs {
+  /** The run's console output so far; it only grows while the run goes on ("" once it ended). */
+  text(): string;
+  /** True once the run's outcome is in here: its final record is being written, read the store from then on. */
+  readonly ended: boolean;
+  /** Stops the notifications (safe to call more than once; an ended run has dropped them already). */
+  close(): void;
+}
+
+/**
  * The runtime port: where function code is provisioned and run.
  * Adapters: local worker processes, AWS Lambda.
  */
@@ -82,6 +95,13 @@ export interface Runtime {
    * caller ends runs with finishRun, which keeps a record that is final already.
    */
   invoke(request: InvokeRequest, hooks: InvokeHooks): Promise<InvokeResult>;
+  /**
+   * Follows the console output of a run in progress on this instance: `onChange` is called (with
+   * nothing: read `text()`) as the output grows, and once when the run ends here. Undefined when
+   * this instance does not run it now (not started yet, ended, another instance's run), and absent
+   * from runtimes that cannot (AWS): callers read the store instead.
+   */
+  watchLogs?(runId: string, onChange: () => void): LiveLogs | undefined;
   /** Releases everything the runtime holds for a deleted function. */
   remove(fn: FunctionItem): Promise<void>;
   /** Stops every process the runtime started. */

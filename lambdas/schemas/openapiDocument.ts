@@ -56,7 +56,7 @@ function operation(route: RouteSpec): Record<string, unknown> {
     ...(route.body ? { requestBody: { required: false, content: { "application/json": { schema: ref(route.body) } } } } : {}),
     responses: {
       [route.status]: route.response
-        ? { description: "Success", content: { "application/json": { schema: ref(route.response) } } }
+        ? { description: "Success", content: { [route.contentType ?? "application/json"]: { schema: ref(route.response) } } }
         : { description: "Success" },
       default: { description: "Error", content: { "application/json": { schema: ref(ErrorBody) } } },
     },

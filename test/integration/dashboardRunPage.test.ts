@@ -269,6 +269,29 @@ describe("the dashboard's run page", () => {
     }
   });
 
+  it("follows a running run live: its log as it is written and its status, then the whole run once it ended", async () => {
+    await t.deploy("slow", `export default async function run() {
+  console.log("first line <b>not bold</b>");
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  console.log("second line");
+  return { done: true };
+}
+`);
+    const accepted = await t.call("POST", "/functions/slow", { headers: { prefer: "respond-async" } });
+    const runId = String(accepted.body.run_id);
+    await open(`#/runs/${runId}`, "#run-title");
+    // The first line shows while the run is still running.
+    await page.waitForFunction(() => document.querySelector("pre#run-log")?.textContent?.includes("first line"));
+    expect(await textOf("#run-status")).toBe("running");
+    expect(await textOf("#run-log")).not.toContain("second line");
+    expect(await count("#run-log b")).toBe(0);
+    // Then the page is rendered again from the ended run.
+    await page.waitForFunction(() => document.querySelector("#run-status")?.textContent === "succeeded" && document.querySelector("#run-result"));
+    const run = (await t.call("GET", `/runs/${runId}`)).body;
+    await page.waitForFunction((logs: string) => document.querySelector("#run-log")?.textContent === logs, {}, run.logs);
+    expect(requested).toContain(`${t.url}/runs/${runId}/events`);
+  });
+
   it("asked the API for the last runs and the artifacts, loaded nothing from anywhere else, and logged no error", async () => {
     expect(requested.filter((url) => url.endsWith("/logs?limit=1")).length).toBeGreaterThanOrEqual(3);
     expect(requested).toContain(`${t.url}/runs/${failedRun}/artifacts`);

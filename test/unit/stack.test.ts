@@ -4,6 +4,7 @@ import path from "node:path";
 import { App } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
 import { AWS_ENV, readAwsEnv, readIdentityEnv, readRecorderEnv, readStoreEnv } from "../../lambdas/aws/awsConfig";
+import { LONG_POLL } from "../../lambdas/aws/longPoll";
 import { ROUTES } from "../../lambdas/routes/routeTable";
 import { MAIN_TABLE, RUN_LIST_ATTRIBUTES } from "../../lambdas/store/tables";
 import { BrowserfnStack, type BrowserfnStackProps } from "../../lib/browserfnStack";
@@ -248,6 +249,21 @@ describe("the CDK stack", () => {
       GenerateSecret: false,
       CallbackURLs: ["http://localhost:8787/callback"],
     });
+  });
+
+  it("serves GET /runs/{run_id}/events by long polling, with a Lambda that outlasts the poll and fits API Gateway's 30 s", () => {
+    const [functionId, fn] = functionNamed("bfn-test-api-getRunEvents");
+    const timeoutMs = Number(fn.Properties.Timeout) * 1000;
+    // The poll, what is gathered after its first event, and a margin for the store's reads.
+    expect(timeoutMs).toBeGreaterThanOrEqual(LONG_POLL.waitMs + LONG_POLL.lingerMs + 3_000);
+    expect(timeoutMs).toBeLessThan(30_000);
+    const [, route] = resources(template, "AWS::ApiGatewayV2::Route").find(([, r]) => r.Properties.RouteKey === "GET /runs/{run_id}/events") ?? [];
+    expect(route?.Properties.AuthorizationType).toBe("CUSTOM");
+    const integrationId = ((route?.Properties.Target as { "Fn::Join": [string, [string, { Ref: string }]] })["Fn::Join"][1][1]).Ref;
+    const integration = Object.fromEntries(resources(template, "AWS::ApiGatewayV2::Integration"))[integrationId];
+    expect((integration?.Properties.IntegrationUri as { "Fn::GetAtt": [string, string] })["Fn::GetAtt"][0]).toBe(functionId);
+    // The integration may take as long as API Gateway allows (its default, 30 s, when unset).
+    expect(Number(integration?.Properties.TimeoutInMillis ?? 30_000)).toBeGreaterThanOrEqual(timeoutMs);
   });
 
   it("outputs what an operator needs", () => {

@@ -1,27 +1,35 @@
-import { PARAM_OPTIONS, flag, intOption, invocationParams, positionals } from "../args";
+import { PARAM_OPTIONS, UsageError, flag, intOption, invocationParams, positionals } from "../args";
 import type { Command } from "../command";
+import { followInvocation } from "../followInvocation";
 import { duration } from "../output";
 
 export const invoke: Command = {
   summary: "run a deployed function and print its result (waits through 202s)",
-  usage: "browserfn invoke <name> [-p key=value …| --data JSON] [--version N] [--async] [--wait SECONDS]",
+  usage: "browserfn invoke <name> [-p key=value …| --data JSON] [--version N] [--async | --follow] [--wait SECONDS]",
   options: {
     ...PARAM_OPTIONS,
     version: { type: "string" },
     async: { type: "boolean" },
+    follow: { type: "boolean", short: "f" },
     wait: { type: "string" },
   },
-  async run({ args, out, client }) {
+  async run({ args, io, out, client }) {
     const [name = ""] = positionals(args, ["name"]);
     const input = invocationParams(args);
     const version = intOption(args, "version", 1, 999_999_999);
     const waitSeconds = intOption(args, "wait", 1, 86_400);
     const api = await client();
+    if (flag(args, "async") && flag(args, "follow")) throw new UsageError("--async and --follow do not go together");
     if (flag(args, "async")) {
       const accepted = await api.startInvocation(name, input.params, { version });
       if (out.json) out.printJson(accepted);
       else out.line(`${accepted.run_id} ${accepted.status} ${accepted.status_url}`);
       return 0;
+    }
+    if (flag(args, "follow")) {
+      // -p values are strings: sent in the query string, the service converts them to the declared types.
+      const method = input.kind === "query" ? "GET" : "POST";
+      return followInvocation(api, io, out, name, { params: input.params, method, version, waitMs: waitSeconds === undefined ? undefined : waitSeconds * 1000 });
     }
     const spinner = out.spinner(`Running ${name}…`);
     try {

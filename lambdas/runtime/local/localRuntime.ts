@@ -1,6 +1,7 @@
 import { ApiError } from "../../http/errors";
 import type { Store } from "../../store/store";
 import type { Runtime } from "../runtime";
+import { LiveRuns } from "./liveRuns";
 import type { LocalArtifacts } from "./localArtifacts";
 import { runWithLimits } from "./runWithLimits";
 import type { Sandbox } from "./sandbox/sandbox";
@@ -41,7 +42,7 @@ export function hostStarter(sandbox: Sandbox, files: RuntimeFiles): WorkerOption
  * each in a sandbox of its own with its own browser. Workers load a version's compiled code
  * from the store when they start, so a deploy has nothing to provision.
  */
-export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { pool: WorkerPool } {
+export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { pool: WorkerPool; live: LiveRuns } {
   const startHost = hostStarter(options.sandbox, options.files);
   const startWorker = async (functionId: string, version: number) => {
     const code = await options.store.versions.get(functionId, version);
@@ -52,8 +53,10 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
     });
   };
   const pool = new WorkerPool(options.limits, startWorker);
+  const live = new LiveRuns();
   return {
     pool,
+    live,
     async deploy() {
       return { status: "active", status_reason: null };
     },
@@ -72,14 +75,17 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
         await hooks.onRunning();
         const receiver = options.artifacts?.receiver({ run_id: request.runId, account_id: request.fn.account_id, function_id: request.fn.function_id });
         const limits = { timeoutMs: request.fn.timeout_seconds * 1000, memoryMb: request.fn.memory_mb };
+        const following = live.start(request.runId, worker);
         let run;
         try {
           run = await runWithLimits(worker, request.runId, request.params, limits, {
             artifactsUrl: request.artifactsUrl,
             artifacts: receiver,
+            onLog: following.notify,
             secrets: request.secrets?.values ?? {},
           });
         } finally {
+          following.end();
           // Every artifact the run kept is recorded before its end is.
           await receiver?.finish();
         }
@@ -91,6 +97,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
         void finished.then((reusable) => lease.release(reusable));
       }
     },
+    watchLogs: (runId, onChange) => live.watch(runId, onChange),
     async remove(fn) {
       await pool.removeFunction(fn.function_id);
     },

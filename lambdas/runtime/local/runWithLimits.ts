@@ -1,7 +1,7 @@
 import type { InvokeResult } from "../runtime";
 import { watchMemory } from "./processTree";
 import { EVIDENCE_BUDGET_MS } from "../../runner/failureEvidence";
-import { WorkerExit, type WorkerProcess, type WorkerRunOptions } from "./workerProcess";
+import { type RunOptions, WorkerExit, type WorkerProcess } from "./workerProcess";
 
 const SAMPLE_MS = 200;
 /** Time a worker gets after its run's deadline to reset its browser and say it is idle. */
@@ -36,7 +36,7 @@ export async function runWithLimits(
   runId: string,
   params: Record<string, unknown>,
   limits: { timeoutMs: number; memoryMb: number },
-  options: WorkerRunOptions = { artifactsUrl: "" },
+  options: RunOptions = { artifactsUrl: "" },
 ): Promise<LimitedRun> {
   const started = performance.now();
   let ended: "timeout" | "memory" | null = null;

@@ -24,15 +24,17 @@ export interface WorkerOptions {
   init: Omit<WorkerInit, "type">;
 }
 
-/** One run in progress: its answer (`done`), then the worker ready again (`idle`, with what the run left running). */
-/** How one run is served: where its artifacts go and are served, and the function's secrets. */
-export interface WorkerRunOptions {
+/** What a run is given besides its parameters. */
+export interface RunOptions {
   artifactsUrl: string;
   artifacts?: ArtifactReceiver;
+  /** Called each time the run's streamed console output (logsSoFar) grows. */
+  onLog?: () => void;
   /** By name: handed to the run (`secrets.get`), and their values redacted from its streamed output. */
   secrets?: Readonly<Record<string, string>>;
 }
 
+/** One run in progress: its answer (`done`), then the worker ready again (`idle`, with what the run left running). */
 export interface WorkerRun {
   done: Promise<RunOutcome>;
   idle: Promise<{ leftover: string[] }>;
@@ -68,6 +70,8 @@ type State =
       logFrames: number;
       artifactFrames: number;
       artifacts: ArtifactReceiver | undefined;
+      /** Told each time the streamed console output grows (it reads logsSoFar). */
+      onLog: (() => void) | undefined;
       done: Deferred<RunOutcome>;
       idle: Deferred<{ leftover: string[] }>;
     }
@@ -140,6 +144,12 @@ export class WorkerProcess {
     return this.streamedLogs.endsWith("[output truncated]\n") ? this.streamedLogs : capBytes(this.streamedLogs + this.logRedaction.held(), MAX_LOG_BYTES);
   }
 
+  /** What the run `runId` has logged so far while it is this worker's run ("" before it started here, or once another one has). */
+  logsOf(runId: string): string {
+    const state = this.state;
+    return (state.name === "running" || state.name === "finishing") && state.runId === runId ? this.streamedLogs : "";
+  }
+
   /** True when the kernel's memory ceiling of the sandbox was hit (cgroups only). */
   hitMemoryLimit(): Promise<boolean> {
     return this.host.hitMemoryLimit();
@@ -151,7 +161,7 @@ export class WorkerProcess {
     params: Record<string, unknown>,
     timeoutMs: number,
     memoryMb: number,
-    options: WorkerRunOptions = { artifactsUrl: "" },
+    options: RunOptions = { artifactsUrl: "" },
   ): Promise<WorkerRun> {
     if (this.state.name !== "idle") throw new Error(`A worker runs one invocation at a time (it is ${this.state.name})`);
     const state = {
@@ -162,6 +172,7 @@ export class WorkerProcess {
       logFrames: 0,
       artifactFrames: 0,
       artifacts: options.artifacts,
+      onLog: options.onLog,
       done: deferred<RunOutcome>(),
       idle: deferred<{ leftover: string[] }>(),
     };
@@ -240,6 +251,12 @@ export class WorkerProcess {
     if (state.name !== "running") return;
     if (++state.logFrames > MAX_LOG_FRAMES_PER_RUN) return void this.kill("the worker broke the protocol: too many log messages in one run");
     if (!this.streamedLogs.endsWith("[output truncated]\n")) this.streamedLogs = capBytes(this.streamedLogs + this.logRedaction.push(text), MAX_LOG_BYTES);
+    // Whoever follows the run live reads the text from here (logsSoFar): the one copy of it.
+    try {
+      state.onLog?.();
+    } catch {
+      // A listener's failure is its own; the run goes on.
+    }
   }
 
   /**
