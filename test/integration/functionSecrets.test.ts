@@ -1,6 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { SECRETS_KEY_FILE } from "../../lambdas/secrets/localSecretBox";
+import { openEventStream } from "../helpers/eventStream";
 import { scanTable } from "../helpers/fuzzStore";
 import { startTestService, type TestService } from "../helpers/localService";
 
@@ -16,6 +17,12 @@ export default async function run({ echo = "", mode = "ok" }: { echo?: string; m
   console.log("logging in with", password, "and", secrets.get("TOKEN"));
   if (mode === "throw") throw new Error("login failed for password " + password);
   if (mode === "hang") { await new Promise((resolve) => setTimeout(resolve, 60_000)); }
+  if (mode === "pieces") {
+    // The start of a value, then the whole value a moment later: each as the run wrote it, the value redacted.
+    console.log("half " + String(password).slice(0, 6));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    console.log("whole " + password + " then more");
+  }
   return {
     password,
     nested: [{ token: secrets.get("TOKEN") }],
@@ -114,6 +121,15 @@ describe("function secrets", () => {
     expect(timedOut.body.status).toBe("timed_out");
     expect(timedOut.body.logs).toContain("logging in with [secret] and [secret]");
     expect(secretFree(timedOut.text)).toBe(true);
+  }, 30_000);
+
+  it("redacts them from the live event stream as it is written", async () => {
+    const accepted = await t.call("POST", "/functions/login", { body: { mode: "pieces" }, headers: { prefer: "respond-async" } });
+    const stream = await openEventStream(t.url, `/runs/${accepted.body.run_id}/events`, { token: t.adminKey });
+    await stream.ended;
+    const live = stream.events.filter((event) => event.event === "log").map((event) => String(event.json.text)).join("");
+    expect(live).toBe(`LOG logging in with [secret] and [secret]\nLOG half ${PASSWORD.slice(0, 6)}\nLOG whole [secret] then more\n`);
+    expect(secretFree(JSON.stringify(stream.events))).toBe(true);
   }, 30_000);
 
   it("keeps them sealed at rest: the table never holds a value, and the key file is the service's alone", async () => {
