@@ -24,8 +24,17 @@ export class Redactor {
     if (this.values.length === 0 || text === "") return text;
     return text
       .split(SECRET_MARK)
-      .map((piece) => this.values.reduce((rest, value) => (rest.includes(value) ? rest.split(value).join(SECRET_MARK) : rest), piece))
+      .map((piece) => this.redactPiece(piece, 0))
       .join(SECRET_MARK);
+  }
+
+  /** `piece` with values[from…] replaced; the parts between are redacted on their own, so no mark is ever taken apart. */
+  private redactPiece(piece: string, from: number): string {
+    for (let i = from; i < this.values.length; i++) {
+      const value = this.values[i] as string;
+      if (piece.includes(value)) return piece.split(value).map((part) => this.redactPiece(part, i + 1)).join(SECRET_MARK);
+    }
+    return piece;
   }
 
   /** A JSON-like value with every string and key redacted (plain objects and arrays copied). */

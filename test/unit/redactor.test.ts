@@ -1,0 +1,39 @@
+import { Redactor, SECRET_MARK } from "../../lambdas/secrets/redactor";
+
+describe("Redactor", () => {
+  const redactor = new Redactor(["hunter2", "hunter2-long", "tok\"en"]);
+
+  it("replaces every value in text, the longest first, and is idempotent", () => {
+    const once = redactor.text("a hunter2 b hunter2-long c");
+    expect(once).toBe(`a ${SECRET_MARK} b ${SECRET_MARK} c`);
+    expect(redactor.text(once)).toBe(once);
+    // A value that is part of the mark itself does not take the mark apart.
+    const tricky = new Redactor(["secret", "e"]);
+    expect(tricky.text("my secret, see")).toBe(`my ${SECRET_MARK}, s${SECRET_MARK}${SECRET_MARK}`);
+    expect(tricky.text(tricky.text("my secret"))).toBe(`my ${SECRET_MARK}`);
+  });
+
+  it("redacts each string and key of JSON, escaped forms included", () => {
+    const json = JSON.stringify({ a: "tok\"en", list: ["x hunter2 y"], "hunter2": 1, n: 2 });
+    expect(JSON.parse(redactor.json(json))).toEqual({ a: SECRET_MARK, list: [`x ${SECRET_MARK} y`], [SECRET_MARK]: 1, n: 2 });
+    expect(redactor.json('{"clean":true}')).toBe('{"clean":true}');
+  });
+
+  it("holds back the end of a piece that may start a value until the next piece shows it", () => {
+    const stream = redactor.stream();
+    const out = [stream.push("log: hun"), stream.push("ter"), stream.push("2 done\nnext hunt"), stream.push("ing\n")];
+    expect(out).toEqual(["log: ", "", `${SECRET_MARK} done\nnext `, "hunting\n"]);
+    expect(stream.end()).toBe("");
+    const cut = redactor.stream();
+    expect(cut.push("a hunter")).toBe("a ");
+    expect(cut.held()).toBe("hunter"); // a run cut short keeps what it wrote
+    expect(cut.end()).toBe("hunter");
+  });
+
+  it("does nothing without secrets", () => {
+    const none = new Redactor(["", ""]);
+    expect(none.empty).toBe(true);
+    expect(none.text("hunter2")).toBe("hunter2");
+    expect(none.stream().push("abc")).toBe("abc");
+  });
+});
