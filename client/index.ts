@@ -31,6 +31,7 @@ import type {
   FunctionRecord,
   LogList,
   Run,
+  SecretList,
   UpdateFunctionInput,
   Usage,
   VersionCode,
@@ -197,6 +198,25 @@ export class BrowserfnClient {
   /** Polls a run until it ends (succeeded, failed or timed_out) and returns it; WaitTimeoutError past `timeoutMs`. */
   waitForRun(runId: string, options?: WaitOptions): Promise<Run> {
     return waitForRun(this.send, runId, options);
+  }
+
+  /**
+   * `PUT /functions/{ref}/secrets/{name}`: sets (or replaces) one secret of a function, which its
+   * runs read with `secrets.get(name)`. `name` is `^[A-Z][A-Z0-9_]{0,63}$`, `value` 1 to 4096
+   * bytes of UTF-8; at most 50 per function. The value is never sent back.
+   */
+  async setSecret(ref: string, name: string, value: string): Promise<void> {
+    await this.send({ method: "PUT", path: `/functions/${enc(ref)}/secrets/${enc(name)}`, body: { value }, idempotent: true });
+  }
+
+  /** `GET /functions/{ref}/secrets`: the names of the function's secrets and when each was set (never a value). */
+  listSecrets(ref: string): Promise<SecretList> {
+    return this.body({ method: "GET", path: `/functions/${enc(ref)}/secrets`, idempotent: true });
+  }
+
+  /** `DELETE /functions/{ref}/secrets/{name}`: removes one secret (NotFoundError `secret_not_found` when there is none). */
+  async deleteSecret(ref: string, name: string): Promise<void> {
+    await this.send({ method: "DELETE", path: `/functions/${enc(ref)}/secrets/${enc(name)}`, idempotent: true });
   }
 
   /** `GET /functions/{ref}/logs`: the latest runs, newest first (`limit` 1..1000, default 50). */

@@ -26,6 +26,7 @@ import type {
   CreatedApiKey as CreatedApiKeySchema,
 } from "../lambdas/schemas/keySchemas";
 import type { ErrorBody as ErrorBodySchema } from "../lambdas/schemas/errorSchemas";
+import type { SecretInfo as SecretInfoSchema, SecretList as SecretListSchema } from "../lambdas/schemas/secretSchemas";
 import type {
   AccountPlan as AccountPlanSchema,
   FunctionMetrics as FunctionMetricsSchema,
@@ -62,6 +63,10 @@ export type ApiKeyInfo = z.infer<typeof ApiKeyInfoSchema>;
 export type ApiKeyList = z.infer<typeof ApiKeyListSchema>;
 /** A new key, with its secret `key` (shown only once). */
 export type CreatedApiKey = z.infer<typeof CreatedApiKeySchema>;
+/** One secret of a function, as listed: its name and when it was set (never its value). */
+export type SecretInfo = z.infer<typeof SecretInfoSchema>;
+/** `GET /functions/{ref}/secrets`. */
+export type SecretList = z.infer<typeof SecretListSchema>;
 /** The one error body of every failed request. */
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 

@@ -87,6 +87,10 @@ export function createApi(base, key) {
     version: (name, version) => get(`/functions/${ref(name)}/versions/${encodeURIComponent(version)}`),
     logs: (name, limit = 50) => get(`/functions/${ref(name)}/logs?limit=${limit}`),
     metrics: (name) => get(`/functions/${ref(name)}/metrics`),
+    /** The function's secrets: names and `updated_at`, never a value. */
+    secrets: (name) => get(`/functions/${ref(name)}/secrets`),
+    setSecret: (name, secret, value) => request("PUT", `/functions/${ref(name)}/secrets/${encodeURIComponent(secret)}`, { body: { value } }),
+    deleteSecret: (name, secret) => request("DELETE", `/functions/${ref(name)}/secrets/${encodeURIComponent(secret)}`),
     run: (runId) => get(`/runs/${encodeURIComponent(runId)}`),
     /**
      * `GET /runs/{id}/events` as a streamed Response (read its body as it comes): the key goes in

@@ -1,16 +1,17 @@
 /* global document */
-// One function: its record, schedule, invoke form, metrics and duration chart, logs, and the
-// code of each version.
+// One function: its record, schedule, secrets, invoke form, metrics and duration chart, logs,
+// and the code of each version.
 import { durationChart } from "./durationChart.js";
 import { dateTime, duration, errorBox, fields, fill, h, jsonText, runLink, section, stat, statusBadge, table } from "./dom.js";
 import { invokeForm } from "./invokeForm.js";
+import { secretsView } from "./secretList.js";
 import { hideSecrets } from "./secretParams.js";
 
 const LOG_LIMIT = 50;
 
 export async function renderFunctionPage(view, api, name) {
   document.title = `${name} · browserfn`;
-  const [record, versions] = await Promise.all([api.info(name), api.versions(name)]);
+  const [record, versions, secrets] = await Promise.all([api.info(name), api.versions(name), secretsView(api, name)]);
   const activity = h("div", { id: "activity" });
   const refresh = async () => {
     try {
@@ -31,6 +32,7 @@ export async function renderFunctionPage(view, api, name) {
       section("Record", recordFields(record)),
       section("Schedule", scheduleFields(record)),
     ),
+    section("Secrets", secrets),
     section("Invoke", invokeForm(api, record, refresh)),
     activity,
     section("Code", versionsView(api, name, record, versions.items)),
