@@ -3,6 +3,7 @@ import { AccountStore } from "./accountStore";
 import { ArtifactStore } from "./artifactStore";
 import { IdempotencyStore } from "./idempotencyStore";
 import { CachedFunctionStore } from "./cachedFunctionStore";
+import { DeliveryStore } from "./deliveryStore";
 import { FunctionStore } from "./functionStore";
 import { LimitStore } from "./limitStore";
 import { MeterStore } from "./meterStore";
@@ -22,6 +23,7 @@ export interface Store {
   limits: LimitStore;
   artifacts: ArtifactStore;
   idempotency: IdempotencyStore;
+  deliveries: DeliveryStore;
 }
 
 /** Runs are kept this long by default (DynamoDB TTL on AWS). */
@@ -51,5 +53,6 @@ export function createStore(doc: DocumentSender, tablePrefix: string, options: S
     limits: new LimitStore(doc, table),
     artifacts: new ArtifactStore(doc, table, options.artifactRetentionDays),
     idempotency: new IdempotencyStore(doc, table),
+    deliveries: new DeliveryStore(doc, table),
   };
 }
