@@ -10,6 +10,8 @@ import type { LayerAssetDirs } from "./layerAssets";
 import { OAuthServer } from "./oauthServer";
 import { RunPipeline } from "./runPipeline";
 import { Scheduling } from "./scheduling";
+import { SecretsKey } from "./secretsKey";
+import { WebhookDelivery } from "./webhookDelivery";
 import { checkFunctionPrefix, resolveStackSettings, type StackSettings } from "./stackSettings";
 
 export interface BrowserfnStackProps extends StackProps, Partial<StackSettings> {
@@ -53,6 +55,11 @@ export class BrowserfnStack extends Stack {
       removalPolicy: settings.tableRemovalPolicy === "destroy" ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });
     const scheduling = new Scheduling(this, "Scheduling", { groupName: settings.prefix, namePrefix: "" });
+    const secretsKey = new SecretsKey(this, "Secrets", {
+      prefix: settings.prefix,
+      removalPolicy: settings.tableRemovalPolicy === "destroy" ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    });
+    const webhooks = new WebhookDelivery(this, "Webhooks");
     const oauth = new OAuthServer(this, "OAuth", {
       prefix: settings.prefix,
       domainPrefix: settings.cognitoDomainPrefix,
@@ -66,6 +73,8 @@ export class BrowserfnStack extends Stack {
       scheduling,
       oauth,
       pipeline,
+      secretsKey,
+      webhooks,
     });
     const api = new BrowserfnApi(this, "Api", {
       prefix: settings.prefix,
@@ -85,5 +94,6 @@ export class BrowserfnStack extends Stack {
     new CfnOutput(this, "TableName", { value: table.tableName });
     new CfnOutput(this, "RunStateMachineArn", { value: pipeline.stateMachineArn, description: "The run workflow: one execution per run, named by its run id" });
     new CfnOutput(this, "RunDeadLetterQueueUrl", { value: pipeline.deadLetterQueue.queueUrl, description: "Runs the recorder could not record" });
+    new CfnOutput(this, "WebhookDeadLetterQueueUrl", { value: webhooks.deadLetterQueue.queueUrl, description: "Webhook deliveries the delivery Lambda could not handle" });
   }
 }

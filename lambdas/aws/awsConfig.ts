@@ -26,6 +26,8 @@ export const AWS_ENV = {
   runBucket: "BROWSERFN_RUN_BUCKET",
   /** The KMS key that seals function secrets and webhook signing secrets. */
   secretsKeyArn: "BROWSERFN_SECRETS_KEY_ARN",
+  /** The SQS queue of webhook deliveries (the delivery Lambda consumes it). */
+  webhookQueueUrl: "BROWSERFN_WEBHOOK_QUEUE_URL",
   /** The CloudWatch log group of every function's Lambda. */
   functionLogGroup: "BROWSERFN_FUNCTION_LOG_GROUP",
   scheduleGroup: "BROWSERFN_SCHEDULE_GROUP",
@@ -62,6 +64,7 @@ export interface IdentityEnvConfig extends StoreEnvConfig {
 export interface AwsConfig extends IdentityEnvConfig {
   plans: Plans;
   secretsKeyArn: string;
+  webhookQueueUrl: string;
   syncWaitSeconds: number;
   publicUrl: string | null;
   /** Null: deploys run within the request. */
@@ -74,6 +77,7 @@ export interface AwsConfig extends IdentityEnvConfig {
 
 const bucketName = z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be an S3 bucket name");
 const arn = z.string().regex(/^arn:aws[a-z-]*:[a-z0-9-]+:/, "must be an ARN");
+const queueUrl = z.url({ protocol: /^https$/ }).max(1000);
 const list = (item: z.ZodString) =>
   z
     .string()
@@ -113,6 +117,7 @@ const ServiceEnv = IdentityEnv.extend({
   [AWS_ENV.stateMachineArn]: arn,
   [AWS_ENV.runBucket]: bucketName,
   [AWS_ENV.secretsKeyArn]: arn,
+  [AWS_ENV.webhookQueueUrl]: queueUrl,
   [AWS_ENV.functionLogGroup]: z.string().min(1).max(512),
   [AWS_ENV.scheduleGroup]: z.string().min(1),
   [AWS_ENV.scheduleNamePrefix]: z.string().default(""),
@@ -137,12 +142,27 @@ export function readStoreEnv(env: NodeJS.ProcessEnv): StoreEnvConfig {
   };
 }
 
-const RecorderEnv = StoreEnv.extend({ [AWS_ENV.runBucket]: bucketName, [AWS_ENV.secretsKeyArn]: arn });
+const RecorderEnv = StoreEnv.extend({ [AWS_ENV.runBucket]: bucketName, [AWS_ENV.secretsKeyArn]: arn, [AWS_ENV.webhookQueueUrl]: queueUrl });
 
-/** The run recorder's settings: the table, the bucket of uploaded outcomes, the key of secrets (whose values it redacts). */
-export function readRecorderEnv(env: NodeJS.ProcessEnv): StoreEnvConfig & { runBucket: string; secretsKeyArn: string } {
+/** The run recorder's settings: the table, the bucket of uploaded outcomes, the key of secrets (whose values it redacts), the webhook queue. */
+export function readRecorderEnv(env: NodeJS.ProcessEnv): StoreEnvConfig & { runBucket: string; secretsKeyArn: string; webhookQueueUrl: string } {
   const e = parse(RecorderEnv, env);
-  return { ...readStoreEnv(env), runBucket: e[AWS_ENV.runBucket], secretsKeyArn: e[AWS_ENV.secretsKeyArn] };
+  return { ...readStoreEnv(env), runBucket: e[AWS_ENV.runBucket], secretsKeyArn: e[AWS_ENV.secretsKeyArn], webhookQueueUrl: e[AWS_ENV.webhookQueueUrl] };
+}
+
+const WebhookEnv = StoreEnv.extend({ [AWS_ENV.webhookQueueUrl]: queueUrl });
+
+/** The sweeper's settings: the table, and the webhook queue (it queues deliveries of ends left in the outbox). */
+export function readSweeperEnv(env: NodeJS.ProcessEnv): StoreEnvConfig & { webhookQueueUrl: string } {
+  return { ...readStoreEnv(env), webhookQueueUrl: parse(WebhookEnv, env)[AWS_ENV.webhookQueueUrl] };
+}
+
+const DeliveryEnv = WebhookEnv.extend({ [AWS_ENV.secretsKeyArn]: arn });
+
+/** The delivery Lambda's settings: the table, the webhook queue, the key that opens signing secrets. */
+export function readDeliveryEnv(env: NodeJS.ProcessEnv): StoreEnvConfig & { webhookQueueUrl: string; secretsKeyArn: string } {
+  const e = parse(DeliveryEnv, env);
+  return { ...readStoreEnv(env), webhookQueueUrl: e[AWS_ENV.webhookQueueUrl], secretsKeyArn: e[AWS_ENV.secretsKeyArn] };
 }
 
 /** The authorizer's settings; throws one message naming every bad or missing variable. */
@@ -157,6 +177,7 @@ export function readAwsEnv(env: NodeJS.ProcessEnv): AwsConfig {
     ...toIdentityConfig(e),
     plans: e[AWS_ENV.plans],
     secretsKeyArn: e[AWS_ENV.secretsKeyArn],
+    webhookQueueUrl: e[AWS_ENV.webhookQueueUrl],
     syncWaitSeconds: e[AWS_ENV.syncWaitSeconds],
     publicUrl: e[AWS_ENV.publicUrl] ?? null,
     deployJobFunction: e[AWS_ENV.deployJobFunction] ?? null,

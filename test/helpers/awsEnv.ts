@@ -14,6 +14,8 @@ export const SERVICE_LAMBDA_ENV: Record<string, string> = {
   [AWS_ENV.layerArns]: "arn:aws:lambda:eu-west-1:123456789012:layer:chromium:1, arn:aws:lambda:eu-west-1:123456789012:layer:runtime:1",
   [AWS_ENV.stateMachineArn]: "arn:aws:states:eu-west-1:123456789012:stateMachine:bfn-runs",
   [AWS_ENV.runBucket]: "bfn-run-bucket",
+  [AWS_ENV.secretsKeyArn]: "arn:aws:kms:eu-west-1:123456789012:key/secrets",
+  [AWS_ENV.webhookQueueUrl]: "https://sqs.eu-west-1.amazonaws.com/123456789012/bfn-webhooks",
   [AWS_ENV.functionLogGroup]: "/browserfn/bfn/functions",
   [AWS_ENV.scheduleGroup]: "bfn",
   [AWS_ENV.scheduleTargetArn]: "arn:aws:lambda:eu-west-1:123456789012:function:bfn-scheduled-run",
