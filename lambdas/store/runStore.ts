@@ -173,7 +173,7 @@ export class RunStore {
     );
   }
 
-  /** Ended runs that still owe deliveries, ended before `before`, oldest first, at most `limit`. */
+  /** Ended runs that still owe deliveries, ended at or before `before`, oldest first, at most `limit`. */
   async listPendingDeliveries(before: Date, limit: number): Promise<RunWithPendingDeliveries[]> {
     const { Items } = await this.doc.send(
       new QueryCommand({
@@ -181,7 +181,8 @@ export class RunStore {
         IndexName: ACTIVE_INDEX,
         KeyConditionExpression: "gsi1pk = :pk AND gsi1sk < :before",
         ProjectionExpression: "run_id, account_id, function_id, webhooks_pending",
-        ExpressionAttributeValues: { ":pk": PENDING_WEBHOOKS_PK, ":before": before.toISOString() },
+        // `~` sorts after the `#` that follows the time: ends of that very millisecond are in.
+        ExpressionAttributeValues: { ":pk": PENDING_WEBHOOKS_PK, ":before": `${before.toISOString()}~` },
         Limit: limit,
       }),
     );
