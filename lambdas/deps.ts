@@ -7,6 +7,7 @@ import type { Runtime } from "./runtime/runtime";
 import type { Scheduler } from "./schedule/scheduler";
 import type { SecretBox } from "./secrets/secretBox";
 import type { Store } from "./store/store";
+import type { WebhookOutbox } from "./webhooks/webhookOutbox";
 
 /** Where the bytes of runs' artifacts are: read here (local files) or a presigned download (S3). */
 export interface ArtifactContent {
@@ -65,6 +66,8 @@ export interface Deps {
   clock: Clock;
   /** Seals what the service must read back (function secrets, webhook signing secrets). */
   secretBox: SecretBox;
+  /** Webhook events of runs' ends: the outbox whoever ends a run writes to (absent: none are sent). */
+  webhooks?: WebhookOutbox;
   /** Where artifacts' bytes are (absent: runs keep none here). */
   artifactContent?: ArtifactContent;
   config: ServiceConfig;

@@ -1,4 +1,3 @@
-import { SecretsKey } from "./secretsKey";
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
@@ -11,6 +10,8 @@ import type { LayerAssetDirs } from "./layerAssets";
 import { OAuthServer } from "./oauthServer";
 import { RunPipeline } from "./runPipeline";
 import { Scheduling } from "./scheduling";
+import { SecretsKey } from "./secretsKey";
+import { WebhookDelivery } from "./webhookDelivery";
 import { checkFunctionPrefix, resolveStackSettings, type StackSettings } from "./stackSettings";
 
 export interface BrowserfnStackProps extends StackProps, Partial<StackSettings> {
@@ -54,12 +55,11 @@ export class BrowserfnStack extends Stack {
       removalPolicy: settings.tableRemovalPolicy === "destroy" ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });
     const scheduling = new Scheduling(this, "Scheduling", { groupName: settings.prefix, namePrefix: "" });
-    const secrets = new SecretsKey(this, "Secrets", {
+    const secretsKey = new SecretsKey(this, "Secrets", {
       prefix: settings.prefix,
       removalPolicy: settings.tableRemovalPolicy === "destroy" ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });
-    // Each function's Lambda opens only the secrets sealed for its own session.
-    secrets.grantRunnerOpen(runtime.executionRole);
+    const webhooks = new WebhookDelivery(this, "Webhooks");
     const oauth = new OAuthServer(this, "OAuth", {
       prefix: settings.prefix,
       domainPrefix: settings.cognitoDomainPrefix,
@@ -73,7 +73,8 @@ export class BrowserfnStack extends Stack {
       scheduling,
       oauth,
       pipeline,
-      secrets,
+      secretsKey,
+      webhooks,
     });
     const api = new BrowserfnApi(this, "Api", {
       prefix: settings.prefix,
@@ -93,5 +94,6 @@ export class BrowserfnStack extends Stack {
     new CfnOutput(this, "TableName", { value: table.tableName });
     new CfnOutput(this, "RunStateMachineArn", { value: pipeline.stateMachineArn, description: "The run workflow: one execution per run, named by its run id" });
     new CfnOutput(this, "RunDeadLetterQueueUrl", { value: pipeline.deadLetterQueue.queueUrl, description: "Runs the recorder could not record" });
+    new CfnOutput(this, "WebhookDeadLetterQueueUrl", { value: webhooks.deadLetterQueue.queueUrl, description: "Webhook deliveries the delivery Lambda could not handle" });
   }
 }

@@ -15,6 +15,7 @@ import { acknowledge, acknowledgeWildcards } from "./nag";
 import type { OAuthServer } from "./oauthServer";
 import type { RunPipeline } from "./runPipeline";
 import type { Scheduling } from "./scheduling";
+import { WEBHOOK_DELIVERY_TIMEOUT, type WebhookDelivery } from "./webhookDelivery";
 import type { StackSettings } from "./stackSettings";
 import type { SecretsKey } from "./secretsKey";
 
@@ -28,8 +29,10 @@ export interface HandlersProps {
   oauth: OAuthServer;
   /** The run workflow's bucket and queue; connected here to the recorder and the sweeper. */
   pipeline: RunPipeline;
-  /** The KMS key of function secrets: the routes seal and open, the recorder opens (to redact). */
-  secrets: SecretsKey;
+  /** The KMS key of function secrets and webhook signing secrets. */
+  secretsKey: SecretsKey;
+  /** The webhook delivery queue; connected here to its consumer and to whoever records runs' ends. */
+  webhooks: WebhookDelivery;
 }
 
 /** What the store does on DynamoDB from a handler (Scan is only used by the local service). */
@@ -47,6 +50,8 @@ export const RECORDER_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem", "d
 export const DEPLOY_JOB_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"];
 /** The sweeper also finds overdue runs (the active-runs index) and removes never-started ones. */
 export const SWEEPER_DATA_ACTIONS = [...RECORDER_DATA_ACTIONS, "dynamodb:DeleteItem"];
+/** The webhook delivery Lambda reads a delivery, its function and its run (and the run's parts), and records each attempt. */
+export const WEBHOOK_DELIVERY_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"];
 /** The authorizer reads keys and accounts, and creates the account of a new OAuth subject. */
 export const AUTHORIZER_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem"];
 
@@ -60,6 +65,7 @@ export function handlerFunctionNames(prefix: string) {
     runRecorder: `${prefix}-run-recorder`,
     runSweeper: `${prefix}-run-sweeper`,
     deployJob: `${prefix}-deploy-job`,
+    webhookDelivery: `${prefix}-webhook-delivery`,
     all: () => [
       ...ROUTE_SPECS.map((spec) => `${prefix}-api-${spec.operationId}`),
       `${prefix}-authorizer`,
@@ -68,6 +74,7 @@ export function handlerFunctionNames(prefix: string) {
       `${prefix}-run-recorder`,
       `${prefix}-run-sweeper`,
       `${prefix}-deploy-job`,
+      `${prefix}-webhook-delivery`,
     ],
   };
 }
@@ -89,7 +96,8 @@ export class Handlers extends Construct {
   readonly runRecorder: NodejsFunction;
   readonly runSweeper: NodejsFunction;
   readonly deployJob: NodejsFunction;
-  readonly roles: { api: Role; open: Role; authorizer: Role; scheduledRun: Role; runRecorder: Role; runSweeper: Role; deployJob: Role };
+  readonly webhookDelivery: NodejsFunction;
+  readonly roles: { api: Role; open: Role; authorizer: Role; scheduledRun: Role; runRecorder: Role; runSweeper: Role; deployJob: Role; webhookDelivery: Role };
 
   constructor(scope: Construct, id: string, props: HandlersProps) {
     super(scope, id);
@@ -106,15 +114,28 @@ export class Handlers extends Construct {
       runRecorder: role("RunRecorderRole", "browserfn run recorder: records how runs ended (the table, uploaded outcomes)"),
       runSweeper: role("RunSweeperRole", "browserfn run sweeper: ends runs past their deadline (the table only)"),
       deployJob: role("DeployJobRole", "browserfn deploy job: provisions a function's Lambda and records the outcome"),
+      webhookDelivery: role("WebhookDeliveryRole", "browserfn webhook delivery: signs and sends runs' ends to webhooks, records each attempt"),
     };
     const tableResources = [props.table.tableArn, ...props.indexNames.map((name) => `${props.table.tableArn}/index/${name}`)];
     for (const grantee of [this.roles.api, this.roles.scheduledRun]) {
       grantee.addToPolicy(new PolicyStatement({ actions: DATA_ACTIONS, resources: tableResources }));
     }
     this.roles.authorizer.addToPolicy(new PolicyStatement({ actions: AUTHORIZER_DATA_ACTIONS, resources: [props.table.tableArn] }));
-    this.roles.runRecorder.addToPolicy(new PolicyStatement({ actions: RECORDER_DATA_ACTIONS, resources: [props.table.tableArn] }));
+    // gsi1: the function of an ending run (its webhooks), found by function_id.
+    this.roles.runRecorder.addToPolicy(new PolicyStatement({ actions: RECORDER_DATA_ACTIONS, resources: [props.table.tableArn, `${props.table.tableArn}/index/${ACTIVE_INDEX}`] }));
     this.roles.runSweeper.addToPolicy(new PolicyStatement({ actions: SWEEPER_DATA_ACTIONS, resources: [props.table.tableArn, `${props.table.tableArn}/index/${ACTIVE_INDEX}`] }));
     this.roles.deployJob.addToPolicy(new PolicyStatement({ actions: DEPLOY_JOB_DATA_ACTIONS, resources: [props.table.tableArn] }));
+    this.roles.webhookDelivery.addToPolicy(
+      new PolicyStatement({ actions: WEBHOOK_DELIVERY_DATA_ACTIONS, resources: [props.table.tableArn, `${props.table.tableArn}/index/${ACTIVE_INDEX}`] }),
+    );
+    // Secrets: the routes seal and open (function secrets, webhook signing secrets), the recorder
+    // opens (it redacts secret values from outcomes), the delivery Lambda opens signing secrets,
+    // and each function's Lambda opens only what was sealed for its own runs.
+    props.secretsKey.grantSealAndOpen(this.roles.api);
+    props.secretsKey.grantOpen(this.roles.runRecorder);
+    props.secretsKey.grantOpen(this.roles.webhookDelivery);
+    props.secretsKey.grantRunnerOpen(props.runtime.executionRole);
+    for (const sender of [this.roles.api, this.roles.scheduledRun, this.roles.runRecorder, this.roles.runSweeper]) props.webhooks.grantEnqueue(sender);
     // Deploys run in the deploy job; the routes only delete a function's Lambda.
     props.runtime.grantDelete(this.roles.api);
     props.runtime.grantControl(this.roles.deployJob);
@@ -128,10 +149,8 @@ export class Handlers extends Construct {
     props.pipeline.grantStartRuns(this.roles.scheduledRun);
     props.pipeline.grantReadOutcomes(this.roles.runRecorder);
     props.pipeline.grantDownloadArtifacts(this.roles.api);
-    // Setting a secret seals it; starting a run opens the function's secrets (their values are redacted from the run's record).
-    props.secrets.grantSealAndOpen(this.roles.api);
-    props.secrets.grantOpen(this.roles.scheduledRun);
-    props.secrets.grantOpen(this.roles.runRecorder);
+    // A scheduled run opens its function's secrets (their values are redacted from the run's record).
+    props.secretsKey.grantOpen(this.roles.scheduledRun);
 
     const identityEnv: Record<string, string> = {
       [AWS_ENV.tablePrefix]: settings.prefix,
@@ -149,10 +168,11 @@ export class Handlers extends Construct {
       [AWS_ENV.functionPrefix]: settings.functionPrefix,
       [AWS_ENV.executionRoleArn]: props.runtime.executionRole.roleArn,
       [AWS_ENV.executionRoleId]: props.runtime.executionRole.roleId,
-      [AWS_ENV.secretsKeyArn]: props.secrets.key.keyArn,
       [AWS_ENV.layerArns]: Fn.join(",", props.runtime.layerArns),
       [AWS_ENV.stateMachineArn]: props.pipeline.stateMachineArn,
       [AWS_ENV.runBucket]: props.pipeline.bucket.bucketName,
+      [AWS_ENV.secretsKeyArn]: props.secretsKey.key.keyArn,
+      [AWS_ENV.webhookQueueUrl]: props.webhooks.queue.queueUrl,
       [AWS_ENV.functionLogGroup]: props.runtime.logGroup.logGroupName,
       [AWS_ENV.scheduleGroup]: props.scheduling.group.scheduleGroupName,
       [AWS_ENV.scheduleNamePrefix]: props.scheduling.namePrefix,
@@ -232,9 +252,10 @@ export class Handlers extends Construct {
       environment: {
         ...storeEnv,
         [AWS_ENV.runBucket]: props.pipeline.bucket.bucketName,
-        [AWS_ENV.secretsKeyArn]: props.secrets.key.keyArn,
+        [AWS_ENV.secretsKeyArn]: props.secretsKey.key.keyArn,
         [AWS_ENV.functionPrefix]: settings.functionPrefix,
         [AWS_ENV.executionRoleId]: props.runtime.executionRole.roleId,
+        [AWS_ENV.webhookQueueUrl]: props.webhooks.queue.queueUrl,
       },
       logRetention,
       timeout: Duration.seconds(60),
@@ -246,7 +267,7 @@ export class Handlers extends Construct {
       functionName: names.runSweeper,
       description: "browserfn run sweeper: ends runs past their deadline, and runs whose workflow ended unrecorded",
       role: this.roles.runSweeper,
-      environment: storeEnv,
+      environment: { ...storeEnv, [AWS_ENV.webhookQueueUrl]: props.webhooks.queue.queueUrl },
       logRetention,
       timeout: Duration.minutes(5),
       memorySize: 256,
@@ -276,6 +297,17 @@ export class Handlers extends Construct {
     // What the sweeper itself cannot handle (the store away for its retries) is dead-lettered.
     this.runSweeper.configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(props.pipeline.deadLetterQueue) });
     props.pipeline.connect({ recorder: this.runRecorder, sweeper: this.runSweeper, functionArns: props.runtime.functionArns });
+    this.webhookDelivery = handler("WebhookDelivery", {
+      entry: "webhookDelivery",
+      functionName: names.webhookDelivery,
+      description: "browserfn webhook delivery: consumes the webhook queue, signs and POSTs each event, records the attempt, retries with backoff",
+      role: this.roles.webhookDelivery,
+      environment: { ...storeEnv, [AWS_ENV.webhookQueueUrl]: props.webhooks.queue.queueUrl, [AWS_ENV.secretsKeyArn]: props.secretsKey.key.keyArn },
+      logRetention,
+      timeout: WEBHOOK_DELIVERY_TIMEOUT,
+      memorySize: 256,
+    });
+    props.webhooks.connect(this.webhookDelivery);
     for (const [role, groups] of logGroups) grantLogWrites(role, groups);
 
     acknowledge(

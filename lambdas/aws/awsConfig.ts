@@ -28,6 +28,8 @@ export const AWS_ENV = {
   secretsKeyArn: "BROWSERFN_SECRETS_KEY_ARN",
   /** The unique id (AROA…) of the functions' execution role: a Lambda's session is `<role id>:<function name>`. */
   executionRoleId: "BROWSERFN_EXECUTION_ROLE_ID",
+  /** The SQS queue of webhook deliveries (the delivery Lambda consumes it). */
+  webhookQueueUrl: "BROWSERFN_WEBHOOK_QUEUE_URL",
   /** The CloudWatch log group of every function's Lambda. */
   functionLogGroup: "BROWSERFN_FUNCTION_LOG_GROUP",
   scheduleGroup: "BROWSERFN_SCHEDULE_GROUP",
@@ -64,6 +66,7 @@ export interface IdentityEnvConfig extends StoreEnvConfig {
 export interface AwsConfig extends IdentityEnvConfig {
   plans: Plans;
   secretsKeyArn: string;
+  webhookQueueUrl: string;
   syncWaitSeconds: number;
   publicUrl: string | null;
   /** Null: deploys run within the request. */
@@ -78,6 +81,7 @@ const bucketName = z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must 
 const arn = z.string().regex(/^arn:aws[a-z-]*:[a-z0-9-]+:/, "must be an ARN");
 const functionPrefix = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, "1-40 characters of [A-Za-z0-9_-]");
 const roleId = z.string().regex(/^AROA[A-Z0-9]{4,128}$/, "must be an IAM role's unique id (AROA…)");
+const queueUrl = z.url({ protocol: /^https$/ }).max(1000);
 const list = (item: z.ZodString) =>
   z
     .string()
@@ -118,6 +122,7 @@ const ServiceEnv = IdentityEnv.extend({
   [AWS_ENV.runBucket]: bucketName,
   [AWS_ENV.secretsKeyArn]: arn,
   [AWS_ENV.executionRoleId]: roleId,
+  [AWS_ENV.webhookQueueUrl]: queueUrl,
   [AWS_ENV.functionLogGroup]: z.string().min(1).max(512),
   [AWS_ENV.scheduleGroup]: z.string().min(1),
   [AWS_ENV.scheduleNamePrefix]: z.string().default(""),
@@ -155,12 +160,27 @@ function toSecretsConfig(e: z.infer<typeof SecretsEnv>): SecretsEnvConfig {
   return { secretsKeyArn: e[AWS_ENV.secretsKeyArn], functionPrefix: e[AWS_ENV.functionPrefix], executionRoleId: e[AWS_ENV.executionRoleId] };
 }
 
-const RecorderEnv = StoreEnv.extend({ [AWS_ENV.runBucket]: bucketName }).extend(SecretsEnv.shape);
+const RecorderEnv = StoreEnv.extend({ [AWS_ENV.runBucket]: bucketName, [AWS_ENV.webhookQueueUrl]: queueUrl }).extend(SecretsEnv.shape);
 
-/** The run recorder's settings: the table, the bucket of uploaded outcomes, what opens secrets (whose values it redacts). */
-export function readRecorderEnv(env: NodeJS.ProcessEnv): StoreEnvConfig & { runBucket: string; secrets: SecretsEnvConfig } {
+/** The run recorder's settings: the table, the bucket of uploaded outcomes, what opens secrets (whose values it redacts), the webhook queue. */
+export function readRecorderEnv(env: NodeJS.ProcessEnv): StoreEnvConfig & { runBucket: string; secrets: SecretsEnvConfig; webhookQueueUrl: string } {
   const e = parse(RecorderEnv, env);
-  return { ...readStoreEnv(env), runBucket: e[AWS_ENV.runBucket], secrets: toSecretsConfig(e) };
+  return { ...readStoreEnv(env), runBucket: e[AWS_ENV.runBucket], secrets: toSecretsConfig(e), webhookQueueUrl: e[AWS_ENV.webhookQueueUrl] };
+}
+
+const WebhookEnv = StoreEnv.extend({ [AWS_ENV.webhookQueueUrl]: queueUrl });
+
+/** The sweeper's settings: the table, and the webhook queue (it queues deliveries of ends left in the outbox). */
+export function readSweeperEnv(env: NodeJS.ProcessEnv): StoreEnvConfig & { webhookQueueUrl: string } {
+  return { ...readStoreEnv(env), webhookQueueUrl: parse(WebhookEnv, env)[AWS_ENV.webhookQueueUrl] };
+}
+
+const DeliveryEnv = WebhookEnv.extend({ [AWS_ENV.secretsKeyArn]: arn });
+
+/** The delivery Lambda's settings: the table, the webhook queue, the key that opens signing secrets. */
+export function readDeliveryEnv(env: NodeJS.ProcessEnv): StoreEnvConfig & { webhookQueueUrl: string; secretsKeyArn: string } {
+  const e = parse(DeliveryEnv, env);
+  return { ...readStoreEnv(env), webhookQueueUrl: e[AWS_ENV.webhookQueueUrl], secretsKeyArn: e[AWS_ENV.secretsKeyArn] };
 }
 
 /** The authorizer's settings; throws one message naming every bad or missing variable. */
@@ -175,6 +195,7 @@ export function readAwsEnv(env: NodeJS.ProcessEnv): AwsConfig {
     ...toIdentityConfig(e),
     plans: e[AWS_ENV.plans],
     secretsKeyArn: e[AWS_ENV.secretsKeyArn],
+    webhookQueueUrl: e[AWS_ENV.webhookQueueUrl],
     syncWaitSeconds: e[AWS_ENV.syncWaitSeconds],
     publicUrl: e[AWS_ENV.publicUrl] ?? null,
     deployJobFunction: e[AWS_ENV.deployJobFunction] ?? null,

@@ -2,6 +2,7 @@ import { KMSClient } from "@aws-sdk/client-kms";
 import { S3Client, type S3ClientConfig } from "@aws-sdk/client-s3";
 import { SchedulerClient } from "@aws-sdk/client-scheduler";
 import { SFNClient } from "@aws-sdk/client-sfn";
+import { SQSClient } from "@aws-sdk/client-sqs";
 import { MAX_BODY_BYTES } from "../config/serviceConfig";
 import { type Deps, systemClock } from "../deps";
 import { createIdentity, type Identity } from "../identity/identity";
@@ -21,6 +22,33 @@ import { createKmsSecretBox, runnerSession } from "../secrets/kmsSecretBox";
 import type { SecretBox } from "../secrets/secretBox";
 import { lambdaFunctionName } from "../runtime/aws/awsRuntime";
 import type { AwsConfig, IdentityEnvConfig, SecretsEnvConfig, StoreEnvConfig } from "./awsConfig";
+import type { Store } from "../store/store";
+import { createSqsDeliveryQueue } from "../webhooks/aws/sqsDeliveryQueue";
+import type { DeliveryConsumerDeps } from "../webhooks/aws/deliveryConsumer";
+import { DEFAULT_RETRY_BASE_MS } from "../webhooks/retrySchedule";
+import { createWebhookOutbox, type WebhookOutbox } from "../webhooks/webhookOutbox";
+
+/** The outbox of runs' ends, queueing deliveries on the webhook queue (standard retries: a duplicate message is harmless). */
+function createAwsWebhookOutbox(store: Store, region: string, queueUrl: string): WebhookOutbox {
+  const queue = createSqsDeliveryQueue(new SQSClient({ region, retryMode: "standard", maxAttempts: 5 }), queueUrl);
+  return createWebhookOutbox({ store, queue, clock: systemClock, log: (line) => console.error(line) });
+}
+
+/** The delivery Lambda's deps: the store, KMS (signing secrets), the webhook queue (visibility of retried messages). */
+export function createAwsDeliveryDeps(config: StoreEnvConfig & { webhookQueueUrl: string; secretsKeyArn: string }): DeliveryConsumerDeps {
+  const { doc } = createDocumentClient({ region: config.region });
+  return {
+    store: createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays }),
+    secretBox: createKmsSecretBox(new KMSClient({ region: config.region }), config.secretsKeyArn),
+    sqs: new SQSClient({ region: config.region }),
+    queueUrl: config.webhookQueueUrl,
+    clock: systemClock,
+    log: (line) => console.error(line),
+    // Targets on AWS are always checked: no deployment's webhooks may reach its VPC or the metadata endpoint.
+    allowLocalNetwork: false,
+    retryBaseMs: DEFAULT_RETRY_BASE_MS,
+  };
+}
 
 /**
  * Verified API keys are remembered this long by a warm authorizer container. API Gateway also
@@ -58,14 +86,15 @@ export function createRunBucketClient(region: string, overrides: S3ClientConfig 
   return new S3Client({ region, requestChecksumCalculation: "WHEN_REQUIRED", responseChecksumValidation: "WHEN_REQUIRED", ...overrides });
 }
 
-/** The sweeper's deps: the store on DynamoDB. */
-export function createAwsSweepDeps(config: StoreEnvConfig): SweepDeps {
+/** The sweeper's deps: the store on DynamoDB, the webhook outbox. */
+export function createAwsSweepDeps(config: StoreEnvConfig & { webhookQueueUrl: string }): SweepDeps {
   const { doc } = createDocumentClient({ region: config.region });
-  return { store: createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays }), clock: systemClock, log: (line) => console.error(line) };
+  const store = createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays });
+  return { store, clock: systemClock, log: (line) => console.error(line), webhooks: createAwsWebhookOutbox(store, config.region, config.webhookQueueUrl) };
 }
 
-/** The run recorder's deps: the store on DynamoDB, the bucket of uploaded outcomes, KMS (to redact secrets). */
-export function createAwsRecorderDeps(config: StoreEnvConfig & { runBucket: string; secrets: SecretsEnvConfig }): RecordRunDeps {
+/** The run recorder's deps: the store on DynamoDB, the bucket of uploaded outcomes, KMS (to redact secrets), the webhook outbox. */
+export function createAwsRecorderDeps(config: StoreEnvConfig & { runBucket: string; secrets: SecretsEnvConfig; webhookQueueUrl: string }): RecordRunDeps {
   const { doc } = createDocumentClient({ region: config.region });
   const store = createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays, artifactRetentionDays: config.artifactRetentionDays });
   return {
@@ -74,6 +103,7 @@ export function createAwsRecorderDeps(config: StoreEnvConfig & { runBucket: stri
     log: (line) => console.error(line),
     outcomes: createS3OutcomeBucket(createRunBucketClient(config.region), config.runBucket),
     secretBox: createAwsSecretBox(config.region, config.secrets),
+    webhooks: createAwsWebhookOutbox(store, config.region, config.webhookQueueUrl),
   };
 }
 
@@ -93,6 +123,7 @@ export function createAwsDeps(config: AwsConfig): Deps {
   return {
     store,
     secretBox: createAwsSecretBox(config.region, { secretsKeyArn: config.secretsKeyArn, functionPrefix: config.runtime.functionPrefix, executionRoleId: config.runtime.executionRoleId }),
+    webhooks: createAwsWebhookOutbox(store, config.region, config.webhookQueueUrl),
     // Downloads are short-lived presigned URLs the API redirects to: the bytes never pass through a Lambda.
     artifactContent: { open: async (item) => ({ redirect: await bucket.artifactDownloadUrl(item.run_id, item.name, item.content_type) }) },
     identity: createAwsIdentity(store.accounts, config),

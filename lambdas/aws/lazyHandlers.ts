@@ -7,8 +7,10 @@ import type { LambdaHandler, RouteFactory } from "../http/defineRoute";
 import { makeScheduledRunHandler, type ScheduledRunEvent } from "../schedule/scheduledRunHandler";
 import { makeRunRecorder, type RecordRunDeps } from "../runtime/aws/recordRun";
 import { makeRunSweeper, type SweepDeps, type SweepEvent } from "../runtime/aws/sweepRuns";
-import { readAwsEnv, readRecorderEnv, readStoreEnv } from "./awsConfig";
-import { createAwsDeps, createAwsRecorderDeps, createAwsSweepDeps } from "./awsDeps";
+import { readAwsEnv, readDeliveryEnv, readRecorderEnv, readSweeperEnv } from "./awsConfig";
+import { createAwsDeliveryDeps, createAwsDeps, createAwsRecorderDeps, createAwsSweepDeps } from "./awsDeps";
+import { type DeliveryConsumerDeps, makeDeliveryConsumer } from "../webhooks/aws/deliveryConsumer";
+import type { SQSEvent } from "aws-lambda";
 
 /** Deps from this Lambda's environment (set by the CDK stack). */
 export const depsFromEnv = (): Deps => createAwsDeps(readAwsEnv(process.env));
@@ -67,7 +69,13 @@ export function lazyRunRecorder(buildDeps: () => RecordRunDeps = () => createAws
 }
 
 /** The run sweeper's handler (its schedule, and workflow executions that ended unrecorded). */
-export function lazyRunSweeper(buildDeps: () => SweepDeps = () => createAwsSweepDeps(readStoreEnv(process.env))) {
+export function lazyRunSweeper(buildDeps: () => SweepDeps = () => createAwsSweepDeps(readSweeperEnv(process.env))) {
   const handler = once(() => makeRunSweeper(buildDeps()));
   return async (event: SweepEvent, _context?: Context) => (await handler())(event);
+}
+
+/** The webhook delivery Lambda's handler (the webhook queue's consumer), with its deps built on the first batch. */
+export function lazyWebhookDelivery(buildDeps: () => DeliveryConsumerDeps = () => createAwsDeliveryDeps(readDeliveryEnv(process.env))) {
+  const handler = once(() => makeDeliveryConsumer(buildDeps()));
+  return async (event: SQSEvent, _context?: Context) => (await handler())(event);
 }

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { DEFAULT_ARTIFACT_RETENTION_DAYS } from "../artifacts/artifacts";
 import { DEFAULT_JWT_ALGORITHMS, JWT_ALGORITHMS } from "../identity/jwtVerifier";
 import { DEFAULT_PLAN, DEFAULT_PLANS, PlanSchema, type Plans } from "./plans";
+import { DEFAULT_RETRY_BASE_MS } from "../webhooks/retrySchedule";
 
 /** Settings of the local service (`npm start`), read from the environment once at start-up. */
 export interface LocalConfig {
@@ -30,6 +31,8 @@ export interface LocalConfig {
   allowLocalNetwork?: boolean;
   /** Days runs' artifacts are kept; default 7. */
   artifactRetentionDays?: number;
+  /** Webhook deliveries: the retry schedule's base delay (default 5 s) and how often due ones are looked for (default 1 s). */
+  webhooks?: { retryBaseMs?: number; pollMs?: number };
 }
 
 export interface LocalOAuthConfig {
@@ -83,6 +86,8 @@ const EnvSchema = z.object({
   BROWSERFN_STORE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   BROWSERFN_SANDBOX: z.enum(["auto", "namespaces", "process"]).default("auto"),
   BROWSERFN_ALLOW_LOCAL_NETWORK: z.enum(["true", "false", "1", "0"]).default("false"),
+  BROWSERFN_WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(3_600_000).default(DEFAULT_RETRY_BASE_MS),
+  BROWSERFN_WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
   BROWSERFN_OAUTH_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
   BROWSERFN_OAUTH_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
   BROWSERFN_OAUTH_AUDIENCE: commaList,
@@ -131,6 +136,7 @@ export function readLocalConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Lo
     storeTimeoutMs: e.BROWSERFN_STORE_TIMEOUT_MS,
     sandbox: e.BROWSERFN_SANDBOX,
     allowLocalNetwork: e.BROWSERFN_ALLOW_LOCAL_NETWORK === "true" || e.BROWSERFN_ALLOW_LOCAL_NETWORK === "1",
+    webhooks: { retryBaseMs: e.BROWSERFN_WEBHOOK_RETRY_BASE_MS, pollMs: e.BROWSERFN_WEBHOOK_POLL_MS },
     oauth: e.BROWSERFN_OAUTH_ISSUER
       ? {
           issuer: e.BROWSERFN_OAUTH_ISSUER,

@@ -11,6 +11,8 @@ export interface ServiceConfig {
   maxBodyBytes: number;
   /** Origins artifact downloads redirect to (AWS: the run bucket's), which the dashboard may fetch. */
   artifactOrigins?: string[];
+  /** Webhooks may target loopback and private addresses (local: BROWSERFN_ALLOW_LOCAL_NETWORK); default false. */
+  allowLocalNetwork?: boolean;
 }
 
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;

@@ -3,6 +3,7 @@ import type { Principal } from "../identity/identity";
 import { checkPlanCaps } from "./planCaps";
 import { nextRunAt, validateTimezone } from "./schedule";
 import type { FunctionSettings } from "./types";
+import { normalizeWebhooks, type WebhookRequest } from "../webhooks/normalizeWebhooks";
 
 export const DEFAULT_TIMEOUT_SECONDS = 300;
 export const DEFAULT_MEMORY_MB = 1024;
@@ -16,11 +17,13 @@ export const DEFAULT_SETTINGS: FunctionSettings = {
   timeout_seconds: DEFAULT_TIMEOUT_SECONDS,
   memory_mb: DEFAULT_MEMORY_MB,
   shared: false,
+  webhooks: [],
 };
 
 /** Settings a create or update asks for; absent fields keep their current value. */
-export type SettingsPatch = Partial<Omit<FunctionSettings, "next_run_at" | "schedule_timezone">> & {
+export type SettingsPatch = Partial<Omit<FunctionSettings, "next_run_at" | "schedule_timezone" | "webhooks">> & {
   schedule_timezone?: string;
+  webhooks?: readonly WebhookRequest[];
 };
 
 /**
@@ -38,6 +41,7 @@ export function applySettings(
   for (const key of ["description", "schedule", "schedule_timezone", "schedule_params", "timeout_seconds", "memory_mb", "shared"] as const) {
     if (patch[key] !== undefined) Object.assign(next, { [key]: patch[key] });
   }
+  if (patch.webhooks !== undefined) next.webhooks = normalizeWebhooks(patch.webhooks, config.allowLocalNetwork ?? false);
   validateTimezone(next.schedule_timezone);
   next.next_run_at = next.schedule === null ? null : nextRunAt(next.schedule, next.schedule_timezone, now);
   // Caps apply to what this request asks for: settings made under an earlier plan stay valid.

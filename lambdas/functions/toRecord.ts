@@ -27,6 +27,7 @@ export function toRecord(fn: FunctionItem, baseUrl: string, warnings?: Warning[]
     memory_mb: fn.memory_mb,
     shared: fn.shared,
     reference_workflow_id: fn.reference_workflow_id,
+    webhooks: fn.webhooks.map((webhook) => ({ url: webhook.url, events: [...webhook.events] })),
     created_at: fn.created_at,
     updated_at: fn.updated_at,
   };

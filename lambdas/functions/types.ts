@@ -1,4 +1,5 @@
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
+import type { Webhook } from "../webhooks/webhookTypes";
 
 export type FunctionStatus = "deploying" | "active" | "failed";
 
@@ -21,6 +22,13 @@ export interface FunctionItem {
   memory_mb: number;
   shared: boolean;
   reference_workflow_id: string | null;
+  /** Where the ends of its runs are POSTed ([] when none; records stored before webhooks have none). */
+  webhooks: Webhook[];
+  /**
+   * The webhook signing secret, sealed by the SecretBox for webhookSecretContext(function_id)
+   * (internal: never in a record or a log). Absent until webhooks are first set.
+   */
+  webhook_secret_sealed?: string | null;
   created_at: string;
   updated_at: string;
   /** SHA-256 of the latest version's source (internal: an identical deploy adds no version). */
@@ -57,4 +65,5 @@ export type FunctionSettings = Pick<
   | "timeout_seconds"
   | "memory_mb"
   | "shared"
+  | "webhooks"
 >;

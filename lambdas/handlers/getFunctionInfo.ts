@@ -3,8 +3,11 @@ import { toRecord } from "../functions/toRecord";
 import { defineRoute } from "../http/defineRoute";
 import { json } from "../http/response";
 
-/** GET /functions/{ref}/info: one record; another account's only by function_id and when shared. */
+/** GET /functions/{ref}/info: one record; another account's only by function_id and when shared (without its webhooks). */
 export const getFunctionInfo = defineRoute({}, async ({ params, principal, baseUrl }, deps) => {
   const fn = await resolveFunction(deps.store, principal, params.ref ?? "", true);
-  return json(200, toRecord(fn, baseUrl));
+  const record = toRecord(fn, baseUrl);
+  // Where another account's runs are reported is its own business.
+  if (fn.account_id !== principal.account_id) record.webhooks = [];
+  return json(200, record);
 });

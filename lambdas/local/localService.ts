@@ -29,6 +29,9 @@ import { DEFAULT_STREAMS_PER_ACCOUNT, createHttpServer } from "./httpServer";
 import { OpenStreams } from "./openStreams";
 import { createLocalArtifacts } from "../runtime/local/localArtifacts";
 import { createLocalSecretBox } from "../secrets/localSecretBox";
+import { LocalWebhookDispatcher } from "../webhooks/localDispatcher";
+import { DEFAULT_RETRY_BASE_MS } from "../webhooks/retrySchedule";
+import { createWebhookOutbox } from "../webhooks/webhookOutbox";
 
 /** Verified API keys are remembered this long; revocations through the API apply at once. */
 const IDENTITY_CACHE_MS = 5_000;
@@ -77,9 +80,12 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
   let runtime: ReturnType<typeof createLocalRuntime> | undefined;
   let scheduler: LocalScheduler | undefined;
   let sweepTimer: NodeJS.Timeout | undefined;
+  let dispatcher: LocalWebhookDispatcher | undefined;
   /** Stops what has been started, in the order that lets runs end before the store goes. */
   const stopParts = async () => {
     clearInterval(sweepTimer);
+    // Attempts under way are aborted unrecorded; runs that end from here on keep their deliveries in the outbox.
+    await dispatcher?.close();
     await scheduler?.close();
     await runtime?.close();
     clients.destroy();
@@ -102,8 +108,13 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     const clock = options.clock ?? systemClock;
     const secretBox = await createLocalSecretBox(config.dataDir);
     const bootstrap = await bootstrapAdminKey(store.accounts, config.dataDir, config.bootstrapKey, clock.now());
-    await settleInterruptedRuns(store, clock);
     const log = options.errorLog ?? ((line: string) => console.error(line));
+    dispatcher = new LocalWebhookDispatcher(
+      { store, secretBox, clock, log, allowLocalNetwork, retryBaseMs: config.webhooks?.retryBaseMs ?? DEFAULT_RETRY_BASE_MS },
+      { pollMs: config.webhooks?.pollMs },
+    );
+    const webhooks = createWebhookOutbox({ store, queue: dispatcher, clock, log });
+    await settleInterruptedRuns(store, clock, webhooks);
     // Artifacts' files live in the data dir: only the service writes them, from what workers send.
     const artifacts = createLocalArtifacts(path.join(config.dataDir, "artifacts"), store, log);
     await artifacts.sweep(clock.now());
@@ -129,8 +140,9 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       rateLimiter: createRateLimiter(config.rateLimit),
       clock,
       secretBox,
+      webhooks,
       artifactContent: { open: async (item) => artifacts.read(item).then((bytes) => (bytes ? { bytes } : null)) },
-      config: { plans: config.plans, publicUrl: null, syncWaitSeconds: config.syncWaitSeconds, maxBodyBytes: MAX_BODY_BYTES },
+      config: { plans: config.plans, publicUrl: null, syncWaitSeconds: config.syncWaitSeconds, maxBodyBytes: MAX_BODY_BYTES, allowLocalNetwork },
       log,
     };
     const requestLog = config.requestLog ? (options.log ?? ((line: string) => console.log(line))) : null;
@@ -144,6 +156,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
     deps.config.publicUrl = url;
     await scheduler.start();
+    dispatcher.start(webhooks);
     let closing: Promise<void> | undefined;
     return {
       url,

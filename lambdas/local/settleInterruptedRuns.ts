@@ -1,17 +1,19 @@
 import type { Clock } from "../deps";
 import { settleRun } from "../runs/settleRun";
 import type { Store } from "../store/store";
+import type { WebhookOutbox } from "../webhooks/webhookOutbox";
 
 /**
  * Runs still queued or running when the service starts were cut off by its last stop or
  * crash: each is settled (settleRun): ended as failed (`function_crashed`), counted and its
  * concurrency lease given back, or removed when it was never admitted, so none is left dangling.
+ * With `webhooks`, their ends owe `run.failed` deliveries like any other.
  */
-export async function settleInterruptedRuns(store: Store, clock: Clock): Promise<number> {
+export async function settleInterruptedRuns(store: Store, clock: Clock, webhooks?: WebhookOutbox): Promise<number> {
   let settled = 0;
   const error = { code: "function_crashed", message: "The service stopped while the run was in progress" };
   for (const run of await store.runs.listActive()) {
-    if ((await settleRun(store, clock, run, error)) === "ended") settled++;
+    if ((await settleRun(store, clock, run, error, webhooks)) === "ended") settled++;
   }
   return settled;
 }

@@ -15,6 +15,7 @@ import { PutSecretBody, SecretList } from "../schemas/secretSchemas";
 import { RunEventStream, RunEventsQuery } from "../schemas/runEventSchemas";
 import { ApiKeyList, CreateApiKeyBody, CreatedApiKey, SetPlanBody } from "../schemas/keySchemas";
 import { AccountPlan, FunctionMetrics, UsageReport } from "../schemas/usageSchemas";
+import { DeliveryList, WebhookSecretAnswer } from "../schemas/webhookSchemas";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -233,6 +234,24 @@ export const ROUTE_SPECS = [
     auth: true,
     status: 200,
     response: FunctionMetrics,
+  },
+  {
+    operationId: "listDeliveries",
+    method: "GET",
+    path: "/functions/{ref}/deliveries",
+    summary: "The function's webhook deliveries, newest first (limit 1..500, default 50)",
+    auth: true,
+    status: 200,
+    response: DeliveryList,
+  },
+  {
+    operationId: "rotateWebhookSecret",
+    method: "POST",
+    path: "/functions/{ref}/webhook-secret",
+    summary: "Replace the webhook signing secret (answered once; the old one stops signing at once)",
+    auth: true,
+    status: 200,
+    response: WebhookSecretAnswer,
   },
   {
     operationId: "getUsage",

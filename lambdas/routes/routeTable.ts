@@ -20,6 +20,8 @@ import { invokePost } from "../handlers/invokePost";
 import { listApiKeys } from "../handlers/listApiKeys";
 import { listFunctions } from "../handlers/listFunctions";
 import { listVersions } from "../handlers/listVersions";
+import { listDeliveries } from "../handlers/listDeliveries";
+import { rotateWebhookSecret } from "../handlers/rotateWebhookSecret";
 import { setAccountPlan } from "../handlers/setAccountPlan";
 import { openapi } from "../handlers/openapi";
 import { updateFunction } from "../handlers/updateFunction";
@@ -54,6 +56,8 @@ export const HANDLERS: Record<OperationId, RouteFactory> = {
   listSecrets,
   deleteSecret,
   getMetrics,
+  listDeliveries,
+  rotateWebhookSecret,
   getUsage,
   setAccountPlan,
   createApiKey,

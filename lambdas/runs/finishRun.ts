@@ -3,6 +3,7 @@ import type { InvokeResult } from "../runtime/runtime";
 import { isStoreUnavailable } from "../store/dynamo";
 import type { Store } from "../store/store";
 import { whenStoreIsBack } from "../store/whenStoreIsBack";
+import type { WebhookOutbox } from "../webhooks/webhookOutbox";
 import { copyRun, runError } from "./copyRun";
 import { FINAL_STATUSES, type RunItem } from "./types";
 
@@ -10,6 +11,8 @@ export interface FinishRunDeps {
   store: Pick<Store, "runs" | "meters">;
   clock: Clock;
   log: (line: string) => void;
+  /** Webhook events of runs' ends (absent: none are sent). */
+  webhooks?: WebhookOutbox;
 }
 
 /**
@@ -62,9 +65,16 @@ export function endedRun(run: RunItem, result: InvokeResult, finishedAt: string)
 }
 
 async function record(deps: FinishRunDeps, final: RunItem, meter: "later" | "now"): Promise<RunItem> {
-  if (!(await deps.store.runs.putIfActive(final))) {
+  // The deliveries this end owes are written by the same conditional write (webhookOutbox.ts).
+  const pending = (await deps.webhooks?.pendingFor(final)) ?? [];
+  if (!(await deps.store.runs.putIfActive(final, pending))) {
     const stored = await deps.store.runs.get(final.run_id);
     return stored && FINAL_STATUSES.includes(stored.status) ? stored : final;
+  }
+  if (pending.length > 0) {
+    // On AWS (`now`) before the Lambda returns; locally without making the caller wait.
+    const queued = deps.webhooks?.runEnded(final, pending);
+    if (meter === "now") await queued;
   }
   const onError = (error: unknown) => deps.log(`metering run ${final.run_id} failed: ${(error as Error).stack ?? error}`);
   if (meter === "now") await deps.store.meters.recordRun(final).catch(onError);

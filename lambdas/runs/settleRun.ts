@@ -1,5 +1,6 @@
 import type { Clock } from "../deps";
 import type { Store } from "../store/store";
+import type { WebhookOutbox } from "../webhooks/webhookOutbox";
 import { endedRun } from "./finishRun";
 import { type RunError, type RunItem, runTimeoutMs } from "./types";
 
@@ -11,9 +12,16 @@ export type Settled = "removed" | "ended" | "final";
  * ended without recording it, or it passed its deadline): a queued run its account holds no
  * lease for was never admitted (its record is written beside its admission), never started,
  * and is removed; any other is ended `failed` with `error`, metered once, and its lease given
- * back. A run that became final meanwhile keeps its record.
+ * back. A run that became final meanwhile keeps its record. With `webhooks`, the end's
+ * `run.failed` deliveries are owed as for any other end (webhookOutbox.ts).
  */
-export async function settleRun(store: Pick<Store, "runs" | "meters" | "limits">, clock: Clock, run: RunItem, error: RunError): Promise<Settled> {
+export async function settleRun(
+  store: Pick<Store, "runs" | "meters" | "limits">,
+  clock: Clock,
+  run: RunItem,
+  error: RunError,
+  webhooks?: WebhookOutbox,
+): Promise<Settled> {
   if (run.status === "queued" && !(await store.limits.holds(run.account_id, run.run_id))) {
     await store.runs.deleteIfQueued(run.run_id);
     return "removed";
@@ -26,8 +34,10 @@ export async function settleRun(store: Pick<Store, "runs" | "meters" | "limits">
   const duration_ms = Number.isFinite(timeoutMs) ? Math.min(elapsed, Math.max(0, timeoutMs)) : 0;
   const ending = { status: "failed" as const, result_json: null, error, logs: run.logs, duration_ms, browser_ms: run.browser_ms, peak_memory_mb: run.peak_memory_mb };
   const final = endedRun(run, ending, finishedAt.toISOString());
-  const ended = await store.runs.putIfActive(final);
+  const pending = (await webhooks?.pendingFor(final)) ?? [];
+  const ended = await store.runs.putIfActive(final, pending);
   if (ended) await store.meters.recordRun(final);
+  if (ended && pending.length > 0) await webhooks?.runEnded(final, pending);
   await store.limits.release(run.account_id, run.run_id);
   return ended ? "ended" : "final";
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { IssueCode } from "../http/validation";
 import { jsonBytes, MAX_SCHEDULE_PARAMS_BYTES, unstorablePart } from "./storableJson";
+import { WebhooksInput, WebhookView } from "./webhookSchemas";
 
 export const NAME_PATTERN = /^[a-z][a-z0-9-]{0,62}$/;
 export const FUNCTION_ID_PATTERN = /^fn_[0-9a-z]{26}$/;
@@ -30,6 +31,7 @@ const settings = {
   timeout_seconds: z.int().min(1).max(900).optional(),
   memory_mb: z.int().min(128).max(10240).optional(),
   shared: z.boolean().optional(),
+  webhooks: WebhooksInput.optional(),
 };
 
 export const CreateFunctionBody = z
@@ -88,6 +90,11 @@ export const FunctionRecord = z
     memory_mb: z.int(),
     shared: z.boolean(),
     reference_workflow_id: z.string().nullable(),
+    webhooks: z.array(WebhookView).describe("Where the ends of its runs are POSTed (none for another account's shared function)"),
+    webhook_secret: z
+      .string()
+      .optional()
+      .describe("In the answer of the create or update that set the first webhooks only: the signing secret (`whsec_…`), shown once"),
     created_at: z.string(),
     updated_at: z.string(),
     warnings: z

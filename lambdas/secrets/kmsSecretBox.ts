@@ -15,11 +15,14 @@ const OPENED_CACHE_MAX = 1000;
  * function's. Values are at most 4 KB, KMS's limit for direct encryption. Opened values are
  * kept a few minutes by a warm container, by ciphertext.
  */
-export function createKmsSecretBox(kms: Pick<KMSClient, "send">, keyId: string, runnerOf: (functionId: string) => string): SecretBox {
+export function createKmsSecretBox(kms: Pick<KMSClient, "send">, keyId: string, runnerOf?: (functionId: string) => string): SecretBox {
   const opened = new Map<string, { value: string; until: number }>();
   const fullContext = (context: SealContext): Record<string, string> => {
     const functionId = context[SECRET_CONTEXT_KEY];
-    return functionId !== undefined && context.secret !== undefined ? { ...context, [RUNNER_CONTEXT_KEY]: runnerOf(functionId) } : { ...context };
+    if (functionId === undefined || context.secret === undefined) return { ...context };
+    // Without what names the function's Lambda session (the webhook delivery Lambda), a function secret is not for this box.
+    if (!runnerOf) throw new Error("This KMS box opens no function secrets");
+    return { ...context, [RUNNER_CONTEXT_KEY]: runnerOf(functionId) };
   };
   return {
     async seal(plaintext, context) {

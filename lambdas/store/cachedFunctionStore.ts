@@ -53,6 +53,10 @@ export class CachedFunctionStore extends FunctionStore {
     return this.writing(fn, () => super.setStatus(fn, status, reason));
   }
 
+  override async setWebhookSecret(fn: FunctionItem, sealed: string, onlyIfUnset: boolean): Promise<boolean> {
+    return this.writing(fn, () => super.setWebhookSecret(fn, sealed, onlyIfUnset));
+  }
+
   override async setNextRun(fn: FunctionItem, nextRunAt: string | null): Promise<void> {
     return this.writing(fn, () => super.setNextRun(fn, nextRunAt));
   }

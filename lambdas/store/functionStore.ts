@@ -75,6 +75,26 @@ export class FunctionStore {
     }
   }
 
+  /**
+   * Stores a sealed webhook signing secret on the record if it is still the same function (and,
+   * with `onlyIfUnset`, has none yet); bumps `revision`, so an update that read the record
+   * before cannot write the old secret back. False when the condition did not hold.
+   */
+  async setWebhookSecret(fn: FunctionItem, sealed: string, onlyIfUnset: boolean): Promise<boolean> {
+    return sendConditional(
+      this.doc,
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.functionByName(fn.account_id, fn.name),
+        UpdateExpression: "SET webhook_secret_sealed = :sealed, revision = revision + :one",
+        ConditionExpression: onlyIfUnset
+          ? "function_id = :id AND (attribute_not_exists(webhook_secret_sealed) OR webhook_secret_sealed = :none)"
+          : "function_id = :id",
+        ExpressionAttributeValues: { ":sealed": sealed, ":one": 1, ":id": fn.function_id, ...(onlyIfUnset ? { ":none": null } : {}) },
+      }),
+    );
+  }
+
   /** Moves a scheduled function's next_run_at forward (if it is still the same function). */
   async setNextRun(fn: FunctionItem, nextRunAt: string | null): Promise<void> {
     await sendConditional(
@@ -184,9 +204,17 @@ function toFunction(stored: FunctionItem): FunctionItem {
     memory_mb: stored.memory_mb,
     shared: stored.shared,
     reference_workflow_id: stored.reference_workflow_id,
+    webhooks: storedWebhooks(stored.webhooks),
+    webhook_secret_sealed: typeof stored.webhook_secret_sealed === "string" ? stored.webhook_secret_sealed : null,
     created_at: stored.created_at,
     updated_at: stored.updated_at,
     code_sha256: stored.code_sha256,
     revision: stored.revision,
   };
+}
+
+/** The stored webhooks, each by its named fields ([] for records written before webhooks). */
+function storedWebhooks(webhooks: FunctionItem["webhooks"] | undefined): FunctionItem["webhooks"] {
+  if (!Array.isArray(webhooks)) return [];
+  return webhooks.map((webhook) => ({ url: webhook.url, events: [...webhook.events] }));
 }

@@ -3,6 +3,8 @@ import {
   DeleteCommand,
   GetCommand,
   PutCommand,
+  QueryCommand,
+  UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { copyRun } from "../runs/copyRun";
 import { FINAL_STATUSES, type RunItem } from "../runs/types";
@@ -10,6 +12,7 @@ import { PART_BYTES, fromParts, toParts } from "./blobParts";
 import { queryAll, queryUpTo, scanAll, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored } from "./keys";
 import { ACTIVE_INDEX, RUN_LIST_ATTRIBUTES, RUNS_INDEX } from "./tables";
+import type { PendingDelivery } from "../webhooks/webhookTypes";
 
 /** Results up to this size stay in the run item; larger ones go to gzipped part items. */
 const INLINE_RESULT_BYTES = PART_BYTES;
@@ -40,6 +43,22 @@ const activeIndexKey = (run: RunItem) => ({
   gsi1pk: activePk(createHash("sha256").update(run.run_id).digest().readUInt8(0) % ACTIVE_SHARDS),
   gsi1sk: `${run.deadline_at}#${run.run_id}`,
 });
+
+/**
+ * A final run that still owes webhook deliveries, in gsi1 by when it ended (see
+ * runEndWebhooks.ts): the entry is written by the write that ends the run and removed once the
+ * deliveries are items of their own, so an end whose deliveries were never made is found again.
+ */
+const PENDING_WEBHOOKS_PK = "WHPEND";
+const pendingWebhooksKey = (run: RunItem) => ({ gsi1pk: PENDING_WEBHOOKS_PK, gsi1sk: `${run.finished_at ?? run.queued_at}#${run.run_id}` });
+
+/** A run's end that still owes deliveries: who it belongs to and what it owes. */
+export interface RunWithPendingDeliveries {
+  run_id: string;
+  account_id: string;
+  function_id: string;
+  pending: PendingDelivery[];
+}
 
 /** Run attributes the runs index keeps (a run as listed). */
 type ListedRun = Pick<RunItem, (typeof RUN_LIST_ATTRIBUTES)[number]>;
@@ -74,8 +93,9 @@ interface Blobs {
  * or any other attribute must not change which item is written, nor add to it). The key
  * attributes come from the key builders alone.
  */
-function runToItem(run: RunItem, blobs: Blobs, expiresAt: number): Record<string, unknown> {
+function runToItem(run: RunItem, blobs: Blobs, expiresAt: number, pending: readonly PendingDelivery[]): Record<string, unknown> {
   const copy = copyRun(run);
+  const final = FINAL_STATUSES.includes(copy.status);
   const { params: _params, result_json: _result, ...fields } = copy;
   const item: Record<string, unknown> = {
     ...fields,
@@ -85,11 +105,18 @@ function runToItem(run: RunItem, blobs: Blobs, expiresAt: number): Record<string
     ...runKey(copy.run_id),
     ...runsIndexKey(copy.function_id, copy.run_id),
     // Only while it may still end: a final write leaves the active index.
-    ...(FINAL_STATUSES.includes(copy.status) ? {} : activeIndexKey(copy)),
+    ...(final ? {} : activeIndexKey(copy)),
+    // A final write that owes webhook deliveries says so in the same write.
+    ...(final && pending.length > 0 ? { ...pendingWebhooksKey(copy), webhooks_pending: pending.map(copyPending) } : {}),
   };
   if (blobs.params_parts !== undefined) item.params_parts = blobs.params_parts;
   if (blobs.result_parts !== undefined) item.result_parts = blobs.result_parts;
   return item;
+}
+
+/** A pending delivery, field by field. */
+function copyPending(pending: PendingDelivery): PendingDelivery {
+  return { delivery_id: pending.delivery_id, url: pending.url, event: pending.event };
 }
 
 /** A run from its stored item, field by field: attributes that are not a run's stay behind. */
@@ -126,9 +153,44 @@ export class RunStore {
   /**
    * Writes a run's final record unless the stored run is already final (conditional: a run
    * ends once, whoever records it first). False when it was: nothing of the run item changed.
+   * `pending`: the webhook deliveries its end owes, kept on the run item by the same write
+   * (an outbox entry that exists exactly when the end does).
    */
-  async putIfActive(run: RunItem): Promise<boolean> {
-    return this.write(run, true);
+  async putIfActive(run: RunItem, pending: readonly PendingDelivery[] = []): Promise<boolean> {
+    return this.write(run, true, pending);
+  }
+
+  /** Forgets the deliveries a run's end owed (they are delivery items now). */
+  async clearPendingDeliveries(runId: string): Promise<void> {
+    await sendConditional(
+      this.doc,
+      new UpdateCommand({
+        TableName: this.table,
+        Key: runKey(runId),
+        UpdateExpression: "REMOVE webhooks_pending, gsi1pk, gsi1sk",
+        ConditionExpression: "attribute_exists(webhooks_pending)",
+      }),
+    );
+  }
+
+  /** Ended runs that still owe deliveries, ended at or before `before`, oldest first, at most `limit`. */
+  async listPendingDeliveries(before: Date, limit: number): Promise<RunWithPendingDeliveries[]> {
+    const { Items } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: ACTIVE_INDEX,
+        KeyConditionExpression: "gsi1pk = :pk AND gsi1sk < :before",
+        ProjectionExpression: "run_id, account_id, function_id, webhooks_pending",
+        // `~` sorts after the `#` that follows the time: ends of that very millisecond are in.
+        ExpressionAttributeValues: { ":pk": PENDING_WEBHOOKS_PK, ":before": `${before.toISOString()}~` },
+        Limit: limit,
+      }),
+    );
+    return (Items ?? []).map((item) => {
+      const stored = asStored<RunWithPendingDeliveries & { webhooks_pending?: PendingDelivery[] }>(item);
+      const pending = Array.isArray(stored.webhooks_pending) ? stored.webhooks_pending.map(copyPending) : [];
+      return { run_id: stored.run_id, account_id: stored.account_id, function_id: stored.function_id, pending };
+    });
   }
 
   /** Removes a run that never started (still queued), with its params' parts; a run that went on is left alone. */
@@ -153,7 +215,7 @@ export class RunStore {
   }
 
   /** Writes the run item (after its params and result parts, if any); false when `onlyIfActive` did not hold. */
-  private async write(run: RunItem, onlyIfActive: boolean): Promise<boolean> {
+  private async write(run: RunItem, onlyIfActive: boolean, pending: readonly PendingDelivery[] = []): Promise<boolean> {
     const paramsJson = JSON.stringify(run.params);
     const blobs: Blobs = { params_json: paramsJson, result_json: run.result_json };
     if (Buffer.byteLength(paramsJson) > INLINE_PARAMS_BYTES) {
@@ -168,7 +230,7 @@ export class RunStore {
       this.doc,
       new PutCommand({
         TableName: this.table,
-        Item: runToItem(run, blobs, this.expiry(run)),
+        Item: runToItem(run, blobs, this.expiry(run), pending),
         ...(onlyIfActive
           ? {
               ConditionExpression: "attribute_not_exists(pk) OR #status IN (:queued, :running)",

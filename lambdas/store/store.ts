@@ -3,6 +3,7 @@ import { AccountStore } from "./accountStore";
 import { ArtifactStore } from "./artifactStore";
 import { IdempotencyStore } from "./idempotencyStore";
 import { CachedFunctionStore } from "./cachedFunctionStore";
+import { DeliveryStore } from "./deliveryStore";
 import { FunctionStore } from "./functionStore";
 import { LimitStore } from "./limitStore";
 import { MeterStore } from "./meterStore";
@@ -24,6 +25,7 @@ export interface Store {
   artifacts: ArtifactStore;
   idempotency: IdempotencyStore;
   secrets: SecretStore;
+  deliveries: DeliveryStore;
 }
 
 /** Runs are kept this long by default (DynamoDB TTL on AWS). */
@@ -54,5 +56,6 @@ export function createStore(doc: DocumentSender, tablePrefix: string, options: S
     artifacts: new ArtifactStore(doc, table, options.artifactRetentionDays),
     idempotency: new IdempotencyStore(doc, table),
     secrets: new SecretStore(doc, table),
+    deliveries: new DeliveryStore(doc, table),
   };
 }

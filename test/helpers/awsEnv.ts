@@ -16,6 +16,7 @@ export const SERVICE_LAMBDA_ENV: Record<string, string> = {
   [AWS_ENV.runBucket]: "bfn-run-bucket",
   [AWS_ENV.secretsKeyArn]: "arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555",
   [AWS_ENV.executionRoleId]: "AROAEXAMPLEEXECUTION",
+  [AWS_ENV.webhookQueueUrl]: "https://sqs.eu-west-1.amazonaws.com/123456789012/bfn-webhooks",
   [AWS_ENV.functionLogGroup]: "/browserfn/bfn/functions",
   [AWS_ENV.scheduleGroup]: "bfn",
   [AWS_ENV.scheduleTargetArn]: "arn:aws:lambda:eu-west-1:123456789012:function:bfn-scheduled-run",

@@ -20,6 +20,8 @@ export function functionItem(overrides: Partial<FunctionItem> = {}): FunctionIte
     memory_mb: 1024,
     shared: false,
     reference_workflow_id: null,
+    webhooks: [],
+    webhook_secret_sealed: null,
     created_at: "2026-01-01T00:00:00.000Z",
     updated_at: "2026-01-01T00:00:00.000Z",
     code_sha256: "0".repeat(64),

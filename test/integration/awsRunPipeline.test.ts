@@ -128,6 +128,8 @@ describe("the AWS run pipeline", () => {
     const url = new URL(String(event.outcome_upload_url));
     expect(url.pathname).toBe(`/bfn-run-bucket/${outcomeKey(runId)}`);
     expect(url.searchParams.get("X-Amz-Signature")).toMatch(/^[0-9a-f]{64}$/);
+    // The answer comes once the run's record is final; the execution ends when its recorder returns, just after.
+    await world.pipeline.settled();
     expect(world.pipeline.stepFunctions.executions.get(runId)).toMatchObject({ status: "SUCCEEDED", trail: ["Invoke", "Record"] });
     // The deploy configured no async destination: nothing but the workflow hears how a run ended.
     const names = world.pipeline.lambda.sent.map((command: LambdaCommand) => command.constructor.name);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { App } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
-import { AWS_ENV, readAwsEnv, readIdentityEnv, readRecorderEnv, readStoreEnv } from "../../lambdas/aws/awsConfig";
+import { AWS_ENV, readAwsEnv, readDeliveryEnv, readIdentityEnv, readRecorderEnv, readSweeperEnv } from "../../lambdas/aws/awsConfig";
 import { LONG_POLL } from "../../lambdas/aws/longPoll";
 import { ROUTES } from "../../lambdas/routes/routeTable";
 import { MAIN_TABLE, RUN_LIST_ATTRIBUTES } from "../../lambdas/store/tables";
@@ -36,6 +36,8 @@ function fakeResolve(value: unknown): string {
   if (typeof v.Ref === "string") {
     // A bucket's Ref is its name; any other resource's here is an ARN.
     if (v.Ref.startsWith("RunPipelineRunBucket")) return v.Ref.toLowerCase();
+    // A queue's Ref is its URL.
+    if (/Queue[0-9A-F]{8}$/.test(v.Ref)) return `https://sqs.eu-west-1.amazonaws.com/123456789012/${v.Ref}`;
     return pseudo[v.Ref] ?? `arn:aws:ref:eu-west-1:123456789012:${v.Ref}`;
   }
   // A role's unique id (AROA…): upper-case letters and digits.
@@ -147,7 +149,7 @@ describe("the CDK stack", () => {
   });
 
   it("runs the handlers on nodejs22.x arm64 with bounded timeouts, the environment their entries parse, and own log groups", () => {
-    expect(functions).toHaveLength(ROUTES.length + 6);
+    expect(functions).toHaveLength(ROUTES.length + 7);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({ Runtime: "nodejs22.x", Architectures: ["arm64"], Handler: "index.handler" });
       expect(fn.Properties.LoggingConfig).toMatchObject({ LogGroup: { Ref: expect.any(String) } });
@@ -174,14 +176,21 @@ describe("the CDK stack", () => {
     expect(recorder.Properties).toMatchObject({ Timeout: 60, MemorySize: 512 });
     const recorderEnv = (recorder.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
     expect(Object.keys(recorderEnv).sort()).toEqual(
-      [AWS_ENV.artifactRetentionDays, AWS_ENV.runBucket, AWS_ENV.runRetentionDays, AWS_ENV.tablePrefix, AWS_ENV.secretsKeyArn, AWS_ENV.functionPrefix, AWS_ENV.executionRoleId, "NODE_OPTIONS"].sort(),
+      [AWS_ENV.artifactRetentionDays, AWS_ENV.runBucket, AWS_ENV.runRetentionDays, AWS_ENV.tablePrefix, AWS_ENV.secretsKeyArn, AWS_ENV.functionPrefix, AWS_ENV.executionRoleId, AWS_ENV.webhookQueueUrl, "NODE_OPTIONS"].sort(),
     );
     expect(() => readRecorderEnv({ ...Object.fromEntries(Object.entries(recorderEnv).map(([k, v]) => [k, fakeResolve(v)])), AWS_REGION: "eu-west-1" })).not.toThrow();
     const [, sweeper] = functionNamed("bfn-test-run-sweeper");
     expect(sweeper.Properties).toMatchObject({ Timeout: 300, MemorySize: 256 });
     const sweeperEnv = (sweeper.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-    expect(Object.keys(sweeperEnv).sort()).toEqual([AWS_ENV.artifactRetentionDays, AWS_ENV.runRetentionDays, AWS_ENV.tablePrefix, "NODE_OPTIONS"].sort());
-    expect(() => readStoreEnv({ ...sweeperEnv, AWS_REGION: "eu-west-1" } as NodeJS.ProcessEnv)).not.toThrow();
+    expect(Object.keys(sweeperEnv).sort()).toEqual([AWS_ENV.artifactRetentionDays, AWS_ENV.runRetentionDays, AWS_ENV.tablePrefix, AWS_ENV.webhookQueueUrl, "NODE_OPTIONS"].sort());
+    expect(() => readSweeperEnv({ ...Object.fromEntries(Object.entries(sweeperEnv).map(([k, v]) => [k, fakeResolve(v)])), AWS_REGION: "eu-west-1" })).not.toThrow();
+    const [, delivery] = functionNamed("bfn-test-webhook-delivery");
+    expect(delivery.Properties).toMatchObject({ Timeout: 60, MemorySize: 256 });
+    const deliveryEnv = (delivery.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(Object.keys(deliveryEnv).sort()).toEqual(
+      [AWS_ENV.artifactRetentionDays, AWS_ENV.runRetentionDays, AWS_ENV.secretsKeyArn, AWS_ENV.tablePrefix, AWS_ENV.webhookQueueUrl, "NODE_OPTIONS"].sort(),
+    );
+    expect(() => readDeliveryEnv({ ...Object.fromEntries(Object.entries(deliveryEnv).map(([k, v]) => [k, fakeResolve(v)])), AWS_REGION: "eu-west-1" })).not.toThrow();
     const [, invokeRoute] = functionNamed("bfn-test-api-invokePost");
     expect(JSON.stringify((invokeRoute.Properties.Environment as { Variables: Record<string, unknown> }).Variables[AWS_ENV.stateMachineArn])).toContain(
       ":stateMachine:bfn-test-runs",

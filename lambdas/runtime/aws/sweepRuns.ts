@@ -8,6 +8,9 @@ export interface SweepDeps extends FinishRunDeps {
   store: Pick<Store, "runs" | "meters" | "limits" | "functions">;
 }
 
+/** Outbox entries older than this are the sweeper's to queue (younger ones may still be on their way). */
+const WEBHOOK_RECONCILE_AGE_MS = 2 * 60_000;
+
 /** Overdue runs settled per sweep at most; the next sweep takes the rest. */
 export const SWEEP_BATCH = 200;
 
@@ -64,10 +67,13 @@ export function makeRunSweeper(deps: SweepDeps) {
         code: "function_crashed",
         message: `No end of the run was recorded by its deadline (${run.deadline_at}): the workflow that ran it ended without recording it`,
       };
-      const outcome = await settleRun(deps.store, deps.clock, run, error);
+      const outcome = await settleRun(deps.store, deps.clock, run, error, deps.webhooks);
       if (outcome === "ended") settled++;
       deps.log(`run sweeper: run ${run.run_id} (${run.status}, due ${run.deadline_at}): ${outcome}`);
     }
+    // Ends whose webhook deliveries were never queued (a recorder that stopped right after the end).
+    const reconciled = await deps.webhooks?.reconcile(WEBHOOK_RECONCILE_AGE_MS);
+    if (reconciled) deps.log(`run sweeper: queued the webhook deliveries of ${reconciled} ended run(s) left in the outbox`);
     return { settled };
   };
 }

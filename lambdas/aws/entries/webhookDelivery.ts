@@ -1,0 +1,3 @@
+import { lazyWebhookDelivery } from "../lazyHandlers";
+
+export const handler = lazyWebhookDelivery();

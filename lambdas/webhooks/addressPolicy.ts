@@ -1,0 +1,88 @@
+import { BlockList, isIP } from "node:net";
+
+/**
+ * Where webhooks may not go unless the local network is allowed (SSRF): the host's own and
+ * private networks, and addresses that are no single public host.
+ */
+const REFUSED = new BlockList();
+for (const [network, prefix] of [
+  ["0.0.0.0", 8], // "this network", unspecified
+  ["10.0.0.0", 8], // private (RFC 1918)
+  ["100.64.0.0", 10], // carrier-grade NAT
+  ["127.0.0.0", 8], // loopback
+  ["169.254.0.0", 16], // link-local (cloud metadata endpoints live here)
+  ["172.16.0.0", 12], // private (RFC 1918)
+  ["192.0.0.0", 24], // IETF protocol assignments
+  ["192.168.0.0", 16], // private (RFC 1918)
+  ["198.18.0.0", 15], // benchmarking
+  ["224.0.0.0", 4], // multicast
+  ["240.0.0.0", 4], // reserved, broadcast
+] as const) {
+  REFUSED.addSubnet(network, prefix, "ipv4");
+}
+for (const [network, prefix] of [
+  ["::", 128], // unspecified
+  ["::1", 128], // loopback
+  ["fc00::", 7], // unique local
+  ["fe80::", 10], // link-local
+  ["fec0::", 10], // site-local (deprecated, still private)
+  ["ff00::", 8], // multicast
+] as const) {
+  REFUSED.addSubnet(network, prefix, "ipv6");
+}
+
+/**
+ * The IPv4 address an IPv6 address carries, for the forms that reach it: IPv4-mapped
+ * (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`) and NAT64 (`64:ff9b::a.b.c.d`); else null.
+ */
+function embeddedIpv4(address: string): string | null {
+  const groups = expandIpv6(address);
+  if (!groups) return null;
+  const zeros = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
+  const mapped = zeros(0, 5) && groups[5] === 0xffff;
+  const compatible = zeros(0, 6) && (groups[6] !== 0 || (groups[7] ?? 0) > 1);
+  const nat64 = groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6);
+  if (!mapped && !compatible && !nat64) return null;
+  const high = groups[6] ?? 0;
+  const low = groups[7] ?? 0;
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join(".");
+}
+
+/** The eight 16-bit groups of an IPv6 address (a trailing dotted IPv4 part included); null when it is not one. */
+function expandIpv6(address: string): number[] | null {
+  if (isIP(address) !== 6) return null;
+  let text = address.split("%")[0] ?? "";
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted?.[1]) {
+    const bytes = dotted[1].split(".").map(Number);
+    text = `${text.slice(0, -dotted[1].length)}${(((bytes[0] ?? 0) << 8) | (bytes[1] ?? 0)).toString(16)}:${(((bytes[2] ?? 0) << 8) | (bytes[3] ?? 0)).toString(16)}`;
+  }
+  const [head = "", tail] = text.split("::");
+  const part = (side: string) => (side === "" ? [] : side.split(":").map((group) => parseInt(group, 16)));
+  const left = part(head);
+  const right = tail === undefined ? [] : part(tail);
+  const fill = tail === undefined ? 0 : 8 - left.length - right.length;
+  const groups = [...left, ...Array<number>(Math.max(0, fill)).fill(0), ...right];
+  return groups.length === 8 && groups.every((group) => Number.isInteger(group) && group >= 0 && group <= 0xffff) ? groups : null;
+}
+
+/**
+ * Why a webhook may not be sent to `address` (an IP address, as resolved or written), or null
+ * when it may: loopback, private (RFC 1918), unique-local, link-local, CGNAT, unspecified,
+ * multicast and reserved addresses are refused, and so are IPv6 forms that carry one of those
+ * IPv4 addresses.
+ */
+export function refusedAddressReason(address: string): string | null {
+  const family = isIP(address);
+  if (family === 0) return `'${address}' is not an IP address`;
+  if (family === 4) return REFUSED.check(address, "ipv4") ? `${address} is a loopback, private, link-local or reserved address` : null;
+  const inner = embeddedIpv4(address);
+  if (inner !== null && REFUSED.check(inner, "ipv4")) return `${address} carries ${inner}, a loopback, private, link-local or reserved address`;
+  return REFUSED.check(address.split("%")[0] ?? address, "ipv6") ? `${address} is a loopback, unique-local, link-local or multicast address` : null;
+}
+
+/** The host of a URL as an IP address when it is written as one (`[::1]` → `::1`), else null. */
+export function literalAddressOf(hostname: string): string | null {
+  const bare = hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
+  return isIP(bare) === 0 ? null : bare;
+}

@@ -1,0 +1,129 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { App } from "aws-cdk-lib";
+import { Match, Template } from "aws-cdk-lib/assertions";
+import { AWS_ENV } from "../../lambdas/aws/awsConfig";
+import { BrowserfnStack } from "../../lib/browserfnStack";
+import { WEBHOOK_MAX_RECEIVES } from "../../lib/webhookDelivery";
+
+const layerRoot = mkdtempSync(path.join(tmpdir(), "browserfn-stack-webhooks-"));
+afterAll(() => rmSync(layerRoot, { recursive: true, force: true }));
+
+function synth(): Template {
+  const layerAssets = { chromium: path.join(layerRoot, "chromium"), runtime: path.join(layerRoot, "runtime") };
+  for (const dir of Object.values(layerAssets)) {
+    mkdirSync(path.join(dir, "nodejs"), { recursive: true });
+    writeFileSync(path.join(dir, "nodejs", "placeholder.js"), "");
+  }
+  const app = new App({ context: { "aws:cdk:bundling-stacks": [] }, builtinCloudFormationValidation: false });
+  return Template.fromStack(new BrowserfnStack(app, "Test", { prefix: "bfn-test", layerAssets }));
+}
+
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
+type Resource = { Type: string; Properties: Record<string, unknown> };
+const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+const text = (value: unknown): string => {
+  if (typeof value === "string") return value;
+  const v = value as Record<string, unknown>;
+  if (v.Ref) return `<${String(v.Ref)}>`;
+  if (v["Fn::GetAtt"]) return `<${(v["Fn::GetAtt"] as string[]).join(".")}>`;
+  if (v["Fn::Join"]) return (v["Fn::Join"] as [string, unknown[]])[1].map(text).join((v["Fn::Join"] as [string])[0]);
+  return JSON.stringify(value);
+};
+
+describe("the stack's webhook delivery", () => {
+  const template = synth();
+  const all = (type: string) => Object.entries(template.findResources(type)) as [string, Resource][];
+  const idOf = (type: string, prefix: string) => {
+    const found = all(type).find(([id]) => id.startsWith(prefix));
+    if (!found) throw new Error(`no ${type} ${prefix}`);
+    return found[0];
+  };
+  const queueId = idOf("AWS::SQS::Queue", "WebhooksQueue");
+  const dlqId = idOf("AWS::SQS::Queue", "WebhooksDeadLetters");
+  const [keyId] = all("AWS::KMS::Key").map(([id]) => id);
+  const [deliveryId, delivery] = all("AWS::Lambda::Function").find(([, fn]) => fn.Properties.FunctionName === "bfn-test-webhook-delivery") ?? ["", { Properties: {} } as Resource];
+  const roleId = (prefix: string) => idOf("AWS::IAM::Role", prefix);
+  const statementsOf = (role: string): Statement[] =>
+    all("AWS::IAM::Policy")
+      .filter(([, policy]) => (policy.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === role))
+      .flatMap(([, policy]) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+
+  it("queues deliveries on an encrypted, SSL-only queue that keeps messages 4 days, with a dead-letter queue and an alarm on it", () => {
+    template.hasResourceProperties("AWS::SQS::Queue", {
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 4 * 86_400,
+      VisibilityTimeout: 360,
+      RedrivePolicy: { deadLetterTargetArn: { "Fn::GetAtt": [dlqId, "Arn"] }, maxReceiveCount: WEBHOOK_MAX_RECEIVES },
+    });
+    expect(WEBHOOK_MAX_RECEIVES).toBeGreaterThan(8);
+    template.hasResourceProperties("AWS::SQS::Queue", { SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 86_400 });
+    template.hasResourceProperties("AWS::SQS::QueuePolicy", {
+      Queues: [{ Ref: queueId }],
+      PolicyDocument: { Statement: [Match.objectLike({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } })] },
+    });
+    template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      Namespace: "AWS/SQS",
+      MetricName: "ApproximateNumberOfMessagesVisible",
+      Dimensions: [{ Name: "QueueName", Value: { "Fn::GetAtt": [dlqId, "QueueName"] } }],
+      Threshold: 1,
+      ComparisonOperator: "GreaterThanOrEqualToThreshold",
+    });
+  });
+
+  it("consumes the queue with the delivery Lambda, reporting failed items one by one", () => {
+    expect(delivery.Properties).toMatchObject({ Timeout: 60, MemorySize: 256, Runtime: "nodejs22.x" });
+    template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
+      FunctionName: { Ref: deliveryId },
+      EventSourceArn: { "Fn::GetAtt": [queueId, "Arn"] },
+      BatchSize: 10,
+      FunctionResponseTypes: ["ReportBatchItemFailures"],
+    });
+    const env = (delivery.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(env[AWS_ENV.webhookQueueUrl]).toEqual({ Ref: queueId });
+    expect(env[AWS_ENV.secretsKeyArn]).toEqual({ "Fn::GetAtt": [keyId, "Arn"] });
+  });
+
+  it("gives the delivery Lambda's role only the table, the queue, its logs and kms:Decrypt of function-bound values", () => {
+    const statements = statementsOf(roleId("HandlersWebhookDeliveryRole"));
+    const actions = statements.flatMap((s) => list(s.Action)).filter((a) => !a.startsWith("logs:")).sort();
+    expect(actions).toEqual([
+      "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "kms:Decrypt",
+      "sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ReceiveMessage",
+    ]);
+    for (const statement of statements) {
+      const resources = list(statement.Resource).map(text);
+      const action = list(statement.Action)[0] ?? "";
+      if (action.startsWith("sqs:")) expect(resources).toEqual([`<${queueId}.Arn>`]);
+      if (action.startsWith("kms:")) {
+        expect(resources).toEqual([`<${keyId}.Arn>`]);
+        expect(statement.Condition).toEqual({ Null: { "kms:EncryptionContext:function_id": "false" } });
+      }
+      if (action.startsWith("dynamodb:")) for (const resource of resources) expect(resource).toMatch(/^<Datamain[A-Za-z0-9]+\.Arn>(\/index\/gsi1)?$/);
+    }
+  });
+
+  it("lets whoever records runs' ends send to the queue, and nobody else", () => {
+    const senders = all("AWS::IAM::Policy")
+      .filter(([, policy]) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement.some((s) => list(s.Action).includes("sqs:SendMessage") && list(s.Resource).map(text).includes(`<${queueId}.Arn>`)))
+      .flatMap(([, policy]) => (policy.Properties.Roles as { Ref: string }[]).map((r) => r.Ref))
+      .sort();
+    expect(senders).toEqual(["HandlersApiRole", "HandlersRunRecorderRole", "HandlersRunSweeperRole", "HandlersScheduledRunRole"].map(roleId).sort());
+  });
+
+  it("seals secrets with a rotated KMS key, each grant bound to a function's encryption context", () => {
+    template.hasResourceProperties("AWS::KMS::Key", { EnableKeyRotation: true });
+    template.hasResourceProperties("AWS::KMS::Alias", { AliasName: "alias/bfn-test-secrets" });
+    const kms = (role: string) => statementsOf(roleId(role)).filter((s) => list(s.Action).some((a) => a.startsWith("kms:")));
+    const bound = { Null: { "kms:EncryptionContext:function_id": "false" } };
+    expect(kms("HandlersApiRole")).toEqual([expect.objectContaining({ Action: ["kms:Encrypt", "kms:Decrypt"], Resource: { "Fn::GetAtt": [keyId, "Arn"] }, Condition: bound })]);
+    expect(kms("HandlersRunRecorderRole")).toEqual([expect.objectContaining({ Action: "kms:Decrypt", Resource: { "Fn::GetAtt": [keyId, "Arn"] }, Condition: bound })]);
+    expect(kms("HandlersWebhookDeliveryRole")).toEqual([expect.objectContaining({ Action: "kms:Decrypt", Condition: bound })]);
+    expect(kms("HandlersScheduledRunRole")).toEqual([expect.objectContaining({ Action: "kms:Decrypt", Condition: bound })]);
+    expect(kms("FunctionRuntimeExecutionRole")).toEqual([
+      expect.objectContaining({ Action: "kms:Decrypt", Resource: { "Fn::GetAtt": [keyId, "Arn"] }, Condition: { StringEquals: { "kms:EncryptionContext:runner": "${aws:userid}" } } }),
+    ]);
+    for (const role of ["HandlersOpenRole", "HandlersAuthorizerRole", "HandlersRunSweeperRole", "HandlersDeployJobRole"]) expect(kms(role)).toEqual([]);
+  });
+});
