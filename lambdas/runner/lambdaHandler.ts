@@ -94,8 +94,9 @@ function isSealedSecrets(secrets: SealedSecrets): boolean {
  * Opens the run's secrets with KMS: each with its context `{function_id, secret, runner}`,
  * which the function's role may decrypt only when `runner` is its own session (lib/secretsKey.ts).
  */
-async function openSecrets(kms: NonNullable<LambdaHandlerOptions["kms"]>, secrets: SealedSecrets | undefined): Promise<Record<string, string>> {
+async function openSecrets(kmsClient: () => NonNullable<LambdaHandlerOptions["kms"]>, secrets: SealedSecrets | undefined): Promise<Record<string, string>> {
   if (!secrets || secrets.items.length === 0) return {};
+  const kms = kmsClient();
   const opened = await Promise.all(
     secrets.items.map(async ({ name, sealed }) => {
       const context = { [SECRET_CONTEXT_KEY]: secrets.function_id, secret: name, [RUNNER_CONTEXT_KEY]: secrets.runner };
@@ -154,7 +155,8 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
     const { js, meta } = await code;
     const { params, timeout_ms: timeoutMs } = event;
     // A secret that cannot be opened is the deployment's fault (the key's grants): the invocation fails, the workflow records it.
-    const secrets = await openSecrets((kms ??= options.kms ?? new KMSClient({})), event.secrets);
+    // The client is made only for a run that has secrets (the SDK's start-up warnings then land in no run's logs).
+    const secrets = await openSecrets(() => (kms ??= options.kms ?? new KMSClient({})), event.secrets);
     const getBrowser = () => browser.get();
     const run = previous.then(() => {
       const stopAfterMs = Math.min(timeoutMs, Math.max(MIN_RUN_MS, lambdaEnd - DEADLINE_MARGIN_MS - Date.now()));
