@@ -11,6 +11,8 @@ export interface ServiceConfig {
   maxBodyBytes: number;
   /** Origins artifact downloads redirect to (AWS: the run bucket's), which the dashboard may fetch. */
   artifactOrigins?: string[];
+  /** The OAuth authorization server whose access tokens the API accepts (its issuer URL); absent or null: API keys only. */
+  oauthIssuer?: string | null;
 }
 
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;

@@ -130,7 +130,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       clock,
       secretBox,
       artifactContent: { open: async (item) => artifacts.read(item).then((bytes) => (bytes ? { bytes } : null)) },
-      config: { plans: config.plans, publicUrl: null, syncWaitSeconds: config.syncWaitSeconds, maxBodyBytes: MAX_BODY_BYTES },
+      config: { plans: config.plans, publicUrl: null, syncWaitSeconds: config.syncWaitSeconds, maxBodyBytes: MAX_BODY_BYTES, oauthIssuer: config.oauth?.issuer ?? null },
       log,
     };
     const requestLog = config.requestLog ? (options.log ?? ((line: string) => console.log(line))) : null;
