@@ -55,8 +55,9 @@ export const AUTHORIZER_CACHE_SECONDS = 30;
 /**
  * The HTTP API: one route per entry of the route table, each integrated with its own Lambda
  * (payload 2.0); authenticated routes go through the Lambda authorizer, the open ones
- * (`GET /health`, `GET /openapi.json`, the dashboard's page and files) do not; `$default`
- * answers unmatched requests.
+ * (`GET /health`, `GET /openapi.json`, `GET /.well-known/oauth-protected-resource`, the
+ * dashboard's page and files) do not, nor does `POST /mcp`, whose handler checks the token
+ * itself (see RouteSpec.gatewayAuthorizer); `$default` answers unmatched requests.
  *
  * The authorizer's identity source is the `Authorization` header: on an authenticated route
  * API Gateway answers a request without it itself (401 `{"message":"Unauthorized"}`, not the
@@ -97,10 +98,13 @@ export class BrowserfnApi extends Construct {
         path: spec.path,
         methods: [HttpMethod[spec.method]],
         integration: new HttpLambdaIntegration(`${spec.operationId}Integration`, handler),
-        ...(spec.auth ? { authorizer } : {}),
+        ...(spec.auth && spec.gatewayAuthorizer !== false ? { authorizer } : {}),
       });
       if (!spec.auth && route) {
-        acknowledge(route, "AwsSolutions-APIG4", `${spec.method} ${spec.path} is open by design (API.md: liveness and the OpenAPI document need no token; the dashboard's page and files hold no data, the page calls the API with a key).`);
+        acknowledge(route, "AwsSolutions-APIG4", `${spec.method} ${spec.path} is open by design (API.md: liveness, the OpenAPI document and the OAuth protected resource metadata need no token; the dashboard's page and files hold no data, the page calls the API with a key).`);
+      }
+      if (spec.auth && spec.gatewayAuthorizer === false && route) {
+        acknowledge(route, "AwsSolutions-APIG4", `${spec.method} ${spec.path} checks the bearer token in its handler, with the authorizer's own Identity (API keys, OAuth access tokens), so that its 401 carries WWW-Authenticate as MCP clients need; API Gateway would answer a request without a token itself, without it.`);
       }
     }
     const fallback = new HttpRoute(this, "DefaultRoute", {

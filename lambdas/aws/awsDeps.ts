@@ -160,6 +160,7 @@ export function createAwsDeps(config: AwsConfig): Deps {
       maxBodyBytes: MAX_BODY_BYTES,
       // Artifact downloads are 302s to presigned URLs of the run bucket (virtual-hosted style).
       artifactOrigins: [`https://${config.runtime.runBucket}.s3.${config.region}.amazonaws.com`],
+      oauthIssuer: config.oauth?.issuer ?? null,
     },
     log: (line) => console.error(line),
   };

@@ -13,6 +13,8 @@ export interface ServiceConfig {
   artifactOrigins?: string[];
   /** Webhooks may target loopback and private addresses (local: BROWSERFN_ALLOW_LOCAL_NETWORK); default false. */
   allowLocalNetwork?: boolean;
+  /** The OAuth authorization server whose access tokens the API accepts (its issuer URL); absent or null: API keys only. */
+  oauthIssuer?: string | null;
 }
 
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;

@@ -31,6 +31,8 @@ export interface RouteOptions<B, Q> {
   query?: z.ZodType<Q>;
   /** Maps a failed body field to a more precise code than `invalid_request`. */
   bodyIssueCode?: IssueCode;
+  /** Headers a 401 of this route carries besides the error body (e.g. /mcp's `WWW-Authenticate`), given the API's base URL. */
+  unauthorizedHeaders?: (baseUrl: string) => Record<string, string>;
 }
 
 export type RouteFactory = (deps: Deps) => LambdaHandler;
@@ -48,7 +50,8 @@ export function defineRoute<B = undefined, Q = undefined>(
       .use(jsonErrors(deps))
       .handler(async (event) => {
         const headers = (event.headers ?? {}) as Record<string, string>;
-        const principal = options.auth === false ? ANONYMOUS : await authenticate(event, headers, deps);
+        const principal =
+          options.auth === false ? ANONYMOUS : await authenticate(event, headers, deps).catch((error: unknown) => withUnauthorizedHeaders(error, options, event, deps));
         if (options.auth !== false) deps.rateLimiter?.take(principal.key_id ?? `account:${principal.account_id}`);
         const request: RouteRequest<B, Q> = {
           event,
@@ -72,6 +75,11 @@ function withRedactedFreeText(headers: Record<string, string>): Record<string, s
   const copy = { ...headers };
   for (const name of FREE_TEXT_HEADERS) if (typeof copy[name] === "string") copy[name] = redactSecrets(copy[name]);
   return copy;
+}
+
+function withUnauthorizedHeaders<B, Q>(error: unknown, options: RouteOptions<B, Q>, event: APIGatewayProxyEventV2, deps: Deps): never {
+  if (options.unauthorizedHeaders && error instanceof ApiError && error.status === 401) Object.assign(error.headers, options.unauthorizedHeaders(baseUrl(event, deps)));
+  throw error;
 }
 
 const ANONYMOUS: Principal = { account_id: "", plan: "", admin: false, key_id: null };

@@ -5,7 +5,7 @@ import type { RouteRequest } from "../http/defineRoute";
 import { resolveFunction } from "../functions/resolveFunction";
 import type { FunctionItem } from "../functions/types";
 import { newRunId } from "../runs/runIds";
-import { FINAL_STATUSES } from "../runs/types";
+import { FINAL_STATUSES, type RunTrigger } from "../runs/types";
 import { type IdempotentRequest, requestHash } from "../store/idempotencyStore";
 import { acceptedResponse, finishedResponse } from "./invokeResponse";
 import { startRun } from "./startRun";
@@ -21,6 +21,8 @@ export async function invokeFunction(
   deps: Deps,
   input: unknown,
   source: "json" | "query",
+  /** What the run records as its trigger (an MCP tool call: `mcp`). */
+  trigger: RunTrigger = "http",
 ): Promise<HttpResult> {
   const started = Date.now();
   const fn = await resolveFunction(deps.store, request.principal, request.params.ref ?? "");
@@ -50,7 +52,7 @@ export async function invokeFunction(
     plan: request.principal.plan,
     version,
     params,
-    trigger: "http",
+    trigger,
     waitMs: syncMs,
     requestOrigin: request.headers["x-service-request-origin"] ?? null,
     sdkVersion: request.headers["x-service-sdk-version"] ?? null,

@@ -142,7 +142,14 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       secretBox,
       webhooks,
       artifactContent: { open: async (item) => artifacts.read(item).then((bytes) => (bytes ? { bytes } : null)) },
-      config: { plans: config.plans, publicUrl: null, syncWaitSeconds: config.syncWaitSeconds, maxBodyBytes: MAX_BODY_BYTES, allowLocalNetwork },
+      config: {
+        plans: config.plans,
+        publicUrl: null,
+        syncWaitSeconds: config.syncWaitSeconds,
+        maxBodyBytes: MAX_BODY_BYTES,
+        allowLocalNetwork,
+        oauthIssuer: config.oauth?.issuer ?? null,
+      },
       log,
     };
     const requestLog = config.requestLog ? (options.log ?? ((line: string) => console.log(line))) : null;

@@ -16,6 +16,7 @@ import { RunEventStream, RunEventsQuery } from "../schemas/runEventSchemas";
 import { ApiKeyList, CreateApiKeyBody, CreatedApiKey, SetPlanBody } from "../schemas/keySchemas";
 import { AccountPlan, FunctionMetrics, UsageReport } from "../schemas/usageSchemas";
 import { DeliveryList, WebhookSecretAnswer } from "../schemas/webhookSchemas";
+import { JsonRpcMessage, ProtectedResourceMetadata } from "../schemas/mcpSchemas";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -39,6 +40,13 @@ export interface RouteSpec {
   headers?: readonly { name: string; description: string }[];
   /** The success body's content type when it is not JSON (e.g. `text/event-stream`). */
   contentType?: string;
+  /**
+   * False: on AWS the route is not behind the HTTP API's authorizer and the handler checks the
+   * token itself (with the same Identity), so that its 401 carries the route's own headers: API
+   * Gateway answers a request without a token on an authorized route itself (`/mcp` must send
+   * `WWW-Authenticate`). Only with `auth: true`.
+   */
+  gatewayAuthorizer?: false;
 }
 
 /** The headers an invocation reads. */
@@ -298,6 +306,30 @@ export const ROUTE_SPECS = [
     summary: "Revoke an API key",
     auth: true,
     status: 204,
+  },
+  {
+    operationId: "mcp",
+    method: "POST",
+    path: "/mcp",
+    summary: "The account's functions as MCP tools (Model Context Protocol, Streamable HTTP, stateless, JSON answers): tools/list, tools/call; a 401 names the protected resource metadata in WWW-Authenticate",
+    auth: true,
+    gatewayAuthorizer: false,
+    status: 200,
+    body: JsonRpcMessage,
+    response: JsonRpcMessage,
+    headers: [
+      { name: "Accept", description: "must list both application/json and text/event-stream (the answer is application/json)" },
+      { name: "Mcp-Protocol-Version", description: "the protocol version negotiated by initialize, on every later request" },
+    ],
+  },
+  {
+    operationId: "oauthProtectedResource",
+    method: "GET",
+    path: "/.well-known/oauth-protected-resource",
+    summary: "OAuth 2.0 protected resource metadata of /mcp (RFC 9728): the authorization servers whose tokens it accepts",
+    auth: false,
+    status: 200,
+    response: ProtectedResourceMetadata,
   },
 ] as const satisfies readonly RouteSpec[];
 

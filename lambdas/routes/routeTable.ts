@@ -28,6 +28,8 @@ import { updateFunction } from "../handlers/updateFunction";
 import { deleteSecret } from "../handlers/deleteSecret";
 import { listSecrets } from "../handlers/listSecrets";
 import { putSecret } from "../handlers/putSecret";
+import { mcp } from "../handlers/mcp";
+import { oauthProtectedResource } from "../handlers/oauthProtectedResource";
 import type { RouteFactory } from "../http/defineRoute";
 import { type OperationId, ROUTE_SPECS, type RouteSpec } from "./routeSpecs";
 
@@ -63,6 +65,8 @@ export const HANDLERS: Record<OperationId, RouteFactory> = {
   createApiKey,
   listApiKeys,
   deleteApiKey,
+  mcp,
+  oauthProtectedResource,
 };
 
 export interface Route extends RouteSpec {

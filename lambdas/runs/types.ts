@@ -1,5 +1,6 @@
 export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "timed_out";
-export type RunTrigger = "http" | "schedule";
+/** What started a run: an HTTP invocation, its schedule, or an MCP client's `tools/call`. */
+export type RunTrigger = "http" | "schedule" | "mcp";
 
 export interface RunError {
   code: string;

@@ -74,4 +74,16 @@ describe("OAuth 2.0 access tokens on the local service", () => {
     const foreign = await accessToken({ aud: "another-api" });
     expect(expectError(await t.call("GET", "/functions", { token: foreign }), 401, "invalid_token").message).toMatch(/audience/);
   });
+
+  it("names the issuer in the MCP endpoint's protected resource metadata, and lists the token's account's tools on /mcp", async () => {
+    const metadata = await t.call("GET", "/.well-known/oauth-protected-resource", { token: null });
+    expect(metadata.body).toMatchObject({ resource: `${t.url}/mcp`, authorization_servers: [issuer] });
+    const list = await t.call("POST", "/mcp", {
+      token: await accessToken({}),
+      headers: { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" },
+      body: { jsonrpc: "2.0", id: 7, method: "tools/list" },
+    });
+    expect(list.status).toBe(200);
+    expect((list.body.result.tools as { name: string }[]).map((tool) => tool.name)).toEqual(["mine"]);
+  });
 });

@@ -94,7 +94,7 @@ describe("the CDK stack", () => {
     destroyed.hasResource("AWS::DynamoDB::GlobalTable", { DeletionPolicy: "Delete" });
   });
 
-  it("routes every route of the route table to its own Lambda, behind the authorizer unless open", () => {
+  it("routes every route of the route table to its own Lambda, behind the authorizer unless open or checking tokens itself", () => {
     const routes = resources(template, "AWS::ApiGatewayV2::Route");
     const integrations = Object.fromEntries(resources(template, "AWS::ApiGatewayV2::Integration"));
     const [authorizerId] = Object.keys(template.findResources("AWS::ApiGatewayV2::Authorizer"));
@@ -103,7 +103,7 @@ describe("the CDK stack", () => {
       const found = routes.find(([, r]) => r.Properties.RouteKey === `${route.method} ${route.path}`);
       expect(found).toBeDefined();
       const properties = found?.[1].Properties ?? {};
-      if (route.auth) {
+      if (route.auth && route.gatewayAuthorizer !== false) {
         expect(properties).toMatchObject({ AuthorizationType: "CUSTOM", AuthorizerId: { Ref: authorizerId } });
       } else {
         expect(properties.AuthorizationType).toBe("NONE");
@@ -141,11 +141,31 @@ describe("the CDK stack", () => {
       .filter(([, r]) => r.Properties.AuthorizationType === "NONE")
       .map(([, r]) => r.Properties.RouteKey)
       .sort();
-    expect(open).toEqual(["$default", "GET /", "GET /dashboard/{file}", "GET /health", "GET /openapi.json"].sort());
+    // POST /mcp is authenticated, by its handler (the next test).
+    expect(open).toEqual(["$default", "GET /", "GET /.well-known/oauth-protected-resource", "GET /dashboard/{file}", "GET /health", "GET /openapi.json", "POST /mcp"].sort());
     for (const [, route] of resources(template, "AWS::ApiGatewayV2::Route")) {
       if (route.Properties.AuthorizationType === "NONE") expect(route.Properties).not.toHaveProperty("AuthorizerId");
       else expect(route.Properties.AuthorizationType).toBe("CUSTOM");
     }
+  });
+
+  it("serves POST /mcp without the authorizer (its handler checks tokens, so a 401 carries WWW-Authenticate) with the authenticated routes' role and the identity's settings; the well-known document as an open route", () => {
+    const routes = resources(template, "AWS::ApiGatewayV2::Route");
+    const mcpRoute = routes.find(([, r]) => r.Properties.RouteKey === "POST /mcp")?.[1];
+    expect(mcpRoute?.Properties.AuthorizationType).toBe("NONE");
+    const [, mcp] = functionNamed("bfn-test-api-mcp");
+    const [, listFunctions] = functionNamed("bfn-test-api-listFunctions");
+    expect(mcp.Properties.Role).toEqual(listFunctions.Properties.Role);
+    const env = (mcp.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const config = readAwsEnv({ ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, fakeResolve(v)])), AWS_REGION: "eu-west-1" });
+    // The same issuer and clients as the authorizer: the handler accepts the same tokens, and the well-known document names the issuer.
+    expect(config.oauth).toMatchObject({ issuer: expect.stringMatching(/^https:\/\//), clientIds: expect.any(Array) });
+    expect(config.oauth?.clientIds).toHaveLength(2);
+    const wellKnown = routes.find(([, r]) => r.Properties.RouteKey === "GET /.well-known/oauth-protected-resource")?.[1];
+    expect(wellKnown?.Properties.AuthorizationType).toBe("NONE");
+    const [, metadata] = functionNamed("bfn-test-api-oauthProtectedResource");
+    const [, health] = functionNamed("bfn-test-api-health");
+    expect(metadata.Properties.Role).toEqual(health.Properties.Role);
   });
 
   it("runs the handlers on nodejs22.x arm64 with bounded timeouts, the environment their entries parse, and own log groups", () => {

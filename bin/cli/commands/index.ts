@@ -18,4 +18,5 @@ export const COMMANDS: Record<string, { summary: string; load: () => Command }> 
   keys: { summary: "list, create or revoke API keys", load: () => require("./keys").keys },
   usage: { summary: "show this month's usage and the plan's limits", load: () => require("./usage").usage },
   dev: { summary: "run an automation file once locally, without deploying", load: () => require("./dev").dev },
+  mcp: { summary: "print the MCP client configuration for this service (Claude Code, Claude Desktop, Cursor, VS Code)", load: () => require("./mcp").mcp },
 };

@@ -1,0 +1,4 @@
+import { oauthProtectedResource } from "../../handlers/oauthProtectedResource";
+import { lazyRoute } from "../lazyHandlers";
+
+export const handler = lazyRoute(oauthProtectedResource);
