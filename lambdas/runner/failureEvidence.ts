@@ -12,9 +12,10 @@ export const EVIDENCE_BUDGET_MS = 2500;
  * `failure-N.png` (what the viewport showed) and `failure-N.html` (the DOM as it was), kept as
  * artifacts, and a line in the run's log naming the page's URL and the two files. Bounded by
  * `budgetMs`: whatever is not saved by then is left out. Never throws (a page that died, a
- * cap reached): evidence must not change how the run ended.
+ * cap reached): evidence must not change how the run ended. `redactHtml` takes the function's
+ * secret values out of the HTML first (a screenshot cannot be redacted).
  */
-export async function saveFailureEvidence(sink: ArtifactSink, budgetMs = EVIDENCE_BUDGET_MS): Promise<string[]> {
+export async function saveFailureEvidence(sink: ArtifactSink, budgetMs = EVIDENCE_BUDGET_MS, redactHtml: (html: string) => string = (html) => html): Promise<string[]> {
   const until = Date.now() + budgetMs;
   const saved: string[] = [];
   const work = (async () => {
@@ -27,7 +28,7 @@ export async function saveFailureEvidence(sink: ArtifactSink, budgetMs = EVIDENC
       const png = await within(until, page.screenshot({ type: "png" }));
       if (png) files.push((await sink.save(`failure-${n}.png`, png, "image/png").catch(() => undefined))?.name ?? "");
       const html = await within(until, page.content());
-      if (typeof html === "string") files.push((await sink.save(`failure-${n}.html`, new TextEncoder().encode(html), "text/html; charset=utf-8").catch(() => undefined))?.name ?? "");
+      if (typeof html === "string") files.push((await sink.save(`failure-${n}.html`, new TextEncoder().encode(redactHtml(html)), "text/html; charset=utf-8").catch(() => undefined))?.name ?? "");
       const kept = files.filter(Boolean);
       saved.push(...kept);
       console.error(`[browserfn] page ${n} was at ${url}${kept.length > 0 ? `: kept ${kept.join(", ")}` : " (no evidence could be kept)"}`);
@@ -35,6 +36,22 @@ export async function saveFailureEvidence(sink: ArtifactSink, budgetMs = EVIDENC
   })().catch(() => undefined);
   await within(until, work);
   return saved;
+}
+
+/**
+ * The forms a secret value takes in serialized HTML besides its own: escaped as text or as an
+ * attribute value (with and without `<`/`>` escaped, as browsers differ), and URL-encoded in a link.
+ */
+export function htmlForms(value: string): string[] {
+  const amp = value.replace(/&/g, "&amp;").replace(/\u00a0/g, "&nbsp;");
+  return [
+    value,
+    amp.replace(/</g, "&lt;").replace(/>/g, "&gt;"),
+    amp.replace(/"/g, "&quot;"),
+    amp.replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;"),
+    encodeURIComponent(value),
+    encodeURI(value),
+  ];
 }
 
 function safeUrl(page: Page): string {

@@ -3,7 +3,7 @@ import type { Browser } from "puppeteer-core";
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
 import { type ArtifactSink, beginRun, endRun } from "../../layers/runtime/runContext";
 import { Redactor } from "../secrets/redactor";
-import { saveFailureEvidence } from "./failureEvidence";
+import { htmlForms, saveFailureEvidence } from "./failureEvidence";
 import { mapAutomationStack } from "./automationStack";
 import { captureConsole } from "./captureConsole";
 import { explainClosedSession, sessionClosedCheck } from "./closedSessionHint";
@@ -163,7 +163,10 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
           result = await Promise.race([called, deadline]);
         }
         // A failure with pages open keeps what they showed (screenshots, HTML) before they close.
-        if (!result.ok && invocation.artifacts && result.error.code !== "result_too_large") await saveFailureEvidence(invocation.artifacts);
+        if (!result.ok && invocation.artifacts && result.error.code !== "result_too_large") {
+          const htmlRedactor = new Redactor(Object.values(invocation.secrets ?? {}).flatMap(htmlForms));
+          await saveFailureEvidence(invocation.artifacts, undefined, (html) => htmlRedactor.text(html));
+        }
       } finally {
         clearTimeout(timer);
         browser_ms = (await endRun()).browser_ms;

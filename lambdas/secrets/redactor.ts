@@ -1,3 +1,5 @@
+import { inspect } from "node:util";
+
 /** What a secret value becomes wherever the service keeps or sends text (shared/API.md). */
 export const SECRET_MARK = "[secret]";
 
@@ -9,11 +11,25 @@ export const SECRET_MARK = "[secret]";
  * then the service) may redact the same text.
  */
 export class Redactor {
-  /** Longest first: a secret that contains another is replaced whole. */
+  /**
+   * Each value and the forms it takes in text that quotes it (JSON's escapes, util.inspect's
+   * as console.log prints strings inside objects): longest first, so a secret that contains
+   * another is replaced whole.
+   */
   private readonly values: string[];
+  /** A multi-line value as util.inspect splits it inside an object (`'line\n' +\n    'line'`). */
+  private readonly splitForms: RegExp[];
 
   constructor(values: Iterable<string>) {
-    this.values = [...new Set(values)].filter((value) => value !== "").sort((a, b) => b.length - a.length);
+    const secrets = [...new Set(values)].filter((value) => value !== "");
+    const forms = new Set<string>();
+    for (const value of secrets) {
+      forms.add(value);
+      forms.add(JSON.stringify(value).slice(1, -1));
+      forms.add(inspect(value, { breakLength: Infinity }).slice(1, -1));
+    }
+    this.values = [...forms].filter((form) => form !== "").sort((a, b) => b.length - a.length);
+    this.splitForms = secrets.filter((value) => /\n./s.test(value)).map(splitFormOf);
   }
 
   get empty(): boolean {
@@ -24,8 +40,20 @@ export class Redactor {
     if (this.values.length === 0 || text === "") return text;
     return text
       .split(SECRET_MARK)
-      .map((piece) => this.redactPiece(piece, 0))
+      .map((piece) =>
+        this.redactSplitForms(piece)
+          .split(SECRET_MARK)
+          .map((part) => this.redactPiece(part, 0))
+          .join(SECRET_MARK),
+      )
       .join(SECRET_MARK);
+  }
+
+  /** `piece` with each multi-line value that util.inspect split over lines replaced (its outer quotes kept). */
+  private redactSplitForms(piece: string): string {
+    let text = piece;
+    for (const form of this.splitForms) text = text.replace(form, (match) => `${match[0]}${SECRET_MARK}${match[match.length - 1]}`);
+    return text;
   }
 
   /** `piece` with values[from…] replaced; the parts between are redacted on their own, so no mark is ever taken apart. */
@@ -37,10 +65,18 @@ export class Redactor {
     return piece;
   }
 
-  /** A JSON-like value with every string and key redacted (plain objects and arrays copied). */
+  /**
+   * A JSON-like value with every string and key redacted (plain objects and arrays copied); a
+   * number whose digits hold a secret (a PIN, an account number) becomes its redacted text.
+   */
   value<T>(value: T): T {
     if (this.values.length === 0) return value;
     if (typeof value === "string") return this.text(value) as T;
+    if (typeof value === "number" || typeof value === "bigint") {
+      const digits = String(value);
+      const redacted = this.text(digits);
+      return (redacted === digits ? value : redacted) as T;
+    }
     if (Array.isArray(value)) return value.map((item: unknown) => this.value(item)) as T;
     if (typeof value === "object" && value !== null) {
       return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.text(key), this.value(item)])) as T;
@@ -94,6 +130,16 @@ export class Redactor {
     }
     return longest;
   }
+}
+
+/**
+ * The pattern of `value` as util.inspect writes a long multi-line string inside an object: each
+ * line quoted on its own (the quote chosen per line), joined by ` +` and a new, indented line.
+ */
+function splitFormOf(value: string): RegExp {
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const lines = value.split(/(?<=\n)/).map((line) => escape(inspect(line, { breakLength: Infinity })));
+  return new RegExp(lines.join(" \\+\\n *"), "g");
 }
 
 /** No secrets: every method gives back what it was given. */
