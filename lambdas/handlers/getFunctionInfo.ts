@@ -7,7 +7,10 @@ import { json } from "../http/response";
 export const getFunctionInfo = defineRoute({}, async ({ params, principal, baseUrl }, deps) => {
   const fn = await resolveFunction(deps.store, principal, params.ref ?? "", true);
   const record = toRecord(fn, baseUrl);
-  // Where another account's runs are reported is its own business.
-  if (fn.account_id !== principal.account_id) record.webhooks = [];
+  // Where another account's runs are reported, and what its schedule passes, are its own business.
+  if (fn.account_id !== principal.account_id) {
+    record.webhooks = [];
+    record.schedule_params = null;
+  }
   return json(200, record);
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MAX_SECRET_VALUE_BYTES } from "../secrets/functionSecrets";
+import { SECRET_MARK } from "../secrets/redactor";
 
 /** `PUT /functions/{ref}/secrets/{NAME}`. */
 export const PutSecretBody = z
@@ -8,6 +9,8 @@ export const PutSecretBody = z
       .string()
       .min(1, "a secret's value is at least 1 character")
       .refine((value) => Buffer.byteLength(value, "utf8") <= MAX_SECRET_VALUE_BYTES, `a secret's value is at most ${MAX_SECRET_VALUE_BYTES} bytes of UTF-8`)
+      // Redaction never takes a mark apart, so a value holding one could not be redacted.
+      .refine((value) => !value.includes(SECRET_MARK), `a secret's value cannot contain ${SECRET_MARK}`)
       .describe(`The secret's value (1 to ${MAX_SECRET_VALUE_BYTES} bytes of UTF-8). It is never returned.`),
   })
   .strict()

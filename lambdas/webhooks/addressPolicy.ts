@@ -27,6 +27,8 @@ for (const [network, prefix] of [
   ["fe80::", 10], // link-local
   ["fec0::", 10], // site-local (deprecated, still private)
   ["ff00::", 8], // multicast
+  ["2002::", 16], // 6to4: relays to an embedded IPv4 address that may be private
+  ["64:ff9b:1::", 48], // local-use NAT64 (RFC 8215): translated inside some network
 ] as const) {
   REFUSED.addSubnet(network, prefix, "ipv6");
 }

@@ -41,6 +41,9 @@ describe("accounts are isolated", () => {
       body: { code: ECHO_FN, schedule: "@daily", schedule_params: { message: "hi" }, timeout_seconds: 120 },
     });
     expect(patched.status).toBe(200);
+    // What A's schedule passes is A's: B, which may read the shared record, does not see it.
+    expect((await t.call("GET", `/functions/${id}/info`, { token: keyA })).body.schedule_params).toEqual({ message: "hi" });
+    expect((await t.call("GET", `/functions/${id}/info`, { token: keyB })).body).toMatchObject({ schedule: "@daily", schedule_params: null });
     const fork = await t.call("POST", `/functions/${id}/fork`, { token: keyB });
     expect(fork.status).toBe(201);
     expect(fork.body).toMatchObject({

@@ -72,7 +72,7 @@ describe("function secrets", () => {
       const bad = await t.call("PUT", `/functions/login/secrets/${name}`, { body: { value: "x" } });
       expect([name, bad.status, bad.body.error.code]).toEqual([name, 400, "invalid_name"]);
     }
-    for (const body of [{}, { value: "" }, { value: 12 }, { value: "x".repeat(4097) }, { value: "x", extra: 1 }]) {
+    for (const body of [{}, { value: "" }, { value: 12 }, { value: "x".repeat(4097) }, { value: "x", extra: 1 }, { value: "a[secret]b" }]) {
       const bad = await t.call("PUT", "/functions/login/secrets/OK", { body });
       expect(bad.status).toBe(400);
     }
