@@ -1,20 +1,27 @@
 /**
- * `npm run bench`: invocation latency of the local service, measured against a baseline run
- * side by side in the same process (see docs/benchmarks.md for recorded results).
+ * `npm run bench`: invocation latency, throughput and memory of the local service, each
+ * measured against a baseline side by side in the same run (see docs/benchmarks.md):
  *
  * 1. warm browser invoke of a title-reading function vs raw puppeteer-core doing the same work
  *    (fresh context + page + goto + title + close) on a warm browser in this process;
- * 2. a no-browser function: latency p50/p95, and throughput at concurrency 8;
- * 3. the cold first invoke of a new function (worker start + browser launch).
+ * 2. a no-browser function: latency p50/p95 vs an HTTP floor, and throughput at concurrency 8
+ *    vs the HTTP floor's;
+ * 3. the cold first invoke of a new function (worker start + browser launch);
+ * 4. browser throughput at concurrency 4 vs raw puppeteer with 4 contexts on one browser;
+ * 5. the memory (PSS) of the service's process tree before the runs and after them.
  */
 import puppeteer from "puppeteer-core";
 import { chromiumArgs, chromiumFiles } from "../lambdas/runtime/local/sandbox/chromium";
 import { startPageServer } from "../test/helpers/pageServer";
 import { TITLE_FN } from "../test/helpers/code";
 import { startBenchService, startHttpFloor } from "./benchService";
+import { readTreeMemory } from "./processMemory";
 import { round, summary, timed } from "./stats";
+import { throughputSideBySide } from "./throughput";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60);
+/** How long each throughput figure is loaded (its baseline as long, side by side). */
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /**
  * No-browser calls before the timed ones: a new code path of the service runs slower for its
  * first few hundred calls, until V8 has optimized it (docs/benchmarks.md).
@@ -22,11 +29,18 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60);
 const NO_BROWSER_WARM_UP = 300;
 /** `process` (default): the service in its own process, as `npm start` runs it; `inline`: in this one. */
 const SERVICE = process.env.BENCH_SERVICE === "inline" ? "inline" : "process";
+/** `defaults` (default): `npm start`'s worker caps; `tests`: 2 per function, 4 in all. */
+const WORKERS = process.env.BENCH_WORKERS === "tests" ? "tests" : "defaults";
+/** Callers of the browser throughput, and of the no-browser one. */
+const BROWSER_CALLERS = 4;
+const NO_BROWSER_CALLERS = 8;
 
 async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-  const service = await startBenchService(SERVICE);
+  const service = await startBenchService(SERVICE, WORKERS);
   const { key } = service;
+  // Before anything else reaches the service: dynalite and whatever it starts by itself.
+  const memoryBefore = service.pid === null ? null : await readTreeMemory(service.pid);
   const pages = await startPageServer();
   const floor = await startHttpFloor();
   const call = async (method: string, urlPath: string, body?: unknown, base = service.url) => {
@@ -69,46 +83,62 @@ async function main(): Promise<void> {
     const rawSummary = summary(rawTimes);
     const invokeSummary = summary(invokeTimes);
 
+    let n = 0;
+    const noop = () => call("POST", "/functions/noop", { n: n++ });
+    const floorCall = () => call("POST", "/floor", { n: n++ }, floor.url);
     for (let i = 0; i < NO_BROWSER_WARM_UP; i++) {
-      await call("POST", "/functions/noop", { n: i });
-      await call("POST", "/floor", { n: i }, floor.url);
+      await noop();
+      await floorCall();
     }
     const noopTimes: number[] = [];
     const floorTimes: number[] = [];
     for (let i = 0; i < ROUNDS * 4; i++) {
-      floorTimes.push(await timed(() => call("POST", "/floor", { n: i }, floor.url)));
-      noopTimes.push(await timed(() => call("POST", "/functions/noop", { n: i })));
+      floorTimes.push(await timed(floorCall));
+      noopTimes.push(await timed(noop));
     }
     const noopSummary = summary(noopTimes);
     const floorSummary = summary(floorTimes);
 
-    let completed = 0;
-    const deadline = performance.now() + 5000;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        while (performance.now() < deadline) {
-          await call("POST", "/functions/noop", { n: completed });
-          completed++;
-        }
-      }),
-    );
-    const throughput = completed / ((performance.now() - started) / 1000);
+    const noBrowserThroughput = await throughputSideBySide(NO_BROWSER_CALLERS, SECONDS, noop, floorCall);
 
     await call("POST", "/functions", { name: "cold", code: TITLE_FN });
     const cold = await timed(() => call("POST", "/functions/cold", { url: pageUrl }));
 
+    // Each caller's first calls start the workers (and browsers) the pool allows, and contexts in the raw browser.
+    await Promise.all(Array.from({ length: BROWSER_CALLERS }, async () => {
+      for (let i = 0; i < 3; i++) {
+        await invoke();
+        await raw();
+      }
+    }));
+    const browserThroughput = await throughputSideBySide(BROWSER_CALLERS, SECONDS, invoke, raw);
+
+    // Workers reset their browsers after answering: that is over after a moment.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const memoryAfter = service.pid === null ? null : await readTreeMemory(service.pid);
+
     const result = {
       rounds: ROUNDS,
       service: SERVICE,
+      sandbox: service.sandbox.mode,
+      sandbox_line: service.sandbox.line,
+      workers: WORKERS,
+      worker_caps: { per_function: service.workers.perFunction, total: service.workers.total },
       warm_browser_invoke_ms: invokeSummary,
       raw_puppeteer_floor_ms: rawSummary,
       warm_vs_raw_p50_ratio: round(invokeSummary.p50 / rawSummary.p50),
       no_browser_invoke_ms: noopSummary,
       http_floor_ms: floorSummary,
       no_browser_over_http_floor_p50_ms: round(noopSummary.p50 - floorSummary.p50),
-      no_browser_throughput_per_s_at_concurrency_8: round(throughput),
+      throughput_seconds: SECONDS,
+      no_browser_throughput_per_s_at_concurrency_8: round(noBrowserThroughput.a),
+      http_floor_throughput_per_s_at_concurrency_8: round(noBrowserThroughput.b),
       cold_first_invoke_ms: round(cold),
+      browser_throughput_per_s_at_concurrency_4: round(browserThroughput.a),
+      raw_puppeteer_throughput_per_s_at_concurrency_4: round(browserThroughput.b),
+      browser_vs_raw_throughput_ratio: round(browserThroughput.a / browserThroughput.b),
+      service_memory_before_runs: memoryBefore,
+      service_memory_after_runs: memoryAfter,
     };
     console.log(JSON.stringify(result, null, 2));
   } finally {
