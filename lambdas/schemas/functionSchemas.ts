@@ -57,6 +57,10 @@ export const ParameterInfo = z
     type: z.string().describe("The declared TypeScript type as written; `unknown` when undeclared"),
     default: z.string().optional().describe("JSON text of the default value; absent for required parameters"),
     required: z.boolean(),
+    schema_note: z
+      .string()
+      .optional()
+      .describe("Why this parameter's input_schema is `{}` (any value), in whole or in part: a type JSON Schema cannot express (a generic, imported or global type, a function, `any`/`unknown`, …)"),
   })
   .meta({ id: "ParameterInfo" });
 
@@ -80,6 +84,11 @@ export const FunctionRecord = z
     latest_version: z.string(),
     versions: z.array(z.string()),
     variables: z.array(ParameterInfo).nullable(),
+    input_schema: z
+      .record(z.string(), z.unknown())
+      .describe(
+        "JSON Schema (draft 2020-12) of the latest version's call parameters: an object schema, one property per parameter; invocations are checked against it. See also GET /functions/{ref}/openapi.json",
+      ),
     schedule: z.string().nullable(),
     schedule_timezone: z.string(),
     schedule_params: z.record(z.string(), z.unknown()).nullable(),
