@@ -138,3 +138,16 @@ export const VersionList = z.object({ items: z.array(VersionInfo) }).meta({ id: 
 export const VersionCode = VersionInfo.extend({ code: z.string().describe("The source as deployed") }).meta({
   id: "VersionCode",
 });
+
+export const FunctionOpenapiDocument = z
+  .object({
+    openapi: z.literal("3.1.0"),
+    info: z.object({ title: z.string(), version: z.string(), description: z.string() }),
+    servers: z.array(z.object({ url: z.string() })),
+    paths: z.record(z.string(), z.unknown()).describe("One path, `/functions/{name}`, with one operation: `post`"),
+    components: z.record(z.string(), z.unknown()),
+  })
+  .meta({
+    id: "FunctionOpenapiDocument",
+    description: "An OpenAPI 3.1 document with one operation: invoking the function with its input_schema as the request body",
+  });
