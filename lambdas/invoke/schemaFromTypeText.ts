@@ -43,6 +43,7 @@ function unionSchema(members: TypeNode[]): JsonSchema {
   // A value that is present is never `undefined`: that member only makes the parameter optional.
   const present = members.filter((m) => m.kind !== "undefined");
   if (present.length === 0) return { not: {} };
+  if (present.length === 1 && present[0]) return schemaOfType(present[0]);
   const schemas = present.map(schemaOfType);
   if (schemas.some((s) => Object.keys(s).length === 0)) return {};
   if (schemas.every((s) => s.const !== undefined || s.type === "null")) {

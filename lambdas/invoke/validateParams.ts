@@ -103,8 +103,10 @@ function validateOne(
     case "required": return { name, problem: "required", ...at, expected: describeSchema(mismatch.schema) };
     case "unknown": return { name, problem: "unknown", ...at };
     case "wrong_type": {
-      // The parameter itself is described by its declared type; a part of it by its schema.
-      const expected = mismatch.segments.length === 0 ? type : describeSchema(mismatch.schema);
+      // The parameter itself is described by its declared type (unless a JSDoc hint made its
+      // numbers integers, which the type does not say); a part of it by its schema.
+      const described = describeSchema(mismatch.schema);
+      const expected = mismatch.segments.length === 0 && !/\binteger\b/.test(described) ? type : described;
       return { name, problem: "wrong_type", ...at, expected, received: describe(mismatch.data, hasLiterals(mismatch.schema)) };
     }
   }
