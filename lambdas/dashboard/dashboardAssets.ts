@@ -18,6 +18,7 @@ export const DASHBOARD_ASSETS = {
   "secretParams.js": "text/javascript; charset=utf-8",
   "pageLifetime.js": "text/javascript; charset=utf-8",
   "invokeForm.js": "text/javascript; charset=utf-8",
+  "schemaFields.js": "text/javascript; charset=utf-8",
   "durationChart.js": "text/javascript; charset=utf-8",
   "usagePage.js": "text/javascript; charset=utf-8",
   "app.css": "text/css; charset=utf-8",
