@@ -2,6 +2,7 @@ import ts from "typescript";
 import type { ParameterInfo, Signature } from "./extractParameters";
 import { findDefaultExport, type ExportedFunction } from "./findDefaultExport";
 import { functionParamTags, parameterHints, propertyHints } from "./jsDocHints";
+import { inferTypeFromDefault } from "./literalToJson";
 import { inputSchema, setOwn, type InputSchema, type JsonSchema } from "./jsonSchema";
 import { TypeToSchema } from "./typeToSchema";
 
@@ -58,9 +59,11 @@ function ownsNote(name: string, note: string): boolean {
 
 function positional(converter: TypeToSchema, param: ts.ParameterDeclaration, name: string): JsonSchema {
   const hints = parameterHints(param);
+  // Without a declared type, ParameterInfo says `unknown` (or `unknown[]` for an array default):
+  // the notes say so too, as they do for code that declares those types (the CLI's bundles do).
   const schema = param.type
     ? converter.convert(param.type, name, hints.integer)
-    : fromDefault(param.initializer) ?? converter.anyValue(name, "no declared type");
+    : fromDefault(converter, name, param.initializer) ?? converter.anyValue(name, "of type `unknown`");
   if (hints.description !== undefined) schema.description = hints.description;
   return schema;
 }
@@ -80,26 +83,27 @@ function objectStyle(
     const member = whole?.properties && Object.hasOwn(whole.properties, variable.name) ? whole.properties[variable.name] : undefined;
     if (member) return member;
     const element = pattern.elements.find((e) => (e.propertyName ?? e.name).getText() === variable.name);
-    const inferred = fromDefault(element?.initializer);
+    const inferred = param.type ? undefined : fromDefault(converter, variable.name, element?.initializer);
     const why = wholeNote
       ? wholeNote.slice(2).replace(/; any value is accepted$/, "")
       : param.type
         ? "not a member of the declared object type"
-        : "no declared type";
-    const schema = inferred && !param.type ? inferred : converter.anyValue(variable.name, why);
+        : "of type `unknown`";
+    const schema = inferred ?? converter.anyValue(variable.name, why);
     const { description } = propertyHints(undefined, variable.name, paramTags);
     return description === undefined ? schema : { ...schema, description };
   });
 }
 
-/** The schema of an undeclared parameter, from its literal default's kind. */
-function fromDefault(initializer: ts.Expression | undefined): JsonSchema | undefined {
+/** The schema of an undeclared parameter, from the type its literal default gives it (inferTypeFromDefault). */
+function fromDefault(converter: TypeToSchema, name: string, initializer: ts.Expression | undefined): JsonSchema | undefined {
   if (!initializer) return undefined;
-  const node = ts.isParenthesizedExpression(initializer) ? initializer.expression : initializer;
-  if (ts.isNumericLiteral(node) || (ts.isPrefixUnaryExpression(node) && ts.isNumericLiteral(node.operand))) return { type: "number" };
-  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node)) return { type: "string" };
-  if (node.kind === ts.SyntaxKind.TrueKeyword || node.kind === ts.SyntaxKind.FalseKeyword) return { type: "boolean" };
-  if (ts.isArrayLiteralExpression(node)) return { type: "array" };
+  const type = inferTypeFromDefault(initializer);
+  if (type === "number" || type === "string" || type === "boolean") return { type };
+  if (type === "unknown[]") {
+    converter.anyValue(`${name}[]`, "of type `unknown`");
+    return { type: "array" };
+  }
   return undefined;
 }
 

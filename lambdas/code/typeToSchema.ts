@@ -59,7 +59,7 @@ export class TypeToSchema {
         return { not: {} }; // only absent: no JSON value is `undefined`
       case ts.SyntaxKind.AnyKeyword:
       case ts.SyntaxKind.UnknownKeyword:
-        return this.anyValue(path, `declared as \`${this.text(node)}\``);
+        return this.anyValue(path, `of type \`${this.text(node)}\``);
     }
     if (ts.isParenthesizedTypeNode(node)) return this.convert(node.type, path, integer, depth);
     if (ts.isLiteralTypeNode(node)) {

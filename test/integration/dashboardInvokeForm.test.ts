@@ -78,7 +78,7 @@ describe("the invoke form built from the input schema", () => {
     expect(await page.$eval("#param-4", (area) => area.tagName)).toBe("TEXTAREA");
     const hints = await page.$$eval("#invoke-form .hint", (list) => list.map((hint) => hint.textContent));
     expect(hints).toEqual(expect.arrayContaining(["what to search for", "how thoroughly", "labels to match", "Pages to read."]));
-    expect(hints.some((text) => text?.startsWith("Not fully checked: extra: declared as `unknown`"))).toBe(true);
+    expect(hints.some((text) => text?.startsWith("Not fully checked: extra: of type `unknown`"))).toBe(true);
   });
 
   it("adds and removes list items, and invokes with the chosen enum value, the list and the nested object", async () => {

@@ -257,8 +257,8 @@ describe("deriveSchemas: what cannot be expressed", () => {
     });
     expect(properties.ok).toEqual({ type: "string" });
     expect(notes(source)).toEqual({
-      a: "a: declared as `unknown`; any value is accepted",
-      b: "b: declared as `any`; any value is accepted",
+      a: "a: of type `unknown`; any value is accepted",
+      b: "b: of type `any`; any value is accepted",
       page: "page: `Page` is not declared in this module (imported and global types are not followed); any value is accepted",
       box: "box: the generic type `Box<string>` cannot be expressed; any value is accepted",
       cb: "cb: the function type `() => void` cannot be expressed in JSON Schema; any value is accepted",
@@ -266,7 +266,7 @@ describe("deriveSchemas: what cannot be expressed", () => {
       c: 'c: the conditional type `string extends "a" ? 1 : 2` cannot be expressed in JSON Schema; any value is accepted',
       when: "when: `Date` is not declared in this module (imported and global types are not followed); any value is accepted",
       tree: "tree.children[]: the recursive type `Tree` is described only to its first level; any value is accepted",
-      untyped: "untyped: no declared type; any value is accepted",
+      untyped: "untyped: of type `unknown`; any value is accepted",
     });
   });
 
