@@ -103,6 +103,14 @@ export class BrowserfnClient {
     return this.body({ method: "GET", path: `/functions/${enc(ref)}/info`, idempotent: true });
   }
 
+  /**
+   * `GET /functions/{ref}/openapi.json`: a one-operation OpenAPI 3.1 document for invoking the
+   * function (its input schema as the request body), to import as a tool.
+   */
+  getFunctionOpenapi(ref: string): Promise<Record<string, unknown>> {
+    return this.body({ method: "GET", path: `/functions/${enc(ref)}/openapi.json`, idempotent: true });
+  }
+
   /** `PATCH /functions/{ref}`: changes settings; new `code` adds a version. */
   updateFunction(ref: string, input: UpdateFunctionInput): Promise<FunctionRecord> {
     return this.body({ method: "PATCH", path: `/functions/${enc(ref)}`, body: input, idempotent: false });

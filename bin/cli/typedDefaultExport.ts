@@ -19,7 +19,8 @@ import { CliError } from "./args";
  */
 export function typedDefaultExport(bundle: string, entrySource: string, entryName: string): string {
   const signature = extractSignature(entrySource);
-  const fn = findDefaultExport(parseModule(entrySource));
+  const entry = parseModule(entrySource);
+  const fn = findDefaultExport(entry);
   const isAsync = (ts.canHaveModifiers(fn) ? (ts.getModifiers(fn) ?? []) : []).some((m) => m.kind === ts.SyntaxKind.AsyncKeyword);
 
   const text = bundle.replace(/^#![^\n]*/, ""); // esbuild keeps the entry's hashbang; the module is not a script
@@ -48,6 +49,7 @@ export function typedDefaultExport(bundle: string, entrySource: string, entryNam
   const name = functionName(fn);
   const named = name !== undefined && !new RegExp(`(^|[^\\w$.])${name.replace(/\$/g, "\\$")}($|[^\\w$])`).test(body) ? ` ${name}` : "";
   const wrapper =
+    schemaSources(entry, fn) +
     `export default ${isAsync ? "async " : ""}function${named}(${parameterList(signature)}) {\n` +
     `  return ${target}.apply(this, arguments);\n` +
     `}\n`;
@@ -57,6 +59,19 @@ export function typedDefaultExport(bundle: string, entrySource: string, entryNam
     throw new CliError(`Bundling ${entryName} would change the parameters the service reads from it; deploy it without imports to bundle, and report this`, 2);
   }
   return code;
+}
+
+/**
+ * What the service's input schema is derived from besides the parameter list, copied from the
+ * entry file: its top-level interfaces and type aliases (the bundle has lost them; they are
+ * types only, so they add no code and name no value), and the exported function's JSDoc (the
+ * parameters' descriptions and `@param {integer}` hints).
+ */
+function schemaSources(entry: ts.SourceFile, fn: ExportedFunction): string {
+  const types = entry.statements.filter((s) => ts.isInterfaceDeclaration(s) || ts.isTypeAliasDeclaration(s));
+  const docs = ts.getJSDocCommentsAndTags(fn).filter(ts.isJSDoc);
+  const texts = [...types.map((s) => s.getFullText(entry).trim()), ...docs.map((doc) => doc.getText(entry))];
+  return texts.length > 0 ? `${texts.join("\n")}\n` : "";
 }
 
 function functionName(fn: ExportedFunction): string | undefined {

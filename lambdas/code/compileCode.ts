@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import ts from "typescript";
+import { deriveSchemas } from "./deriveSchemas";
 import { checkCodeSize, parseModule, signatureOf, type ParameterInfo, type ParameterStyle } from "./extractParameters";
+import type { InputSchema, JsonSchema } from "./jsonSchema";
 import { findUnawaitedReturns, type Warning } from "./findUnawaitedReturns";
 
 export type { Warning } from "./findUnawaitedReturns";
@@ -16,8 +18,12 @@ export interface CompiledCode {
    * the runner names the user's lines in the stack of an error (see automationStack.ts).
    */
   js: string;
-  /** The default export's call parameters. */
+  /** The default export's call parameters (`schema_note` on those the schema describes only in part). */
   variables: ParameterInfo[];
+  /** The call parameters' JSON Schema, derived from their TypeScript types (see deriveSchemas). */
+  input_schema: InputSchema;
+  /** The declared return type's JSON Schema; `{}` when there is none. */
+  output_schema: JsonSchema;
   /** How the runner passes `variables`: `fn(a, b)` ("positional") or `fn({ a, b })` ("object"). */
   parameter_style: ParameterStyle;
   /** Hex SHA-256 of the source text as submitted (UTF-8). */
@@ -48,10 +54,19 @@ const COMPILER_OPTIONS: ts.CompilerOptions = {
 export function compileCode(source: string): CompiledCode {
   checkCodeSize(source); // before parsing
   const sf = parseModule(source);
-  const { variables, style } = signatureOf(sf);
+  const signature = signatureOf(sf);
+  const { variables, input_schema, output_schema } = deriveSchemas(sf, signature);
   const { outputText } = ts.transpileModule(source, { compilerOptions: COMPILER_OPTIONS, fileName: SOURCE_NAME });
   const code_sha256 = createHash("sha256").update(source, "utf8").digest("hex");
-  return { js: outputText, variables, parameter_style: style, code_sha256, warnings: findUnawaitedReturns(sf) };
+  return {
+    js: outputText,
+    variables,
+    input_schema,
+    output_schema,
+    parameter_style: signature.style,
+    code_sha256,
+    warnings: findUnawaitedReturns(sf),
+  };
 }
 
 /**

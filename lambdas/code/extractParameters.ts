@@ -11,6 +11,8 @@ export interface ParameterInfo {
   /** JSON text of the default value; absent when there is none or it is not a JSON literal. */
   default?: string;
   required: boolean;
+  /** Why (part of) this parameter's JSON Schema is `{}`, any value (a type that JSON Schema cannot express). */
+  schema_note?: string;
 }
 
 /** Largest accepted module source, in UTF-8 bytes. */

@@ -19,6 +19,7 @@ export const DASHBOARD_ASSETS = {
   "pageLifetime.js": "text/javascript; charset=utf-8",
   "invokeForm.js": "text/javascript; charset=utf-8",
   "secretList.js": "text/javascript; charset=utf-8",
+  "schemaFields.js": "text/javascript; charset=utf-8",
   "durationChart.js": "text/javascript; charset=utf-8",
   "usagePage.js": "text/javascript; charset=utf-8",
   "app.css": "text/css; charset=utf-8",

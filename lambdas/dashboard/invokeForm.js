@@ -1,41 +1,11 @@
 /* global setTimeout */
-// The invoke form, built from the function's parameters (`variables`), and the result of a call.
+// The invoke form, built from the function's parameters (`variables`, in order) and their JSON
+// Schema (`input_schema`: see schemaFields.js), and the result of a call.
 import { duration, errorBox, h, jsonText, runLink, statusBadge } from "./dom.js";
+import { hint, schemaField } from "./schemaFields.js";
 
 const POLL_MS = 1000;
 const FINAL = ["succeeded", "failed", "timed_out"];
-
-/** One input per parameter: text for `string`, a number for `number`, a choice for `boolean`, JSON text for the rest. */
-function parameterInput(variable, id) {
-  const common = { id, name: variable.name, "data-type": variable.type };
-  if (variable.type === "boolean") {
-    const options = variable.required ? [] : [h("option", { value: "" }, variable.default === undefined ? "(not set)" : `(default: ${variable.default})`)];
-    return h("select", common, options, h("option", { value: "true" }, "true"), h("option", { value: "false" }, "false"));
-  }
-  const placeholder = variable.default !== undefined ? `default: ${variable.default}` : variable.required ? "required" : "";
-  if (variable.type === "number") return h("input", { ...common, type: "number", step: "any", placeholder });
-  if (variable.type === "string") return h("input", { ...common, type: "text", placeholder, spellcheck: "false" });
-  return h("textarea", { ...common, rows: 2, placeholder: placeholder || "JSON", spellcheck: "false" });
-}
-
-/**
- * The value a field sends, or undefined to leave the parameter out (its default applies, or the
- * API says it is required). Numbers and JSON that do not parse are sent as typed, as text: the
- * API checks every value against the declared type and answers `invalid_parameters`.
- */
-function fieldValue(input) {
-  const raw = input.value;
-  if (raw === "") return undefined;
-  const type = input.dataset.type;
-  if (type === "string") return raw;
-  if (type === "number") return Number.isFinite(Number(raw)) ? Number(raw) : raw;
-  if (type === "boolean") return raw === "true";
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
-  }
-}
 
 /**
  * The invoke section's content. `onRunEnded` is called after every call that ran (to refresh the
@@ -43,7 +13,10 @@ function fieldValue(input) {
  */
 export function invokeForm(api, record, onRunEnded) {
   const variables = record.variables ?? [];
-  const inputs = variables.map((variable, i) => parameterInput(variable, `param-${i}`));
+  const properties = record.input_schema?.properties ?? {};
+  const fields = variables.map((variable, i) =>
+    schemaField(Object.hasOwn(properties, variable.name) ? properties[variable.name] : {}, { id: `param-${i}`, required: variable.required }),
+  );
   const versionSelect = h(
     "select",
     { id: "invoke-version", name: "version" },
@@ -56,8 +29,8 @@ export function invokeForm(api, record, onRunEnded) {
   async function submit(event) {
     event.preventDefault();
     const params = {};
-    inputs.forEach((input, i) => {
-      const value = fieldValue(input);
+    fields.forEach((field, i) => {
+      const value = field.read();
       if (value !== undefined) params[variables[i].name] = value;
     });
     const version = versionSelect.value === record.latest_version ? null : versionSelect.value;
@@ -85,7 +58,9 @@ export function invokeForm(api, record, onRunEnded) {
 
   return h(
     "form",
-    { id: "invoke-form", on: { submit } },
+    // novalidate: the API checks every value against the schema and names each bad one (a
+    // browser would silently refuse to submit, e.g. 1.5 in an integer's number input).
+    { id: "invoke-form", novalidate: true, on: { submit } },
     variables.length === 0 ? h("p", { class: "muted" }, "This function takes no parameters.") : null,
     h(
       "div",
@@ -99,7 +74,13 @@ export function invokeForm(api, record, onRunEnded) {
           h("span", { class: "type" }, variable.type),
           variable.required ? h("span", { class: "required" }, " required") : null,
         ),
-        inputs[i],
+        h(
+          "div",
+          { class: "param-field" },
+          fields[i].element,
+          hint(Object.hasOwn(properties, variable.name) ? properties[variable.name].description : undefined),
+          variable.schema_note ? hint(`Not fully checked: ${variable.schema_note}`) : null,
+        ),
       ]),
       h("label", { for: "invoke-version" }, "Version"),
       versionSelect,

@@ -23,7 +23,7 @@ export async function createFunction(deps: Deps, principal: Principal, input: Ne
   const compiled = compileCode(input.code);
   const now = deps.clock.now();
   const settings = applySettings(DEFAULT_SETTINGS, input, principal, deps.config, now);
-  checkSchedulable(deps.scheduler, settings, compiled.variables);
+  checkSchedulable(deps.scheduler, settings, compiled.variables, compiled.input_schema);
   await deps.checkFunctionSettings?.({ memory_mb: settings.memory_mb, timeout_seconds: settings.timeout_seconds });
   const version = newVersion(newFunctionId(), 1, compiled, input.code, now);
   const fn: FunctionItem = {
@@ -35,6 +35,7 @@ export async function createFunction(deps: Deps, principal: Principal, input: Ne
     status_reason: null,
     latest_version: 1,
     variables: compiled.variables,
+    input_schema: compiled.input_schema,
     reference_workflow_id: null,
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
@@ -74,7 +75,7 @@ export async function insertFunction(
 export function newVersion(
   functionId: string,
   number: number,
-  compiled: Pick<VersionWithCode, "js" | "variables" | "code_sha256" | "parameter_style">,
+  compiled: Pick<VersionWithCode, "js" | "variables" | "code_sha256" | "parameter_style" | "input_schema" | "output_schema">,
   source: string,
   now: Date,
 ): VersionWithCode {
@@ -85,6 +86,8 @@ export function newVersion(
     code_sha256: compiled.code_sha256,
     variables: compiled.variables,
     parameter_style: compiled.parameter_style,
+    ...(compiled.input_schema ? { input_schema: compiled.input_schema } : {}),
+    ...(compiled.output_schema ? { output_schema: compiled.output_schema } : {}),
     source,
     js: compiled.js,
   };

@@ -46,6 +46,7 @@ export async function forkFunction(
     status_reason: null,
     latest_version: 1,
     variables: code.variables,
+    ...(code.input_schema ? { input_schema: code.input_schema } : {}),
     reference_workflow_id: source.function_id,
     created_at: now.toISOString(),
     updated_at: now.toISOString(),

@@ -1,5 +1,6 @@
 import type { Warning } from "../code/compileCode";
 import type { FunctionRecord } from "../schemas/functionSchemas";
+import { inputSchemaOf } from "./inputSchemaOf";
 import type { FunctionItem } from "./types";
 
 /**
@@ -19,6 +20,7 @@ export function toRecord(fn: FunctionItem, baseUrl: string, warnings?: Warning[]
     latest_version: String(fn.latest_version),
     versions: Array.from({ length: fn.latest_version }, (_, i) => String(i + 1)),
     variables: fn.variables,
+    input_schema: inputSchemaOf(fn),
     schedule: fn.schedule,
     schedule_timezone: fn.schedule_timezone,
     schedule_params: fn.schedule_params ?? null,

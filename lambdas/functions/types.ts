@@ -1,5 +1,6 @@
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
 import type { Webhook } from "../webhooks/webhookTypes";
+import type { InputSchema, JsonSchema } from "../code/jsonSchema";
 
 export type FunctionStatus = "deploying" | "active" | "failed";
 
@@ -13,6 +14,8 @@ export interface FunctionItem {
   status_reason: string | null;
   latest_version: number;
   variables: ParameterInfo[] | null;
+  /** The latest version's input schema (records written before schemas existed have none: see inputSchemaOf). */
+  input_schema?: InputSchema;
   schedule: string | null;
   schedule_timezone: string;
   /** Parameters of scheduled runs (the automation's defaults fill the rest). */
@@ -46,6 +49,10 @@ export interface VersionItem {
   variables: ParameterInfo[];
   /** How the automation takes its parameters (versions stored before this field: positional). */
   parameter_style?: ParameterStyle;
+  /** The parameters' JSON Schema, derived at deploy (versions stored before it have none: see inputSchemaOf). */
+  input_schema?: InputSchema;
+  /** The declared return type's JSON Schema (`{}` when undeclared; absent on versions stored before it). */
+  output_schema?: JsonSchema;
 }
 
 /** A version together with its code (source as uploaded, JS compiled at deploy time). */

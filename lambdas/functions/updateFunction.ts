@@ -42,7 +42,12 @@ export async function updateFunction(
       updated_at: now.toISOString(),
       revision: current.revision + 1,
     };
-    checkSchedulable(deps.scheduler, next, compiled?.variables ?? current.variables ?? []);
+    checkSchedulable(
+      deps.scheduler,
+      next,
+      compiled?.variables ?? current.variables ?? [],
+      compiled ? compiled.input_schema : current.input_schema,
+    );
     const newCode = compiled !== undefined && compiled.code_sha256 !== current.code_sha256;
     const step = deployStep(current, next, { newCode, codeSent: compiled !== undefined, now });
     // Before anything is written: the memory asked for, or carried into a deploy, must be runnable.
@@ -61,7 +66,12 @@ export async function updateFunction(
         await deps.store.versions.removeAbandoned(current.function_id, version.version, new Date(now.getTime() - ABANDONED_VERSION_MS));
         continue;
       }
-      Object.assign(next, { latest_version: version.version, variables: compiled.variables, code_sha256: compiled.code_sha256 });
+      Object.assign(next, {
+        latest_version: version.version,
+        variables: compiled.variables,
+        input_schema: compiled.input_schema,
+        code_sha256: compiled.code_sha256,
+      });
     }
     // An inline configure (local) leaves the status as it is; everything else deploys.
     if (step === "deploy" || (step === "configure" && deps.deployJobs)) Object.assign(next, { status: "deploying", status_reason: null });

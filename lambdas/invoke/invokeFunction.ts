@@ -32,9 +32,10 @@ export async function invokeFunction(
     });
   }
   const version = await pickVersion(deps, fn.function_id, fn.latest_version, request.headers["x-function-version"]);
-  const variables =
-    version === fn.latest_version ? (fn.variables ?? []) : ((await deps.store.versions.meta(fn.function_id, version))?.variables ?? []);
-  const params = validateParams(variables, input, source);
+  const meta = version === fn.latest_version ? undefined : await deps.store.versions.meta(fn.function_id, version);
+  const variables = meta ? meta.variables : version === fn.latest_version ? (fn.variables ?? []) : [];
+  const schema = meta ? meta.input_schema : version === fn.latest_version ? fn.input_schema : undefined;
+  const params = validateParams(variables, input, source, schema);
   const syncMs = deps.config.syncWaitSeconds * 1000;
   const respondAsync = /respond-async/i.test(request.headers.prefer ?? "");
   const key = idempotencyKey(request.headers["idempotency-key"]);

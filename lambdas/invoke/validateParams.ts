@@ -1,21 +1,17 @@
 import type { ParameterInfo } from "../code/extractParameters";
+import { getOwn, unionMembers, type InputSchema, type JsonSchema } from "../code/jsonSchema";
 import { ApiError } from "../http/errors";
 import { jsonBytes, MAX_INVOKE_PARAMS_BYTES, MAX_STORED_DEPTH, unstorablePart } from "../schemas/storableJson";
-import { hasLiteral, membersOf, parseType, type TypeNode } from "./parseTypeText";
+import { coerceQuery } from "./coerceQuery";
+import { describeSchema, hasLiterals } from "./describeSchema";
+import { SchemaChecker } from "./schemaChecker";
+import { schemaFromVariables } from "./schemaFromTypeText";
 
 /**
- * Checks an invocation's parameters against the declared parameter types, before anything runs.
- *
- * Types are read from the declared type text (as `extractParameters` reports it) by a small,
- * explicit grammar, not by the TypeScript compiler. The checker is conservative: it rejects only
- * values that are certainly wrong. It understands `string`, `number` (finite), `boolean`, `null`,
- * `undefined`/`void` (value absent), `unknown`/`any`, `T[]`, `readonly T[]`, `Array<T>`,
- * `ReadonlyArray<T>` (every element checked), tuples (must be an array; elements not checked),
- * unions, string/number/boolean literal types, template literal types (any string), `object`,
- * `Record<…>` and `{ … }` type literals (any non-null, non-array object; members not checked),
- * `{}` (anything but null), `Readonly<T>` and parentheses. Everything else — named interfaces
- * and aliases, other generics, intersections, function, conditional, `keyof`/`typeof` types,
- * `never`, `bigint`, `symbol` — accepts any value.
+ * Checks an invocation's parameters against the version's input schema (JSON Schema 2020-12,
+ * derived from the TypeScript types at deploy; see deriveSchemas), before anything runs. A
+ * version deployed before schemas existed is checked against schemaFromVariables: the schema of
+ * its declared type text, which checks what the type-text checker always did.
  */
 
 /**
@@ -53,115 +49,74 @@ function describe(value: unknown, showValue: boolean): string {
   return showValue && primitive ? preview(value) : kindOf(value);
 }
 
-type Mismatch = Required<Pick<ParameterProblem, "path" | "expected" | "received">> & {
-  problem: "wrong_type" | "too_deeply_nested";
-};
-
-function matches(node: TypeNode, value: unknown): boolean {
-  switch (node.kind) {
-    case "any": return true;
-    case "nonNullish": return value !== null && value !== undefined;
-    case "string": return typeof value === "string";
-    case "number": return typeof value === "number" && Number.isFinite(value);
-    case "boolean": return typeof value === "boolean";
-    case "null": return value === null;
-    case "undefined": return value === undefined;
-    case "literal": return value === node.value;
-    case "object": return typeof value === "object" && value !== null && !Array.isArray(value);
-    case "array": return Array.isArray(value);
-    case "union": return false; // handled by check
-  }
-}
-
-/** The first place where `value` certainly does not fit `node`, or undefined when it fits. */
-function check(node: TypeNode, value: unknown, path: string, depth: number): Mismatch | undefined {
-  const wrong = (): Mismatch => ({ problem: "wrong_type", path, expected: node.text, received: describe(value, hasLiteral(node)) });
-  if (node.kind === "union") {
-    const failures: Mismatch[] = [];
-    for (const member of node.members) {
-      const failure = check(member, value, path, depth);
-      if (!failure) return undefined;
-      failures.push(failure);
-    }
-    return failures.find((f) => f.problem === "too_deeply_nested") ?? wrong();
-  }
-  if (!matches(node, value)) return wrong();
-  if (node.kind !== "array" || node.element.kind === "any") return undefined;
-  if (depth >= MAX_CHECK_DEPTH) return { problem: "too_deeply_nested", path, expected: node.text, received: "array" };
-  const items = value as unknown[];
-  for (let i = 0; i < items.length; i++) {
-    const failure = check(node.element, items[i], `${path}[${i}]`, depth + 1);
-    if (failure) return failure;
+/** The first array nested deeper than MAX_CHECK_DEPTH where the schema types its elements; undefined when none. */
+function tooDeep(schema: JsonSchema, value: unknown, path: string, depth: number): ParameterProblem | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const items = unionMembers(schema).find((member) => member.type === "array" && member.items)?.items;
+  if (!items || Object.keys(items).length === 0) return undefined;
+  if (depth >= MAX_CHECK_DEPTH) return { name: "", problem: "too_deeply_nested", path, expected: describeSchema(schema), received: "array" };
+  for (let i = 0; i < value.length; i++) {
+    const problem = tooDeep(items, value[i] as unknown, `${path}[${i}]`, depth + 1);
+    if (problem) return problem;
   }
   return undefined;
 }
 
-const QUERY_NUMBER = /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-
-type Coerced = { ok: true; value: unknown } | { ok: false; problem: "wrong_type" | "invalid_json" };
-
-function parseJson(text: string): Coerced {
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch {
-    return { ok: false, problem: "invalid_json" };
+/** `opts.items[2].name` from a parameter's name and the JSON Pointer segments into its value. */
+function pathOf(name: string, segments: string[], value: unknown): string {
+  let path = name;
+  let node = value;
+  for (const segment of segments) {
+    if (Array.isArray(node) && /^\d+$/.test(segment)) {
+      path += `[${segment}]`;
+      node = node[Number(segment)] as unknown;
+    } else {
+      path += /^[A-Za-z_$][\w$]*$/.test(segment) ? `.${segment}` : `[${JSON.stringify(segment)}]`;
+      node = typeof node === "object" && node !== null ? getOwn(node as Record<string, unknown>, segment) : undefined;
+    }
   }
-}
-
-/**
- * Turns a query string into a value of the declared type. Members of a union are tried in this
- * order: number (decimal text), boolean (`true`/`false`), null (`null`), JSON text for array and
- * object types, then the string as is when a string type is a member; a type the checker does
- * not model (`unknown`, named types) takes JSON text and falls back to the raw string.
- */
-function coerceQuery(node: TypeNode, raw: string): Coerced {
-  const members = membersOf(node);
-  const has = (test: (m: TypeNode) => boolean) => members.some(test);
-  const literalOf = (m: TypeNode, type: string) => m.kind === "literal" && typeof m.value === type;
-  if (has((m) => m.kind === "number" || literalOf(m, "number")) && QUERY_NUMBER.test(raw)) {
-    return { ok: true, value: Number(raw) };
-  }
-  if (has((m) => m.kind === "boolean" || literalOf(m, "boolean")) && (raw === "true" || raw === "false")) {
-    return { ok: true, value: raw === "true" };
-  }
-  if (has((m) => m.kind === "null") && raw === "null") return { ok: true, value: null };
-  const jsonOnly = (m: TypeNode) => m.kind === "array" || m.kind === "object";
-  let jsonFailed = false;
-  if (has(jsonOnly)) {
-    const parsed = parseJson(raw);
-    if (parsed.ok && typeof parsed.value === "object" && parsed.value !== null) return parsed;
-    jsonFailed = !parsed.ok;
-  }
-  if (has((m) => m.kind === "string" || literalOf(m, "string"))) return { ok: true, value: raw };
-  if (has((m) => m.kind === "any" || m.kind === "nonNullish")) {
-    const parsed = parseJson(raw);
-    return parsed.ok ? parsed : { ok: true, value: raw };
-  }
-  // Only JSON-text members (null is JSON too): malformed JSON is the clearer report.
-  const allJson = members.every((m) => jsonOnly(m) || m.kind === "null" || m.kind === "undefined");
-  return { ok: false, problem: jsonFailed && allJson ? "invalid_json" : "wrong_type" };
+  return path;
 }
 
 /** One parameter's value, coerced when it comes from the query; a problem entry when it does not fit. */
-function validateOne(name: string, node: TypeNode, given: unknown, fromQuery: boolean): { value: unknown } | ParameterProblem {
+function validateOne(
+  checker: SchemaChecker,
+  variable: ParameterInfo,
+  schema: JsonSchema,
+  given: unknown,
+  fromQuery: boolean,
+): { value: unknown } | ParameterProblem {
+  const { name, type } = variable;
   let value = given;
   if (fromQuery) {
-    if (typeof given !== "string") return { name, problem: "wrong_type", expected: node.text, received: kindOf(given) };
-    const coerced = coerceQuery(node, given);
-    if (!coerced.ok) return { name, problem: coerced.problem, expected: node.text, received: preview(given) };
+    if (typeof given !== "string") return { name, problem: "wrong_type", expected: type, received: kindOf(given) };
+    const coerced = coerceQuery(schema, given);
+    if (!coerced.ok) return { name, problem: coerced.problem, expected: type, received: preview(given) };
     value = coerced.value;
   }
-  const mismatch = check(node, value, name, 0);
+  const deep = tooDeep(schema, value, name, 0);
+  if (deep) return { ...deep, name };
+  const mismatch = checker.check(schema, value);
   if (!mismatch) return { value };
-  const { path, ...rest } = mismatch;
-  return path === name ? { name, ...rest } : { name, path, ...rest };
+  const at = mismatch.segments.length === 0 ? {} : { path: pathOf(name, mismatch.segments, value) };
+  switch (mismatch.problem) {
+    case "required": return { name, problem: "required", ...at, expected: describeSchema(mismatch.schema) };
+    case "unknown": return { name, problem: "unknown", ...at };
+    case "wrong_type": {
+      // The parameter itself is described by its declared type (unless a JSDoc hint made its
+      // numbers integers, which the type does not say); a part of it by its schema.
+      const described = describeSchema(mismatch.schema);
+      const expected = mismatch.segments.length === 0 && !/\binteger\b/.test(described) ? type : described;
+      return { name, problem: "wrong_type", ...at, expected, received: describe(mismatch.data, hasLiterals(mismatch.schema)) };
+    }
+  }
 }
 
 function describeProblem(p: ParameterProblem): string {
   const where = p.path ?? p.name;
   switch (p.problem) {
-    case "required": return `${p.name} is required`;
-    case "unknown": return `${p.name} is not a parameter of this function`;
+    case "required": return `${where} is required`;
+    case "unknown": return p.path ? `${p.path} is not a property of its object` : `${p.name} is not a parameter of this function`;
     case "invalid_json": return `${p.name} must be JSON text of ${p.expected} (got ${p.received})`;
     case "too_deeply_nested": return `${where} is too deeply nested (limit ${MAX_CHECK_DEPTH} levels)`;
     case "wrong_type": return `${where} must be ${p.expected} (got ${p.received})`;
@@ -169,17 +124,24 @@ function describeProblem(p: ParameterProblem): string {
   }
 }
 
+let sharedChecker: SchemaChecker | undefined;
+
 /**
  * Checks an invocation's parameters and returns the provided ones by name (defaults are not
  * injected: the automation applies its own). `input` is the parsed JSON body for "json" (it must
- * be an object) or the query values for "query" (strings, coerced by declared type). Every
+ * be an object) or the query values for "query" (strings, coerced by the schema's types). Every
  * problem — missing required, unknown name, wrong type — is collected into one 400
  * `invalid_parameters` error whose details list `{ name, problem, path?, expected?, received? }`.
+ * `schema` is the version's input schema; without one (versions deployed before schemas), the
+ * schema of the declared type text. `checker` compiles and caches the schemas (one per process
+ * by default: compiled validators are pure).
  */
 export function validateParams(
   variables: ParameterInfo[],
   input: unknown,
   source: "json" | "query",
+  schema: InputSchema = schemaFromVariables(variables),
+  checker: SchemaChecker = (sharedChecker ??= new SchemaChecker()),
 ): Record<string, unknown> {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     const received = kindOf(input);
@@ -198,7 +160,7 @@ export function validateParams(
       continue;
     }
     const given: unknown = Object.getOwnPropertyDescriptor(input, name)?.value;
-    const outcome = validateOne(name, parseType(variable.type), given, source === "query");
+    const outcome = validateOne(checker, variable, getOwn(schema.properties, name) ?? {}, given, source === "query");
     if ("problem" in outcome) problems.push(outcome);
     else {
       // Parameters are kept with the run as JSON text: only their nesting is bounded.

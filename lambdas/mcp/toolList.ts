@@ -2,7 +2,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Deps } from "../deps";
 import type { FunctionItem } from "../functions/types";
 import type { Principal } from "../identity/identity";
-import { inputSchemaOf } from "./toolSchema";
+import { inputSchemaOf } from "../functions/inputSchemaOf";
 
 /** At most this many tools are listed (the account's first active functions in name order). */
 export const MAX_TOOLS = 500;

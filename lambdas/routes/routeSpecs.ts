@@ -3,6 +3,7 @@ import {
   CreateFunctionBody,
   ForkFunctionBody,
   FunctionList,
+  FunctionOpenapiDocument,
   FunctionRecord,
   ListFunctionsQuery,
   UpdateFunctionBody,
@@ -98,6 +99,15 @@ export const ROUTE_SPECS = [
     auth: true,
     status: 200,
     response: FunctionRecord,
+  },
+  {
+    operationId: "getFunctionOpenapi",
+    method: "GET",
+    path: "/functions/{ref}/openapi.json",
+    summary: "A one-operation OpenAPI 3.1 document for invoking the function (its input schema as the request body), to import as a tool; visible like /info",
+    auth: true,
+    status: 200,
+    response: FunctionOpenapiDocument,
   },
   {
     operationId: "updateFunction",

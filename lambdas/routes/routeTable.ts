@@ -6,6 +6,7 @@ import { deleteApiKey } from "../handlers/deleteApiKey";
 import { deleteFunction } from "../handlers/deleteFunction";
 import { forkFunction } from "../handlers/forkFunction";
 import { getFunctionInfo } from "../handlers/getFunctionInfo";
+import { getFunctionOpenapi } from "../handlers/getFunctionOpenapi";
 import { getLogs } from "../handlers/getLogs";
 import { getMetrics } from "../handlers/getMetrics";
 import { getArtifact } from "../handlers/getArtifact";
@@ -42,6 +43,7 @@ export const HANDLERS: Record<OperationId, RouteFactory> = {
   createFunction,
   listFunctions,
   getFunctionInfo,
+  getFunctionOpenapi,
   updateFunction,
   deleteFunction,
   listVersions,

@@ -39,7 +39,7 @@ export async function runScheduled(deps: Deps, functionId: string, scheduledFor:
     await deps.store.meters.recordSkip(fn, scheduledFor);
     return { outcome: "skipped", reason };
   }
-  const params = validateParams(fn.variables ?? [], fn.schedule_params ?? {}, "json");
+  const params = validateParams(fn.variables ?? [], fn.schedule_params ?? {}, "json", fn.input_schema);
   try {
     const account = await deps.store.accounts.getAccount(fn.account_id);
     const { run, completion } = await startRun(deps, {

@@ -59,6 +59,10 @@ export const ParameterInfo = z
     type: z.string().describe("The declared TypeScript type as written; `unknown` when undeclared"),
     default: z.string().optional().describe("JSON text of the default value; absent for required parameters"),
     required: z.boolean(),
+    schema_note: z
+      .string()
+      .optional()
+      .describe("Why this parameter's input_schema is `{}` (any value), in whole or in part: a type JSON Schema cannot express (a generic, imported or global type, a function, `any`/`unknown`, …)"),
   })
   .meta({ id: "ParameterInfo" });
 
@@ -82,6 +86,11 @@ export const FunctionRecord = z
     latest_version: z.string(),
     versions: z.array(z.string()),
     variables: z.array(ParameterInfo).nullable(),
+    input_schema: z
+      .record(z.string(), z.unknown())
+      .describe(
+        "JSON Schema (draft 2020-12) of the latest version's call parameters: an object schema, one property per parameter; invocations are checked against it. See also GET /functions/{ref}/openapi.json",
+      ),
     schedule: z.string().nullable(),
     schedule_timezone: z.string(),
     schedule_params: z.record(z.string(), z.unknown()).nullable(),
@@ -136,3 +145,16 @@ export const VersionList = z.object({ items: z.array(VersionInfo) }).meta({ id: 
 export const VersionCode = VersionInfo.extend({ code: z.string().describe("The source as deployed") }).meta({
   id: "VersionCode",
 });
+
+export const FunctionOpenapiDocument = z
+  .object({
+    openapi: z.literal("3.1.0"),
+    info: z.object({ title: z.string(), version: z.string(), description: z.string() }),
+    servers: z.array(z.object({ url: z.string() })),
+    paths: z.record(z.string(), z.unknown()).describe("One path, `/functions/{name}`, with one operation: `post`"),
+    components: z.record(z.string(), z.unknown()),
+  })
+  .meta({
+    id: "FunctionOpenapiDocument",
+    description: "An OpenAPI 3.1 document with one operation: invoking the function with its input_schema as the request body",
+  });

@@ -1,4 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { schemaFromText, schemaToText, type InputSchema } from "../code/jsonSchema";
 import type { FunctionItem } from "../functions/types";
 import { isConditionFailed, scanAll, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored, keys } from "./keys";
@@ -68,7 +69,7 @@ export class FunctionStore {
           ReturnValues: "ALL_NEW",
         }),
       );
-      return Attributes ? toFunction(asStored<FunctionItem>(Attributes)) : undefined;
+      return Attributes ? toFunction(asStored<StoredFunction>(Attributes)) : undefined;
     } catch (error) {
       if (isConditionFailed(error)) return undefined;
       throw error;
@@ -113,7 +114,7 @@ export class FunctionStore {
     const { Item } = await this.doc.send(
       new GetCommand({ TableName: this.table, Key: keys.functionByName(accountId, name), ConsistentRead: true }),
     );
-    return Item ? toFunction(asStored<FunctionItem>(Item)) : undefined;
+    return Item ? toFunction(asStored<StoredFunction>(Item)) : undefined;
   }
 
   async getById(functionId: string): Promise<FunctionItem | undefined> {
@@ -146,7 +147,7 @@ export class FunctionStore {
         Limit: limit,
       }),
     );
-    const items = (page.Items ?? []).map((item) => toFunction(asStored<FunctionItem>(item)));
+    const items = (page.Items ?? []).map((item) => toFunction(asStored<StoredFunction>(item)));
     const last = items[items.length - 1];
     return { items, lastName: page.LastEvaluatedKey && last ? last.name : null };
   }
@@ -158,7 +159,7 @@ export class FunctionStore {
       FilterExpression: "begins_with(pk, :account) AND begins_with(sk, :fn)",
       ExpressionAttributeValues: { ":account": "ACCOUNT#", ":fn": "FN#" },
     });
-    return items.map((item) => toFunction(asStored<FunctionItem>(item)));
+    return items.map((item) => toFunction(asStored<StoredFunction>(item)));
   }
 
   /** Deletes the record if it is still the given function; false otherwise. */
@@ -181,12 +182,24 @@ export class FunctionStore {
  * come from the key builders alone.
  */
 function functionToItem(fn: FunctionItem): Record<string, unknown> {
-  // The record's named fields (toFunction), then the keys, which nothing in the record can replace.
-  return { ...toFunction(fn), ...keys.functionByName(fn.account_id, fn.name), ...keys.functionIdIndex(fn.function_id) };
+  // The record's named fields, then the keys, which nothing in the record can replace.
+  const schema = fn.input_schema === undefined ? {} : { input_schema: schemaToText(fn.input_schema) };
+  return { ...namedFields(fn), ...schema, ...keys.functionByName(fn.account_id, fn.name), ...keys.functionIdIndex(fn.function_id) };
 }
 
+/** The input schema is kept as JSON text: a string holds any nesting and any number, a DynamoDB map does not. */
+type StoredFunction = Omit<FunctionItem, "input_schema"> & { input_schema?: string };
+
 /** A function record from its stored item, field by field: attributes that are not a record's stay behind. */
-function toFunction(stored: FunctionItem): FunctionItem {
+function toFunction(stored: StoredFunction): FunctionItem {
+  const fn: FunctionItem = namedFields(stored);
+  const schema = schemaFromText<InputSchema>(stored.input_schema);
+  if (schema) fn.input_schema = schema;
+  return fn;
+}
+
+/** Every field of the record but its input schema, by name. */
+function namedFields(stored: Omit<FunctionItem, "input_schema">): Omit<FunctionItem, "input_schema"> {
   return {
     account_id: stored.account_id,
     function_id: stored.function_id,

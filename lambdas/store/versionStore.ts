@@ -6,11 +6,17 @@ import {
   QueryCommand,
 } from "@aws-sdk/lib-dynamodb";
 import type { VersionItem, VersionWithCode } from "../functions/types";
+import { schemaFromText, schemaToText, type InputSchema } from "../code/jsonSchema";
 import { fromParts, toParts } from "./blobParts";
 import { isConditionFailed, queryAll, scanAll, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored, keys } from "./keys";
 
-type StoredVersion = VersionItem & { code_token: string };
+/** The schemas are kept as JSON text: a string holds any nesting and any number, a DynamoDB map does not. */
+type StoredVersion = Omit<VersionItem, "input_schema" | "output_schema"> & {
+  code_token: string;
+  input_schema?: string;
+  output_schema?: string;
+};
 
 const CODE_FIELDS = ["source", "js"] as const;
 
@@ -222,6 +228,8 @@ function versionToItem(version: VersionItem, token: string): Record<string, unkn
     code_token: token,
   };
   if (version.parameter_style !== undefined) item.parameter_style = version.parameter_style;
+  if (version.input_schema !== undefined) item.input_schema = schemaToText(version.input_schema);
+  if (version.output_schema !== undefined) item.output_schema = schemaToText(version.output_schema);
   return item;
 }
 
@@ -235,5 +243,9 @@ function toVersion(stored: StoredVersion): VersionItem {
     variables: stored.variables,
   };
   if (stored.parameter_style !== undefined) version.parameter_style = stored.parameter_style;
+  const input = schemaFromText<InputSchema>(stored.input_schema);
+  if (input) version.input_schema = input;
+  const output = schemaFromText(stored.output_schema);
+  if (output) version.output_schema = output;
   return version;
 }

@@ -59,8 +59,9 @@ describe("bundleAutomation", () => {
     expect(compiled.variables).toEqual([
       { name: "n", type: "number", required: true },
       { name: "label", type: "string", required: false, default: '"x"' },
-      { name: "opts", type: "Opts", required: false },
-      { name: "other", type: "O2", required: false },
+      // Imported types: the service cannot see them, in the bundle or in the file as written.
+      { name: "opts", type: "Opts", required: false, schema_note: expect.stringMatching(/^opts: `Opts` is not declared in this module/) },
+      { name: "other", type: "O2", required: false, schema_note: expect.stringMatching(/^other: `O2` is not declared in this module/) },
     ]);
     const run = loadAutomation(compiled.js);
     expect(await run(5)).toEqual({ d: 10, t: 10, tr: 15, ns: 2, ms: 1000, h: 40, s: "function", setup: 1 });
@@ -86,6 +87,36 @@ describe("bundleAutomation", () => {
       const fromBundle = compileCode((await bundleAutomation(file)).code);
       expect({ entry, variables: fromBundle.variables, style: fromBundle.parameter_style }).toEqual({ entry, variables: asWritten.variables, style: asWritten.parameter_style });
     }
+  });
+
+  it("keeps the input schema the file as written gives: its interfaces, type aliases and JSDoc come along", async () => {
+    const source = [
+      `import { double } from "./math";`,
+      `/** How to search. */`,
+      `interface Options {`,
+      `  /** Result pages. @integer */`,
+      `  pages: number;`,
+      `  mode?: Mode;`,
+      `}`,
+      `type Mode = "fast" | "full";`,
+      `/**`,
+      ` * Searches.`,
+      ` * @param query what to search for`,
+      ` */`,
+      `export default async function run(query: string, options?: Options, mode: Mode = "fast") {`,
+      `  return double(query.length) + String(options?.pages) + mode;`,
+      `}`,
+    ].join("\n");
+    const file = path.join(dir, "schema.ts");
+    await writeFile(file, `${source}\n`);
+    const bundled = await bundleAutomation(file);
+    expect(bundled.parts.map((part) => part.name)).toEqual(["./math.ts"]);
+    const asWritten = compileCode(source);
+    const fromBundle = compileCode(bundled.code);
+    expect(fromBundle.input_schema).toEqual(asWritten.input_schema);
+    expect(fromBundle.input_schema.properties.options).toMatchObject({ properties: { pages: { type: "integer", description: "Result pages." } } });
+    expect(fromBundle.input_schema.properties.query).toEqual({ type: "string", description: "what to search for" });
+    expect(await loadAutomation(fromBundle.js)("abc", { pages: 2 })).toBe("62fast");
   });
 
   it("sends a file with nothing to bundle as written", async () => {

@@ -66,7 +66,9 @@ describe("POST /mcp through the SDK's client", () => {
     expect(tools.map((tool) => tool.name)).toEqual(["echo", "list-of-two", "slow", "typed"]);
     const echo = tools.find((tool) => tool.name === "echo");
     expect(echo?.description).toBe("Repeats a message");
+    // The schema derived from the code's types at deploy (the record's input_schema).
     expect(echo?.inputSchema).toEqual({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
       type: "object",
       properties: { message: { type: "string" }, times: { type: "number", default: 1 } },
       required: ["message"],
@@ -74,14 +76,16 @@ describe("POST /mcp through the SDK's client", () => {
     });
     const typed = tools.find((tool) => tool.name === "typed");
     expect(typed?.description).toMatch(/^Runs the browserfn function 'typed'.*url \(string, required\); mode \("fast" \| "full", default "fast"\)/);
+    // A named interface of the module is followed into its members.
     expect(typed?.inputSchema).toEqual({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
       type: "object",
       properties: {
         url: { type: "string" },
-        mode: { type: "string", enum: ["fast", "full"], default: "fast" },
+        mode: { enum: ["fast", "full"], default: "fast" },
         tags: { type: "array", items: { type: "string" }, default: [] },
         limit: { type: "number" },
-        options: { description: "TypeScript type: Options" },
+        options: { type: "object", properties: { deep: { type: "boolean" } }, required: ["deep"], additionalProperties: false },
       },
       required: ["url"],
       additionalProperties: false,

@@ -76,7 +76,7 @@ export const dev: Command = {
     let params: Record<string, unknown>;
     try {
       compiled = compileCode(bundled.code);
-      params = validateParams(compiled.variables, input.params ?? {}, input.kind);
+      params = validateParams(compiled.variables, input.params ?? {}, input.kind, compiled.input_schema);
     } catch (error) {
       throw asClientError(error);
     }

@@ -1,0 +1,67 @@
+import ts from "typescript";
+
+/** Longest description kept from a JSDoc comment (a longer one is cut, with `…`). */
+export const MAX_DESCRIPTION_CHARS = 1000;
+
+function clean(text: string | undefined): string | undefined {
+  // `@param url - the page`: the dash separates the name from the text.
+  const trimmed = text?.replace(/^\s*-\s+/, "").replace(/\s+/g, " ").trim();
+  if (!trimmed) return undefined;
+  return trimmed.length > MAX_DESCRIPTION_CHARS ? `${trimmed.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : trimmed;
+}
+
+/** The text of the JSDoc block(s) written right before a declaration (`/** The URL. *\/ url: string`). */
+function ownComment(node: ts.Node): string | undefined {
+  const docs = ts.getJSDocCommentsAndTags(node).filter((doc): doc is ts.JSDoc => ts.isJSDoc(doc) && doc.parent === node);
+  return clean(docs.map((doc) => ts.getTextOfJSDocComment(doc.comment) ?? "").filter(Boolean).join(" "));
+}
+
+/** A `@type {integer}` or `@integer` tag. */
+function isIntegerTag(tag: ts.JSDocTag): boolean {
+  if (tag.tagName.text === "integer") return true;
+  return ts.isJSDocTypeTag(tag) && tag.typeExpression.type.getText() === "integer";
+}
+
+/** What a JSDoc says of one parameter or property: its description, and whether its numbers are integers. */
+export interface Hints {
+  description?: string;
+  integer: boolean;
+}
+
+/**
+ * Hints of an object type's property: its own JSDoc block (`/** The URL. @integer *\/`). For a
+ * property of the destructured parameter, `paramTags` are the function's `@param` tags, read
+ * when the property has no comment of its own (`@param url …` or `@param opts.url …`).
+ */
+export function propertyHints(member: ts.Node | undefined, name: string, paramTags: readonly ts.JSDocParameterTag[] = []): Hints {
+  const tag = paramTags.find((t) => {
+    const tagName = t.name;
+    return ts.isIdentifier(tagName) ? tagName.text === name : tagName.right.text === name;
+  });
+  const own = member ? ownComment(member) : undefined;
+  const integer =
+    (member ? ts.getJSDocTags(member).some((t) => t.parent?.parent === member && isIntegerTag(t)) : false) ||
+    tag?.typeExpression?.type.getText() === "integer";
+  const description = own ?? clean(ts.getTextOfJSDocComment(tag?.comment));
+  return description === undefined ? { integer } : { description, integer };
+}
+
+/**
+ * Hints of a positional parameter: the function's `@param name text` (with `{integer}` as its
+ * type for an integer), or a JSDoc block written before the parameter itself.
+ */
+export function parameterHints(param: ts.ParameterDeclaration): Hints {
+  const tags = ts.getJSDocParameterTags(param);
+  const own = ownComment(param);
+  const fromTag = tags.map((tag) => clean(ts.getTextOfJSDocComment(tag.comment))).find(Boolean);
+  const integer =
+    tags.some((tag) => tag.typeExpression?.type.getText() === "integer") ||
+    ts.getJSDocTags(param).some((t) => !ts.isJSDocParameterTag(t) && isIntegerTag(t));
+  const description = fromTag ?? own;
+  return description === undefined ? { integer } : { description, integer };
+}
+
+/** The `@param` tags of the exported function's JSDoc (a destructured parameter's properties are described there too). */
+export function functionParamTags(fn: ts.SignatureDeclaration): ts.JSDocParameterTag[] {
+  return ts.getJSDocTags(fn).filter(ts.isJSDocParameterTag);
+}
