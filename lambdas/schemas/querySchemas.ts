@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { limitParam } from "../http/limit";
+
+/** `GET /functions?limit=&cursor=`. */
+export const ListFunctionsQuery = z.object({
+  limit: limitParam(100, 50),
+  cursor: z.string().optional().describe("next_cursor of the previous page"),
+});
+export type ListFunctionsQuery = z.infer<typeof ListFunctionsQuery>;
+
+/** `GET /functions/{ref}/logs?limit=`. */
+export const LogsQuery = z.object({ limit: limitParam(1000, 50) });
+
+/** `GET /functions/{ref}/deliveries?limit=`. */
+export const DeliveriesQuery = z.object({ limit: limitParam(500, 50) });
+
+/** `GET /usage?month=YYYY-MM`. */
+export const UsageQuery = z.object({
+  month: z
+    .string()
+    .regex(/^\d{4}-(0[1-9]|1[0-2])$/, "must be YYYY-MM")
+    .optional()
+    .describe("The month, YYYY-MM (UTC); default: the current month"),
+});
