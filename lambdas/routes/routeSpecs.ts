@@ -196,7 +196,8 @@ export const ROUTE_SPECS = [
     status: 200,
     body: UpdateFunctionBody,
     response: FunctionRecord,
-    errors: ["function_not_found", "invalid_code", "invalid_schedule", "invalid_timezone"],
+    errors: ["function_not_found", "invalid_code", "invalid_schedule", "invalid_timezone", "update_conflict"],
+    errorHeaders: { 409: ["Retry-After"] },
   },
   {
     operationId: "deleteFunction",
@@ -242,7 +243,7 @@ export const ROUTE_SPECS = [
     response: FunctionRecord,
     responseHeaders: ["Location"],
     params: { ref: FunctionIdParam },
-    errors: ["function_not_found", "invalid_name"],
+    errors: ["function_not_found", "invalid_name", "function_exists"],
   },
   {
     operationId: "invokePost",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ApiError } from "../http/errors";
 import { limitParam } from "../http/limit";
 
 /** `GET /functions?limit=&cursor=`. */
@@ -14,11 +15,17 @@ export const LogsQuery = z.object({ limit: limitParam(1000, 50) });
 /** `GET /functions/{ref}/deliveries?limit=`. */
 export const DeliveriesQuery = z.object({ limit: limitParam(500, 50) });
 
-/** `GET /usage?month=YYYY-MM`. */
+const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
+
+/** `GET /usage?month=YYYY-MM`; another month is 400 `invalid_request` with `details.field: "month"`. */
 export const UsageQuery = z.object({
   month: z
     .string()
-    .regex(/^\d{4}-(0[1-9]|1[0-2])$/, "must be YYYY-MM")
     .optional()
+    .transform((month) => {
+      if (month !== undefined && !MONTH.test(month)) throw new ApiError("invalid_request", `month must be YYYY-MM, not '${month}'`, { field: "month" });
+      return month;
+    })
+    .pipe(z.string().regex(MONTH).optional())
     .describe("The month, YYYY-MM (UTC); default: the current month"),
 });
