@@ -72,6 +72,7 @@ export function openapiDocument(serverUrl: string): Record<string, unknown> {
         bearer: {
           type: "http",
           scheme: "bearer",
+          bearerFormat: "API key (bfn_…) or JWT",
           description: "An API key (bfn_…) or an OAuth 2.0 access token (a JWT of the configured issuer)",
         },
       },
