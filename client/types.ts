@@ -1,13 +1,11 @@
 /**
  * Request and response types of the browserfn API. Where the server has a zod schema
- * (`lambdas/schemas/*`) the type is inferred from it; where the server builds a response in
- * code (runs, logs), from that code's return type. Every import here is type-only: the client
- * loads neither zod nor any server module at run time.
+ * (`lambdas/schemas/*`, the source of the OpenAPI document too) the type is inferred from it.
+ * Every import here is type-only: the client loads neither zod nor any server module at run time.
  */
 import type { z } from "zod";
 import type { Plan } from "../lambdas/config/plans";
 import type { ErrorCode } from "../lambdas/http/errors";
-import type { toLogEntry, toRunView } from "../lambdas/runs/toRunView";
 import type { RunStatus } from "../lambdas/runs/types";
 import type {
   CreateFunctionBody as CreateFunctionSchema,
@@ -26,6 +24,13 @@ import type {
   CreatedApiKey as CreatedApiKeySchema,
 } from "../lambdas/schemas/keySchemas";
 import type { ErrorBody as ErrorBodySchema } from "../lambdas/schemas/errorSchemas";
+import type { Artifact as ArtifactSchema, ArtifactList as ArtifactListSchema } from "../lambdas/schemas/artifactSchemas";
+import type {
+  AcceptedRun as AcceptedRunSchema,
+  LogEntry as LogEntrySchema,
+  LogList as LogListSchema,
+  RunView as RunSchema,
+} from "../lambdas/schemas/runSchemas";
 import type { SecretInfo as SecretInfoSchema, SecretList as SecretListSchema } from "../lambdas/schemas/secretSchemas";
 import type {
   AccountPlan as AccountPlanSchema,
@@ -71,29 +76,16 @@ export type SecretList = z.infer<typeof SecretListSchema>;
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
 /** One run, `GET /runs/{run_id}`; `result` is the automation's return value once it succeeded. */
-export type Run = Omit<ReturnType<typeof toRunView>, "result"> & { result: unknown };
+export type Run = z.infer<typeof RunSchema>;
 /** One entry of `GET /functions/{ref}/logs` (newest first). */
-export type LogEntry = ReturnType<typeof toLogEntry>;
+export type LogEntry = z.infer<typeof LogEntrySchema>;
 /** `GET /functions/{ref}/logs`. */
-export interface LogList {
-  items: LogEntry[];
-}
+export type LogList = z.infer<typeof LogListSchema>;
 
-/** One file a run kept (`artifacts.save`, or a failed run's screenshots and HTML). */
-export interface Artifact {
-  /** `^[A-Za-z0-9._-]{1,128}$`: a file name, never a path. */
-  name: string;
-  content_type: string;
-  /** Size in bytes. */
-  bytes: number;
-  created_at: string;
-  /** `GET` it, with the account's token, for the bytes. */
-  url: string;
-}
+/** One file a run kept (`artifacts.save`, or a failed run's screenshots and HTML); `name` is a file name, never a path. */
+export type Artifact = z.infer<typeof ArtifactSchema>;
 /** `GET /runs/{run_id}/artifacts`, in name order. */
-export interface ArtifactList {
-  items: Artifact[];
-}
+export type ArtifactList = z.infer<typeof ArtifactListSchema>;
 /** An artifact's content, `GET /runs/{run_id}/artifacts/{name}`. */
 export interface ArtifactContent {
   /** The answer's `Content-Type` (`application/octet-stream` when it has none). */
@@ -102,11 +94,7 @@ export interface ArtifactContent {
 }
 
 /** 202 answer of an invocation that goes on in the background. */
-export interface AcceptedRun {
-  run_id: string;
-  status: "queued" | "running";
-  status_url: string;
-}
+export type AcceptedRun = z.infer<typeof AcceptedRunSchema>;
 
 /** `GET /functions/{ref}/metrics`; durations in ms, `success_rate` in percent (0–100). */
 export type FunctionMetrics = z.infer<typeof FunctionMetricsSchema>;

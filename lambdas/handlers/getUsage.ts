@@ -1,17 +1,14 @@
 import { DEFAULT_PLAN } from "../config/plans";
 import { defineRoute } from "../http/defineRoute";
-import { ApiError } from "../http/errors";
 import { json } from "../http/response";
+import { UsageQuery } from "../schemas/querySchemas";
 import type { UsageCounters } from "../store/meterStore";
 
 /** GET /usage?month=YYYY-MM: the account's metered usage in a month, its plan's limits and what remains. */
-export const getUsage = defineRoute({}, async ({ principal, event }, deps) => {
+export const getUsage = defineRoute({ query: UsageQuery }, async ({ principal, query }, deps) => {
   const now = deps.clock.now();
   const thisMonth = now.toISOString().slice(0, 7);
-  const month = event.queryStringParameters?.month ?? thisMonth;
-  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) {
-    throw new ApiError("invalid_request", `month must be YYYY-MM, not '${month}'`, { field: "month" });
-  }
+  const month = query.month ?? thisMonth;
   const plan = deps.config.plans[principal.plan] ?? deps.config.plans[DEFAULT_PLAN];
   const usage = await deps.store.meters.usage(principal.account_id, month);
   const current = month === thisMonth ? await deps.store.limits.current(principal.account_id, now) : null;

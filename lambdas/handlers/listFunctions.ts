@@ -1,14 +1,13 @@
 import { toRecord } from "../functions/toRecord";
 import { defineRoute } from "../http/defineRoute";
 import { ApiError } from "../http/errors";
-import { parseLimit } from "../http/limit";
 import { json } from "../http/response";
-import { ListFunctionsQuery, NAME_PATTERN } from "../schemas/functionSchemas";
+import { NAME_PATTERN } from "../schemas/functionSchemas";
+import { ListFunctionsQuery } from "../schemas/querySchemas";
 
 /** GET /functions?limit=&cursor=: the account's functions in name order. */
 export const listFunctions = defineRoute({ query: ListFunctionsQuery }, async ({ query, principal, baseUrl }, deps) => {
-  const limit = parseLimit(query.limit, 50, 100);
-  const page = await deps.store.functions.list(principal.account_id, limit, decodeCursor(query.cursor));
+  const page = await deps.store.functions.list(principal.account_id, query.limit, decodeCursor(query.cursor));
   return json(200, {
     items: page.items.map((fn) => {
       const { function_id, name, description, url, status, latest_version, schedule, shared, updated_at } = toRecord(fn, baseUrl);

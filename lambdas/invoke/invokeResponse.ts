@@ -1,7 +1,9 @@
+import type { z } from "zod";
 import { ApiError, ERROR_STATUS } from "../http/errors";
 import { type HttpResult, json } from "../http/response";
 import { runErrorStack } from "../runs/toRunView";
 import type { RunItem } from "../runs/types";
+import type { AcceptedRun } from "../schemas/runSchemas";
 
 /** The answer to an invocation whose run has ended: its result, or its error. */
 export function finishedResponse(run: RunItem): HttpResult {
@@ -25,11 +27,8 @@ export function finishedResponse(run: RunItem): HttpResult {
 /** 202: the run goes on; its result is at the status URL later. */
 export function acceptedResponse(run: RunItem, baseUrl: string): HttpResult {
   const statusUrl = `${baseUrl}/runs/${run.run_id}`;
-  return json(
-    202,
-    { run_id: run.run_id, status: run.status === "queued" ? "queued" : "running", status_url: statusUrl },
-    { location: statusUrl, "x-run-id": run.run_id, "x-function-version": String(run.version) },
-  );
+  const body: z.infer<typeof AcceptedRun> = { run_id: run.run_id, status: run.status === "queued" ? "queued" : "running", status_url: statusUrl };
+  return json(202, body, { location: statusUrl, "x-run-id": run.run_id, "x-function-version": String(run.version) });
 }
 
 function knownCode(code: string) {

@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { LogEntry, RunView } from "../schemas/runSchemas";
 import type { RunError, RunItem } from "./types";
 
 /** The longest error stack the API shows (the runner's outcome is cut to this length already). */
@@ -22,8 +24,8 @@ export function runErrorView(error: RunError | null): { code: string; message: s
   return stack === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, stack };
 }
 
-/** The run of `GET /runs/{run_id}`. */
-export function toRunView(run: RunItem) {
+/** The run of `GET /runs/{run_id}`, of the documented shape (RunView). */
+export function toRunView(run: RunItem): z.infer<typeof RunView> {
   return {
     run_id: run.run_id,
     function_id: run.function_id,
@@ -44,8 +46,8 @@ export function toRunView(run: RunItem) {
   };
 }
 
-/** One entry of `GET /functions/{ref}/logs`. */
-export function toLogEntry(run: RunItem) {
+/** One entry of `GET /functions/{ref}/logs`, of the documented shape (LogEntry). */
+export function toLogEntry(run: RunItem): z.infer<typeof LogEntry> {
   return {
     timestamp: run.started_at ?? run.queued_at,
     status: run.status,

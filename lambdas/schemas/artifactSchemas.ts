@@ -13,3 +13,6 @@ export const Artifact = z
 
 /** `GET /runs/{run_id}/artifacts`. */
 export const ArtifactList = z.object({ items: z.array(Artifact) }).meta({ id: "ArtifactList" });
+
+/** `GET /runs/{run_id}/artifacts/{name}`: the bytes as the run saved them, with their content type. */
+export const ArtifactBytes = z.unknown().describe("The artifact's bytes (any content type)").meta({ id: "ArtifactBytes" });

@@ -130,12 +130,6 @@ export const FunctionList = z
   .object({ items: z.array(FunctionListItem), next_cursor: z.string().nullable() })
   .meta({ id: "FunctionList" });
 
-export const ListFunctionsQuery = z.object({
-  limit: z.string().optional().describe("1..100, default 50"),
-  cursor: z.string().optional().describe("next_cursor of the previous page"),
-});
-export type ListFunctionsQuery = z.infer<typeof ListFunctionsQuery>;
-
 export const VersionInfo = z
   .object({ version: z.string(), created_at: z.string(), code_sha256: z.string(), variables: z.array(ParameterInfo) })
   .meta({ id: "VersionInfo" });

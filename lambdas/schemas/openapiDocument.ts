@@ -1,7 +1,28 @@
 import { z } from "zod";
 import { ERROR_STATUS } from "../http/errors";
-import { ROUTE_SPECS, type RouteSpec } from "../routes/routeSpecs";
+import { type ApiTag, ROUTE_SPECS, type RouteSpec } from "../routes/routeSpecs";
 import { ErrorBody } from "./errorSchemas";
+import { RESPONSE_HEADERS } from "./headerSchemas";
+import { operation, schemaRef } from "./openapiOperation";
+
+/** What each tag of the document groups. */
+const TAGS: Record<ApiTag, string> = {
+  functions: "Deploy, list, read, update, fork and delete functions; their versions and call statistics",
+  invocations: "Call a function: 200 with its result, or 202 while the run goes on",
+  runs: "Runs as they happen and after: status, result, logs, artifacts, server-sent events",
+  secrets: "A function's secrets (values go in, never come out)",
+  webhooks: "Where the ends of a function's runs are POSTed, signed: deliveries and the signing secret",
+  usage: "Metered usage and plans",
+  keys: "The account's API keys",
+  mcp: "The account's functions as tools of an MCP client",
+  meta: "Liveness and this document",
+};
+
+const DESCRIPTION = [
+  "Browser automations as serverless HTTP APIs (docs/api.md has the whole API).",
+  "Every error, from every route, has the body of the Error schema with a stable `code`; `x-error-codes` maps each code to its status.",
+  "Any request may carry `x-service-request-origin` and `x-service-sdk-version` (free text, optional), kept with the request log and, for invocations, with the run.",
+].join(" ");
 
 /** The OpenAPI 3.1 document, generated from the route specs and their zod schemas. */
 export function openapiDocument(serverUrl: string): Record<string, unknown> {
@@ -24,54 +45,38 @@ export function openapiDocument(serverUrl: string): Record<string, unknown> {
     info: {
       title: "browserfn",
       version: "1",
-      description: "Browser automations as serverless HTTP APIs. Every error has the body of the Error schema.",
+      description: DESCRIPTION,
+      license: { name: "MIT", identifier: "MIT" },
     },
-    servers: [{ url: serverUrl }],
+    servers: [{ url: serverUrl, description: "The service that served this document" }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       schemas,
+      responses: {
+        RequestRefused: {
+          description:
+            "Refused before any route: a malformed request (400 invalid_request), one that did not arrive in time (408 request_timeout), " +
+            "a body over the limit (413 payload_too_large) or headers over it (431 headers_too_large)",
+          headers: { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } },
+          content: { "application/json": { schema: schemaRef(ErrorBody) } },
+        },
+      },
+      headers: Object.fromEntries(
+        Object.entries(RESPONSE_HEADERS).map(([name, schema]) => {
+          const { $schema: _, description, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12" }) as Record<string, unknown>;
+          return [name, { description, schema: rest }];
+        }),
+      ),
       securitySchemes: {
-        bearer: { type: "http", scheme: "bearer", description: "An API key (bfn_…) or an OAuth 2.0 access token" },
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "API key (bfn_…) or JWT",
+          description: "An API key (bfn_…) or an OAuth 2.0 access token (a JWT of the configured issuer)",
+        },
       },
     },
     "x-error-codes": ERROR_STATUS,
   };
-}
-
-function operation(route: RouteSpec): Record<string, unknown> {
-  const ref = (schema: z.ZodType) => ({ $ref: `#/components/schemas/${z.globalRegistry.get(schema)?.id}` });
-  const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
-    name,
-    in: "path",
-    required: true,
-    schema: { type: "string" },
-  }));
-  const queryParams = route.query ? queryParameters(route.query) : [];
-  const headerParams = (route.headers ?? []).map((header) => ({ name: header.name, in: "header", required: false, description: header.description, schema: { type: "string" } }));
-  return {
-    operationId: route.operationId,
-    summary: route.summary,
-    security: route.auth ? [{ bearer: [] }] : [],
-    parameters: [...pathParams, ...queryParams, ...headerParams],
-    ...(route.body ? { requestBody: { required: false, content: { "application/json": { schema: ref(route.body) } } } } : {}),
-    responses: {
-      [route.status]: route.response
-        ? { description: "Success", content: { [route.contentType ?? "application/json"]: { schema: ref(route.response) } } }
-        : { description: "Success" },
-      default: { description: "Error", content: { "application/json": { schema: ref(ErrorBody) } } },
-    },
-  };
-}
-
-function queryParameters(schema: z.ZodType): Record<string, unknown>[] {
-  const json = z.toJSONSchema(schema, { target: "draft-2020-12" }) as {
-    properties?: Record<string, { description?: string }>;
-  };
-  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
-    name,
-    in: "query",
-    required: false,
-    description: property.description,
-    schema: { type: "string" },
-  }));
 }

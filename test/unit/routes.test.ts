@@ -1,6 +1,22 @@
 import { createRouteMatcher } from "../../lambdas/local/routeMatcher";
 import { ROUTES } from "../../lambdas/routes/routeTable";
+import { ERROR_STATUS } from "../../lambdas/http/errors";
+import { errorCodesOf } from "../../lambdas/schemas/openapiErrors";
 import { openapiDocument } from "../../lambdas/schemas/openapiDocument";
+
+interface Answer {
+  description: string;
+  headers?: Record<string, unknown>;
+  content?: Record<string, { schema: { $ref?: string } }>;
+  $ref?: string;
+}
+interface Operation {
+  operationId: string;
+  tags: string[];
+  parameters: { name: string; in: string; schema: Record<string, unknown> }[];
+  requestBody?: { required: boolean; content: Record<string, { schema: { $ref: string } }> };
+  responses: Record<string, Answer>;
+}
 
 describe("the route table", () => {
   const match = createRouteMatcher(ROUTES);
@@ -53,5 +69,50 @@ describe("the route table", () => {
     for (const ref of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
       expect(doc.components.schemas[ref[1] as string]).toBeDefined();
     }
+  });
+
+  it("answers every operation with its success, its other answers and each of its errors, in the one error shape", () => {
+    const doc = openapiDocument("http://example.test") as { tags: { name: string }[]; paths: Record<string, Record<string, Operation>> };
+    const tags = doc.tags.map((tag) => tag.name);
+    for (const route of ROUTES.filter((r) => r.openapi !== false)) {
+      const operation = doc.paths[route.path]?.[route.method.toLowerCase()] as Operation;
+      expect(operation.tags).toEqual([route.tag]);
+      expect(tags).toContain(route.tag);
+      const success = operation.responses[String(route.status)];
+      expect(success?.headers).toHaveProperty("X-Request-Id");
+      expect(Boolean(success?.content)).toBe(route.status !== 204);
+      expect(operation.responses["4XX"]).toEqual({ $ref: "#/components/responses/RequestRefused" });
+      for (const code of errorCodesOf(route)) {
+        const answer = operation.responses[String(ERROR_STATUS[code])];
+        const own = route.otherResponses?.some((other) => other.status === ERROR_STATUS[code]);
+        if (own) continue; // the MCP transport's JSON-RPC errors
+        expect([route.operationId, answer?.description]).toEqual([route.operationId, expect.stringContaining(code)]);
+        expect(answer?.content?.["application/json"]?.schema).toEqual({ $ref: "#/components/schemas/Error" });
+        if (ERROR_STATUS[code] === 429 || ERROR_STATUS[code] === 503) expect(answer?.headers).toHaveProperty("Retry-After");
+      }
+      expect(operation.responses["500"]).toBeDefined();
+      if (route.auth) expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(["401", "429", "503"]));
+    }
+    const op = (path: string, method: string) => doc.paths[path]?.[method] as Operation;
+    for (const method of ["post", "get"]) {
+      const invoke = op("/functions/{ref}", method);
+      expect(Object.keys(invoke.responses["200"]?.headers ?? {})).toEqual(["X-Request-Id", "X-Run-Id", "X-Function-Version", "X-Duration-Ms", "Idempotent-Replayed"]);
+      expect(invoke.responses["202"]?.content?.["application/json"]?.schema).toEqual({ $ref: "#/components/schemas/AcceptedRun" });
+      expect(invoke.responses["202"]?.headers).toHaveProperty("Location");
+      for (const status of ["400", "404", "409", "422", "429", "500", "504"]) expect(invoke.responses[status]).toBeDefined();
+      expect(invoke.responses["500"]?.headers).toHaveProperty("X-Run-Id");
+    }
+    expect(op("/functions/{ref}", "post").requestBody).toEqual({ required: false, content: { "application/json": { schema: { $ref: "#/components/schemas/InvokeParameters" } } } });
+    expect(op("/functions", "post").requestBody?.required).toBe(true);
+    expect(op("/functions", "post").responses["201"]?.headers).toHaveProperty("Location");
+    expect(op("/runs/{run_id}/artifacts/{name}", "get").responses["302"]?.headers).toHaveProperty("Location");
+    expect(op("/runs/{run_id}/events", "get").responses["204"]).toBeDefined();
+    expect(op("/mcp", "post").responses["401"]?.headers).toHaveProperty("WWW-Authenticate");
+    const query = (path: string) => Object.fromEntries(op(path, "get").parameters.filter((p) => p.in === "query").map((p) => [p.name, p.schema]));
+    expect(query("/functions").limit).toEqual({ type: "integer", minimum: 1, maximum: 100, default: 50 });
+    expect(query("/functions/{ref}/logs").limit).toEqual({ type: "integer", minimum: 1, maximum: 1000, default: 50 });
+    expect(query("/functions/{ref}/deliveries").limit).toEqual({ type: "integer", minimum: 1, maximum: 500, default: 50 });
+    expect(query("/usage").month).toEqual({ type: "string", pattern: "^\\d{4}-(0[1-9]|1[0-2])$" });
+    expect(op("/health", "get").responses["200"]?.content?.["application/json"]?.schema).toEqual({ $ref: "#/components/schemas/Health" });
   });
 });

@@ -1,0 +1,67 @@
+import { z } from "zod";
+import type { RunStatus as RunStatusType, RunTrigger as RunTriggerType } from "../runs/types";
+
+export const RunStatus = z
+  .enum(["queued", "running", "succeeded", "failed", "timed_out"] as const satisfies readonly RunStatusType[])
+  .meta({ id: "RunStatus" });
+
+export const RunTrigger = z
+  .enum(["http", "schedule", "mcp"] as const satisfies readonly RunTriggerType[])
+  .describe("What started the run: an HTTP invocation, the function's schedule, or an MCP client's tools/call")
+  .meta({ id: "RunTrigger" });
+
+/** A failed run's error as the API shows it. */
+export const RunErrorView = z
+  .object({
+    code: z.string().describe("An error code of the API, e.g. function_error, function_timeout, function_crashed"),
+    message: z.string(),
+    stack: z.string().optional().describe("The stack of the user's code (function_error), frames as automation.ts:LINE:COLUMN; at most 16,384 characters"),
+  })
+  .meta({ id: "RunError" });
+
+/** `GET /runs/{run_id}`. */
+export const RunView = z
+  .object({
+    run_id: z.string(),
+    function_id: z.string(),
+    function_name: z.string(),
+    version: z.string(),
+    trigger: RunTrigger,
+    status: RunStatus,
+    params: z.record(z.string(), z.unknown()).describe("The parameters the run was called with, defaults filled in"),
+    result: z.unknown().describe("The automation's return value once it succeeded; null before and on failure"),
+    error: RunErrorView.nullable(),
+    logs: z.string().describe("Console output, as written"),
+    queued_at: z.string(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+    duration_ms: z.number().nullable(),
+    browser_ms: z.number().describe("Browser-session time in ms"),
+    peak_memory_mb: z.number().nullable(),
+  })
+  .meta({ id: "Run" });
+
+/** One entry of `GET /functions/{ref}/logs`. */
+export const LogEntry = z
+  .object({
+    timestamp: z.string().describe("When the run started (when it was queued, while it has not)"),
+    status: RunStatus,
+    duration: z.number().nullable().describe("ms; null while it goes on"),
+    run_id: z.string(),
+    version: z.string(),
+    trigger: RunTrigger,
+    error: RunErrorView.pick({ code: true, message: true }).nullable(),
+  })
+  .meta({ id: "LogEntry" });
+
+/** `GET /functions/{ref}/logs`, newest first. */
+export const LogList = z.object({ items: z.array(LogEntry) }).meta({ id: "LogList" });
+
+/** 202 answer of an invocation whose run goes on: where to find its result later. */
+export const AcceptedRun = z
+  .object({
+    run_id: z.string(),
+    status: z.enum(["queued", "running"]),
+    status_url: z.string().describe("GET it (GET /runs/{run_id}) for the run and, once it ended, its result; also the Location header"),
+  })
+  .meta({ id: "AcceptedRun" });
