@@ -192,9 +192,11 @@ export const ROUTE_SPECS = [
     method: "GET",
     path: "/functions/{ref}/openapi.json",
     summary: "A one-operation OpenAPI 3.1 document for invoking the function (its input schema as the request body), to import as a tool; visible like /info",
+    tag: "functions",
     auth: true,
     status: 200,
     response: FunctionOpenapiDocument,
+    errors: ["function_not_found"],
   },
   {
     operationId: "updateFunction",

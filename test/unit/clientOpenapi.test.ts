@@ -51,6 +51,7 @@ const CALLS: Record<string, (client: BrowserfnClient) => Promise<unknown>> = {
     for await (const item of c.allFunctions(10)) void item;
   },
   getFunction: (c) => c.getFunction("f"),
+  getFunctionOpenapi: (c) => c.getFunctionOpenapi("f"),
   updateFunction: (c) => c.updateFunction("f", { description: "d" }),
   waitUntilDeployed: (c) => c.waitUntilDeployed("f"),
   deleteFunction: (c) => c.deleteFunction("f"),
