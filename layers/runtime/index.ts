@@ -12,9 +12,9 @@
  * ```
  */
 import { readFile, rm } from "node:fs/promises";
-import type { BrowserContext, Page } from "puppeteer-core";
+import type { Browser, BrowserContext, CDPSession, Page } from "puppeteer-core";
 import { artifactContentType, isArtifactName, MAX_ARTIFACT_BYTES_PER_RUN, MAX_ARTIFACTS_PER_RUN } from "../../lambdas/artifacts/artifacts";
-import { currentRun, MAX_RETIRED_SESSIONS, type RunState } from "./runContext";
+import { currentRun, MAX_RETIRED_SESSIONS, runInProgress, type RunState } from "./runContext";
 
 export type { Page } from "puppeteer-core";
 
@@ -191,31 +191,73 @@ async function keep(run: RunState, name: string, bytes: Uint8Array, contentType:
 const MAX_DOWNLOADS = 20;
 
 /**
+ * The browser-level CDP session through which downloads are directed and followed: one per
+ * browser (a warm worker's browser serves many runs), made on first use. Opening one per
+ * session cost a round trip each time, and none was ever detached.
+ */
+const downloadSessions = new WeakMap<Browser, Promise<CDPSession>>();
+/** Downloads under way: the run whose page started each (by guid), and the file name the page suggested. */
+const downloadsUnderWay = new Map<string, { run: RunState; suggested: string }>();
+/** Downloads each run kept so far. */
+const downloadsKept = new WeakMap<RunState, number>();
+
+function downloadSession(browser: Browser): Promise<CDPSession> {
+  let session = downloadSessions.get(browser);
+  if (!session) {
+    session = browser
+      .target()
+      .createCDPSession()
+      .then((cdp) => {
+        cdp.on("Browser.downloadWillBegin", (event: { guid: string; suggestedFilename: string }) => {
+          const run = runInProgress();
+          if (run) downloadsUnderWay.set(event.guid, { run, suggested: event.suggestedFilename });
+        });
+        cdp.on("Browser.downloadProgress", (event: { guid: string; state: string }) => {
+          if (event.state === "inProgress") return;
+          const download = downloadsUnderWay.get(event.guid);
+          downloadsUnderWay.delete(event.guid);
+          if (event.state === "completed" && download) keepDownload(download.run, download.suggested, event.guid);
+        });
+        return cdp;
+      });
+    downloadSessions.set(browser, session);
+    session.catch(() => downloadSessions.delete(browser));
+  }
+  return session;
+}
+
+/**
  * Makes what the session's pages download land in the run's downloads dir, and keeps each
  * finished download as the artifact `download-<its file name>` (the run's end waits for them,
  * a little; past the caps they are left out and noted in the log).
  */
-async function keepDownloads(browser: import("puppeteer-core").Browser, context: BrowserContext, run: RunState): Promise<void> {
-  const dir = run.downloadsDir as string;
-  const cdp = await browser.target().createCDPSession();
-  const names = new Map<string, string>();
-  let kept = 0;
-  cdp.on("Browser.downloadWillBegin", (event: { guid: string; suggestedFilename: string }) => void names.set(event.guid, event.suggestedFilename));
-  cdp.on("Browser.downloadProgress", (event: { guid: string; state: string }) => {
-    const suggested = names.get(event.guid);
-    if (event.state !== "completed" || suggested === undefined) return;
-    names.delete(event.guid);
-    if (++kept > MAX_DOWNLOADS) return console.error(`[browserfn] download ${suggested} not kept: a run keeps at most ${MAX_DOWNLOADS} downloads`);
-    const name = `download-${suggested.replace(/[^A-Za-z0-9._-]/g, "_")}`.slice(0, 128);
-    const file = `${dir}/${event.guid}`;
-    const saving = readFile(file)
-      .then((bytes) => keep(run, name, new Uint8Array(bytes), artifactContentType(name, undefined)))
-      .catch((error: unknown) => console.error(`[browserfn] download ${suggested} not kept: ${(error as Error).message}`))
-      .finally(() => rm(file, { force: true }).catch(() => undefined));
-    run.pending.add(saving);
-    void saving.finally(() => run.pending.delete(saving));
-  });
-  await cdp.send("Browser.setDownloadBehavior", { behavior: "allowAndName", browserContextId: context.id, downloadPath: dir, eventsEnabled: true });
+async function keepDownloads(browser: Browser, context: BrowserContext, run: RunState): Promise<void> {
+  const cdp = await downloadSession(browser);
+  try {
+    await cdp.send("Browser.setDownloadBehavior", { behavior: "allowAndName", browserContextId: context.id, downloadPath: run.downloadsDir as string, eventsEnabled: true });
+  } catch (error) {
+    downloadSessions.delete(browser); // a session that went away: the next one opens another
+    throw error;
+  }
+}
+
+/** Keeps a finished download of `run` as an artifact, unless the run ended meanwhile or kept MAX_DOWNLOADS already. */
+function keepDownload(run: RunState, suggested: string, guid: string): void {
+  const file = `${run.downloadsDir as string}/${guid}`;
+  const kept = (downloadsKept.get(run) ?? 0) + 1;
+  downloadsKept.set(run, kept);
+  if (run.ended || kept > MAX_DOWNLOADS) {
+    if (!run.ended) console.error(`[browserfn] download ${suggested} not kept: a run keeps at most ${MAX_DOWNLOADS} downloads`);
+    void rm(file, { force: true }).catch(() => undefined);
+    return;
+  }
+  const name = `download-${suggested.replace(/[^A-Za-z0-9._-]/g, "_")}`.slice(0, 128);
+  const saving = readFile(file)
+    .then((bytes) => keep(run, name, new Uint8Array(bytes), artifactContentType(name, undefined)))
+    .catch((error: unknown) => console.error(`[browserfn] download ${suggested} not kept: ${(error as Error).message}`))
+    .finally(() => rm(file, { force: true }).catch(() => undefined));
+  run.pending.add(saving);
+  void saving.finally(() => run.pending.delete(saving));
 }
 
 /**

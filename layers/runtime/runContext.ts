@@ -60,6 +60,11 @@ export function beginRun(limits: RunLimits): void {
   current = { ...limits, sessions: new Set(), retired: [], browserMs: 0, ended: false, artifactSizes: new Map(), pending: new Set() };
 }
 
+/** The run in progress, or undefined between runs (for events that may come at any time). */
+export function runInProgress(): RunState | undefined {
+  return current;
+}
+
 /** The run in progress, for the runtime SDK; a clear error outside a run (`what` names the call). */
 export function currentRun(what = "Session.start()"): RunState {
   if (!current) {

@@ -187,6 +187,13 @@ describe("downloads", () => {
       expect(items).toEqual([expect.objectContaining({ name: "download-report.csv", content_type: "text/csv; charset=utf-8", bytes: 14 })]);
       const bytes = await fetch(`${t.url}/runs/${runId}/artifacts/download-report.csv`, { headers: { authorization: `Bearer ${t.adminKey}` } });
       expect(await bytes.text()).toBe("id,total\n1,42\n");
+      // The next run on the same warm worker (and browser) keeps its own download, once.
+      const again = await t.call("POST", "/functions/downloader", { body: { url: base } });
+      const secondRun = String(again.headers.get("x-run-id"));
+      expect(secondRun).not.toBe(runId);
+      const secondItems = ((await t.call("GET", `/runs/${secondRun}/artifacts`)).body as { items: { name: string }[] }).items;
+      expect(secondItems.map((item) => item.name)).toEqual(["download-report.csv"]);
+      expect(((await t.call("GET", `/runs/${runId}/artifacts`)).body as { items: unknown[] }).items).toHaveLength(1);
     } finally {
       await t.destroy();
       await new Promise((resolve) => server.close(resolve));
