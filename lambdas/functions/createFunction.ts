@@ -1,4 +1,4 @@
-import { compileCode } from "../code/compileCode";
+import { compileCode } from "../code/compileOnDemand";
 import type { Deps } from "../deps";
 import { ApiError } from "../http/errors";
 import type { Principal } from "../identity/identity";

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
-import { compileCode } from "../code/compileCode";
+import { compileCode } from "../code/compileOnDemand";
 import type { Deps } from "../deps";
 import { ApiError } from "../http/errors";
 import type { Principal } from "../identity/identity";

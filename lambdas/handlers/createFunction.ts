@@ -1,4 +1,4 @@
-import { codeWarnings } from "../code/compileCode";
+import { codeWarnings } from "../code/compileOnDemand";
 import { createFunction as create } from "../functions/createFunction";
 import { toRecord } from "../functions/toRecord";
 import { defineRoute } from "../http/defineRoute";

@@ -1,4 +1,4 @@
-import { codeWarnings } from "../code/compileCode";
+import { codeWarnings } from "../code/compileOnDemand";
 import { toRecord } from "../functions/toRecord";
 import { updateFunction as update } from "../functions/updateFunction";
 import { defineRoute } from "../http/defineRoute";

@@ -1,4 +1,5 @@
-import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020";
+import type * as AjvModule from "ajv/dist/2020";
+import type { default as Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020";
 import { getOwn, type JsonSchema } from "../code/jsonSchema";
 
 /** How many compiled parameter schemas a checker keeps (least recently used go first). */
@@ -21,14 +22,7 @@ export interface SchemaMismatch {
  * `pattern`, `$ref` or formats), so compiling them is bounded by their size, which deploy caps.
  */
 export class SchemaChecker {
-  private readonly ajv = new Ajv2020({
-    allErrors: false,
-    verbose: true, // errors carry the failing schema and value: `expected` and `received` come from them
-    strict: false, // annotations (description, default) and every keyword combination are fine
-    strictNumbers: true, // NaN and ±Infinity are not numbers
-    validateFormats: false,
-    logger: false,
-  });
+  private readonly ajv = newAjv();
   private readonly compiled = new Map<string, { schema: JsonSchema; validate: ValidateFunction }>();
 
   /** The first place where `value` does not fit `schema`, or undefined when it fits. */
@@ -59,6 +53,23 @@ export class SchemaChecker {
     }
     return validate;
   }
+}
+
+/**
+ * ajv, required when the first checker is made (at the first invocation), not at start-up:
+ * the service starts without it. A static require, which tsx compiles and esbuild bundles.
+ */
+function newAjv(): Ajv2020 {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { default: Ajv } = require("ajv/dist/2020") as typeof AjvModule;
+  return new Ajv({
+    allErrors: false,
+    verbose: true, // errors carry the failing schema and value: `expected` and `received` come from them
+    strict: false, // annotations (description, default) and every keyword combination are fine
+    strictNumbers: true, // NaN and ±Infinity are not numbers
+    validateFormats: false,
+    logger: false,
+  });
 }
 
 function toMismatch(error: ErrorObject): SchemaMismatch {

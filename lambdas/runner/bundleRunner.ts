@@ -1,4 +1,4 @@
-import { build, type Plugin } from "esbuild";
+import { build, stop, type Plugin } from "esbuild";
 
 export interface RunnerBundle {
   /** The entry module (workerMain.ts, lambdaHandler.ts). */
@@ -10,11 +10,27 @@ export interface RunnerBundle {
   stubs?: Plugin;
 }
 
+/** bundleRunner calls under way in this process (esbuild's service is shared by all of them). */
+let buildsUnderWay = 0;
+
 /**
  * Bundles a runner entry with the runner, the runtime SDK and puppeteer-core into one
  * CommonJS file for Node 20+ (the local worker and the Lambda runtime layer both use it).
+ * When the last build under way ends, esbuild's service process is stopped: it would
+ * otherwise hold ≈ 55 MB for the rest of the local service's life, which builds its bundles
+ * once, at start-up. A later build starts a new one.
  */
-export async function bundleRunner({ entry, outfile, external = [], stubs }: RunnerBundle): Promise<string> {
+export async function bundleRunner(bundle: RunnerBundle): Promise<string> {
+  buildsUnderWay += 1;
+  try {
+    return await buildRunner(bundle);
+  } finally {
+    buildsUnderWay -= 1;
+    if (buildsUnderWay === 0) await stop();
+  }
+}
+
+async function buildRunner({ entry, outfile, external = [], stubs }: RunnerBundle): Promise<string> {
   await build({
     entryPoints: [entry],
     outfile,

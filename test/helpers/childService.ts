@@ -16,7 +16,7 @@ export interface ChildService {
 
 /**
  * The service as `npm start` runs it, in a child process of its own (one process: node with
- * tsx's loader, no wrapper, so a signal hits the service itself), on a free port.
+ * tsx's CommonJS hook, no wrapper, so a signal hits the service itself), on a free port.
  */
 export async function startChildService(
   dataDir: string,
@@ -25,7 +25,7 @@ export async function startChildService(
   /** Another user to run it as (the test runs as root). */
   uid?: number,
 ): Promise<ChildService> {
-  const child = spawn(process.execPath, ["--import", "tsx", "bin/local.ts"], {
+  const child = spawn(process.execPath, ["--require", "tsx/cjs", "bin/local.ts"], {
     cwd: ROOT,
     ...(uid === undefined ? {} : { uid, gid: uid }),
     env: { ...process.env, PORT: "0", BROWSERFN_DATA_DIR: dataDir, BROWSERFN_BOOTSTRAP_KEY: key, BROWSERFN_REQUEST_LOG: "0", ...env },

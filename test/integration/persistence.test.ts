@@ -5,6 +5,7 @@ import path from "node:path";
 import { startLocalService } from "../../lambdas/local/localService";
 import { ECHO_FN } from "../helpers/code";
 import { requestJson } from "../helpers/http";
+import { expectNoProcessesWith } from "../helpers/processes";
 import { startTestService, testConfig } from "../helpers/localService";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -66,10 +67,12 @@ describe("the local service", () => {
 
   it("runs as `npm start` does: prints the URL and the key file, serves, logs requests without secrets, stops on SIGTERM", async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), "browserfn-proc-"));
-    const child = spawn(process.execPath, [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "bin/local.ts"], {
+    // npm itself, so that its script is what is tested: npm hands SIGTERM on to the service (`exec node …`).
+    const child = spawn("npm", ["start", "--silent"], {
       cwd: ROOT,
       env: { ...process.env, PORT: "0", BROWSERFN_DATA_DIR: dataDir, BROWSERFN_BOOTSTRAP_KEY: undefined },
       stdio: ["ignore", "pipe", "pipe"],
+      detached: true, // a group of its own: a failed test kills npm and the service together
     });
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
@@ -86,16 +89,17 @@ describe("the local service", () => {
       await waitFor(() => (output.includes("GET /functions 200") ? true : undefined), 5_000);
       expect(output.split(key).length - 1).toBe(1); // the request log never repeats it
       const exit = new Promise<number | null>((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
+      child.kill("SIGTERM"); // npm alone, as a process manager would
       expect(await exit).toBe(0);
+      await expectNoProcessesWith(dataDir); // the service and its dynalite child ended too
     } finally {
-      if (child.exitCode === null) child.kill("SIGKILL");
+      if (child.exitCode === null && child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
       await rm(dataDir, { recursive: true, force: true });
     }
   });
 
   it("refuses to start with a malformed setting and names it", async () => {
-    const child = spawn(process.execPath, [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "bin/local.ts"], {
+    const child = spawn(process.execPath, ["--require", "tsx/cjs", "bin/local.ts"], {
       cwd: ROOT,
       env: { ...process.env, PORT: "not-a-port", BROWSERFN_BOOTSTRAP_KEY: "secret" },
       stdio: ["ignore", "pipe", "pipe"],
