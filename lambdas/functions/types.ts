@@ -32,6 +32,12 @@ export interface FunctionItem {
    * (internal: never in a record or a log). Absent until webhooks are first set.
    */
   webhook_secret_sealed?: string | null;
+  /**
+   * True once a secret was set (internal): only then does a run read the function's secrets
+   * (one store read less per invocation of every other function). Never cleared: a flag that
+   * a concurrent set could race with would leave a secret unredacted.
+   */
+  has_secrets?: boolean;
   created_at: string;
   updated_at: string;
   /** SHA-256 of the latest version's source (internal: an identical deploy adds no version). */

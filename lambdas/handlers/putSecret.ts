@@ -22,6 +22,10 @@ export const putSecret = defineRoute({ body: PutSecretBody }, async ({ params, p
   const name = secretName(params.name);
   const fn = await resolveFunction(deps.store, principal, params.ref ?? "");
   const sealed = await deps.secretBox.seal(body.value, secretContext(fn.function_id, name));
+  // Noted on the record before the secret exists: a run that sees no note has no secret to get or redact.
+  if (!fn.has_secrets && !(await deps.store.functions.markHasSecrets(fn))) {
+    throw new ApiError("function_not_found", `No function named '${params.ref ?? ""}'`, { ref: params.ref ?? "" });
+  }
   const stored = await deps.store.secrets.put(fn.function_id, { name, sealed, updated_at: deps.clock.now().toISOString() }, MAX_SECRETS_PER_FUNCTION);
   if (!stored) {
     throw new ApiError("invalid_request", `A function has at most ${MAX_SECRETS_PER_FUNCTION} secrets; remove one first`, { limit: MAX_SECRETS_PER_FUNCTION });

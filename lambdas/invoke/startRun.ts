@@ -62,7 +62,7 @@ export interface StartedRun {
 export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun> {
   const { fn, version, params, trigger } = input;
   // The run gets the function's secrets; what is kept of it never shows their values.
-  const secrets = await secretsForRun(deps, fn.function_id);
+  const secrets = await secretsForRun(deps, fn.function_id, fn.has_secrets === true);
   const redactor = new Redactor(Object.values(secrets.values));
   const created = newRun(fn, {
     version,

@@ -18,7 +18,8 @@ export interface SecretsDeps {
 }
 
 /** The function's secrets for one run: read with one store call, each opened (in parallel). */
-export async function secretsForRun(deps: SecretsDeps, functionId: string): Promise<RunSecrets> {
+export async function secretsForRun(deps: SecretsDeps, functionId: string, hasSecrets = true): Promise<RunSecrets> {
+  if (!hasSecrets) return { values: {}, sealed: [] };
   const sealed = await deps.store.secrets.list(functionId);
   if (sealed.length === 0) return { values: {}, sealed };
   const opened = await Promise.all(sealed.map(async (secret) => [secret.name, await deps.secretBox.open(secret.sealed, secretContext(functionId, secret.name))] as const));

@@ -57,6 +57,10 @@ export class CachedFunctionStore extends FunctionStore {
     return this.writing(fn, () => super.setWebhookSecret(fn, sealed, onlyIfUnset));
   }
 
+  override async markHasSecrets(fn: FunctionItem): Promise<boolean> {
+    return this.writing(fn, () => super.markHasSecrets(fn));
+  }
+
   override async setNextRun(fn: FunctionItem, nextRunAt: string | null): Promise<void> {
     return this.writing(fn, () => super.setNextRun(fn, nextRunAt));
   }

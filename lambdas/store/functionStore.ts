@@ -96,6 +96,24 @@ export class FunctionStore {
     );
   }
 
+  /**
+   * Notes that the function has (or had) secrets, before the first is stored; bumps `revision`,
+   * so an update that read the record before cannot write the note away. False when it is not
+   * the same function any more.
+   */
+  async markHasSecrets(fn: FunctionItem): Promise<boolean> {
+    return sendConditional(
+      this.doc,
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.functionByName(fn.account_id, fn.name),
+        UpdateExpression: "SET has_secrets = :yes, revision = revision + :one",
+        ConditionExpression: "function_id = :id",
+        ExpressionAttributeValues: { ":yes": true, ":one": 1, ":id": fn.function_id },
+      }),
+    );
+  }
+
   /** Moves a scheduled function's next_run_at forward (if it is still the same function). */
   async setNextRun(fn: FunctionItem, nextRunAt: string | null): Promise<void> {
     await sendConditional(
@@ -223,6 +241,7 @@ function namedFields(stored: Omit<FunctionItem, "input_schema">): Omit<FunctionI
     updated_at: stored.updated_at,
     code_sha256: stored.code_sha256,
     revision: stored.revision,
+    ...(stored.has_secrets === true ? { has_secrets: true } : {}),
   };
 }
 

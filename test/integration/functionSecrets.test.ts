@@ -176,3 +176,38 @@ export default async (file: string) => { try { return readFileSync(file).toStrin
     expect(items.filter((item) => item.pk === `FNID#${function_id}`)).toEqual([]);
   });
 });
+
+describe("a function without secrets", () => {
+  it("never reads the secrets item when it runs; one that has secrets does", async () => {
+    const reads: string[] = [];
+    const t = await startTestService({
+      serviceOptions: {
+        wrapStoreClient: (doc) => ({
+          send: ((command: { input?: { Key?: { pk?: string; sk?: string } } }) => {
+            if (command.input?.Key?.sk === "SECRETS") reads.push(String(command.input.Key.pk));
+            return doc.send(command as never);
+          }) as typeof doc.send,
+        }),
+      },
+    });
+    try {
+      await t.deploy("plain", "export default async () => 1;");
+      await t.deploy("keyed", "export default async () => 2;");
+      await t.call("PUT", "/functions/keyed/secrets/TOKEN", { body: { value: "tok-123456" } });
+      reads.length = 0;
+      expect((await t.call("POST", "/functions/plain")).status).toBe(200);
+      expect(reads).toEqual([]);
+      expect((await t.call("POST", "/functions/keyed")).status).toBe(200);
+      const keyed = (await t.call("GET", "/functions/keyed/info")).body.function_id;
+      expect(reads).toEqual([`FNID#${keyed}`]);
+      // The note stays after the last secret goes: a run still looks (and finds none).
+      await t.call("DELETE", "/functions/keyed/secrets/TOKEN");
+      reads.length = 0;
+      expect((await t.call("POST", "/functions/keyed")).status).toBe(200);
+      expect(reads).toEqual([`FNID#${keyed}`]);
+      expect((await t.call("GET", "/functions/keyed/info")).body).not.toHaveProperty("has_secrets");
+    } finally {
+      await t.destroy();
+    }
+  }, 60_000);
+});
