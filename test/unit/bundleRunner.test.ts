@@ -44,7 +44,10 @@ describe("bundleRunner", () => {
     const dir = await mkdtemp(path.join(tmpdir(), "bundle-runner-"));
     try {
       const { stdout } = await promisify(execFile)(process.execPath, ["--require", "tsx/cjs", "-e", SCRIPT, dir], { cwd: ROOT, timeout: 60_000 });
-      expect(JSON.parse(stdout)).toEqual({ during: 1, afterBoth: 0, afterAgain: 0, built: ["/a/host.cjs", "/b/host.cjs", "/c/host.cjs"] });
+      const counts = JSON.parse(stdout) as { during: number };
+      // During the builds: esbuild's service (and tsx's own, when its compile cache missed, as on a fresh checkout).
+      expect(counts.during).toBeGreaterThanOrEqual(1);
+      expect(counts).toEqual({ during: counts.during, afterBoth: 0, afterAgain: 0, built: ["/a/host.cjs", "/b/host.cjs", "/c/host.cjs"] });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
