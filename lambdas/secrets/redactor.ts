@@ -102,10 +102,10 @@ export class Redactor {
     let held = "";
     return {
       push: (piece) => {
-        const text = this.text(held + piece);
-        const keep = this.heldBack(text);
-        held = text.slice(text.length - keep);
-        return text.slice(0, text.length - keep);
+        const raw = held + piece;
+        const cut = this.safeCut(raw);
+        held = raw.slice(cut);
+        return this.text(raw.slice(0, cut));
       },
       end: () => {
         const rest = this.text(held);
@@ -117,7 +117,30 @@ export class Redactor {
     };
   }
 
-  /** The length of the longest end of `text` that is the start of some secret (but not all of it). */
+  /**
+   * Where text that may go on can be cut so that what comes before it is redacted as it will
+   * be once the rest is known: before its longest end that could start a value (a shorter
+   * value whole included: it may be the start of a longer one), and never inside an
+   * occurrence of a value.
+   */
+  private safeCut(text: string): number {
+    let cut = text.length - this.heldBack(text);
+    for (let moved = true; moved; ) {
+      moved = false;
+      for (const value of this.values) {
+        for (let start = text.lastIndexOf(value, cut - 1); start >= 0 && start + value.length > cut; start = text.lastIndexOf(value, start - 1)) {
+          if (start < cut) {
+            cut = start;
+            moved = true;
+          }
+          if (start === 0) break;
+        }
+      }
+    }
+    return cut;
+  }
+
+  /** The length of the longest end of `text` that is the start of some value (but not all of it). */
   private heldBack(text: string): number {
     let longest = 0;
     for (const value of this.values) {

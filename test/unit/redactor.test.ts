@@ -37,3 +37,30 @@ describe("Redactor", () => {
     expect(none.stream().push("abc")).toBe("abc");
   });
 });
+
+describe("Redactor.stream with values that start others or overlap", () => {
+  it("holds back a whole value that may be the start of a longer one", () => {
+    const stream = new Redactor(["admin", "admin123!"]).stream();
+    const out = [stream.push("user admin"), stream.push("123! ok\n"), stream.push("just admin"), stream.push(" here\n")];
+    expect(out.join("") + stream.end()).toBe(`user ${SECRET_MARK} ok\njust ${SECRET_MARK} here\n`);
+    expect(out[0]).toBe("user ");
+  });
+
+  it("never cuts inside a value whose end could start another", () => {
+    const stream = new Redactor(["abc", "bcx"]).stream();
+    const out = [stream.push("zabc"), stream.push("q\n")];
+    expect(out.join("") + stream.end()).toBe(`z${SECRET_MARK}q\n`);
+    expect(out[0]).toBe("z");
+  });
+
+  it("gives the same text as redacting it whole, however it is cut", () => {
+    const redactor = new Redactor(["admin", "admin123!", "abc", "bcx", "hunter2"]);
+    const text = "a admin123! b admin c zabcq d bcx e hunter2hunter2 f adminadmin123!\n";
+    for (let size = 1; size <= 7; size++) {
+      const stream = redactor.stream();
+      let out = "";
+      for (let i = 0; i < text.length; i += size) out += stream.push(text.slice(i, i + size));
+      expect([size, out + stream.end()]).toEqual([size, redactor.text(text)]);
+    }
+  });
+});
