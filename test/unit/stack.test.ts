@@ -1,30 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { App } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
 import { AWS_ENV, readAwsEnv, readDeliveryEnv, readIdentityEnv, readRecorderEnv, readSweeperEnv } from "../../lambdas/aws/awsConfig";
 import { LONG_POLL } from "../../lambdas/aws/longPoll";
 import { ROUTES } from "../../lambdas/routes/routeTable";
 import { MAIN_TABLE, RUN_LIST_ATTRIBUTES } from "../../lambdas/store/tables";
-import { BrowserfnStack, type BrowserfnStackProps } from "../../lib/browserfnStack";
+import { synthStack } from "../helpers/testStack";
 
-// Unit tests of the stack stay fast: no bundling (the `aws:cdk:bundling-stacks` context set to
-// no stack makes NodejsFunction skip esbuild), no built-in CloudFormation validation, and two
-// tiny layer directories instead of Chromium and the runner bundle.
-const layerRoot = mkdtempSync(path.join(tmpdir(), "browserfn-stack-test-"));
-afterAll(() => rmSync(layerRoot, { recursive: true, force: true }));
-
-function synth(props: Partial<BrowserfnStackProps> = {}, context: Record<string, unknown> = {}): Template {
-  const layerAssets = { chromium: path.join(layerRoot, "chromium"), runtime: path.join(layerRoot, "runtime") };
-  for (const dir of Object.values(layerAssets)) {
-    mkdirSync(path.join(dir, "nodejs"), { recursive: true });
-    writeFileSync(path.join(dir, "nodejs", "placeholder.js"), "");
-  }
-  const app = new App({ context: { "aws:cdk:bundling-stacks": [], ...context }, builtinCloudFormationValidation: false });
-  return Template.fromStack(new BrowserfnStack(app, "Test", { prefix: "bfn-test", layerAssets, ...props }));
-}
-
+// The stack as synthesized (test/helpers/testStack.ts keeps it fast: no bundling, no validation).
 type Resource = { Type: string; Properties: Record<string, unknown> };
 const resources = (template: Template, type: string) => Object.entries(template.findResources(type)) as [string, Resource][];
 
@@ -51,7 +32,7 @@ function fakeResolve(value: unknown): string {
 }
 
 describe("the CDK stack", () => {
-  const template = synth();
+  const template = synthStack();
   const functions = resources(template, "AWS::Lambda::Function");
   const functionNamed = (name: string) => {
     const found = functions.find(([, fn]) => fn.Properties.FunctionName === name);
@@ -90,7 +71,7 @@ describe("the CDK stack", () => {
       Replicas: [{ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }],
     });
     template.hasResource("AWS::DynamoDB::GlobalTable", { DeletionPolicy: "Retain" });
-    const destroyed = synth({}, { tableRemovalPolicy: "destroy" });
+    const destroyed = synthStack({}, { tableRemovalPolicy: "destroy" });
     destroyed.hasResource("AWS::DynamoDB::GlobalTable", { DeletionPolicy: "Delete" });
   });
 
@@ -300,7 +281,7 @@ describe("the CDK stack", () => {
   });
 
   it("takes its settings from props, else context, and refuses bad ones", () => {
-    const custom = synth({ syncWaitSeconds: 20 }, { stageName: "v1", functionPrefix: "udf-", syncWaitSeconds: "10", throttleRatePerSecond: "50" });
+    const custom = synthStack({ syncWaitSeconds: 20 }, { stageName: "v1", functionPrefix: "udf-", syncWaitSeconds: "10", throttleRatePerSecond: "50" });
     custom.hasResourceProperties("AWS::ApiGatewayV2::Stage", {
       StageName: "v1",
       DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 2000 },
@@ -309,10 +290,10 @@ describe("the CDK stack", () => {
       FunctionName: "bfn-test-api-invokePost",
       Environment: { Variables: Match.objectLike({ [AWS_ENV.syncWaitSeconds]: "20", [AWS_ENV.functionPrefix]: "udf-" }) },
     });
-    expect(() => synth({ syncWaitSeconds: 29 })).toThrow(/syncWaitSeconds/);
-    expect(() => synth({}, { throttleBurst: "0" })).toThrow(/throttleBurst/);
-    expect(() => synth({}, { plans: "{not json" })).toThrow(/plans: not valid JSON/);
+    expect(() => synthStack({ syncWaitSeconds: 29 })).toThrow(/syncWaitSeconds/);
+    expect(() => synthStack({}, { throttleBurst: "0" })).toThrow(/throttleBurst/);
+    expect(() => synthStack({}, { plans: "{not json" })).toThrow(/plans: not valid JSON/);
     // The handlers may delete every Lambda the function prefix covers: never their own.
-    expect(() => synth({ functionPrefix: "bfn-test-api-" })).toThrow(/covers the stack's own Lambdas/);
+    expect(() => synthStack({ functionPrefix: "bfn-test-api-" })).toThrow(/covers the stack's own Lambdas/);
   });
 });

@@ -1,8 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { App } from "aws-cdk-lib";
-import { Match, Template } from "aws-cdk-lib/assertions";
+import { Match } from "aws-cdk-lib/assertions";
 import {
   EXECUTION_TIMEOUT_SECONDS,
   INVOKE_MARGIN_SECONDS,
@@ -12,24 +8,11 @@ import {
   THROTTLE_WAIT_SECONDS,
 } from "../../lambdas/runtime/aws/runWorkflow";
 import { RUN_DEADLINE_MARGIN_MS } from "../../lambdas/runs/types";
-import { BrowserfnStack } from "../../lib/browserfnStack";
+import { synthStack } from "../helpers/testStack";
 
 // The run pipeline as synthesized: the workflow's shape (states, retries, catches, timeouts),
 // who may start it and what it may invoke, the bucket, the dead-letter queue, the sweeper's
 // rules and the alarms.
-const layerRoot = mkdtempSync(path.join(tmpdir(), "browserfn-stack-pipeline-"));
-afterAll(() => rmSync(layerRoot, { recursive: true, force: true }));
-
-function synth(): Template {
-  const layerAssets = { chromium: path.join(layerRoot, "chromium"), runtime: path.join(layerRoot, "runtime") };
-  for (const dir of Object.values(layerAssets)) {
-    mkdirSync(path.join(dir, "nodejs"), { recursive: true });
-    writeFileSync(path.join(dir, "nodejs", "placeholder.js"), "");
-  }
-  const app = new App({ context: { "aws:cdk:bundling-stacks": [] }, builtinCloudFormationValidation: false });
-  return Template.fromStack(new BrowserfnStack(app, "Test", { prefix: "bfn-test", layerAssets }));
-}
-
 type Resource = { Properties: Record<string, unknown> };
 interface Statement {
   Action: string | string[];
@@ -50,7 +33,7 @@ interface State {
 }
 
 describe("the run pipeline (synthesized)", () => {
-  const template = synth();
+  const template = synthStack();
   const [[machineId, machine]] = Object.entries(template.findResources("AWS::StepFunctions::StateMachine")) as [[string, Resource]];
   const definition = JSON.parse(String(machine.Properties.DefinitionString)) as { States: Record<string, State>; StartAt: string; TimeoutSeconds: number };
   const functionNamed = (name: string) =>

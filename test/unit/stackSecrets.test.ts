@@ -1,26 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { App } from "aws-cdk-lib";
-import { Template } from "aws-cdk-lib/assertions";
 import { AWS_ENV } from "../../lambdas/aws/awsConfig";
-import { BrowserfnStack } from "../../lib/browserfnStack";
+import { synthStack } from "../helpers/testStack";
 
 // The KMS key of function secrets as synthesized: rotated, and granted by need with conditions
 // on the encryption context (a function's Lambda opens only what was sealed for its session).
-const layerRoot = mkdtempSync(path.join(tmpdir(), "browserfn-stack-secrets-"));
-afterAll(() => rmSync(layerRoot, { recursive: true, force: true }));
-
-function synth(): Template {
-  const layerAssets = { chromium: path.join(layerRoot, "chromium"), runtime: path.join(layerRoot, "runtime") };
-  for (const dir of Object.values(layerAssets)) {
-    mkdirSync(path.join(dir, "nodejs"), { recursive: true });
-    writeFileSync(path.join(dir, "nodejs", "placeholder.js"), "");
-  }
-  const app = new App({ context: { "aws:cdk:bundling-stacks": [] }, builtinCloudFormationValidation: false });
-  return Template.fromStack(new BrowserfnStack(app, "Test", { prefix: "bfn-test", layerAssets }));
-}
-
 type Resource = { Properties: Record<string, unknown> };
 interface Statement {
   Action: string | string[];
@@ -30,7 +12,7 @@ interface Statement {
 const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
 
 describe("the secrets key", () => {
-  const template = synth();
+  const template = synthStack();
   const [keyId] = Object.keys(template.findResources("AWS::KMS::Key"));
   const keyArn = { "Fn::GetAtt": [keyId, "Arn"] };
 

@@ -1,26 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { App, Stack, Validations } from "aws-cdk-lib";
+import { Stack, Validations } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { AwsSolutionsChecks } from "cdk-nag";
-import { BrowserfnStack } from "../../lib/browserfnStack";
 import { CONTROL_ACTIONS } from "../../lib/functionRuntime";
+import { testStack } from "../helpers/testStack";
 
 // Least privilege, checked on the synthesized template, and cdk-nag's AWS Solutions rules.
-const layerRoot = mkdtempSync(path.join(tmpdir(), "browserfn-stack-security-"));
-afterAll(() => rmSync(layerRoot, { recursive: true, force: true }));
-
-function buildStack(): BrowserfnStack {
-  const layerAssets = { chromium: path.join(layerRoot, "chromium"), runtime: path.join(layerRoot, "runtime") };
-  for (const dir of Object.values(layerAssets)) {
-    mkdirSync(path.join(dir, "nodejs"), { recursive: true });
-    writeFileSync(path.join(dir, "nodejs", "placeholder.js"), "");
-  }
-  const app = new App({ context: { "aws:cdk:bundling-stacks": [] }, builtinCloudFormationValidation: false });
-  return new BrowserfnStack(app, "Test", { prefix: "bfn-test", layerAssets });
-}
-
 interface Statement {
   Effect: string;
   Action: string | string[];
@@ -63,7 +47,7 @@ const ALLOWED_WILDCARDS = [
 const WITHOUT_RESOURCE = /^(xray:\w+|logs:(Create|Get|Update|Delete)LogDelivery|logs:ListLogDeliveries|logs:PutResourcePolicy|logs:DescribeResourcePolicies|logs:DescribeLogGroups)$/;
 
 describe("the stack's permissions", () => {
-  const stack = buildStack();
+  const stack = testStack();
   const template = Template.fromStack(stack);
   const policies = Object.entries(template.findResources("AWS::IAM::Policy")) as [string, PolicyResource][];
   const roles = template.findResources("AWS::IAM::Role");
@@ -191,7 +175,7 @@ describe("the stack's permissions", () => {
 
 describe("cdk-nag AWS Solutions", () => {
   it("finds nothing that is not acknowledged, and every acknowledgement has a reason and is needed", () => {
-    const stack = buildStack();
+    const stack = testStack();
     const report = new AwsSolutionsChecks(stack).validateScope(stack);
     expect(report.violations.map((v) => `${v.ruleName} ${v.violatingResources.map((r) => r.constructPath).join(", ")}`)).toEqual([]);
 
@@ -207,7 +191,7 @@ describe("cdk-nag AWS Solutions", () => {
     // The same stack without acknowledgements: every acknowledged id is a real finding.
     const acknowledge = jest.spyOn(Validations.prototype, "acknowledge").mockImplementation(() => undefined);
     try {
-      const bare = buildStack();
+      const bare = testStack();
       const findings = new Set(new AwsSolutionsChecks(bare).validateScope(bare).violations.map((v) => v.ruleName));
       expect([...acknowledged.keys()].filter((id) => !findings.has(id))).toEqual([]);
       expect(Stack.of(bare).stackName).toBe("Test");

@@ -1,24 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { App } from "aws-cdk-lib";
-import { Match, Template } from "aws-cdk-lib/assertions";
+import { Match } from "aws-cdk-lib/assertions";
 import { AWS_ENV } from "../../lambdas/aws/awsConfig";
-import { BrowserfnStack } from "../../lib/browserfnStack";
 import { WEBHOOK_MAX_RECEIVES } from "../../lib/webhookDelivery";
-
-const layerRoot = mkdtempSync(path.join(tmpdir(), "browserfn-stack-webhooks-"));
-afterAll(() => rmSync(layerRoot, { recursive: true, force: true }));
-
-function synth(): Template {
-  const layerAssets = { chromium: path.join(layerRoot, "chromium"), runtime: path.join(layerRoot, "runtime") };
-  for (const dir of Object.values(layerAssets)) {
-    mkdirSync(path.join(dir, "nodejs"), { recursive: true });
-    writeFileSync(path.join(dir, "nodejs", "placeholder.js"), "");
-  }
-  const app = new App({ context: { "aws:cdk:bundling-stacks": [] }, builtinCloudFormationValidation: false });
-  return Template.fromStack(new BrowserfnStack(app, "Test", { prefix: "bfn-test", layerAssets }));
-}
+import { synthStack } from "../helpers/testStack";
 
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
 type Resource = { Type: string; Properties: Record<string, unknown> };
@@ -33,7 +16,7 @@ const text = (value: unknown): string => {
 };
 
 describe("the stack's webhook delivery", () => {
-  const template = synth();
+  const template = synthStack();
   const all = (type: string) => Object.entries(template.findResources(type)) as [string, Resource][];
   const idOf = (type: string, prefix: string) => {
     const found = all(type).find(([id]) => id.startsWith(prefix));
