@@ -5,7 +5,7 @@
  * the layer path contract is in lambdaPackage.ts).
  */
 import { DecryptCommand, KMSClient } from "@aws-sdk/client-kms";
-import { RUNNER_CONTEXT_KEY, SECRET_CONTEXT_KEY } from "../secrets/secretContexts";
+import { RUNNER_CONTEXT_KEY, secretContext } from "../secrets/secretContexts";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -99,7 +99,8 @@ async function openSecrets(kmsClient: () => NonNullable<LambdaHandlerOptions["km
   const kms = kmsClient();
   const opened = await Promise.all(
     secrets.items.map(async ({ name, sealed }) => {
-      const context = { [SECRET_CONTEXT_KEY]: secrets.function_id, secret: name, [RUNNER_CONTEXT_KEY]: secrets.runner };
+      // The context the service sealed it with (kmsSecretBox.ts): the secret's own, and this Lambda's session.
+      const context = { ...secretContext(secrets.function_id, name), [RUNNER_CONTEXT_KEY]: secrets.runner };
       const { Plaintext } = await kms.send(new DecryptCommand({ CiphertextBlob: Buffer.from(sealed, "base64"), EncryptionContext: context }));
       return [name, Buffer.from(Plaintext ?? new Uint8Array()).toString("utf8")] as const;
     }),
