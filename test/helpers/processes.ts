@@ -25,17 +25,6 @@ export async function expectNoProcessesWith(marker: string, timeoutMs = 5000): P
   }
 }
 
-/** Browsers of the service: main Chromium processes (their renderers and helpers carry `--type=`). */
-export function browserCount(runtimeDir: string): number {
-  return processesWith(`--user-data-dir=${runtimeDir}/profile-`).filter((pid) => {
-    try {
-      return !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("--type=");
-    } catch {
-      return false;
-    }
-  }).length;
-}
-
 /** RSS of one process in MB (0 when it is gone). */
 export function rssMb(pid: number | undefined): number {
   if (!pid) return 0;

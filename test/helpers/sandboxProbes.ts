@@ -15,9 +15,23 @@ export function workerPids(runtimeDir: string): number[] {
   return processesWith(`${runtimeDir}/worker.cjs`).filter((pid) => cmdline(pid).some((arg) => arg.endsWith("/worker.cjs")) && !cmdline(pid).includes("--ro-bind-try"));
 }
 
-/** Main processes of the service's browsers (renderers and helpers carry `--type=`). */
+/**
+ * Main processes of the service's browsers. Renderers and helpers carry `--type=`; and a child
+ * the browser has forked but not yet exec'd still shows the browser's own command line, so a
+ * process whose parent is one of them is not counted (seen as a second browser once in CI).
+ */
 export function browserPids(runtimeDir: string): number[] {
-  return processesWith(`--user-data-dir=${runtimeDir}/profile-`).filter((pid) => !cmdline(pid).some((arg) => arg.startsWith("--type=")));
+  const matches = processesWith(`--user-data-dir=${runtimeDir}/profile-`).filter((pid) => !cmdline(pid).some((arg) => arg.startsWith("--type=")));
+  const found = new Set(matches);
+  return matches.filter((pid) => !found.has(parentPid(pid)));
+}
+
+function parentPid(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[1]);
+  } catch {
+    return 0;
+  }
 }
 
 /** Every process of the service's sandboxes: hosts, workers, browsers and their helpers (bubblewrap's own too). */

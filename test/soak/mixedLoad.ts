@@ -5,7 +5,8 @@ import { percentile } from "../../bench/stats";
 import { generateApiKey } from "../../lambdas/identity/apiKeys";
 import { type ApiResponse, requestJson } from "../helpers/http";
 import { type PageServer, startPageServer } from "../helpers/pageServer";
-import { browserCount, processesWith, rssMb } from "../helpers/processes";
+import { processesWith, rssMb } from "../helpers/processes";
+import { browserPids } from "../helpers/sandboxProbes";
 import { startChildService } from "../helpers/childService";
 
 export interface SoakOptions {
@@ -233,7 +234,7 @@ export async function runMixedLoad(options: SoakOptions): Promise<SoakReport> {
         if (pastWarmup) rss.service_max = Math.max(rss.service_max, serviceRss);
         const processes = processesWith(runtimeDir);
         counts.workers_max = Math.max(counts.workers_max, processesWith(`${runtimeDir}/worker.cjs`).length);
-        counts.browsers_max = Math.max(counts.browsers_max, browserCount(runtimeDir));
+        counts.browsers_max = Math.max(counts.browsers_max, browserPids(runtimeDir).length);
         log(`${Math.round((now - started) / 1000)}s ops=${operations} in_flight=${inFlight} rss=${serviceRss}MB processes=${processes.length} unexpected=${unexpected.length}`);
       }
     }
