@@ -36,6 +36,7 @@ export async function createFunction(deps: Deps, principal: Principal, input: Ne
     latest_version: 1,
     variables: compiled.variables,
     input_schema: compiled.input_schema,
+    output_schema: compiled.output_schema,
     reference_workflow_id: null,
     created_at: now.toISOString(),
     updated_at: now.toISOString(),

@@ -47,6 +47,7 @@ export async function forkFunction(
     latest_version: 1,
     variables: code.variables,
     ...(code.input_schema ? { input_schema: code.input_schema } : {}),
+    ...(code.output_schema ? { output_schema: code.output_schema } : {}),
     reference_workflow_id: source.function_id,
     created_at: now.toISOString(),
     updated_at: now.toISOString(),

@@ -16,6 +16,11 @@ export interface FunctionItem {
   variables: ParameterInfo[] | null;
   /** The latest version's input schema (records written before schemas existed have none: see inputSchemaOf). */
   input_schema?: InputSchema;
+  /**
+   * The latest version's declared return type as JSON Schema (internal: MCP's outputSchema; `{}`
+   * when undeclared; records written before it have none).
+   */
+  output_schema?: JsonSchema;
   schedule: string | null;
   schedule_timezone: string;
   /** Parameters of scheduled runs (the automation's defaults fill the rest). */

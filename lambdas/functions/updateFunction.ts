@@ -70,6 +70,7 @@ export async function updateFunction(
         latest_version: version.version,
         variables: compiled.variables,
         input_schema: compiled.input_schema,
+        output_schema: compiled.output_schema,
         code_sha256: compiled.code_sha256,
       });
     }

@@ -55,6 +55,13 @@ export class SchemaChecker {
   }
 }
 
+let shared: SchemaChecker | undefined;
+
+/** The process's checker (compiled validators are pure), made at its first use. */
+export function sharedSchemaChecker(): SchemaChecker {
+  return (shared ??= new SchemaChecker());
+}
+
 /**
  * ajv, required when the first checker is made (at the first invocation), not at start-up:
  * the service starts without it. A static require, which tsx compiles and esbuild bundles.

@@ -4,7 +4,7 @@ import { ApiError } from "../http/errors";
 import { jsonBytes, MAX_INVOKE_PARAMS_BYTES, MAX_STORED_DEPTH, unstorablePart } from "../schemas/storableJson";
 import { coerceQuery } from "./coerceQuery";
 import { describeSchema, hasLiterals } from "./describeSchema";
-import { SchemaChecker } from "./schemaChecker";
+import { type SchemaChecker, sharedSchemaChecker } from "./schemaChecker";
 import { schemaFromVariables } from "./schemaFromTypeText";
 
 /**
@@ -124,8 +124,6 @@ function describeProblem(p: ParameterProblem): string {
   }
 }
 
-let sharedChecker: SchemaChecker | undefined;
-
 /**
  * Checks an invocation's parameters and returns the provided ones by name (defaults are not
  * injected: the automation applies its own). `input` is the parsed JSON body for "json" (it must
@@ -141,7 +139,7 @@ export function validateParams(
   input: unknown,
   source: "json" | "query",
   schema: InputSchema = schemaFromVariables(variables),
-  checker: SchemaChecker = (sharedChecker ??= new SchemaChecker()),
+  checker: SchemaChecker = sharedSchemaChecker(),
 ): Record<string, unknown> {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     const received = kindOf(input);

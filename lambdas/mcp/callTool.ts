@@ -5,6 +5,10 @@ import { errorResult } from "../http/errorBody";
 import type { HttpResult } from "../http/response";
 import { invokeFunction } from "../invoke/invokeFunction";
 import { NAME_PATTERN } from "../schemas/functionSchemas";
+import type { JsonSchema } from "../code/jsonSchema";
+import { sharedSchemaChecker } from "../invoke/schemaChecker";
+import { toolOutputSchema, type ToolOutputSchema } from "./outputSchema";
+
 
 /** The request headers a tool call's run keeps, as an invocation's does. */
 const KEPT_HEADERS = ["x-service-request-origin", "x-service-sdk-version"] as const;
@@ -40,9 +44,24 @@ export async function callTool(deps: Deps, request: RouteRequest<unknown, unknow
     const failure = errorResult(error, request.requestId, deps.log);
     const body = JSON.parse(failure.body ?? "{}") as { error: { code: string; message: string } };
     if (body.error.code === "function_not_found") throw unknownTool(name);
-    return errorToolResult(body, failure.headers?.["retry-after"]);
+    const version = failure.headers?.["x-function-version"];
+    const declared = await declaredOutput(deps, request.principal.account_id, name, version === undefined ? undefined : Number(version));
+    return errorToolResult(body, failure.headers?.["retry-after"], declared !== undefined);
   }
-  return answer.statusCode === 202 ? stillRunning(answer) : succeeded(answer);
+  const declared = await declaredOutput(deps, request.principal.account_id, name, Number(answer.headers?.["x-function-version"]));
+  if (answer.statusCode === 202) return stillRunning(answer, declared !== undefined);
+  return declared ? checkedResult(answer, declared) : succeeded(answer);
+}
+
+/**
+ * The tool's outputSchema for the version that ran (or the latest, before a run): what the
+ * client validates structured content against. Undefined when it has none.
+ */
+async function declaredOutput(deps: Deps, accountId: string, name: string, version: number | undefined): Promise<ToolOutputSchema | undefined> {
+  const fn = await deps.store.functions.getByName(accountId, name);
+  if (!fn) return undefined;
+  if (version === undefined || !Number.isInteger(version) || version === fn.latest_version) return toolOutputSchema(fn.output_schema);
+  return toolOutputSchema((await deps.store.versions.meta(fn.function_id, version))?.output_schema);
 }
 
 function unknownTool(name: string): McpError {
@@ -61,8 +80,32 @@ function succeeded(answer: HttpResult): CallToolResult {
   };
 }
 
-/** A run that outlasted the sync window: its id and where to read its result later. */
-function stillRunning(answer: HttpResult): CallToolResult {
+/**
+ * The result of a tool with an outputSchema: structured content only when it fits the schema
+ * (the client rejects any that does not). A result that does not fit its function's declared
+ * return type is an error result that says where, with the result as text.
+ */
+function checkedResult(answer: HttpResult, declared: ToolOutputSchema): CallToolResult {
+  const text = answer.body ?? "null";
+  const result = JSON.parse(text) as unknown;
+  const mismatch = sharedSchemaChecker().check(declared as JsonSchema, result);
+  if (!mismatch) return succeeded(answer);
+  const where = mismatch.segments.length > 0 ? ` at /${mismatch.segments.join("/")}` : "";
+  return {
+    isError: true,
+    content: [
+      { type: "text", text: `The run succeeded, but its result does not match the function's declared return type${where} (${mismatch.problem.replace("_", " ")}). The result: ${text}` },
+    ],
+    _meta: runMeta(answer),
+  };
+}
+
+/**
+ * A run that outlasted the sync window: its id and where to read its result later. For a tool
+ * with an outputSchema this is not its output, so it cannot be structured content: it is an
+ * error result (the tool gave no output in time), with the same facts as text and in _meta.
+ */
+function stillRunning(answer: HttpResult, hasOutputSchema: boolean): CallToolResult {
   const accepted = JSON.parse(answer.body ?? "{}") as { run_id: string; status: string; status_url: string };
   const running = {
     run_id: accepted.run_id,
@@ -70,7 +113,10 @@ function stillRunning(answer: HttpResult): CallToolResult {
     status_url: accepted.status_url,
     message: `The run is still ${accepted.status}; GET ${accepted.status_url} with the same bearer token returns its result once it ends.`,
   };
-  return { content: [{ type: "text", text: JSON.stringify(running) }], structuredContent: running, _meta: runMeta(answer) };
+  const content: CallToolResult["content"] = [{ type: "text", text: JSON.stringify(running) }];
+  const meta = { ...runMeta(answer), "browserfn/status": running.status, "browserfn/status_url": running.status_url };
+  if (hasOutputSchema) return { isError: true, content, _meta: meta };
+  return { content, structuredContent: running, _meta: meta };
 }
 
 /**
@@ -78,7 +124,11 @@ function stillRunning(answer: HttpResult): CallToolResult {
  * parameters, the run's id and stack) as text and structured content, after a line a model
  * reads first (with when to retry, for a limit).
  */
-function errorToolResult(body: { error: { code: string; message: string } }, retryAfter: string | number | boolean | undefined): CallToolResult {
+function errorToolResult(
+  body: { error: { code: string; message: string } },
+  retryAfter: string | number | boolean | undefined,
+  hasOutputSchema: boolean,
+): CallToolResult {
   const retry = retryAfter === undefined ? "" : ` Retry after ${String(retryAfter)} seconds.`;
   const summary = `${body.error.code}: ${body.error.message}${retry}`;
   return {
@@ -87,7 +137,8 @@ function errorToolResult(body: { error: { code: string; message: string } }, ret
       { type: "text", text: summary },
       { type: "text", text: JSON.stringify(body) },
     ],
-    structuredContent: body,
+    // A client checks structured content against the tool's outputSchema, errors' too: with one, the text alone.
+    ...(hasOutputSchema ? {} : { structuredContent: body }),
   };
 }
 

@@ -3,6 +3,7 @@ import type { Deps } from "../deps";
 import type { FunctionItem } from "../functions/types";
 import type { Principal } from "../identity/identity";
 import { inputSchemaOf } from "../functions/inputSchemaOf";
+import { toolOutputSchema } from "./outputSchema";
 
 /** At most this many tools are listed (the account's first active functions in name order). */
 export const MAX_TOOLS = 500;
@@ -24,12 +25,17 @@ export async function listTools(deps: Deps, principal: Principal): Promise<Tool[
   return tools;
 }
 
-/** One function as a tool: its name, its description (or one naming its parameters), its input schema. */
+/**
+ * One function as a tool: its name, its description (or one naming its parameters), its input
+ * schema, and its output schema when its declared return type is an object.
+ */
 export function toolOf(fn: FunctionItem): Tool {
+  const outputSchema = toolOutputSchema(fn.output_schema);
   return {
     name: fn.name,
     description: fn.description?.trim() ? fn.description : generatedDescription(fn),
     inputSchema: inputSchemaOf(fn),
+    ...(outputSchema ? { outputSchema } : {}),
     // A browser automation reaches sites outside the service.
     annotations: { openWorldHint: true },
   };

@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { schemaFromText, schemaToText, type InputSchema } from "../code/jsonSchema";
+import { schemaFromText, schemaToText, type InputSchema, type JsonSchema } from "../code/jsonSchema";
 import type { FunctionItem } from "../functions/types";
 import { isConditionFailed, scanAll, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored, keys } from "./keys";
@@ -201,23 +201,26 @@ export class FunctionStore {
  */
 function functionToItem(fn: FunctionItem): Record<string, unknown> {
   // The record's named fields, then the keys, which nothing in the record can replace.
-  const schema = fn.input_schema === undefined ? {} : { input_schema: schemaToText(fn.input_schema) };
-  return { ...namedFields(fn), ...schema, ...keys.functionByName(fn.account_id, fn.name), ...keys.functionIdIndex(fn.function_id) };
+  const input = fn.input_schema === undefined ? {} : { input_schema: schemaToText(fn.input_schema) };
+  const output = fn.output_schema === undefined ? {} : { output_schema: schemaToText(fn.output_schema) };
+  return { ...namedFields(fn), ...input, ...output, ...keys.functionByName(fn.account_id, fn.name), ...keys.functionIdIndex(fn.function_id) };
 }
 
-/** The input schema is kept as JSON text: a string holds any nesting and any number, a DynamoDB map does not. */
-type StoredFunction = Omit<FunctionItem, "input_schema"> & { input_schema?: string };
+/** The schemas are kept as JSON text: a string holds any nesting and any number, a DynamoDB map does not. */
+type StoredFunction = Omit<FunctionItem, "input_schema" | "output_schema"> & { input_schema?: string; output_schema?: string };
 
 /** A function record from its stored item, field by field: attributes that are not a record's stay behind. */
 function toFunction(stored: StoredFunction): FunctionItem {
   const fn: FunctionItem = namedFields(stored);
-  const schema = schemaFromText<InputSchema>(stored.input_schema);
-  if (schema) fn.input_schema = schema;
+  const input = schemaFromText<InputSchema>(stored.input_schema);
+  if (input) fn.input_schema = input;
+  const output = schemaFromText<JsonSchema>(stored.output_schema);
+  if (output) fn.output_schema = output;
   return fn;
 }
 
-/** Every field of the record but its input schema, by name. */
-function namedFields(stored: Omit<FunctionItem, "input_schema">): Omit<FunctionItem, "input_schema"> {
+/** Every field of the record but its schemas, by name. */
+function namedFields(stored: Omit<FunctionItem, "input_schema" | "output_schema">): Omit<FunctionItem, "input_schema" | "output_schema"> {
   return {
     account_id: stored.account_id,
     function_id: stored.function_id,
