@@ -1,15 +1,25 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdirSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 
-/** Each running process's parent and process group, from /proc/<pid>/stat. */
-async function processTable(): Promise<{ pid: number; ppid: number; pgrp: number }[]> {
-  const table: { pid: number; ppid: number; pgrp: number }[] = [];
-  for (const entry of await readdir("/proc")) {
+/**
+ * Each running process's parent, from /proc/<pid>/stat. Read synchronously:
+ * a scan of the machine's ~100 processes takes about 1 ms of CPU this way, and about 18 ms
+ * through fs.promises (three thread-pool round trips per file), which at a sample every 200 ms
+ * per busy worker was most of the service's CPU in a browser run (docs/benchmarks.md).
+ */
+function processTable(): { pid: number; ppid: number }[] {
+  const table: { pid: number; ppid: number }[] = [];
+  for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
-    if (stat === "") continue; // ended meanwhile
-    // Fields after the command name (which may hold spaces): state ppid pgrp …
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue; // ended meanwhile
+    }
+    // Fields after the command name (which may hold spaces): state ppid …
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    table.push({ pid: Number(entry), ppid: Number(fields[1]), pgrp: Number(fields[2]) });
+    table.push({ pid: Number(entry), ppid: Number(fields[1]) });
   }
   return table;
 }
@@ -27,22 +37,10 @@ async function pssMb(pids: Iterable<number>): Promise<number> {
   return kb / 1024;
 }
 
-/**
- * Memory (MB) of a set of processes and every process in the given process groups, read
- * from /proc (Linux), as proportional set size.
- */
-export async function residentMb(pids: number[], groups: number[]): Promise<number> {
-  const wanted = new Set(pids);
-  if (groups.length > 0) {
-    for (const { pid, pgrp } of await processTable()) if (groups.includes(pgrp)) wanted.add(pid);
-  }
-  return pssMb(wanted);
-}
-
 /** Memory (MB) of a process and all of its descendants (a runner and its browser), as proportional set size. */
 export async function processTreeMb(root: number): Promise<number> {
   const children = new Map<number, number[]>();
-  for (const { pid, ppid } of await processTable()) children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+  for (const { pid, ppid } of processTable()) children.set(ppid, [...(children.get(ppid) ?? []), pid]);
   const tree = new Set([root]);
   for (const pid of tree) for (const child of children.get(pid) ?? []) tree.add(child);
   return pssMb(tree);
