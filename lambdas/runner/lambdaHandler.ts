@@ -14,7 +14,7 @@ import { launchLambdaChromium, warmBrowser } from "./lambdaBrowser";
 import { type FunctionMeta, INLINE_ANSWER_BYTES, type LambdaRunAnswer, type LambdaRunEvent, type UploadedAnswer } from "./lambdaPackage";
 import { capBytes } from "./outputLimits";
 import type { RunOutcome } from "./protocol";
-import { processTreeMb, watchMemory } from "../runtime/local/processTree";
+import { TreeMeter, watchMemory } from "../runtime/local/processTree";
 import { startInvocation } from "./runInvocation";
 import { s3ArtifactSink } from "./s3Artifacts";
 
@@ -143,6 +143,8 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
   // time per container; this keeps that true for any other caller too).
   let previous: Promise<void> = Promise.resolve();
   let kms: NonNullable<LambdaHandlerOptions["kms"]> | undefined;
+  // The process and its browser, for the container's life: exact reads spread over its runs (TreeMeter).
+  const meter = new TreeMeter(process.pid);
 
   const handler = async (event: LambdaRunEvent, context?: LambdaContext): Promise<LambdaRunAnswer> => {
     checkEvent(event);
@@ -161,7 +163,7 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
     const getBrowser = () => browser.get();
     const run = previous.then(() => {
       const stopAfterMs = Math.min(timeoutMs, Math.max(MIN_RUN_MS, lambdaEnd - DEADLINE_MARGIN_MS - Date.now()));
-      const memory = watchMemory(() => processTreeMb(process.pid), MEMORY_SAMPLE_MS);
+      const memory = watchMemory(() => meter.sample(), MEMORY_SAMPLE_MS);
       void memory.sample(); // from the start: a short run gets a measure too
       const artifacts = event.artifact_upload ? s3ArtifactSink(event.artifact_upload, event.artifacts_url ?? "") : undefined;
       const started = startInvocation({

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { processTreeMb, watchMemory } from "../../lambdas/runtime/local/processTree";
+import { processTreeMb, TreeMeter, watchMemory } from "../../lambdas/runtime/local/processTree";
 
 /**
  * A small Node process (the root) whose child fills `mb` of memory, then prints its pid and
@@ -50,5 +50,49 @@ describe("the memory of a process tree (the Lambda runner's peak)", () => {
 
   it("is 0 for a process that does not exist", async () => {
     expect(await processTreeMb(2 ** 22 + 1)).toBe(0);
+  });
+});
+
+describe("TreeMeter: exact reads spread over samples", () => {
+  it("estimates between exact reads from RSS, and sees memory a process gains at once", async () => {
+    const tree = parentOfHog(100);
+    const pid = tree.root.pid ?? 0;
+    let now = 0;
+    const meter = new TreeMeter(pid, 1000, () => now);
+    try {
+      const hogPid = await tree.hogPid;
+      const exact = await meter.sample(true);
+      expect(exact).toBeGreaterThan(100);
+      // Within the second: an estimate, close to the exact read.
+      now = 500;
+      expect(Math.abs((await meter.sample()) - exact)).toBeLessThan(10);
+      // The hog ends: its memory leaves the estimate at once (its process is gone from the tree).
+      process.kill(hogPid, "SIGKILL");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      now = 700;
+      const after = await meter.sample();
+      expect(after).toBeLessThan(exact - 90);
+      expect(Math.abs(after - (await processTreeMb(pid)))).toBeLessThan(10);
+    } finally {
+      await tree.stop();
+    }
+  });
+
+  it("counts what a process allocates between exact reads", async () => {
+    // A process that allocates 120 MB one second after it starts.
+    const script = `setTimeout(() => { globalThis.b = Buffer.alloc(120 * 1024 * 1024, 1); process.stdout.write("grown\\n"); }, 1000); setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    const grown = new Promise((resolve) => child.stdout.once("data", resolve));
+    let now = 0;
+    const meter = new TreeMeter(child.pid ?? 0, 1000, () => now);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const before = await meter.sample(true);
+      await grown;
+      now = 100; // no exact read due: an estimate
+      expect(await meter.sample()).toBeGreaterThan(before + 110);
+    } finally {
+      child.kill("SIGKILL");
+    }
   });
 });

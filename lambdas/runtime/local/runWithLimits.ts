@@ -46,8 +46,12 @@ export async function runWithLimits(
     ended ??= "timeout";
     void worker.kill("timeout");
   }, limits.timeoutMs + TIMEOUT_GRACE_MS);
+  // A sample over the limit is read again exactly before it stops the run (samples may be estimates).
   const memory = watchMemory(
-    () => worker.memoryMb(),
+    async () => {
+      const mb = await worker.memoryMb();
+      return mb > limits.memoryMb ? worker.memoryMb(true) : mb;
+    },
     SAMPLE_MS,
     (mb) => {
       if (mb > limits.memoryMb && ended === null) {

@@ -131,9 +131,9 @@ export class WorkerProcess {
     return this.state.name !== "dead" && this.exitReason === null && this.host.alive();
   }
 
-  /** Memory of the worker's whole sandbox (its host, the worker, its browser), in MB. */
-  memoryMb(): Promise<number> {
-    return this.host.memoryMb();
+  /** Memory of the worker's whole sandbox (its host, the worker, its browser), in MB (`exactly`: see TreeMeter). */
+  memoryMb(exactly = false): Promise<number> {
+    return this.host.memoryMb(exactly);
   }
 
   /**

@@ -5,7 +5,7 @@ import type { Readable, Writable } from "node:stream";
 import type { Socket } from "node:net";
 import type { BrowserSpec } from "../../../runner/protocol";
 import { keepTail } from "../../../runner/streamTail";
-import { processTreeMb } from "../processTree";
+import { TreeMeter } from "../processTree";
 import { bwrapArgs } from "./bwrapArgs";
 import { WorkerCgroup } from "./cgroup";
 import { quietPipes } from "./childPipes";
@@ -35,8 +35,8 @@ export interface SandboxedHost {
   /** Stops every process of the sandbox until `thaw` (between runs nothing of it runs). */
   freeze(): Promise<void>;
   thaw(): Promise<void>;
-  /** Memory of every process of the sandbox (MB, proportional set size). */
-  memoryMb(): Promise<number>;
+  /** Memory of every process of the sandbox (MB, proportional set size; `exactly`: no estimate, see TreeMeter). */
+  memoryMb(exactly?: boolean): Promise<number>;
   /** Sets the kernel's hard ceiling (cgroups only): a backstop above the sampled limit. */
   limitMemory(mb: number): Promise<void>;
   hitMemoryLimit(): Promise<boolean>;
@@ -122,6 +122,8 @@ export async function startSandboxedHost(sandbox: Sandbox, files: RuntimeFiles, 
     if (!reaped) signalGroup(pid, name);
   };
   let killing: Promise<void> | undefined;
+  // One meter for the sandbox's life: its exact reads are spread over its runs (TreeMeter).
+  const meter = new TreeMeter(pid);
   return {
     channel: started.stdio[3] as Socket,
     browser,
@@ -131,7 +133,7 @@ export async function startSandboxedHost(sandbox: Sandbox, files: RuntimeFiles, 
     // The whole process group: bubblewrap, the host, the worker, the browser and its helpers.
     freeze: async () => signal("SIGSTOP"),
     thaw: async () => signal("SIGCONT"),
-    memoryMb: () => processTreeMb(pid),
+    memoryMb: (exactly) => meter.sample(exactly),
     limitMemory: async (mb) => cgroup?.limitMemory(mb),
     hitMemoryLimit: async () => (cgroup ? cgroup.hitMemoryLimit() : false),
     kill: () => {
