@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { setOwn } from "../code/jsonSchema";
 
 export interface EventInput {
   request: IncomingMessage;
@@ -14,15 +15,17 @@ export interface EventInput {
 
 /** Turns a local HTTP request into the API Gateway HTTP API (payload 2.0) event a handler gets on AWS. */
 export function toApiGatewayEvent({ request, url, requestId, routeKey, params, body, now }: EventInput): APIGatewayProxyEventV2 {
+  // Own properties only, as API Gateway's parsed JSON has them: a name such as `constructor`,
+  // `toString` or `__proto__` is a key like any other, never something of Object.prototype.
   const headers: Record<string, string> = {};
   const cookies: string[] = [];
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined) continue;
     if (name === "cookie") cookies.push(...String(value).split(/;\s*/));
-    else headers[name] = Array.isArray(value) ? value.join(",") : value;
+    else setOwn(headers, name, Array.isArray(value) ? value.join(",") : value);
   }
   const query: Record<string, string> = {};
-  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  for (const [name, value] of url.searchParams) setOwn(query, name, Object.hasOwn(query, name) ? `${query[name]},${value}` : value);
   const host = headers.host ?? "localhost";
   return {
     version: "2.0",

@@ -73,6 +73,17 @@ describe("invoking over HTTP with a real browser", () => {
     expect((await t.call("GET", "/functions/types/metrics")).body.total_calls).toBe(before);
   });
 
+  it("takes GET names that Object.prototype has (constructor, toString, __proto__) as the parameters they are", async () => {
+    await t.deploy("protoish", "export default async ({ constructor, toString }: { constructor?: string; toString?: string }) => ({ constructor, toString });");
+    const both = await t.call("GET", "/functions/protoish?constructor=x&toString=y");
+    expect([both.status, both.body]).toEqual([200, { constructor: "x", toString: "y" }]);
+    const repeated = await t.call("GET", "/functions/protoish?constructor=a&constructor=b");
+    expect(repeated.body).toEqual({ constructor: "a,b" });
+    // Not a parameter of the function: refused like any unknown name, as it is over POST.
+    const proto = expectError(await t.call("GET", "/functions/protoish?__proto__=1"), 400, "invalid_parameters");
+    expect(proto.details.parameters).toEqual([expect.objectContaining({ name: "__proto__", problem: "unknown" })]);
+  });
+
   it("answers 500 function_error for a throwing automation, 200 for { success: false }", async () => {
     await t.deploy("thrower", `export default async () => { throw new Error("boom: selector not found"); }`);
     const thrown = await t.call("POST", "/functions/thrower");
