@@ -1,4 +1,5 @@
-import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { protocolError } from "./protocolError";
 import type { Deps } from "../deps";
 import type { RouteRequest } from "../http/defineRoute";
 import { errorResult } from "../http/errorBody";
@@ -65,7 +66,7 @@ async function declaredOutput(deps: Deps, accountId: string, name: string, versi
 }
 
 function unknownTool(name: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 128)}`);
+  return protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 128)}`);
 }
 
 /** The run's result: as JSON text, and as structured content when it is a JSON object. */

@@ -1,5 +1,6 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { protocolError } from "./protocolError";
 import type { Deps } from "../deps";
 import type { RouteRequest } from "../http/defineRoute";
 import { errorResult } from "../http/errorBody";
@@ -44,5 +45,5 @@ export function createMcpServer(deps: Deps, request: RouteRequest<unknown, unkno
 function internalError(error: unknown, deps: Deps, requestId: string): McpError {
   const answer = errorResult(error, requestId, deps.log);
   const body = JSON.parse(answer.body ?? "{}") as { error: { code: string; message: string } };
-  return new McpError(ErrorCode.InternalError, `${body.error.code}: ${body.error.message}`, body);
+  return protocolError(ErrorCode.InternalError, `${body.error.code}: ${body.error.message}`, body);
 }

@@ -83,6 +83,8 @@ describe("POST /mcp through the SDK's client", () => {
     const other = await connect(otherKey);
     expect((await other.listTools()).tools.map((tool) => tool.name)).toEqual(["secret-tool"]);
     await expect(client.callTool({ name: "secret-tool", arguments: { message: "x" } })).rejects.toThrow(McpError);
+    // The server's message is "Unknown tool: …": the client's error adds its prefix once.
+    await expect(client.callTool({ name: "secret-tool", arguments: {} })).rejects.toThrow(/^MCP error -32602: Unknown tool: secret-tool$/);
   });
 
   it("calls a quick function: its result as structured content and JSON text; the run is an 'mcp' run with the request origin", async () => {
