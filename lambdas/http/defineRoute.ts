@@ -6,6 +6,7 @@ import type { Deps } from "../deps";
 import type { Principal } from "../identity/identity";
 import { errorResult } from "./errorBody";
 import { ApiError } from "./errors";
+import { rateLimitKey } from "./rateLimiter";
 import { redactSecrets } from "./redactSecrets";
 import type { HttpResult } from "./response";
 import { type IssueCode, parseWith } from "./validation";
@@ -52,7 +53,7 @@ export function defineRoute<B = undefined, Q = undefined>(
         const headers = (event.headers ?? {}) as Record<string, string>;
         const principal =
           options.auth === false ? ANONYMOUS : await authenticate(event, headers, deps).catch((error: unknown) => withUnauthorizedHeaders(error, options, event, deps));
-        if (options.auth !== false) deps.rateLimiter?.take(principal.key_id ?? `account:${principal.account_id}`);
+        if (options.auth !== false) deps.rateLimiter?.take(rateLimitKey(principal));
         const request: RouteRequest<B, Q> = {
           event,
           requestId: event.requestContext.requestId,

@@ -39,3 +39,8 @@ export function createRateLimiter(limit: RateLimit, now: () => number = Date.now
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
+
+/** Whose bucket a request takes from: its API key's, or its account's for an OAuth token. */
+export function rateLimitKey(principal: { key_id: string | null; account_id: string }): string {
+  return principal.key_id ?? `account:${principal.account_id}`;
+}

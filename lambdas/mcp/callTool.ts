@@ -1,5 +1,6 @@
 import { ErrorCode, type McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { protocolError } from "./protocolError";
+import { rateLimitKey } from "../http/rateLimiter";
 import type { Deps } from "../deps";
 import type { RouteRequest } from "../http/defineRoute";
 import { errorResult } from "../http/errorBody";
@@ -21,7 +22,13 @@ const KEPT_HEADERS = ["x-service-request-origin", "x-service-sdk-version"] as co
  * find a run still going, or an error result (`isError`) the model can read and act on. A tool
  * that names no function of the caller's account is a protocol error (unknown tool).
  */
-export async function callTool(deps: Deps, request: RouteRequest<unknown, unknown>, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
+export async function callTool(
+  deps: Deps,
+  request: RouteRequest<unknown, unknown>,
+  name: string,
+  args: Record<string, unknown> | undefined,
+  options: { chargeRateLimit?: boolean } = {},
+): Promise<CallToolResult> {
   if (!NAME_PATTERN.test(name)) throw unknownTool(name);
   const headers: Record<string, string> = {};
   for (const header of KEPT_HEADERS) {
@@ -40,6 +47,8 @@ export async function callTool(deps: Deps, request: RouteRequest<unknown, unknow
   };
   let answer: HttpResult;
   try {
+    // A JSON-RPC batch is one HTTP request: its calls after the first are counted one by one.
+    if (options.chargeRateLimit) deps.rateLimiter?.take(rateLimitKey(request.principal));
     answer = await invokeFunction(invocation, deps, args ?? {}, "json", "mcp");
   } catch (error) {
     const failure = errorResult(error, request.requestId, deps.log);

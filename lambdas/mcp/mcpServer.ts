@@ -30,9 +30,11 @@ export function createMcpServer(deps: Deps, request: RouteRequest<unknown, unkno
       throw internalError(error, deps, request.requestId);
     }
   });
+  // The request took one token of the caller's rate limit; each further call in a batch takes its own.
+  let calls = 0;
   server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
     try {
-      return await callTool(deps, request, params.name, params.arguments);
+      return await callTool(deps, request, params.name, params.arguments, { chargeRateLimit: calls++ > 0 });
     } catch (error) {
       if (error instanceof McpError) throw error;
       throw internalError(error, deps, request.requestId);

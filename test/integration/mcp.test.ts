@@ -207,3 +207,27 @@ describe("authentication of /mcp", () => {
     });
   });
 });
+
+describe("a JSON-RPC batch of tool calls", () => {
+  it("takes one token of the caller's rate limit per call: a batch cannot run more than the limit allows", async () => {
+    const limited = await startTestService({ config: { rateLimit: { perSecond: 0.1, burst: 3 } } });
+    try {
+      await limited.deploy("echo", ECHO_FN);
+      const batch = Array.from({ length: 5 }, (_, i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/call", params: { name: "echo", arguments: { message: `m${i}` } } }));
+      // Three tokens: the deploy takes one, the batch's request one (its first call's), its second call the last.
+      const { response, text } = await sendRequest(limited.url, "POST", "/mcp", {
+        body: JSON.stringify(batch),
+        token: limited.adminKey,
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-03-26" },
+      });
+      expect(response.status).toBe(200);
+      const answers = (JSON.parse(text) as { id: number; result: CallToolResult }[]).sort((a, b) => a.id - b.id);
+      expect(answers.map((answer) => (answer.result.isError ? "refused" : "ran"))).toEqual(["ran", "ran", "refused", "refused", "refused"]);
+      expect(answers[2]?.result.content[0]).toMatchObject({ type: "text", text: expect.stringMatching(/^rate_limited: .* Retry after \d+ seconds\./) });
+      // Only the two ran (read from the store: the API is rate limited for this key now).
+      expect((await limited.service.deps.store.limits.current("local", new Date())).invocations).toBe(2);
+    } finally {
+      await limited.destroy();
+    }
+  });
+});
