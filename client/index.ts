@@ -210,7 +210,7 @@ export class BrowserfnClient {
 
   /**
    * `PUT /functions/{ref}/secrets/{name}`: sets (or replaces) one secret of a function, which its
-   * runs read with `secrets.get(name)`. `name` is `^[A-Z][A-Z0-9_]{0,63}$`, `value` 1 to 4096
+   * runs read with `secrets.get(name)`. `name` is `^[A-Z][A-Z0-9_]{0,63}$`, `value` 4 to 4096
    * bytes of UTF-8; at most 50 per function. The value is never sent back.
    */
   async setSecret(ref: string, name: string, value: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { MAX_SECRET_VALUE_BYTES } from "../../lambdas/secrets/functionSecrets";
+import { MAX_SECRET_VALUE_BYTES, MIN_SECRET_VALUE_BYTES } from "../../lambdas/secrets/functionSecrets";
 import { CliError } from "./args";
 import { EXIT } from "./exitCodes";
 import type { Io } from "./output";
@@ -7,8 +7,8 @@ import { askSecret } from "./prompt";
 /**
  * The value for `secrets set`: the argument when one was given, else what is piped on stdin (up
  * to one final newline, so `echo "$X" |` sets what `printf %s "$X" |` does), else, on a
- * terminal, typed at a prompt that does not show it (surrounding spaces dropped). Empty, or over
- * the service's 4096 bytes, is a CliError (exit 2) before any request.
+ * terminal, typed at a prompt that does not show it (surrounding spaces dropped). Empty, under
+ * the service's 4 bytes or over its 4096, is a CliError (exit 2) before any request.
  */
 export async function readSecretValue(io: Io, given: string | undefined, question: string): Promise<string> {
   const source = given !== undefined ? "argument" : io.stdin.isTTY === true ? "prompt" : "stdin";
@@ -21,6 +21,9 @@ export async function readSecretValue(io: Io, given: string | undefined, questio
   }
   const bytes = Buffer.byteLength(value, "utf8");
   if (bytes > MAX_SECRET_VALUE_BYTES) throw tooLong(bytes);
+  if (bytes < MIN_SECRET_VALUE_BYTES) {
+    throw new CliError(`the value is ${bytes} bytes; a secret's value is at least ${MIN_SECRET_VALUE_BYTES} (it is redacted wherever it occurs in a run's output)`, EXIT.usage);
+  }
   return value;
 }
 

@@ -10,6 +10,11 @@ export const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
 export const MAX_SECRETS_PER_FUNCTION = 50;
 /** A secret's value is 1 to this many bytes of UTF-8 (KMS encrypts at most 4 KB directly). */
 export const MAX_SECRET_VALUE_BYTES = 4096;
+/**
+ * …and at least this many: a value is redacted wherever it occurs in a run's output (inside
+ * words, numbers and object keys too), so a shorter one would mangle ordinary results.
+ */
+export const MIN_SECRET_VALUE_BYTES = 4;
 
 /** Where secrets are kept, and what opens them. */
 export interface SecretsDeps {

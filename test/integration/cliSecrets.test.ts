@@ -88,6 +88,7 @@ describe("browserfn secrets against a real local service", () => {
       [["secrets", "set", "reader", "lower"], "x", "'lower' is not a secret name (^[A-Z][A-Z0-9_]{0,63}$, e.g. API_TOKEN)"],
       [["secrets", "rm", "reader", "A-B"], "", "'A-B' is not a secret name"],
       [["secrets", "set", "reader", "BIG"], "x".repeat(4097), "a secret's value is at most 4096 bytes of UTF-8"],
+      [["secrets", "set", "reader", "SHORT"], "abc", "the value is 3 bytes; a secret's value is at least 4"],
       // Under a pipe's buffer, so that the write is done before the CLI stops reading.
       [["secrets", "set", "reader", "BIG"], "x".repeat(50_000), "the value is over 4096 bytes"],
       [["secrets", "set", "reader"], "", "missing argument <NAME>"],

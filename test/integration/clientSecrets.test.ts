@@ -33,7 +33,7 @@ describe("browserfn/client: function secrets against a real local service", () =
     expect(await client.listSecrets("reader")).toEqual({ items: [] });
     await client.setSecret("reader", "API_TOKEN", "first");
     await client.setSecret("reader", "API_TOKEN", VALUE); // replaced
-    await client.setSecret("reader", "OTHER", "x");
+    await client.setSecret("reader", "OTHER", "other-value");
     const list = await client.listSecrets("reader");
     expect(list.items).toEqual([
       { name: "API_TOKEN", updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
@@ -55,7 +55,7 @@ describe("browserfn/client: function secrets against a real local service", () =
     const missing = await thrown(client.deleteSecret("reader", "NOPE"));
     expect(missing).toBeInstanceOf(NotFoundError);
     expect(missing).toMatchObject({ status: 404, code: "secret_not_found" });
-    const badName = await thrown(client.setSecret("reader", "lower", "x"));
+    const badName = await thrown(client.setSecret("reader", "lower", "xxxx"));
     expect(badName).toBeInstanceOf(ValidationError);
     expect(badName.code).toBe("invalid_name");
     const empty = await thrown(client.setSecret("reader", "EMPTY", ""));

@@ -83,12 +83,12 @@ describe("the dashboard's secrets of a function", () => {
 
   it("shows the API's error for a bad name, and keeps the form's value for a retry", async () => {
     await page.type("#secret-name", "lower");
-    await page.type("#secret-value", "x");
+    await page.type("#secret-value", "xxxx");
     await page.click("#secret-save");
     await page.waitForSelector("#secret-status .error");
     expect(await textOf("#secret-status .error-code")).toBe("400 invalid_name");
     expect(await names()).toEqual(["API_TOKEN"]);
-    expect(await page.$eval("#secret-value", (input) => (input as HTMLInputElement).value)).toBe("x");
+    expect(await page.$eval("#secret-value", (input) => (input as HTMLInputElement).value)).toBe("xxxx");
     await page.$eval("#secret-name", (input) => ((input as HTMLInputElement).value = ""));
     await page.$eval("#secret-value", (input) => ((input as HTMLInputElement).value = ""));
   });
