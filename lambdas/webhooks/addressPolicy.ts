@@ -13,6 +13,9 @@ for (const [network, prefix] of [
   ["169.254.0.0", 16], // link-local (cloud metadata endpoints live here)
   ["172.16.0.0", 12], // private (RFC 1918)
   ["192.0.0.0", 24], // IETF protocol assignments
+  ["192.0.2.0", 24], // documentation (TEST-NET-1)
+  ["198.51.100.0", 24], // documentation (TEST-NET-2)
+  ["203.0.113.0", 24], // documentation (TEST-NET-3)
   ["192.168.0.0", 16], // private (RFC 1918)
   ["198.18.0.0", 15], // benchmarking
   ["224.0.0.0", 4], // multicast
@@ -28,6 +31,8 @@ for (const [network, prefix] of [
   ["fec0::", 10], // site-local (deprecated, still private)
   ["ff00::", 8], // multicast
   ["2002::", 16], // 6to4: relays to an embedded IPv4 address that may be private
+  ["2001:db8::", 32], // documentation
+  ["100::", 64], // discard-only
   ["64:ff9b:1::", 48], // local-use NAT64 (RFC 8215): translated inside some network
 ] as const) {
   REFUSED.addSubnet(network, prefix, "ipv6");
@@ -35,16 +40,18 @@ for (const [network, prefix] of [
 
 /**
  * The IPv4 address an IPv6 address carries, for the forms that reach it: IPv4-mapped
- * (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`) and NAT64 (`64:ff9b::a.b.c.d`); else null.
+ * (`::ffff:a.b.c.d`), IPv4-translated (`::ffff:0:a.b.c.d`, RFC 2765), IPv4-compatible
+ * (`::a.b.c.d`) and NAT64 (`64:ff9b::a.b.c.d`); else null.
  */
 function embeddedIpv4(address: string): string | null {
   const groups = expandIpv6(address);
   if (!groups) return null;
   const zeros = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
   const mapped = zeros(0, 5) && groups[5] === 0xffff;
+  const translated = zeros(0, 4) && groups[4] === 0xffff && groups[5] === 0;
   const compatible = zeros(0, 6) && (groups[6] !== 0 || (groups[7] ?? 0) > 1);
   const nat64 = groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6);
-  if (!mapped && !compatible && !nat64) return null;
+  if (!mapped && !translated && !compatible && !nat64) return null;
   const high = groups[6] ?? 0;
   const low = groups[7] ?? 0;
   return [high >> 8, high & 0xff, low >> 8, low & 0xff].join(".");

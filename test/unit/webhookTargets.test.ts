@@ -12,11 +12,13 @@ describe("refusedAddressReason", () => {
     "0.0.0.0", "224.0.0.1", "255.255.255.255", "::", "::1", "fc00::1", "fd12:3456::1", "fe80::1", "ff02::1",
     "::ffff:127.0.0.1", "::ffff:7f00:1", "::ffff:10.0.0.1", "::127.0.0.1", "::ffff:169.254.169.254", "64:ff9b::10.0.0.1",
     "2002:7f00:1::1", "2002:a9fe:a9fe::", "64:ff9b:1::a00:1",
+    // Documentation and discard-only ranges, and the IPv4-translated form (::ffff:0:a.b.c.d).
+    "192.0.2.1", "198.51.100.7", "203.0.113.200", "2001:db8::1", "100::1", "::ffff:0:7f00:1", "::ffff:0:10.0.0.1",
   ])("refuses %s", (address) => {
     expect(refusedAddressReason(address)).toEqual(expect.any(String));
   });
 
-  it.each(["93.184.215.14", "8.8.8.8", "100.128.0.1", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8", "64:ff9b::8.8.8.8"])("allows %s", (address) => {
+  it.each(["93.184.215.14", "8.8.8.8", "100.128.0.1", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8", "64:ff9b::8.8.8.8", "::ffff:0:8.8.8.8", "2001:db9::1"])("allows %s", (address) => {
     expect(refusedAddressReason(address)).toBeNull();
   });
 
