@@ -42,23 +42,28 @@ function originalPosition(map: SourceMap, line: number, column: number): string 
   return `${entry.originalSource}:${entry.originalLine + 1}:${entry.originalColumn + 1}`;
 }
 
+/** A file of the service's own in a frame (`/tmp/browserfn-runtime-x/worker.cjs:44656:19`, `file:///var/task/…`): where it runs is not the user's business. */
+const SERVICE_FILE = /(?<=[(\s])(?:file:\/\/)?\/[^\s()]*:\d+:\d+/g;
+
+/** What a frame of the service's own code names instead of its file. */
+export const RUNTIME_LOCATION = "browserfn-runtime";
+
 /**
  * The stack of an error thrown in an automation, with the frames of its code
  * (`at run (/automation/index.js:64:19)`) naming the user's own file, line and column instead
- * (`at run (automation.ts:8:11)`), through the code's inline source map. Every other line (the
- * message, frames of the runner, the runtime SDK or puppeteer) is kept as it is; so is the
- * whole stack of code that has no source map.
+ * (`at run (automation.ts:8:11)`), through the code's inline source map (without one, they are
+ * kept as they are). Frames of the service's code (the runner, the runtime SDK, puppeteer) keep
+ * their function names, with `browserfn-runtime` for their file: a stack names no path of the
+ * machine it ran on. The message and Node's own frames (`node:internal/…`) are kept as they are.
  */
 export function mapAutomationStack(stack: string, code: string): string {
-  if (!stack.includes(AUTOMATION_FILENAME)) return stack;
-  const map = sourceMapOf(code);
-  if (!map) return stack;
+  const map = stack.includes(AUTOMATION_FILENAME) ? sourceMapOf(code) : null;
   return stack
     .split("\n")
-    .map((line) =>
-      FRAME.test(line)
-        ? line.replace(POSITION, (whole, l: string, c: string) => originalPosition(map, Number(l), Number(c)) ?? whole)
-        : line,
-    )
+    .map((line) => {
+      if (!FRAME.test(line)) return line;
+      if (!line.includes(AUTOMATION_FILENAME)) return line.replace(SERVICE_FILE, RUNTIME_LOCATION);
+      return map ? line.replace(POSITION, (whole, l: string, c: string) => originalPosition(map, Number(l), Number(c)) ?? whole) : line;
+    })
     .join("\n");
 }
