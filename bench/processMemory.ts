@@ -33,8 +33,8 @@ export function parsePssKb(smapsRollup: string): number {
 }
 
 /** `root` and every process descended from it, in breadth-first order (root first, when it exists). */
-export function treeOf(table: ProcessEntry[], root: number): ProcessEntry[] {
-  const children = new Map<number, ProcessEntry[]>();
+export function treeOf<T extends ProcessEntry>(table: T[], root: number): T[] {
+  const children = new Map<number, T[]>();
   for (const entry of table) children.set(entry.ppid, [...(children.get(entry.ppid) ?? []), entry]);
   const tree = table.filter((entry) => entry.pid === root);
   for (const entry of tree) for (const child of children.get(entry.pid) ?? []) if (child.pid !== root) tree.push(child);

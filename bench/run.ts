@@ -8,7 +8,8 @@
  *    vs the HTTP floor's;
  * 3. the cold first invoke of a new function (worker start + browser launch);
  * 4. browser throughput at concurrency 4 vs raw puppeteer with 4 contexts on one browser;
- * 5. the memory (PSS) of the service's process tree before the runs and after them.
+ * 5. the memory (PSS) of the service's process tree before the runs and after them;
+ * 6. where the CPU goes in 4 and 5: per call, the service's tree by part against raw puppeteer's.
  */
 import puppeteer from "puppeteer-core";
 import { chromiumArgs, chromiumFiles } from "../lambdas/runtime/local/sandbox/chromium";
@@ -17,7 +18,8 @@ import { TITLE_FN } from "../test/helpers/code";
 import { startBenchService, startHttpFloor } from "./benchService";
 import { readTreeMemory } from "./processMemory";
 import { round, summary, timed } from "./stats";
-import { throughputSideBySide } from "./throughput";
+import { load, throughputSideBySide } from "./throughput";
+import { ownCpuMs, perCall, readTreeCpu } from "./processCpu";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60);
 /** How long each throughput figure is loaded (its baseline as long, side by side). */
@@ -112,6 +114,7 @@ async function main(): Promise<void> {
       }
     }));
     const browserThroughput = await throughputSideBySide(BROWSER_CALLERS, SECONDS, invoke, raw);
+    const browserCpu = service.pid === null ? null : await cpuSideBySide(service.pid, browser.process()?.pid ?? 0, invoke, raw);
 
     // Workers reset their browsers after answering: that is over after a moment.
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -137,6 +140,7 @@ async function main(): Promise<void> {
       browser_throughput_per_s_at_concurrency_4: round(browserThroughput.a),
       raw_puppeteer_throughput_per_s_at_concurrency_4: round(browserThroughput.b),
       browser_vs_raw_throughput_ratio: round(browserThroughput.a / browserThroughput.b),
+      cpu_ms_per_browser_call_at_concurrency_4: browserCpu,
       service_memory_before_runs: memoryBefore,
       service_memory_after_runs: memoryAfter,
     };
@@ -147,6 +151,24 @@ async function main(): Promise<void> {
     await floor.close();
     await service.close();
   }
+}
+
+/**
+ * CPU ms per call at the browser throughput's concurrency, loaded half of SECONDS each: the
+ * service's process tree by part (the service, dynalite, workers, their hosts, browsers) and the
+ * bench's own process (the HTTP client), against raw puppeteer's browser and the bench's process
+ * (puppeteer's client). Read from /proc: a part's CPU is what its processes used (and reaped).
+ */
+async function cpuSideBySide(servicePid: number, browserPid: number, invoke: () => Promise<unknown>, raw: () => Promise<unknown>) {
+  const measure = async (root: number, work: () => Promise<unknown>): Promise<Record<string, number>> => {
+    const [tree, own] = [readTreeCpu(root), ownCpuMs()];
+    const { calls } = await load(BROWSER_CALLERS, SECONDS / 2, work);
+    return { ...perCall(tree, readTreeCpu(root), calls), bench_process: Math.round(((ownCpuMs() - own) / calls) * 10) / 10 };
+  };
+  const service = await measure(servicePid, invoke);
+  const { browser, bench_process } = await measure(browserPid, raw);
+  const total = (parts: Record<string, number | undefined>) => round(Object.values(parts).reduce<number>((sum, ms) => sum + (ms ?? 0), 0));
+  return { service: { ...service, total: total(service) }, raw: { browser, bench_process, total: total({ browser, bench_process }) } };
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,5 @@
 /** Calls completed by `callers` loops of `work` that start calls for `seconds`, and the time they took. */
-async function load(callers: number, seconds: number, work: () => Promise<unknown>): Promise<{ calls: number; seconds: number }> {
+export async function load(callers: number, seconds: number, work: () => Promise<unknown>): Promise<{ calls: number; seconds: number }> {
   let calls = 0;
   const started = performance.now();
   const deadline = started + seconds * 1000;
