@@ -1,10 +1,15 @@
 import { z } from "zod";
 
+/** What a function's timeout_seconds can be, whatever the plan (a plan's cap is within it). */
+export const TIMEOUT_SECONDS = { min: 1, max: 900 } as const;
+/** What a function's memory_mb can be, whatever the plan (a plan's cap is within it). */
+export const MEMORY_MB = { min: 128, max: 10240 } as const;
+
 export const PlanSchema = z.strictObject({
   concurrency: z.int().min(1),
   invocations_per_month: z.int().min(0),
-  max_timeout_seconds: z.int().min(1).max(900),
-  max_memory_mb: z.int().min(128).max(10240),
+  max_timeout_seconds: z.int().min(TIMEOUT_SECONDS.min).max(TIMEOUT_SECONDS.max),
+  max_memory_mb: z.int().min(MEMORY_MB.min).max(MEMORY_MB.max),
 });
 
 export type Plan = z.infer<typeof PlanSchema>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DateTime } from "./dateTime";
 
 /** One artifact of a run, as listed. */
 export const Artifact = z
@@ -6,7 +7,7 @@ export const Artifact = z
     name: z.string().describe("^[A-Za-z0-9._-]{1,128}$"),
     content_type: z.string(),
     bytes: z.int(),
-    created_at: z.string(),
+    created_at: DateTime,
     url: z.string().describe("GET it (with the account's token) for the bytes; on AWS it answers 302 to a short-lived download URL"),
   })
   .meta({ id: "Artifact" });

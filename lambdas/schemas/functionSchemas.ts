@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { MEMORY_MB, TIMEOUT_SECONDS } from "../config/plans";
 import type { IssueCode } from "../http/validation";
+import { DateTime } from "./dateTime";
 import { jsonBytes, MAX_SCHEDULE_PARAMS_BYTES, unstorablePart } from "./storableJson";
 import { WebhooksInput, WebhookView } from "./webhookSchemas";
 
@@ -28,8 +30,8 @@ const settings = {
     .nullable()
     .optional()
     .describe("Parameters of scheduled runs; the automation's defaults fill in the rest"),
-  timeout_seconds: z.int().min(1).max(900).optional(),
-  memory_mb: z.int().min(128).max(10240).optional(),
+  timeout_seconds: z.int().min(TIMEOUT_SECONDS.min).max(TIMEOUT_SECONDS.max).optional().describe("300 when a create does not give it; the plan's max_timeout_seconds may be lower"),
+  memory_mb: z.int().min(MEMORY_MB.min).max(MEMORY_MB.max).optional().describe("1024 when a create does not give it; the plan's max_memory_mb may be lower"),
   shared: z.boolean().optional(),
   webhooks: WebhooksInput.optional(),
 };
@@ -78,7 +80,8 @@ export const FunctionRecord = z
   .object({
     function_id: z.string().regex(FUNCTION_ID_PATTERN),
     workflow_id: z.string(),
-    name: z.string(),
+    // Answers are not parsed: the pattern and bounds below document what create, update and fork let in.
+    name: z.string().meta({ pattern: NAME_PATTERN.source }),
     description: z.string().nullable(),
     url: z.string(),
     status: z.enum(["deploying", "active", "failed"]),
@@ -94,9 +97,9 @@ export const FunctionRecord = z
     schedule: z.string().nullable(),
     schedule_timezone: z.string(),
     schedule_params: z.record(z.string(), z.unknown()).nullable(),
-    next_run_at: z.string().nullable(),
-    timeout_seconds: z.int(),
-    memory_mb: z.int(),
+    next_run_at: DateTime.nullable().describe("When the schedule runs it next; null without a schedule"),
+    timeout_seconds: z.int().meta({ minimum: TIMEOUT_SECONDS.min, maximum: TIMEOUT_SECONDS.max }),
+    memory_mb: z.int().meta({ minimum: MEMORY_MB.min, maximum: MEMORY_MB.max }),
     shared: z.boolean(),
     reference_workflow_id: z.string().nullable(),
     webhooks: z.array(WebhookView).describe("Where the ends of its runs are POSTed (none for another account's shared function)"),
@@ -104,8 +107,8 @@ export const FunctionRecord = z
       .string()
       .optional()
       .describe("In the answer of the create or update that set the first webhooks only: the signing secret (`whsec_…`), shown once"),
-    created_at: z.string(),
-    updated_at: z.string(),
+    created_at: DateTime,
+    updated_at: DateTime,
     warnings: z
       .array(CodeWarning)
       .optional()
@@ -131,7 +134,7 @@ export const FunctionList = z
   .meta({ id: "FunctionList" });
 
 export const VersionInfo = z
-  .object({ version: z.string(), created_at: z.string(), code_sha256: z.string(), variables: z.array(ParameterInfo) })
+  .object({ version: z.string(), created_at: DateTime, code_sha256: z.string(), variables: z.array(ParameterInfo) })
   .meta({ id: "VersionInfo" });
 
 export const VersionList = z.object({ items: z.array(VersionInfo) }).meta({ id: "VersionList" });
@@ -141,14 +144,18 @@ export const VersionCode = VersionInfo.extend({ code: z.string().describe("The s
 });
 
 export const FunctionOpenapiDocument = z
-  .object({
+  .looseObject({
     openapi: z.literal("3.1.0"),
     info: z.object({ title: z.string(), version: z.string(), description: z.string() }),
     servers: z.array(z.object({ url: z.string() })),
     paths: z.record(z.string(), z.unknown()).describe("One path, `/functions/{name}`, with one operation: `post`"),
     components: z.record(z.string(), z.unknown()),
+    "x-error-codes": z
+      .record(z.string(), z.int().min(400).max(599))
+      .describe("Every error code of the API (the Error schema's code) and its HTTP status, as in the service's own document"),
   })
   .meta({
     id: "FunctionOpenapiDocument",
-    description: "An OpenAPI 3.1 document with one operation: invoking the function with its input_schema as the request body",
+    description:
+      "An OpenAPI 3.1 document with one operation: invoking the function with its input_schema as the request body (more members may come, as OpenAPI extensions do)",
   });

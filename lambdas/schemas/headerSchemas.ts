@@ -12,6 +12,9 @@ export const REQUEST_HEADERS = {
   "Last-Event-ID": z.string().describe("The id of the last event received: the stream resumes after it (204 once the run's end was delivered)"),
   Accept: z.string().describe("Must list both application/json and text/event-stream (the answer is application/json)"),
   "Mcp-Protocol-Version": z.string().describe("The protocol version negotiated by initialize, on every later request"),
+  // Any request may carry these two (the local request log shows them); a run keeps them.
+  "x-service-request-origin": z.string().describe("Free text naming where the request comes from (e.g. browserfn-cli); kept with the run it starts"),
+  "x-service-sdk-version": z.string().describe("Free text naming the client and its version (e.g. browserfn-client/0.1.0); kept with the run it starts"),
 } as const satisfies Record<string, z.ZodType>;
 
 export type RequestHeaderName = keyof typeof REQUEST_HEADERS;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DateTime } from "./dateTime";
 
 export const ACCOUNT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,127}$/;
 
@@ -19,7 +20,7 @@ export const ApiKeyInfo = z
     name: z.string().nullable(),
     account: z.string(),
     admin: z.boolean(),
-    created_at: z.string(),
+    created_at: DateTime,
   })
   .meta({ id: "ApiKeyInfo" });
 

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { ERROR_STATUS } from "../http/errors";
 import { type ApiTag, ROUTE_SPECS, type RouteSpec } from "../routes/routeSpecs";
 import { ErrorBody } from "./errorSchemas";
-import { RESPONSE_HEADERS } from "./headerSchemas";
-import { operation, schemaRef } from "./openapiOperation";
+import { RESPONSE_HEADERS, type ResponseHeaderName } from "./headerSchemas";
+import { operation, responseHeader, schemaRef } from "./openapiOperation";
 
 /** What each tag of the document groups. */
 const TAGS: Record<ApiTag, string> = {
@@ -62,12 +62,7 @@ export function openapiDocument(serverUrl: string): Record<string, unknown> {
           content: { "application/json": { schema: schemaRef(ErrorBody) } },
         },
       },
-      headers: Object.fromEntries(
-        Object.entries(RESPONSE_HEADERS).map(([name, schema]) => {
-          const { $schema: _, description, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12" }) as Record<string, unknown>;
-          return [name, { description, schema: rest }];
-        }),
-      ),
+      headers: Object.fromEntries((Object.keys(RESPONSE_HEADERS) as ResponseHeaderName[]).map((name) => [name, responseHeader(name)])),
       securitySchemes: {
         bearer: {
           type: "http",

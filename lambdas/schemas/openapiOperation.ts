@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { OtherResponse, RouteSpec } from "../routes/routeSpecs";
 import { ErrorBody } from "./errorSchemas";
-import { REQUEST_HEADERS, type ResponseHeaderName } from "./headerSchemas";
+import { REQUEST_HEADERS, RESPONSE_HEADERS, type RequestHeaderName, type ResponseHeaderName } from "./headerSchemas";
 import { errorsByStatus } from "./openapiErrors";
 import { PATH_PARAMETERS } from "./pathSchemas";
 
@@ -63,7 +63,23 @@ function queryParameters(route: RouteSpec): Json[] {
 }
 
 function headerParameters(route: RouteSpec): Json[] {
-  return (route.headers ?? []).map((name) => parameter(name, "header", jsonSchema(REQUEST_HEADERS[name]), false));
+  return (route.headers ?? []).map(headerParameter);
+}
+
+/** A request header as an (optional) parameter object. */
+export function headerParameter(name: RequestHeaderName): Json {
+  return parameter(name, "header", jsonSchema(REQUEST_HEADERS[name]), false);
+}
+
+/** A response header as a header object: its schema's description becomes the header's. */
+export function responseHeader(name: ResponseHeaderName): Json {
+  const { description, ...schema } = jsonSchema(RESPONSE_HEADERS[name]);
+  return { description, schema };
+}
+
+/** The headers of an answer: X-Request-Id (every answer has it), then the answer's own. */
+export function answerHeaderNames(headers: readonly ResponseHeaderName[] = []): ResponseHeaderName[] {
+  return ["X-Request-Id", ...headers];
 }
 
 /** A JSON body; required when the schema refuses an empty one (the server reads no body as `{}`). */
@@ -92,7 +108,7 @@ function otherAnswer(other: OtherResponse): Json {
 function answer(description: string, schema: z.ZodType | undefined, contentType: string | undefined, headers: readonly ResponseHeaderName[] = []): Json {
   return {
     description,
-    headers: Object.fromEntries(["X-Request-Id", ...headers].map((name) => [name, { $ref: `#/components/headers/${name}` }])),
+    headers: Object.fromEntries(answerHeaderNames(headers).map((name) => [name, { $ref: `#/components/headers/${name}` }])),
     ...(schema ? { content: { [contentType ?? "application/json"]: { schema: schemaRef(schema) } } } : {}),
   };
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DateTime } from "./dateTime";
 import type { RunStatus as RunStatusType, RunTrigger as RunTriggerType } from "../runs/types";
 
 export const RunStatus = z
@@ -28,13 +29,13 @@ export const RunView = z
     version: z.string(),
     trigger: RunTrigger,
     status: RunStatus,
-    params: z.record(z.string(), z.unknown()).describe("The parameters the run was called with, defaults filled in"),
+    params: z.record(z.string(), z.unknown()).describe("The parameters as the run was called with them: the automation's defaults are not filled in (an omitted parameter is absent)"),
     result: z.unknown().describe("The automation's return value once it succeeded; null before and on failure"),
     error: RunErrorView.nullable(),
     logs: z.string().describe("Console output, as written"),
-    queued_at: z.string(),
-    started_at: z.string().nullable(),
-    finished_at: z.string().nullable(),
+    queued_at: DateTime,
+    started_at: DateTime.nullable(),
+    finished_at: DateTime.nullable(),
     duration_ms: z.number().nullable(),
     browser_ms: z.number().describe("Browser-session time in ms"),
     peak_memory_mb: z.number().nullable(),
@@ -44,7 +45,7 @@ export const RunView = z
 /** One entry of `GET /functions/{ref}/logs`. */
 export const LogEntry = z
   .object({
-    timestamp: z.string().describe("When the run started (when it was queued, while it has not)"),
+    timestamp: DateTime.describe("When the run started (when it was queued, while it has not)"),
     status: RunStatus,
     duration: z.number().nullable().describe("ms; null while it goes on"),
     run_id: z.string(),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DateTime } from "./dateTime";
 import { MAX_SECRET_VALUE_BYTES, MIN_SECRET_VALUE_BYTES } from "../secrets/functionSecrets";
 import { SECRET_MARK } from "../secrets/redactor";
 
@@ -20,7 +21,7 @@ export const PutSecretBody = z
   .meta({ id: "PutSecretBody" });
 
 /** One secret, as listed: its name and when it was set, never its value. */
-export const SecretInfo = z.object({ name: z.string().describe("^[A-Z][A-Z0-9_]{0,63}$"), updated_at: z.string() }).meta({ id: "SecretInfo" });
+export const SecretInfo = z.object({ name: z.string().describe("^[A-Z][A-Z0-9_]{0,63}$"), updated_at: DateTime }).meta({ id: "SecretInfo" });
 
 /** `GET /functions/{ref}/secrets`. */
 export const SecretList = z.object({ items: z.array(SecretInfo) }).meta({ id: "SecretList" });

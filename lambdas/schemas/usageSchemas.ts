@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PlanSchema } from "../config/plans";
+import { DateTime } from "./dateTime";
 
 /** `GET /functions/{ref}/metrics`. */
 export const FunctionMetrics = z
@@ -13,7 +14,7 @@ export const FunctionMetrics = z
     skipped_scheduled_runs: z.int().describe("Scheduled firings skipped while the previous scheduled run was going"),
     p50_duration: z.number().nullable().describe("Median duration (ms) of the latest 100 finished runs"),
     p95_duration: z.number().nullable().describe("95th percentile duration (ms) of the latest 100 finished runs"),
-    last_called_at: z.string().nullable(),
+    last_called_at: DateTime.nullable().describe("When the latest run (of those counted) was queued"),
   })
   .meta({ id: "FunctionMetrics" });
 

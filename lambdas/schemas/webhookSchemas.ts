@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DateTime } from "./dateTime";
 import { MAX_WEBHOOK_URL_CHARS, MAX_WEBHOOKS, WEBHOOK_EVENTS } from "../webhooks/webhookTypes";
 
 /** An absolute http(s) URL without credentials (the signature authenticates the sender, and URLs are shown in records). */
@@ -53,8 +54,8 @@ export const DeliveryView = z
     status: z.enum(["pending", "delivered", "failed", "cancelled"]),
     last_status_code: z.int().nullable().describe("HTTP status of the last attempt; null when it got no answer"),
     last_error: z.string().nullable().describe("Why the last attempt failed, when it did"),
-    next_attempt_at: z.string().nullable().describe("When the next attempt is due (null once delivered or failed)"),
-    created_at: z.string(),
+    next_attempt_at: DateTime.nullable().describe("When the next attempt is due (null once delivered or failed)"),
+    created_at: DateTime,
   })
   .meta({ id: "Delivery" });
 

@@ -66,6 +66,8 @@ describe("a client generated from GET /openapi.json", () => {
     expect(report.created).toEqual({ status: 201, name: "greet", location: `${t.url}/functions/greet/info` });
     expect(report.invoked).toMatchObject({ status: 200, result: { greeting: "hello openapi", times: 2 }, version: "1" });
     expect(report.invoked.runId).toMatch(/^run_[0-9a-z]{26}$/);
+    const kept = await t.service.deps.store.runs.get(report.invoked.runId ?? "");
+    expect([kept?.request_origin, kept?.sdk_version]).toEqual(["openapi-fetch", "generated/1"]);
     expect(Number(report.invoked.durationMs)).toBeGreaterThanOrEqual(0);
     expect(report.accepted).toMatchObject({ status: 202, final: "succeeded", result: { greeting: "hello later", times: 1 } });
     expect(report.accepted.location).toBe(report.accepted.run.status_url);

@@ -61,7 +61,13 @@ describe("the route table", () => {
       expect(doc.components.schemas[name]).toBeDefined();
     }
     const invoke = doc.paths["/functions/{ref}"]?.post as unknown as { parameters: { name: string; in: string }[] };
-    expect(invoke.parameters.filter((p) => p.in === "header").map((p) => p.name)).toEqual(["Idempotency-Key", "Prefer", "X-Function-Version"]);
+    expect(invoke.parameters.filter((p) => p.in === "header").map((p) => p.name)).toEqual([
+      "Idempotency-Key",
+      "Prefer",
+      "X-Function-Version",
+      "x-service-request-origin",
+      "x-service-sdk-version",
+    ]);
     const events = doc.paths["/runs/{run_id}/events"]?.get as unknown as { parameters: { name: string; in: string }[]; responses: Record<string, { content?: Record<string, unknown> }> };
     expect(events.parameters.map((p) => `${p.in}:${p.name}`)).toEqual(["path:run_id", "query:last_event_id", "header:Last-Event-ID"]);
     expect(Object.keys(events.responses["200"]?.content ?? {})).toEqual(["text/event-stream"]);

@@ -2,11 +2,11 @@ import { AcceptedRun } from "../../schemas/runSchemas";
 import { InvocationResult, InvokeParameters, InvokeQuery } from "../../schemas/invokeSchemas";
 import type { OtherResponse, RouteSpec } from "../routeSpec";
 
-/** The headers an invocation reads. */
-const INVOKE_HEADERS = ["Idempotency-Key", "Prefer", "X-Function-Version"] as const;
+/** The headers an invocation reads (the x-service-* ones are kept with its run). */
+export const INVOKE_HEADERS = ["Idempotency-Key", "Prefer", "X-Function-Version", "x-service-request-origin", "x-service-sdk-version"] as const;
 
 /** What names an invocation's run in its answers (success, 202, and a failed run's error). */
-const RUN_HEADERS = ["X-Run-Id", "X-Function-Version", "X-Duration-Ms", "Idempotent-Replayed"] as const;
+export const RUN_HEADERS = ["X-Run-Id", "X-Function-Version", "X-Duration-Ms", "Idempotent-Replayed"] as const;
 
 /** The errors of an invocation: before the run (the function, version, parameters, limits), and the run's own. */
 const INVOKE_ERRORS = [
@@ -25,7 +25,7 @@ const INVOKE_ERRORS = [
 ] as const;
 
 /** The answers of an invocation besides 200 and its errors. */
-const INVOKE_ACCEPTED: OtherResponse = {
+export const INVOKE_ACCEPTED: OtherResponse = {
   status: 202,
   description: "The run goes on (it outlasted the sync window, or Prefer: respond-async): its result is at status_url (Location) later",
   response: AcceptedRun,

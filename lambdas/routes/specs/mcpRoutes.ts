@@ -14,7 +14,8 @@ export const MCP_ROUTES = [
     status: 200,
     body: JsonRpcMessage,
     response: JsonRpcMessage,
-    headers: ["Accept", "Mcp-Protocol-Version"],
+    // A tools/call's run keeps the x-service-* headers, as an invocation's does.
+    headers: ["Accept", "Mcp-Protocol-Version", "x-service-request-origin", "x-service-sdk-version"],
     otherResponses: [
       { status: 202, description: "Notifications or responses only: accepted, no body" },
       // The MCP SDK's transport answers these itself, with JSON-RPC error bodies (docs/mcp.md).
