@@ -68,7 +68,11 @@ function positional(converter: TypeToSchema, param: ts.ParameterDeclaration, nam
   return schema;
 }
 
-/** The destructured object's properties, each from its member of the declared type (a literal, or a local interface or alias). */
+/**
+ * The destructured object's properties, each from its member of the declared type (what
+ * TypeToSchema makes of it: a literal, local interfaces and aliases, intersections, `Partial` …).
+ * Which are required, signatureOf decided from the same type (see objectMembers).
+ */
 function objectStyle(
   converter: TypeToSchema,
   param: ts.ParameterDeclaration,

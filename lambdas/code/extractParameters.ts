@@ -2,6 +2,8 @@ import ts from "typescript";
 import { ApiError } from "../http/errors";
 import { findDefaultExport } from "./findDefaultExport";
 import { inferTypeFromDefault, literalToJson } from "./literalToJson";
+import { acceptsUndefined } from "./literalTypes";
+import { objectMembers } from "./objectMembers";
 
 /** One call parameter of the user's default-exported function. */
 export interface ParameterInfo {
@@ -51,17 +53,10 @@ function typeText(node: ts.TypeNode, sf: ts.SourceFile): string {
   return node.getText(sf).replace(/\s+/g, " ");
 }
 
-/** `T | undefined`, `undefined`, or either in parentheses. */
-function acceptsUndefined(node: ts.TypeNode | undefined): boolean {
-  if (!node) return false;
-  if (ts.isParenthesizedTypeNode(node)) return acceptsUndefined(node.type);
-  if (node.kind === ts.SyntaxKind.UndefinedKeyword) return true;
-  return ts.isUnionTypeNode(node) && node.types.some(acceptsUndefined);
-}
-
 interface Declared {
   name: string;
   typeNode: ts.TypeNode | undefined;
+  /** Marked `?`, typed `… | undefined`, or made optional by its object type (`Partial<…>`). */
   optional: boolean;
   initializer: ts.Expression | undefined;
 }
@@ -70,7 +65,7 @@ function toInfo(d: Declared, sf: ts.SourceFile): ParameterInfo {
   const info: ParameterInfo = {
     name: d.name,
     type: d.typeNode ? typeText(d.typeNode, sf) : d.initializer ? inferTypeFromDefault(d.initializer) : "unknown",
-    required: !d.initializer && !d.optional && !acceptsUndefined(d.typeNode),
+    required: !d.initializer && !d.optional,
   };
   // A default that is not a JSON literal (Date.now(), an identifier, `undefined`, ...) still makes
   // the parameter optional, but there is no value to report, so `default` stays absent.
@@ -84,23 +79,8 @@ function propertyNameText(name: ts.PropertyName): string | undefined {
   return undefined;
 }
 
-/** The members of the destructured parameter's type: an inline type literal, or a local type alias/interface. */
-function typeMembers(node: ts.TypeNode | undefined, sf: ts.SourceFile): readonly ts.TypeElement[] {
-  if (!node) return [];
-  if (ts.isParenthesizedTypeNode(node)) return typeMembers(node.type, sf);
-  if (ts.isTypeLiteralNode(node)) return node.members;
-  if (ts.isTypeReferenceNode(node) && ts.isIdentifier(node.typeName) && !node.typeArguments) {
-    const name = node.typeName.text;
-    for (const statement of sf.statements) {
-      if (ts.isInterfaceDeclaration(statement) && statement.name.text === name) return statement.members;
-      if (ts.isTypeAliasDeclaration(statement) && statement.name.text === name) return typeMembers(statement.type, sf);
-    }
-  }
-  return []; // anything else (imported types, generics, intersections): property types unknown
-}
-
 function fromObjectPattern(param: ts.ParameterDeclaration, pattern: ts.ObjectBindingPattern, sf: ts.SourceFile) {
-  const members = typeMembers(param.type, sf);
+  const members = objectMembers(param.type, sf);
   // When the whole object may be omitted (`= {}` or `?`), none of its properties is required.
   const wholeOptional = !!param.initializer || !!param.questionToken;
   return pattern.elements.map((element): ParameterInfo => {
@@ -116,14 +96,14 @@ function fromObjectPattern(param: ts.ParameterDeclaration, pattern: ts.ObjectBin
     if (!ts.isIdentifier(element.name)) {
       reject(`The destructured property \`${name}\` is itself destructured; nested patterns are not supported`);
     }
-    const member = members.find(
-      (m): m is ts.PropertySignature => ts.isPropertySignature(m) && propertyNameText(m.name) === name,
-    );
+    // A property the type does not show (an imported type's) is taken as required, unless the
+    // type makes whatever it does not show optional (`Partial<Imported>`).
+    const member = members.byName.get(name);
     return toInfo(
       {
         name,
-        typeNode: member?.type,
-        optional: wholeOptional || !!member?.questionToken,
+        typeNode: member?.signature.type,
+        optional: wholeOptional || (member ? member.optional : members.rest === "optional"),
         initializer: element.initializer,
       },
       sf,
@@ -192,7 +172,7 @@ export function signatureOf(sf: ts.SourceFile): Signature {
       {
         name: param.name.getText(sf),
         typeNode: param.type,
-        optional: !!param.questionToken,
+        optional: !!param.questionToken || acceptsUndefined(param.type),
         initializer: param.initializer,
       },
       sf,

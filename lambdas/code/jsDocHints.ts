@@ -10,9 +10,38 @@ function clean(text: string | undefined): string | undefined {
   return trimmed.length > MAX_DESCRIPTION_CHARS ? `${trimmed.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : trimmed;
 }
 
-/** The text of the JSDoc block(s) written right before a declaration (`/** The URL. *\/ url: string`). */
-function ownComment(node: ts.Node): string | undefined {
-  const docs = ts.getJSDocCommentsAndTags(node).filter((doc): doc is ts.JSDoc => ts.isJSDoc(doc) && doc.parent === node);
+/** The JSDoc blocks the parser attached to a declaration (a parameter's, on its line or the lines before). */
+function attachedDocs(node: ts.Node): ts.JSDoc[] {
+  return ts.getJSDocCommentsAndTags(node).filter((doc): doc is ts.JSDoc => ts.isJSDoc(doc) && doc.parent === node);
+}
+
+/**
+ * The JSDoc blocks written before an object type's member: on the lines before it, and on its own
+ * line after the `{` or `;` before it (`{ /** The URL. *\/ url: string; … }`), which the parser
+ * attaches to parameters but not to members. A block that ends the line of the member before
+ * (`a: string; /** … *\/` and a line break) is not the next member's, as for the parser.
+ */
+function memberDocs(member: ts.Node): ts.JSDoc[] {
+  const text = member.getSourceFile().text;
+  const start = member.getStart();
+  const sameLine = (ts.getTrailingCommentRanges(text, member.pos) ?? []).filter(
+    (range) => !/[\r\n\u2028\u2029]/.test(text.slice(range.end, start)),
+  );
+  const ranges = [...sameLine, ...(ts.getLeadingCommentRanges(text, member.pos) ?? [])];
+  return ranges
+    .map((range) => text.slice(range.pos, range.end))
+    .filter((comment) => comment.startsWith("/**") && !comment.startsWith("/**/"))
+    .flatMap(parseDoc);
+}
+
+/** A `/** … *\/` block as the parser reads it, by parsing it before a statement of its own. */
+function parseDoc(comment: string): ts.JSDoc[] {
+  const sf = ts.createSourceFile("comment.ts", `${comment}\nvar _;`, ts.ScriptTarget.Latest, true);
+  const [statement] = sf.statements;
+  return statement ? attachedDocs(statement) : [];
+}
+
+function docText(docs: ts.JSDoc[]): string | undefined {
   return clean(docs.map((doc) => ts.getTextOfJSDocComment(doc.comment) ?? "").filter(Boolean).join(" "));
 }
 
@@ -38,10 +67,9 @@ export function propertyHints(member: ts.Node | undefined, name: string, paramTa
     const tagName = t.name;
     return ts.isIdentifier(tagName) ? tagName.text === name : tagName.right.text === name;
   });
-  const own = member ? ownComment(member) : undefined;
-  const integer =
-    (member ? ts.getJSDocTags(member).some((t) => t.parent?.parent === member && isIntegerTag(t)) : false) ||
-    tag?.typeExpression?.type.getText() === "integer";
+  const docs = member ? memberDocs(member) : [];
+  const own = docText(docs);
+  const integer = docs.some((doc) => doc.tags?.some(isIntegerTag)) || tag?.typeExpression?.type.getText() === "integer";
   const description = own ?? clean(ts.getTextOfJSDocComment(tag?.comment));
   return description === undefined ? { integer } : { description, integer };
 }
@@ -52,7 +80,7 @@ export function propertyHints(member: ts.Node | undefined, name: string, paramTa
  */
 export function parameterHints(param: ts.ParameterDeclaration): Hints {
   const tags = ts.getJSDocParameterTags(param);
-  const own = ownComment(param);
+  const own = docText(attachedDocs(param));
   const fromTag = tags.map((tag) => clean(ts.getTextOfJSDocComment(tag.comment))).find(Boolean);
   const integer =
     tags.some((tag) => tag.typeExpression?.type.getText() === "integer") ||

@@ -1,6 +1,9 @@
 import ts from "typescript";
 import { propertyHints } from "./jsDocHints";
-import { setOwn, type JsonSchema, type LiteralValue, type SchemaType } from "./jsonSchema";
+import { acceptsAnything, setOwn, type JsonSchema, type LiteralValue, type SchemaType } from "./jsonSchema";
+import { acceptsUndefined, isUndefinedType, literalExpressionValue, literalsOf, literalValue } from "./literalTypes";
+import { propertyName } from "./objectMembers";
+import { everyPropertyRequired, isObjectSchema, mergeObjects } from "./objectSchemas";
 
 /** How many type nodes one function's schemas may be built from; past it, what is left becomes `{}`. */
 export const MAX_SCHEMA_NODES = 5000;
@@ -12,9 +15,10 @@ type LocalDeclaration = ts.InterfaceDeclaration | ts.TypeAliasDeclaration | ts.E
 /**
  * Turns TypeScript type syntax into JSON Schema, by syntax alone (no type checker runs, imports
  * are not resolved). Interfaces, type aliases and enums declared at the top level of the same
- * module are followed. What has no JSON Schema form — generics, imported or global types,
- * mapped, conditional and function types, `any`/`unknown`, recursive types — becomes `{}` (any
- * value), and `notes` says where and why.
+ * module are followed; of the global generics, `Array`, `ReadonlyArray`, `Record`, `Readonly`,
+ * `Partial` and `Required` are known. What has no JSON Schema form — other generics, imported or
+ * global types, mapped, conditional and function types, `any`/`unknown`, recursive types —
+ * becomes `{}` (any value), and `notes` says where and why.
  */
 export class TypeToSchema {
   /** One line per place that became `{}`: `path: why`. */
@@ -152,7 +156,7 @@ export class TypeToSchema {
       const schema = member.type ? this.convert(member.type, memberPath, hints.integer, depth + 1) : this.anyValue(memberPath, "no declared type");
       if (hints.description !== undefined) schema.description = hints.description;
       setOwn(properties, name, schema);
-      if (!member.questionToken && !isOptionalType(member.type)) required.push(name);
+      if (!member.questionToken && !acceptsUndefined(member.type)) required.push(name);
     }
     const schema: JsonSchema = { type: "object", properties, additionalProperties: additional };
     if (required.length > 0) schema.required = required;
@@ -161,19 +165,19 @@ export class TypeToSchema {
 
   private intersection(node: ts.IntersectionTypeNode, path: string, integer: boolean, depth: number): JsonSchema {
     const parts = node.types.map((t) => this.convert(t, path, integer, depth + 1));
-    if (!parts.every((p) => p.type === "object" && p.properties)) {
+    if (!parts.every(isObjectSchema)) {
       return this.anyValue(path, `the intersection \`${this.text(node)}\` is only described when every part is an object type`);
     }
-    const properties: Record<string, JsonSchema> = {};
-    const required = new Set<string>();
-    for (const part of parts) {
-      for (const [name, schema] of Object.entries(part.properties ?? {})) setOwn(properties, name, schema);
-      for (const name of part.required ?? []) required.add(name);
-    }
-    const closed = parts.every((p) => p.additionalProperties === false);
-    const schema: JsonSchema = { type: "object", properties, additionalProperties: closed ? false : {} };
-    if (required.size > 0) schema.required = [...required];
-    return schema;
+    return mergeObjects(parts);
+  }
+
+  /** `Partial<T>` or `Required<T>` of an object type; T's own note when T is not described. */
+  private optionality(node: ts.TypeReferenceNode, inner: ts.TypeNode, path: string, integer: boolean, depth: number): JsonSchema {
+    const schema = this.convert(inner, path, integer, depth + 1);
+    const required = ts.isIdentifier(node.typeName) && node.typeName.text === "Required";
+    if (isObjectSchema(schema)) return everyPropertyRequired(schema, required);
+    if (acceptsAnything(schema)) return schema;
+    return this.anyValue(path, `\`${this.text(node)}\` is described only for object types`);
   }
 
   private reference(node: ts.TypeReferenceNode, path: string, integer: boolean, depth: number): JsonSchema {
@@ -187,6 +191,7 @@ export class TypeToSchema {
       return arrayOf(this.convert(first, `${path}[]`, integer, depth + 1));
     }
     if (name === "Readonly" && args.length === 1 && first) return this.convert(first, path, integer, depth);
+    if ((name === "Partial" || name === "Required") && args.length === 1 && first) return this.optionality(node, first, path, integer, depth);
     if (name === "Record" && args.length === 2 && first && second) return this.record(first, second, path, integer, depth);
     if (!this.declarations.has(name)) {
       return this.anyValue(path, `\`${name}\` is not declared in this module (imported and global types are not followed)`);
@@ -232,7 +237,7 @@ export class TypeToSchema {
       for (const base of clause.types) {
         const local = ts.isIdentifier(base.expression) && !base.typeArguments && this.declarations.has(base.expression.text);
         const schema = local ? this.declared(base.expression.getText(this.sf), path, false, depth + 1) : undefined;
-        if (schema?.type === "object" && schema.properties) inherited.push(schema);
+        if (schema && isObjectSchema(schema)) inherited.push(schema);
         else {
           if (!schema) this.notes.push(`${path}: the base type \`${this.text(base)}\` is not declared in this module; its members are not checked`);
           open = true;
@@ -240,17 +245,7 @@ export class TypeToSchema {
       }
     }
     const own = this.object(declaration.members, path, depth);
-    if (inherited.length === 0 && !open) return own;
-    const properties: Record<string, JsonSchema> = {};
-    const required = new Set<string>();
-    for (const part of [...inherited, own]) {
-      for (const [name, schema] of Object.entries(part.properties ?? {})) setOwn(properties, name, schema);
-      for (const name of part.required ?? []) required.add(name);
-    }
-    const closed = !open && [...inherited, own].every((p) => p.additionalProperties === false);
-    const schema: JsonSchema = { type: "object", properties, additionalProperties: closed ? false : {} };
-    if (required.size > 0) schema.required = [...required];
-    return schema;
+    return inherited.length === 0 && !open ? own : mergeObjects([...inherited, own], open);
   }
 
   private enumeration(declaration: ts.EnumDeclaration, path: string): JsonSchema {
@@ -284,59 +279,6 @@ function isPlainType(schema: JsonSchema): schema is JsonSchema & { type: SchemaT
 function mergeTypes(types: SchemaType[]): SchemaType | SchemaType[] {
   const unique = [...new Set(types)].filter((t, _, all) => !(t === "integer" && all.includes("number")));
   return unique.length === 1 ? (unique[0] as SchemaType) : unique;
-}
-
-function isUndefinedType(node: ts.TypeNode): boolean {
-  return node.kind === ts.SyntaxKind.UndefinedKeyword || node.kind === ts.SyntaxKind.VoidKeyword;
-}
-
-/** `T | undefined` (or undefined alone), in parentheses or not. */
-function isOptionalType(node: ts.TypeNode | undefined): boolean {
-  if (!node) return false;
-  if (ts.isParenthesizedTypeNode(node)) return isOptionalType(node.type);
-  return isUndefinedType(node) || (ts.isUnionTypeNode(node) && node.types.some(isOptionalType));
-}
-
-function propertyName(name: ts.PropertyName): string | undefined {
-  if (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNumericLiteral(name) || ts.isNoSubstitutionTemplateLiteral(name)) {
-    return name.text;
-  }
-  return undefined;
-}
-
-function literalExpressionValue(expr: ts.Expression): LiteralValue | undefined {
-  if (ts.isStringLiteral(expr) || ts.isNoSubstitutionTemplateLiteral(expr)) return expr.text;
-  if (ts.isNumericLiteral(expr)) return finite(Number(expr.text.replace(/_/g, "")));
-  if (ts.isPrefixUnaryExpression(expr) && expr.operator === ts.SyntaxKind.MinusToken && ts.isNumericLiteral(expr.operand)) {
-    return finite(-Number(expr.operand.text.replace(/_/g, "")));
-  }
-  if (expr.kind === ts.SyntaxKind.TrueKeyword) return true;
-  if (expr.kind === ts.SyntaxKind.FalseKeyword) return false;
-  if (expr.kind === ts.SyntaxKind.NullKeyword) return null;
-  return undefined;
-}
-
-function finite(value: number): number | undefined {
-  return Number.isFinite(value) ? value : undefined;
-}
-
-function literalValue(node: ts.LiteralTypeNode): LiteralValue | undefined {
-  return literalExpressionValue(node.literal as ts.Expression);
-}
-
-/** The values of a literal type, `boolean` (true, false), or a union/parentheses of those; undefined otherwise. */
-function literalsOf(node: ts.TypeNode): LiteralValue[] | undefined {
-  if (ts.isParenthesizedTypeNode(node)) return literalsOf(node.type);
-  if (node.kind === ts.SyntaxKind.BooleanKeyword) return [true, false];
-  if (ts.isLiteralTypeNode(node)) {
-    const value = literalValue(node);
-    return value === undefined ? undefined : [value];
-  }
-  if (ts.isUnionTypeNode(node)) {
-    const all = node.types.filter((t) => !isUndefinedType(t)).map(literalsOf);
-    return all.every((v): v is LiteralValue[] => v !== undefined) ? all.flat() : undefined;
-  }
-  return undefined;
 }
 
 function kindName(node: ts.TypeNode): string {

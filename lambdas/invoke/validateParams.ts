@@ -78,6 +78,15 @@ function pathOf(name: string, segments: string[], value: unknown): string {
   return path;
 }
 
+/**
+ * What a parameter itself is expected to be: its declared type text, or its schema's words when a
+ * JSDoc hint made its numbers integers (which the type text does not say).
+ */
+function expectedOf(variable: ParameterInfo, schema: JsonSchema): string {
+  const described = describeSchema(schema);
+  return /\binteger\b/.test(described) ? described : variable.type;
+}
+
 /** One parameter's value, coerced when it comes from the query; a problem entry when it does not fit. */
 function validateOne(
   checker: SchemaChecker,
@@ -86,12 +95,12 @@ function validateOne(
   given: unknown,
   fromQuery: boolean,
 ): { value: unknown } | ParameterProblem {
-  const { name, type } = variable;
+  const { name } = variable;
   let value = given;
   if (fromQuery) {
-    if (typeof given !== "string") return { name, problem: "wrong_type", expected: type, received: kindOf(given) };
+    if (typeof given !== "string") return { name, problem: "wrong_type", expected: expectedOf(variable, schema), received: kindOf(given) };
     const coerced = coerceQuery(schema, given);
-    if (!coerced.ok) return { name, problem: coerced.problem, expected: type, received: preview(given) };
+    if (!coerced.ok) return { name, problem: coerced.problem, expected: expectedOf(variable, schema), received: preview(given) };
     value = coerced.value;
   }
   const deep = tooDeep(schema, value, name, 0);
@@ -103,10 +112,8 @@ function validateOne(
     case "required": return { name, problem: "required", ...at, expected: describeSchema(mismatch.schema) };
     case "unknown": return { name, problem: "unknown", ...at };
     case "wrong_type": {
-      // The parameter itself is described by its declared type (unless a JSDoc hint made its
-      // numbers integers, which the type does not say); a part of it by its schema.
-      const described = describeSchema(mismatch.schema);
-      const expected = mismatch.segments.length === 0 && !/\binteger\b/.test(described) ? type : described;
+      // The parameter itself is described as expectedOf says; a part of it by its schema.
+      const expected = mismatch.segments.length === 0 ? expectedOf(variable, mismatch.schema) : describeSchema(mismatch.schema);
       return { name, problem: "wrong_type", ...at, expected, received: describe(mismatch.data, hasLiterals(mismatch.schema)) };
     }
   }
@@ -153,12 +160,13 @@ export function validateParams(
   const result: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const variable of declared.values()) {
     const { name } = variable;
+    const own = getOwn(schema.properties, name) ?? {};
     if (!Object.hasOwn(input, name)) {
-      if (variable.required) problems.push({ name, problem: "required", expected: variable.type });
+      if (variable.required) problems.push({ name, problem: "required", expected: expectedOf(variable, own) });
       continue;
     }
     const given: unknown = Object.getOwnPropertyDescriptor(input, name)?.value;
-    const outcome = validateOne(checker, variable, getOwn(schema.properties, name) ?? {}, given, source === "query");
+    const outcome = validateOne(checker, variable, own, given, source === "query");
     if ("problem" in outcome) problems.push(outcome);
     else {
       // Parameters are kept with the run as JSON text: only their nesting is bounded.

@@ -101,6 +101,39 @@ describe("the input schema", () => {
     expect(bad.details.parameters).toEqual([{ name: "filters", problem: "wrong_type", path: "filters[0].field", expected: "string", received: "number" }]);
   });
 
+  it("requires of a destructured object only what its type requires: extends, intersections, Partial", async () => {
+    const deployed = await t.deploy(
+      "opts",
+      `interface Base { url?: string }
+      interface Opts extends Base { n?: number; mode: "a" | "b" }
+      export default async ({ url, n, mode }: Opts) => ({ url, n, mode });`,
+    );
+    expect(deployed.variables).toEqual([
+      { name: "url", type: "string", required: false },
+      { name: "n", type: "number", required: false },
+      { name: "mode", type: '"a" | "b"', required: true },
+    ]);
+    expect(deployed.input_schema.required).toEqual(["mode"]);
+    const ran = await t.call("POST", "/functions/opts", { body: { mode: "a" } });
+    expect(ran.status).toBe(200);
+    expect(ran.body).toEqual({ mode: "a" });
+    const missing = expectError(await t.call("POST", "/functions/opts", { body: { url: "u" } }), 400, "invalid_parameters");
+    expect(missing.details.parameters).toEqual([{ name: "mode", problem: "required", expected: '"a" | "b"' }]);
+
+    const paged = await t.deploy(
+      "paged",
+      `type Page = { /** page url */ url: string } & { /** @integer */ pages?: number };
+      export default async ({ url, pages }: Partial<Page>) => ({ url, pages });`,
+    );
+    expect(paged.input_schema).toMatchObject({
+      properties: { url: { type: "string", description: "page url" }, pages: { type: "integer" } },
+      required: [],
+    });
+    expect((await t.call("GET", "/functions/paged?pages=2")).body).toEqual({ pages: 2 });
+    const notInteger = expectError(await t.call("GET", "/functions/paged?pages="), 400, "invalid_parameters");
+    expect(notInteger.details.parameters).toEqual([{ name: "pages", problem: "wrong_type", expected: "integer", received: '""' }]);
+  });
+
   it("of a function stored before schemas is built from its type text, and checks what the type text did", async () => {
     const code = `interface Options { depth: number }\nexport default async (url: string, opts?: Options, mode: "a" | "b" = "a") => ({ url, opts, mode });`;
     await t.deploy("legacy", code);

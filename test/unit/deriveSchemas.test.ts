@@ -181,11 +181,46 @@ describe("deriveSchemas: type forms", () => {
     });
   });
 
+  it("maps Partial<T> and Required<T> of object types: no property, or every property, required", () => {
+    const prelude = `interface Opts { url: string; n?: number }`;
+    const object = { type: "object", properties: { url: { type: "string" }, n: { type: "number" } }, additionalProperties: false };
+    expect(params(`a: Partial<Opts>, b: Required<Opts>, c: Partial<Readonly<Opts>>, d: Required<Record<"url" | "n", string>>`, prelude)).toEqual({
+      a: object,
+      b: { ...object, required: ["url", "n"] },
+      c: object,
+      d: { type: "object", properties: { url: { type: "string" }, n: { type: "string" } }, required: ["url", "n"], additionalProperties: false },
+    });
+  });
+
   it("maps tuples with prefixItems and intersections of object types", () => {
     expect(params(`t: [string, number?], u: { a: string } & { b?: number }`)).toEqual({
       t: { type: "array", prefixItems: [{ type: "string" }, { type: "number" }], items: false, minItems: 1, maxItems: 2 },
       u: { type: "object", properties: { a: { type: "string" }, b: { type: "number" } }, required: ["a"], additionalProperties: false },
     });
+  });
+});
+
+describe("deriveSchemas: a destructured object's properties", () => {
+  const OPTS = `interface Opts { url: string; n?: number; mode: "a" | "b" }`;
+  it.each([
+    ["an interface extending local ones", `interface Base { url?: string } interface Mid extends Base { n?: number } interface T extends Mid { mode: "a" | "b" }`, "T", ["mode"]],
+    ["an intersection", `type Extra = { n?: number }; type T = { url: string } & Extra & { mode: "a" | "b" }`, "T", ["url", "mode"]],
+    ["Partial<T>", OPTS, "Partial<Opts>", []],
+    ["Required<T>", OPTS, "Required<Opts>", ["url", "n", "mode"]],
+    ["Readonly<T>", OPTS, "Readonly<Opts>", ["url", "mode"]],
+    ["Partial<T> & { … }", OPTS, "Partial<Opts> & { mode: \"a\" | \"b\" }", ["mode"]],
+  ])("are required as the declared type says, for %s, and described as for a positional object", (_, prelude, type, required) => {
+    const destructured = compileCode(`${prelude}\nexport default async ({ url, n, mode }: ${type}) => {}`);
+    const positional = schemaOf(`${prelude}\nexport default async (opts: ${type}) => {}`).properties.opts;
+    expect(destructured.input_schema.required).toEqual(required);
+    expect(destructured.variables.filter((v) => v.required).map((v) => v.name)).toEqual(required);
+    expect(destructured.variables.map((v) => v.type)).toEqual(["string", "number", '"a" | "b"']);
+    expect(destructured.input_schema.properties).toEqual(positional?.properties);
+    expect(positional?.required ?? []).toEqual(required);
+  });
+
+  it("are never required when they have a default", () => {
+    expect(schemaOf(`${"interface Opts { url: string; n?: number }"}\nexport default async ({ url = "u", n }: Required<Opts>) => {}`).required).toEqual(["n"]);
   });
 });
 
@@ -223,6 +258,27 @@ describe("deriveSchemas: JSDoc descriptions", () => {
       region: { type: "string", description: "where to search" },
       pages: { type: "number", description: "how many pages", default: 2 },
     });
+  });
+
+  it("reads a comment written on the member's line after the `{` or `;` before it", () => {
+    const prelude = `type P = { /** page url */ url: string; /** @integer */ pages?: number };
+      interface Q { /** The label. */ label: string }`;
+    const expected = { url: { type: "string", description: "page url" }, pages: { type: "integer" } };
+    expect(schemaOf(`${prelude}\nexport default async ({ url, pages }: P) => {}`).properties).toEqual(expected);
+    expect(params("p: P, q: Q", prelude)).toEqual({
+      p: { type: "object", properties: expected, required: ["url"], additionalProperties: false },
+      q: { type: "object", properties: { label: { type: "string", description: "The label." } }, required: ["label"], additionalProperties: false },
+    });
+  });
+
+  it("does not give a comment that ends the line of one member to the member on the next line", () => {
+    const source = `
+      type P = {
+        url: string; /** @integer */
+        pages?: number;
+      };
+      export default async (p: P) => {};`;
+    expect(schemaOf(source).properties.p?.properties).toEqual({ url: { type: "string" }, pages: { type: "number" } });
   });
 
   it("describes nested properties from their comments", () => {
@@ -267,6 +323,15 @@ describe("deriveSchemas: what cannot be expressed", () => {
       when: "when: `Date` is not declared in this module (imported and global types are not followed); any value is accepted",
       tree: "tree.children[]: the recursive type `Tree` is described only to its first level; any value is accepted",
       untyped: "untyped: of type `unknown`; any value is accepted",
+    });
+  });
+
+  it("notes Partial<T> and Required<T> of what is not an object type once, under their parameter", () => {
+    const source = `import type { Page } from "puppeteer-core";\nexport default async (a: Partial<Page>, b: Required<string>) => {};`;
+    expect(compileCode(source).input_schema.properties).toEqual({ a: {}, b: {} });
+    expect(notes(source)).toEqual({
+      a: "a: `Page` is not declared in this module (imported and global types are not followed); any value is accepted",
+      b: "b: `Required<string>` is described only for object types; any value is accepted",
     });
   });
 

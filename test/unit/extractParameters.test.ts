@@ -36,12 +36,13 @@ describe("extractParameters: positional parameters", () => {
     expect(extractParameters(source).map((p) => p.type)).toEqual(["string[]", "{ a: number }", '"a" | "b"']);
   });
 
-  it("treats a union with undefined as optional", () => {
-    const source = `export default async (a: string | undefined, b: (number | undefined), c: string | null) => {}`;
+  it("treats a union with undefined, and void, as optional", () => {
+    const source = `export default async (a: string | undefined, b: (number | undefined), c: string | null, d: void) => {}`;
     expect(extractParameters(source).map((p) => [p.name, p.type, p.required])).toEqual([
       ["a", "string | undefined", false],
       ["b", "(number | undefined)", false],
       ["c", "string | null", true],
+      ["d", "void", false],
     ]);
   });
 
@@ -145,6 +146,72 @@ describe("extractParameters: destructured object parameter", () => {
       { name: "url", type: "string", required: true },
       { name: "depth", type: "number", required: false },
     ]);
+  });
+
+  it("follows local interfaces that extend local interfaces, on several levels", () => {
+    const source = `
+      interface Base { url?: string }
+      interface Mid extends Base { depth: number }
+      interface Opts extends Mid { n?: number; mode: "a" | "b" }
+      export default async ({ url, depth, n, mode }: Opts) => {}`;
+    expect(extractParameters(source)).toEqual([
+      { name: "url", type: "string", required: false },
+      { name: "depth", type: "number", required: true },
+      { name: "n", type: "number", required: false },
+      { name: "mode", type: '"a" | "b"', required: true },
+    ]);
+  });
+
+  it("follows intersections of type literals and local aliases; a member required in one part is required", () => {
+    const source = `
+      type Extra = { n?: number };
+      type Opts = { url: string } & Extra & ({ flag?: boolean } & { label?: string }) & { label: string };
+      export default async ({ url, n, flag, label }: Opts) => {}`;
+    expect(extractParameters(source)).toEqual([
+      { name: "url", type: "string", required: true },
+      { name: "n", type: "number", required: false },
+      { name: "flag", type: "boolean", required: false },
+      { name: "label", type: "string", required: true },
+    ]);
+  });
+
+  it("makes every property optional under Partial, required under Required, and keeps them under Readonly", () => {
+    const prelude = `interface Base { url: string } interface Opts extends Base { n?: number }`;
+    const of = (type: string) =>
+      extractParameters(`${prelude}\nexport default async ({ url, n }: ${type}) => {}`).map((p) => [p.name, p.type, p.required]);
+    expect(of("Partial<Opts>")).toEqual([["url", "string", false], ["n", "number", false]]);
+    expect(of("Required<Opts>")).toEqual([["url", "string", true], ["n", "number", true]]);
+    expect(of("Readonly<{ url: string; n?: number }>")).toEqual([["url", "string", true], ["n", "number", false]]);
+    expect(of("Readonly<Partial<Opts>> & { url: string }")).toEqual([["url", "string", true], ["n", "number", false]]);
+    expect(of("Required<Partial<Opts>>")).toEqual([["url", "string", true], ["n", "number", true]]);
+  });
+
+  it("never requires a property that has a default", () => {
+    const source = `export default async ({ mode = "a", n = 2 }: Required<{ mode: "a" | "b"; n?: number }>) => {}`;
+    expect(extractParameters(source)).toEqual([
+      { name: "mode", type: '"a" | "b"', default: '"a"', required: false },
+      { name: "n", type: "number", default: "2", required: false },
+    ]);
+  });
+
+  it("keeps properties of a type it cannot follow unknown and required, unless the type makes them optional", () => {
+    const prelude = `import type { Options } from "./options";\ninterface Mine extends Options { n?: number }`;
+    const of = (type: string) =>
+      extractParameters(`${prelude}\nexport default async ({ url, n }: ${type}) => {}`).map((p) => [p.name, p.type, p.required]);
+    expect(of("Options")).toEqual([["url", "unknown", true], ["n", "unknown", true]]);
+    expect(of("Mine")).toEqual([["url", "unknown", true], ["n", "number", false]]);
+    expect(of("Partial<Options>")).toEqual([["url", "unknown", false], ["n", "unknown", false]]);
+    expect(of("Partial<Options> & { url: string }")).toEqual([["url", "string", true], ["n", "unknown", false]]);
+    expect(of("Options & { n?: number }")).toEqual([["url", "unknown", true], ["n", "number", false]]);
+  });
+
+  it("resolves a type used many times once, and gives up on types too large to resolve", () => {
+    const levels = Array.from({ length: 30 }, (_, i) => `type T${i + 1} = T${i} & T${i} & T${i} & T${i};`).join("\n");
+    const nested = `type T0 = { a?: string };\n${levels}\nexport default async ({ a }: T30) => {}`;
+    expect(extractParameters(nested)).toEqual([{ name: "a", type: "string", required: false }]);
+    const members = Array.from({ length: 1000 }, (_, i) => `a${i}?: string`).join("; ");
+    const large = `type A = { ${members} };\ntype B = ${Array(30).fill("A").join(" & ")};\nexport default async ({ a1 }: B) => {}`;
+    expect(extractParameters(large)).toEqual([{ name: "a1", type: "unknown", required: true }]);
   });
 
   it("makes every property optional when the whole object has a default", () => {

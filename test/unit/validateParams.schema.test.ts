@@ -94,6 +94,17 @@ describe("validateParams with a derived input schema", () => {
     const error = thrownApiError(() => validateParams(c.variables, { n: "2.5", flag: "true", x: "1" }, "query", c.input_schema), "expected a rejection");
     expect(error.details.parameters).toEqual([{ name: "n", problem: "wrong_type", expected: "integer", received: "number" }]);
   });
+
+  it("expects an integer wherever an @integer parameter is refused: text that is no number, a missing value", () => {
+    const c = compileCode(`export default async (/** @integer */ n: number, /** @integer */ list: number[] = []) => {}`);
+    const refused = (input: Record<string, string>) =>
+      (thrownApiError(() => validateParams(c.variables, input, "query", c.input_schema), "expected a rejection").details.parameters as ParameterProblem[])[0];
+    expect(refused({ n: "3.5" })).toEqual({ name: "n", problem: "wrong_type", expected: "integer", received: "number" });
+    expect(refused({ n: "" })).toEqual({ name: "n", problem: "wrong_type", expected: "integer", received: '""' });
+    expect(refused({ n: " 1" })).toEqual({ name: "n", problem: "wrong_type", expected: "integer", received: '" 1"' });
+    expect(refused({})).toEqual({ name: "n", problem: "required", expected: "integer" });
+    expect(refused({ n: "1", list: "[1," })).toEqual({ name: "list", problem: "invalid_json", expected: "integer[]", received: '"[1,"' });
+  });
 });
 
 describe("schemaFromVariables (versions deployed before schemas)", () => {
