@@ -47,7 +47,7 @@ export function defineRoute<B = undefined, Q = undefined>(
   handle: (request: RouteRequest<B, Q>, deps: Deps) => Promise<HttpResult>,
 ): RouteFactory {
   return (deps) =>
-    middy<APIGatewayProxyEventV2, HttpResult>()
+    middy<APIGatewayProxyEventV2, HttpResult>({ timeoutEarlyResponse: outOfTime })
       .use(jsonErrors(deps))
       .handler(async (event) => {
         const headers = (event.headers ?? {}) as Record<string, string>;
@@ -67,6 +67,16 @@ export function defineRoute<B = undefined, Q = undefined>(
         const result = await handle(request, deps);
         return { ...result, headers: { ...result.headers, "x-request-id": request.requestId } };
       }) as unknown as LambdaHandler;
+}
+
+/**
+ * What middy throws for a handler still busy just before its Lambda's time runs out (AWS: the
+ * handler's timeout; locally: lambdaContext's). Its own default is named `TimeoutError`, which
+ * reads as a store that timed out (isStoreUnavailable: a 503 blaming the store); this is the
+ * service's own failure to answer in time, an internal error with the request id in the log.
+ */
+function outOfTime(): never {
+  throw new Error("The handler did not answer within its Lambda's time (middy answered for it just before the timeout)");
 }
 
 /** Free-text headers that runs and logs keep; a bearer secret put in one is not kept. */

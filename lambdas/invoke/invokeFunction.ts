@@ -3,10 +3,10 @@ import { ApiError } from "../http/errors";
 import type { HttpResult } from "../http/response";
 import type { RouteRequest } from "../http/defineRoute";
 import { resolveFunction } from "../functions/resolveFunction";
-import type { FunctionItem } from "../functions/types";
 import { newRunId } from "../runs/runIds";
-import { FINAL_STATUSES, type RunTrigger } from "../runs/types";
-import { type IdempotentRequest, requestHash } from "../store/idempotencyStore";
+import { refusedBeforeStart, type RunTrigger } from "../runs/types";
+import { requestHash } from "../store/idempotencyStore";
+import { claimOrReplay } from "./claimOrReplay";
 import { acceptedResponse, finishedResponse } from "./invokeResponse";
 import { startRun } from "./startRun";
 import { validateParams } from "./validateParams";
@@ -46,6 +46,12 @@ export async function invokeFunction(
     const replay = await claimOrReplay(deps, request, fn, key, same, { started, syncMs, respondAsync });
     if (replay) return replay;
   }
+  /** What is left of this request's window (a duplicate may have waited for the first request). */
+  const windowLeft = () => Math.max(0, syncMs - (Date.now() - started));
+  // A run that never started (refused by a limit) gives its key back: a retry may start one.
+  const giveKeyBack = async () => {
+    if (key !== null && runId) await deps.store.idempotency.release(request.principal.account_id, fn.function_id, key, runId).catch(() => undefined);
+  };
   // Aborted once this answers 202: a runtime that records runs itself (AWS) stops watching the run.
   const waiting = new AbortController();
   const starting = startRun(deps, {
@@ -54,7 +60,7 @@ export async function invokeFunction(
     version,
     params,
     trigger,
-    waitMs: syncMs,
+    waitMs: windowLeft(),
     requestOrigin: request.headers["x-service-request-origin"] ?? null,
     sdkVersion: request.headers["x-service-sdk-version"] ?? null,
     // A caller answered at once may look at the run at once; one that waits sees only its end.
@@ -63,25 +69,34 @@ export async function invokeFunction(
     baseUrl: request.baseUrl,
     ...(runId ? { runId } : {}),
   });
-  // A run that never started (refused by a limit) gives its key back: a retry may start one.
   const { run, completion } = await starting.catch(async (error: unknown) => {
-    if (key !== null && runId) await deps.store.idempotency.release(request.principal.account_id, fn.function_id, key, runId).catch(() => undefined);
+    await giveKeyBack();
     throw error;
   });
+  if (key !== null && runId && run.status === "queued") {
+    // The runtime has the run, but its record says `queued` as it did before admission: the key
+    // tells duplicates it may be replayed (claimOrReplay).
+    await deps.store.idempotency
+      .markStarted(request.principal.account_id, fn.function_id, key, runId)
+      .catch((error: unknown) => deps.log(`run ${runId}: noting its start on its idempotency key failed: ${(error as Error).message}`));
+  }
   if (respondAsync) {
     waiting.abort();
     return acceptedResponse(run, request.baseUrl);
   }
-  const remaining = Math.max(0, syncMs - (Date.now() - started));
   let timer: NodeJS.Timeout | undefined;
   const finished = await Promise.race([
     completion,
     new Promise<null>((resolve) => {
-      timer = setTimeout(() => resolve(null), remaining);
+      timer = setTimeout(() => resolve(null), windowLeft());
     }),
   ]);
   clearTimeout(timer);
-  if (finished) return finishedResponse(finished);
+  if (finished) {
+    // Refused after it was recorded (a throttled Lambda): it never ran, and its key comes back too.
+    if (refusedBeforeStart(finished)) await giveKeyBack();
+    return finishedResponse(finished);
+  }
   waiting.abort();
   return acceptedResponse({ ...run, status: "running" }, request.baseUrl);
 }
@@ -102,53 +117,4 @@ function idempotencyKey(header: string | undefined): string | null {
     throw new ApiError("invalid_request", "Idempotency-Key must be 1 to 255 characters", { field: "Idempotency-Key" });
   }
   return header;
-}
-
-/** How often a duplicate request reads the first one's run while it waits for its end. */
-const REPLAY_POLL_MS = 100;
-
-/**
- * Claims the idempotency key for this request (null: go on and start the run named in
- * `request`), or answers as the first request under the key did: 422 for another request under
- * the same key; otherwise the first run's answer once it ended, or 202 while it goes on (after
- * the sync window, or at once with `Prefer: respond-async`), with `Idempotent-Replayed: true`.
- * Concurrent duplicates start one run: the claim is a conditional write.
- */
-async function claimOrReplay(
-  deps: Deps,
-  request: RouteRequest<unknown, unknown>,
-  fn: FunctionItem,
-  key: string,
-  mine: IdempotentRequest,
-  timing: { started: number; syncMs: number; respondAsync: boolean },
-): Promise<HttpResult | null> {
-  const replayed = { "idempotent-replayed": "true" };
-  for (;;) {
-    const claim = await deps.store.idempotency.claim(request.principal.account_id, fn.function_id, key, mine, deps.clock.now());
-    if (claim.claimed) return null;
-    if (claim.first.request_hash !== mine.request_hash) {
-      throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used for another request (other parameters or version) within 24 h", {
-        run_id: claim.first.run_id,
-      });
-    }
-    const run = await deps.store.runs.get(claim.first.run_id);
-    const late = Date.now() - timing.started >= timing.syncMs;
-    if (run && FINAL_STATUSES.includes(run.status)) {
-      try {
-        const answer = finishedResponse(run);
-        return { ...answer, headers: { ...answer.headers, ...replayed } };
-      } catch (error) {
-        if (error instanceof ApiError) Object.assign(error.headers, replayed);
-        throw error;
-      }
-    }
-    if (run && (timing.respondAsync || late)) {
-      const answer = acceptedResponse(run, request.baseUrl);
-      return { ...answer, headers: { ...answer.headers, ...replayed } };
-    }
-    if (!run && late) {
-      throw new ApiError("service_unavailable", "The first request with this Idempotency-Key is still starting its run; try again shortly", {}, { "retry-after": "1" });
-    }
-    await new Promise((resolve) => setTimeout(resolve, REPLAY_POLL_MS));
-  }
 }

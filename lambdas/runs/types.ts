@@ -42,6 +42,15 @@ export interface RunItem {
 export const FINAL_STATUSES: readonly RunStatus[] = ["succeeded", "failed", "timed_out"];
 
 /**
+ * True for a run that ended refused before its automation started: recorded first, then turned
+ * away by a limit (on AWS, Lambda throttled every Invoke of it: recordRun.ts). Its answer is a
+ * 429, and its idempotency key is given back, as for a request refused before it had a run.
+ */
+export function refusedBeforeStart(run: Pick<RunItem, "status" | "error">): boolean {
+  return run.status === "failed" && (run.error?.code === "concurrency_limit_exceeded" || run.error?.code === "invocation_quota_exceeded");
+}
+
+/**
  * How long past its timeout a run may stay unended before it counts as overdue (the sweeper
  * ends it): longer than the AWS run workflow can last beyond the function's timeout (its invoke
  * margin, throttle waits and every recorder retry: EXECUTION_TIMEOUT_SECONDS − 900 s).

@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { createHash } from "node:crypto";
 import { sendConditional, type DocumentSender } from "./dynamo";
 
@@ -9,6 +9,15 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 export interface IdempotentRequest {
   request_hash: string;
   run_id: string;
+}
+
+/**
+ * The first request under a key, as a duplicate finds it: `started` once the runtime has taken
+ * its run while the run's record may still say `queued` (a worker still starting), so the run
+ * will end with a final record whatever happens (see markStarted).
+ */
+export interface FirstRequest extends IdempotentRequest {
+  started: boolean;
 }
 
 const digest = (text: string) => createHash("sha256").update(text).digest("hex");
@@ -27,7 +36,7 @@ export class IdempotencyStore {
   ) {}
 
   /** Claims `key` for this request; the first request's when another holds it (unexpired). */
-  async claim(accountId: string, functionId: string, key: string, request: IdempotentRequest, now: Date): Promise<{ claimed: true } | { claimed: false; first: IdempotentRequest }> {
+  async claim(accountId: string, functionId: string, key: string, request: IdempotentRequest, now: Date): Promise<{ claimed: true } | { claimed: false; first: FirstRequest }> {
     const at = Math.floor(now.getTime() / 1000);
     const item = { ...claimKey(accountId, functionId, key), request_hash: request.request_hash, run_id: request.run_id, created_at: now.toISOString(), expires_at: at + IDEMPOTENCY_TTL_SECONDS };
     const claimed = await sendConditional(
@@ -37,7 +46,24 @@ export class IdempotencyStore {
     if (claimed) return { claimed: true };
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: claimKey(accountId, functionId, key), ConsistentRead: true }));
     if (!Item) return this.claim(accountId, functionId, key, request, now); // released meanwhile
-    return { claimed: false, first: { request_hash: String(Item.request_hash), run_id: String(Item.run_id) } };
+    return { claimed: false, first: { request_hash: String(Item.request_hash), run_id: String(Item.run_id), started: Item.started === true } };
+  }
+
+  /**
+   * Notes on the key that its run was taken by the runtime (it can no longer be refused), for a
+   * run whose record still says `queued`. Only this run's claim; a key given back is left so.
+   */
+  async markStarted(accountId: string, functionId: string, key: string, runId: string): Promise<void> {
+    await sendConditional(
+      this.doc,
+      new UpdateCommand({
+        TableName: this.table,
+        Key: claimKey(accountId, functionId, key),
+        UpdateExpression: "SET started = :started",
+        ConditionExpression: "run_id = :run",
+        ExpressionAttributeValues: { ":started": true, ":run": runId },
+      }),
+    );
   }
 
   /** Gives a key back (its run was never started): a retry with it may start one. Only this run's claim. */

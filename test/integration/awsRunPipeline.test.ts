@@ -34,10 +34,10 @@ const BIG = 'export default async (n: number) => { console.log("making", n); ret
 const HANGS = 'export default async () => { console.log("started"); await new Promise(() => undefined); };';
 const principal = principalContext({ account_id: "acme", plan: "pro", admin: false, key_id: "key_1" });
 
-function apiEvent(method: string, rawPath: string, body: unknown, pathParameters?: Record<string, string>): APIGatewayProxyEventV2 {
+function apiEvent(method: string, rawPath: string, body: unknown, pathParameters?: Record<string, string>, headers: Record<string, string> = {}): APIGatewayProxyEventV2 {
   return {
     version: "2.0", routeKey: "$default", rawPath, rawQueryString: "", isBase64Encoded: false,
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
     ...(pathParameters ? { pathParameters } : {}),
     requestContext: {
@@ -57,7 +57,7 @@ interface World {
   /** Set once a handler answered: Lambda freezes its container, so its reads of the run never come back. */
   freeze(): void;
   create(name: string, code: string, settings?: Record<string, unknown>): Promise<void>;
-  invoke(name: string, body: unknown): Promise<HttpResult>;
+  invoke(name: string, body: unknown, headers?: Record<string, string>): Promise<HttpResult>;
   run(answer: HttpResult): Promise<RunItem | undefined>;
   close(): Promise<void>;
 }
@@ -90,7 +90,7 @@ async function startWorld(options: Parameters<typeof startAwsPipeline>[0] = {}):
       const created = await createFunction(deps)(apiEvent("POST", "/functions", { name, code, ...settings }), lambdaContext("createFunction", "req"));
       expect([created.statusCode, json(created).status]).toEqual([201, "active"]);
     },
-    invoke: (name, body) => invokePost(deps)(apiEvent("POST", `/functions/${name}`, body, { ref: name }), lambdaContext("invokePost", "req")),
+    invoke: (name, body, headers) => invokePost(deps)(apiEvent("POST", `/functions/${name}`, body, { ref: name }, headers), lambdaContext("invokePost", "req")),
     run: (answer) => pipeline.memory.store.runs.get(String(answer.headers?.["x-run-id"] ?? json(answer).run_id ?? "")),
     close: () => pipeline.close(),
   };
@@ -393,6 +393,34 @@ describe("the AWS run pipeline against a tampered runner and Lambda's throttles"
     expect(invoked.calls()).toBe(THROTTLE_ATTEMPTS);
     const run = await world.run(answer);
     expect(run).toMatchObject({ status: "failed", error: { code: "concurrency_limit_exceeded" }, duration_ms: 0 });
+  }, 30_000);
+
+  it("gives the Idempotency-Key of a run Lambda throttled until it gave up back: a retry under it runs", async () => {
+    let throttling = true;
+    tamper(world, () => (throttling ? throttle() : "run"));
+    const headers = { "idempotency-key": "throttled-1" };
+    const refused = await world.invoke("sleeper", { ms: 1 }, headers);
+    expect([refused.statusCode, (json(refused).error as { code: string }).code]).toEqual([429, "concurrency_limit_exceeded"]);
+    throttling = false;
+    const retry = await world.invoke("sleeper", { ms: 1 }, headers);
+    expect([retry.statusCode, json(retry), retry.headers?.["idempotent-replayed"]]).toEqual([200, { slept: 1 }, undefined]);
+    expect(retry.headers?.["x-run-id"]).not.toBe(refused.headers?.["x-run-id"]);
+  }, 30_000);
+
+  it("lets a duplicate that finds the key's run throttled (never started) run instead of replaying its 429", async () => {
+    let throttling = true;
+    tamper(world, () => (throttling ? throttle() : "run"));
+    const headers = { "idempotency-key": "throttled-2" };
+    // Answered 202 at once: nobody in the first request sees the run's end.
+    const accepted = await world.invoke("sleeper", { ms: 1 }, { ...headers, prefer: "respond-async" });
+    expect(accepted.statusCode).toBe(202);
+    await world.pipeline.settled();
+    expect(await world.run(accepted)).toMatchObject({ status: "failed", error: { code: "concurrency_limit_exceeded" } });
+    throttling = false;
+    const duplicate = await world.invoke("sleeper", { ms: 1 }, headers);
+    expect([duplicate.statusCode, json(duplicate), duplicate.headers?.["idempotent-replayed"]]).toEqual([200, { slept: 1 }, undefined]);
+    const again = await world.invoke("sleeper", { ms: 1 }, headers);
+    expect([again.statusCode, again.headers?.["x-run-id"], again.headers?.["idempotent-replayed"]]).toEqual([200, duplicate.headers?.["x-run-id"], "true"]);
   }, 30_000);
 
   it("never runs an automation again for an error it named like a throttle (it ran once, and crashed)", async () => {

@@ -1,0 +1,78 @@
+import type { Deps } from "../deps";
+import { ApiError } from "../http/errors";
+import type { HttpResult } from "../http/response";
+import type { RouteRequest } from "../http/defineRoute";
+import type { FunctionItem } from "../functions/types";
+import { FINAL_STATUSES, refusedBeforeStart } from "../runs/types";
+import type { IdempotentRequest } from "../store/idempotencyStore";
+import { acceptedResponse, finishedResponse } from "./invokeResponse";
+
+/** How often a duplicate request reads the first one's run while it waits for its end. */
+const REPLAY_POLL_MS = 100;
+/**
+ * How long past its own window a duplicate still waits for the first request's start to settle.
+ * The first request's window closes before the duplicate's (it came first), so a duplicate sent
+ * at about the same time learns of a refusal only just after its own window: it then still
+ * answers what its own try gets (one admission attempt), not 503. Well within the handler's
+ * time (the Lambda's 29 s against the 25 s window).
+ */
+const SETTLE_GRACE_MS = 1000;
+
+/**
+ * Claims the idempotency key for this request (null: go on and start the run named in
+ * `mine`), or answers as the first request under the key did: 422 for another request under
+ * the same key; otherwise the first run's answer once it ended, or 202 while it goes on (after
+ * the sync window, or at once with `Prefer: respond-async`), with `Idempotent-Replayed: true`.
+ * Concurrent duplicates start one run: the claim is a conditional write.
+ *
+ * A run is replayed only once it can no longer be refused: its record is written `queued` while
+ * its plan admission is still pending (startRun), and a refusal removes it and gives the key
+ * back. Until the runtime has it (the record says `running`, or the key says `started`) a
+ * duplicate waits (up to SETTLE_GRACE_MS past its window, then 503); when the key comes back,
+ * it claims it and goes on to start a run itself, in what is left of its own window. So does a duplicate that finds the run ended refused
+ * before it started (a throttled Lambda): it gives the key back first.
+ */
+export async function claimOrReplay(
+  deps: Deps,
+  request: RouteRequest<unknown, unknown>,
+  fn: FunctionItem,
+  key: string,
+  mine: IdempotentRequest,
+  timing: { started: number; syncMs: number; respondAsync: boolean },
+): Promise<HttpResult | null> {
+  const replayed = { "idempotent-replayed": "true" };
+  const accountId = request.principal.account_id;
+  for (;;) {
+    const claim = await deps.store.idempotency.claim(accountId, fn.function_id, key, mine, deps.clock.now());
+    if (claim.claimed) return null;
+    if (claim.first.request_hash !== mine.request_hash) {
+      throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used for another request (other parameters or version) within 24 h", {
+        run_id: claim.first.run_id,
+      });
+    }
+    const run = await deps.store.runs.get(claim.first.run_id);
+    const late = Date.now() - timing.started >= timing.syncMs;
+    if (run && FINAL_STATUSES.includes(run.status)) {
+      if (refusedBeforeStart(run)) {
+        await deps.store.idempotency.release(accountId, fn.function_id, key, run.run_id);
+        continue;
+      }
+      try {
+        const answer = finishedResponse(run);
+        return { ...answer, headers: { ...answer.headers, ...replayed } };
+      } catch (error) {
+        if (error instanceof ApiError) Object.assign(error.headers, replayed);
+        throw error;
+      }
+    }
+    const started = run !== undefined && (run.status === "running" || claim.first.started);
+    if (started && (timing.respondAsync || late)) {
+      const answer = acceptedResponse(run, request.baseUrl);
+      return { ...answer, headers: { ...answer.headers, ...replayed } };
+    }
+    if (!started && Date.now() - timing.started >= timing.syncMs + SETTLE_GRACE_MS) {
+      throw new ApiError("service_unavailable", "The first request with this Idempotency-Key is still starting its run; try again shortly", {}, { "retry-after": "1" });
+    }
+    await new Promise((resolve) => setTimeout(resolve, REPLAY_POLL_MS));
+  }
+}
