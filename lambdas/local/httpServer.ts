@@ -8,7 +8,7 @@ import { redactSecrets } from "../http/redactSecrets";
 import type { HttpResult } from "../http/response";
 import { isStreaming } from "../http/streamBody";
 import type { Route } from "../routes/routeTable";
-import { lambdaContext } from "./lambdaContext";
+import { lambdaContext, localHandlerTimeoutMs } from "./lambdaContext";
 import { OpenStreams } from "./openStreams";
 import { createRouteMatcher } from "./routeMatcher";
 import { sendStream } from "./sendStream";
@@ -62,7 +62,7 @@ export function createHttpServer(
     });
     const handler = handlers.get(route);
     if (!handler) throw new Error(`No handler for ${route.operationId}`);
-    return handler(event, lambdaContext(route.operationId, requestId));
+    return handler(event, lambdaContext(route.operationId, requestId, localHandlerTimeoutMs(deps.config.syncWaitSeconds)));
   }
 
   // Node's own Host check answers a bare 400; the handler answers it in the API's shape instead.
