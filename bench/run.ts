@@ -165,9 +165,11 @@ async function cpuSideBySide(servicePid: number, browserPid: number, invoke: () 
     const { calls } = await load(BROWSER_CALLERS, SECONDS / 2, work);
     return { ...perCall(tree, readTreeCpu(root), calls), bench_process: Math.round(((ownCpuMs() - own) / calls) * 10) / 10 };
   };
-  const service = await measure(servicePid, invoke);
-  const { browser, bench_process } = await measure(browserPid, raw);
   const total = (parts: Record<string, number | undefined>) => round(Object.values(parts).reduce<number>((sum, ms) => sum + (ms ?? 0), 0));
+  const service = await measure(servicePid, invoke);
+  // Every process of raw puppeteer's tree is its browser's (the root is the browser itself).
+  const { bench_process, ...browserParts } = await measure(browserPid, raw);
+  const browser = total(browserParts);
   return { service: { ...service, total: total(service) }, raw: { browser, bench_process, total: total({ browser, bench_process }) } };
 }
 
