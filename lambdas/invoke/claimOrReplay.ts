@@ -29,8 +29,9 @@ const SETTLE_GRACE_MS = 1000;
  * its plan admission is still pending (startRun), and a refusal removes it and gives the key
  * back. Until the runtime has it (the record says `running`, or the key says `started`) a
  * duplicate waits (up to SETTLE_GRACE_MS past its window, then 503); when the key comes back,
- * it claims it and goes on to start a run itself, in what is left of its own window. So does a duplicate that finds the run ended refused
- * before it started (a throttled Lambda): it gives the key back first.
+ * it claims it and goes on to start a run itself, in what is left of its own window. So does a
+ * duplicate that finds the run ended refused before it started (a throttled Lambda): it gives
+ * the key back first.
  */
 export async function claimOrReplay(
   deps: Deps,
