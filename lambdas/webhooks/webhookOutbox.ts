@@ -1,6 +1,6 @@
 import type { Clock } from "../deps";
 import type { RunItem } from "../runs/types";
-import type { RunWithPendingDeliveries } from "../store/runStore";
+import type { RunWithPendingDeliveries } from "../store/runItems";
 import type { Store } from "../store/store";
 import { type DeliveryItem, deliveryIdOf, eventOfStatus, type PendingDelivery } from "./webhookTypes";
 
