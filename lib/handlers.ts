@@ -18,6 +18,7 @@ import type { Scheduling } from "./scheduling";
 import { WEBHOOK_DELIVERY_TIMEOUT, type WebhookDelivery } from "./webhookDelivery";
 import type { StackSettings } from "./stackSettings";
 import type { SecretsKey } from "./secretsKey";
+import { DATA_ACTIONS, RECORDER_DATA_ACTIONS, DEPLOY_JOB_DATA_ACTIONS, SWEEPER_DATA_ACTIONS, WEBHOOK_DELIVERY_DATA_ACTIONS, AUTHORIZER_DATA_ACTIONS, handlerFunctionNames } from "./handlerGrants";
 
 export interface HandlersProps {
   settings: StackSettings;
@@ -33,50 +34,6 @@ export interface HandlersProps {
   secretsKey: SecretsKey;
   /** The webhook delivery queue; connected here to its consumer and to whoever records runs' ends. */
   webhooks: WebhookDelivery;
-}
-
-/** What the store does on DynamoDB from a handler (Scan is only used by the local service). */
-export const DATA_ACTIONS = [
-  "dynamodb:GetItem",
-  "dynamodb:PutItem",
-  "dynamodb:UpdateItem",
-  "dynamodb:DeleteItem",
-  "dynamodb:Query",
-  "dynamodb:BatchWriteItem",
-];
-/** The run recorder reads a run (and its parts), writes its end, meters it and frees its lease. */
-export const RECORDER_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"];
-/** The deploy job reads a function and its version (and code parts), and records the deploy's outcome. */
-export const DEPLOY_JOB_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"];
-/** The sweeper also finds overdue runs (the active-runs index) and removes never-started ones. */
-export const SWEEPER_DATA_ACTIONS = [...RECORDER_DATA_ACTIONS, "dynamodb:DeleteItem"];
-/** The webhook delivery Lambda reads a delivery, its function and its run (and the run's parts), and records each attempt. */
-export const WEBHOOK_DELIVERY_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"];
-/** The authorizer reads keys and accounts, and creates the account of a new OAuth subject. */
-export const AUTHORIZER_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem"];
-
-/** Physical names of browserfn's own Lambdas (checked against the function prefix). */
-export function handlerFunctionNames(prefix: string) {
-  return {
-    route: (spec: RouteSpec) => `${prefix}-api-${spec.operationId}`,
-    authorizer: `${prefix}-authorizer`,
-    routeNotFound: `${prefix}-route-not-found`,
-    scheduledRun: `${prefix}-scheduled-run`,
-    runRecorder: `${prefix}-run-recorder`,
-    runSweeper: `${prefix}-run-sweeper`,
-    deployJob: `${prefix}-deploy-job`,
-    webhookDelivery: `${prefix}-webhook-delivery`,
-    all: () => [
-      ...ROUTE_SPECS.map((spec) => `${prefix}-api-${spec.operationId}`),
-      `${prefix}-authorizer`,
-      `${prefix}-route-not-found`,
-      `${prefix}-scheduled-run`,
-      `${prefix}-run-recorder`,
-      `${prefix}-run-sweeper`,
-      `${prefix}-deploy-job`,
-      `${prefix}-webhook-delivery`,
-    ],
-  };
 }
 
 /**
