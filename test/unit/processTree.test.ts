@@ -54,7 +54,7 @@ describe("the memory of a process tree (the Lambda runner's peak)", () => {
 });
 
 describe("TreeMeter: exact reads spread over samples", () => {
-  it("estimates between exact reads from RSS, and sees memory a process gains at once", async () => {
+  it("estimates between exact reads, keeps what a process that ended had until the next exact read, then drops it", async () => {
     const tree = parentOfHog(100);
     const pid = tree.root.pid ?? 0;
     let now = 0;
@@ -63,18 +63,45 @@ describe("TreeMeter: exact reads spread over samples", () => {
       const hogPid = await tree.hogPid;
       const exact = await meter.sample(true);
       expect(exact).toBeGreaterThan(100);
-      // Within the second: an estimate, close to the exact read.
+      // Within the second: an estimate, close to the exact read (the processes are idle).
       now = 500;
       expect(Math.abs((await meter.sample()) - exact)).toBeLessThan(10);
-      // The hog ends: its memory leaves the estimate at once (its process is gone from the tree).
+      // The hog ends: an estimate never counts less for it (its pages could have gone to the others).
       process.kill(hogPid, "SIGKILL");
       await new Promise((resolve) => setTimeout(resolve, 200));
       now = 700;
+      expect(await meter.sample()).toBeGreaterThan(exact - 10);
+      // The next exact read, a second after the last, counts what is left.
+      now = 1000;
       const after = await meter.sample();
       expect(after).toBeLessThan(exact - 90);
       expect(Math.abs(after - (await processTreeMb(pid)))).toBeLessThan(10);
     } finally {
       await tree.stop();
+    }
+  });
+
+  it("counts pages a forked child stops sharing (copy-on-write) between exact reads, though its resident size does not change", async () => {
+    // Perl (in every Debian: perl-base is essential) forks without exec: each child shares the
+    // parent's 60 MB, is seen while it does, then writes to every page of it (a private copy,
+    // same RSS) and ends 0.5 s later. Only the child's page faults show the copies.
+    const script = `my $b = "a" x (60 * 1024 * 1024); sleep 1;
+      for (1 .. 4) { if (!fork()) { select(undef, undef, undef, 0.4); for (my $i = 0; $i < length($b); $i += 4096) { substr($b, $i, 1) = "b"; } select(undef, undef, undef, 0.5); exit 0; } }
+      1 while wait() != -1; sleep 5;`;
+    const parent = spawn("perl", ["-e", script], { stdio: "ignore" });
+    const meter = new TreeMeter(parent.pid ?? 0, 60_000, () => 1); // no periodic exact read in the test's time
+    let highest = 0;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      await meter.sample(true);
+      for (let i = 0; i < 25; i++) {
+        highest = Math.max(highest, await meter.sample());
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      // The parent's 60 MB and four private copies of it: about 300 MB at the peak.
+      expect(highest).toBeGreaterThan(270);
+    } finally {
+      parent.kill("SIGKILL");
     }
   });
 

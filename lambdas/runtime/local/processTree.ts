@@ -1,71 +1,119 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 
+/** One process as /proc/<pid>/stat describes it: enough to find a tree and bound its growth. */
+interface ProcessStat {
+  pid: number;
+  ppid: number;
+  /** Its start time (clock ticks after boot): with the pid, it names one process (pids are used again). */
+  started: string;
+  /** Minor page faults so far: each maps one page, a new one (an allocation, a copy-on-write break) or a cached one. */
+  minflt: number;
+  /** Resident pages. */
+  rssPages: number;
+}
+
+/** How old a shared reading of the process table may be (every busy worker's meter reads it). */
+const TABLE_MAX_AGE_MS = 50;
+let table: { at: number; processes: ProcessStat[] } | undefined;
+
 /**
- * Each running process's parent and start time, from /proc/<pid>/stat. Read synchronously: a
- * scan of the machine's ~100 processes takes about 1 ms of CPU this way, and about 18 ms
- * through fs.promises (three thread-pool round trips per file), which at a sample every 200 ms
- * per busy worker was most of the service's CPU in a browser run (docs/benchmarks.md).
+ * Every running process, from /proc/<pid>/stat, read synchronously: a scan of ~100 processes
+ * takes about 1 ms of CPU this way and about 18 ms through fs.promises (three thread-pool
+ * round trips per file), which at a sample every 200 ms per busy worker was most of the
+ * service's CPU in a browser run (docs/benchmarks.md). One reading serves every meter for
+ * TABLE_MAX_AGE_MS, so many busy workers on a machine of many processes scan it once.
  */
-function processTable(): { pid: number; ppid: number; started: string }[] {
-  const table: { pid: number; ppid: number; started: string }[] = [];
+function processTable(): ProcessStat[] {
+  const now = performance.now();
+  if (table && now - table.at < TABLE_MAX_AGE_MS) return table.processes;
+  const processes: ProcessStat[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-    } catch {
-      continue; // ended meanwhile
-    }
-    // Fields after the command name (which may hold spaces): state ppid … (starttime is the 20th).
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    table.push({ pid: Number(entry), ppid: Number(fields[1]), started: fields[19] ?? "" });
+    const parsed = parseStat(entry);
+    if (parsed) processes.push(parsed);
   }
-  return table;
+  table = { at: now, processes };
+  return processes;
 }
 
-/** `root` and its descendants, each keyed by pid and start time (a pid used again is another process). */
-function treeOf(root: number): Map<string, number> {
-  const table = processTable();
-  const children = new Map<number, typeof table>();
-  for (const entry of table) children.set(entry.ppid, [...(children.get(entry.ppid) ?? []), entry]);
-  const tree = table.filter((entry) => entry.pid === root);
+function parseStat(pid: string): ProcessStat | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return null; // ended meanwhile
+  }
+  // Fields after the command name (which may hold spaces): state ppid pgrp session tty tpgid
+  // flags minflt … starttime (the 20th) vsize rss (the 22nd).
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { pid: Number(pid), ppid: Number(fields[1]), started: fields[19] ?? "", minflt: Number(fields[7] ?? 0), rssPages: Number(fields[21] ?? 0) };
+}
+
+/** `root` and its descendants, each keyed by pid and start time. */
+function treeOf(root: number): Map<string, ProcessStat> {
+  const processes = processTable();
+  const children = new Map<number, ProcessStat[]>();
+  for (const entry of processes) {
+    const siblings = children.get(entry.ppid);
+    if (siblings) siblings.push(entry);
+    else children.set(entry.ppid, [entry]);
+  }
+  const tree = processes.filter((entry) => entry.pid === root);
   for (const entry of tree) for (const child of children.get(entry.pid) ?? []) if (child.pid !== root) tree.push(child);
-  return new Map(tree.map((entry) => [`${entry.pid}:${entry.started}`, entry.pid]));
+  return new Map(tree.map((entry) => [`${entry.pid}:${entry.started}`, entry]));
 }
 
-/** A process's PSS and RSS (kB) from /proc/<pid>/smaps_rollup (a walk of its page tables); null once it ended. */
-async function rollupKb(pid: number): Promise<{ pss: number; rss: number } | null> {
+let pageKbFound: number | undefined;
+/** The kernel's page size in kB: this process's resident size in kB over its resident pages (4 on most machines). */
+function pageKb(): number {
+  if (pageKbFound !== undefined) return pageKbFound;
+  const pages = parseStat("self")?.rssPages ?? 0;
+  const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? 0);
+  const ratio = pages > 0 ? kb / pages : 4;
+  pageKbFound = [4, 16, 64].find((size) => ratio < size * 1.5) ?? 4;
+  return pageKbFound;
+}
+
+/** A process's PSS (kB) from /proc/<pid>/smaps_rollup (a walk of its page tables); null once it ended. */
+async function pssKb(pid: number): Promise<number | null> {
   const rollup = await readFile(`/proc/${pid}/smaps_rollup`, "utf8").catch(() => "");
   if (rollup === "") return null;
-  return { pss: Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0), rss: Number(/^Rss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) };
+  return Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
 }
 
-/** A process's RSS (kB) from /proc/<pid>/status (a counter: no page walk); null once it ended. */
-function rssKb(pid: number): number | null {
-  try {
-    return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
-  } catch {
-    return null;
-  }
-}
-
-/** How often each process of a metered tree has its PSS read exactly (see TreeMeter). */
+/** How often a metered tree has its PSS read exactly (see TreeMeter). */
 export const EXACT_EVERY_MS = 1000;
+
+/** A process as last read exactly: its PSS then (kB), its counters then, and its estimate since. */
+interface Reading {
+  pss: number;
+  rssPages: number;
+  minflt: number;
+  estimate: number;
+}
 
 /**
  * The memory of a process tree as proportional set size (MB): shared pages are split among
  * their users, so a browser's many processes are not counted many times over.
  *
  * Reading a process's PSS walks its page tables (about 1 ms of kernel time for a browser
- * process), so each process is read exactly at most every `exactEveryMs`; in between, its
- * sample is its last exact PSS plus how much its RSS (a counter) changed since. Pages a
- * process gains count in full at once, as private pages do in PSS: a process that allocates
- * shows at the next sample. An estimate can be off by pages whose sharing changed (a process
- * that shared them ended) until the next exact read. `sample(true)` reads all exactly.
+ * process), so the whole tree is read exactly at most every `exactEveryMs` (and a process new
+ * to the tree at first sight). In between, a sample is an upper bound, never an undercount of
+ * what the tree's own processes did:
+ * - a process's PSS grows only by the pages it maps: each is one minor fault (a new page, a
+ *   copy-on-write break, a cached file page) or shows in its resident size, so its bound is its
+ *   last exact PSS plus both growths (a plain allocation counts twice: an estimate errs high);
+ * - a process that left keeps its last estimate in the total until the next exact read (its
+ *   pages were freed, or shared ones moved to the others: the tree's total cannot grow by it).
+ * What it cannot see is pages the tree shares with processes outside it whose other users
+ * ended (another sandbox's browser, say): the next exact read, within `exactEveryMs`, counts
+ * them. `sample(true)` reads the whole tree exactly.
  */
 export class TreeMeter {
-  private readonly exact = new Map<string, { pss: number; rss: number; at: number }>();
+  private readings = new Map<string, Reading>();
+  private departedKb = 0;
+  private exactAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly root: number,
@@ -75,20 +123,40 @@ export class TreeMeter {
 
   async sample(exactly = false): Promise<number> {
     const tree = treeOf(this.root);
-    for (const key of this.exact.keys()) if (!tree.has(key)) this.exact.delete(key);
-    let kb = 0;
-    for (const [key, pid] of tree) {
-      const last = this.exact.get(key);
-      if (!exactly && last && this.now() - last.at < this.exactEveryMs) {
-        const rss = rssKb(pid);
-        if (rss !== null) kb += Math.max(0, last.pss + rss - last.rss);
-        continue;
-      }
-      const read = await rollupKb(pid);
-      if (read === null) continue; // ended
-      this.exact.set(key, { ...read, at: this.now() });
-      kb += read.pss;
+    if (exactly || this.now() - this.exactAt >= this.exactEveryMs) return this.readAll(tree);
+    for (const [key, reading] of this.readings) {
+      if (tree.has(key)) continue;
+      this.departedKb += reading.estimate;
+      this.readings.delete(key);
     }
+    let kb = this.departedKb;
+    for (const [key, process] of tree) {
+      let reading = this.readings.get(key);
+      if (!reading) {
+        const pss = await pssKb(process.pid);
+        if (pss === null) continue; // ended
+        reading = { pss, rssPages: process.rssPages, minflt: process.minflt, estimate: pss };
+        this.readings.set(key, reading);
+      }
+      const grownPages = Math.max(0, process.rssPages - reading.rssPages) + Math.max(0, process.minflt - reading.minflt);
+      reading.estimate = reading.pss + grownPages * pageKb();
+      kb += reading.estimate;
+    }
+    return kb / 1024;
+  }
+
+  private async readAll(tree: Map<string, ProcessStat>): Promise<number> {
+    const readings = new Map<string, Reading>();
+    let kb = 0;
+    for (const [key, process] of tree) {
+      const pss = await pssKb(process.pid);
+      if (pss === null) continue; // ended
+      readings.set(key, { pss, rssPages: process.rssPages, minflt: process.minflt, estimate: pss });
+      kb += pss;
+    }
+    this.readings = readings;
+    this.departedKb = 0;
+    this.exactAt = this.now();
     return kb / 1024;
   }
 }
