@@ -15,30 +15,39 @@ function attachedDocs(node: ts.Node): ts.JSDoc[] {
   return ts.getJSDocCommentsAndTags(node).filter((doc): doc is ts.JSDoc => ts.isJSDoc(doc) && doc.parent === node);
 }
 
+/** memberDoc's answers, by member node: a compilation's nodes, dropped with it. */
+const memberDocCache = new WeakMap<ts.Node, ts.JSDoc | undefined>();
+
 /**
- * The JSDoc blocks written before an object type's member: on the lines before it, and on its own
+ * The JSDoc block written before an object type's member, its last one when there are several
+ * (as the parser takes a declaration's last for its tags): on the lines before it, or on its own
  * line after the `{` or `;` before it (`{ /** The URL. *\/ url: string; … }`), which the parser
  * attaches to parameters but not to members. A block that ends the line of the member before
  * (`a: string; /** … *\/` and a line break) is not the next member's, as for the parser.
+ *
+ * Only that one block is parsed, and once per member (memberDocCache): a member's type is
+ * expanded wherever it is used, and its code can hold thousands of comments.
  */
-function memberDocs(member: ts.Node): ts.JSDoc[] {
+function memberDoc(member: ts.Node): ts.JSDoc | undefined {
+  if (memberDocCache.has(member)) return memberDocCache.get(member);
   const text = member.getSourceFile().text;
-  const start = member.getStart();
-  const sameLine = (ts.getTrailingCommentRanges(text, member.pos) ?? []).filter(
-    (range) => !/[\r\n\u2028\u2029]/.test(text.slice(range.end, start)),
-  );
+  const sameLine = ts.getTrailingCommentRanges(text, member.pos) ?? [];
   const ranges = [...sameLine, ...(ts.getLeadingCommentRanges(text, member.pos) ?? [])];
-  return ranges
-    .map((range) => text.slice(range.pos, range.end))
-    .filter((comment) => comment.startsWith("/**") && !comment.startsWith("/**/"))
-    .flatMap(parseDoc);
+  const isDoc = (range: ts.CommentRange) => text.startsWith("/**", range.pos) && !text.startsWith("/**/", range.pos);
+  const index = ranges.findLastIndex(isDoc);
+  const last = ranges[index];
+  // A block on the line before the member's (a line break after it) is the member before's.
+  const ownLine = last !== undefined && (index >= sameLine.length || !/[\r\n\u2028\u2029]/.test(text.slice(last.end, member.getStart())));
+  const doc = last && ownLine ? parseDoc(text.slice(last.pos, last.end)) : undefined;
+  memberDocCache.set(member, doc);
+  return doc;
 }
 
 /** A `/** … *\/` block as the parser reads it, by parsing it before a statement of its own. */
-function parseDoc(comment: string): ts.JSDoc[] {
+function parseDoc(comment: string): ts.JSDoc | undefined {
   const sf = ts.createSourceFile("comment.ts", `${comment}\nvar _;`, ts.ScriptTarget.Latest, true);
   const [statement] = sf.statements;
-  return statement ? attachedDocs(statement) : [];
+  return statement ? attachedDocs(statement).at(-1) : undefined;
 }
 
 function docText(docs: ts.JSDoc[]): string | undefined {
@@ -67,7 +76,8 @@ export function propertyHints(member: ts.Node | undefined, name: string, paramTa
     const tagName = t.name;
     return ts.isIdentifier(tagName) ? tagName.text === name : tagName.right.text === name;
   });
-  const docs = member ? memberDocs(member) : [];
+  const doc = member ? memberDoc(member) : undefined;
+  const docs = doc ? [doc] : [];
   const own = docText(docs);
   const integer = docs.some((doc) => doc.tags?.some(isIntegerTag)) || tag?.typeExpression?.type.getText() === "integer";
   const description = own ?? clean(ts.getTextOfJSDocComment(tag?.comment));

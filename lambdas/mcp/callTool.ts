@@ -94,6 +94,9 @@ function succeeded(answer: HttpResult): CallToolResult {
  * The result of a tool with an outputSchema: structured content only when it fits the schema
  * (the client rejects any that does not). A result that does not fit its function's declared
  * return type is an error result that says where, with the result as text.
+ *
+ * `declared` is the outputSchema the client has, not the function's output_schema: its tuples
+ * are lists (toolOutputSchema), so this 2020-12 check and a draft-07 client's accept the same.
  */
 function checkedResult(answer: HttpResult, declared: ToolOutputSchema): CallToolResult {
   const text = answer.body ?? "null";

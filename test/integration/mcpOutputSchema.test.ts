@@ -33,6 +33,7 @@ export default async function run(title: string = "Hello", extra: boolean = fals
     await t.deploy("page", PAGE_FN, {}, key);
     await t.deploy("liar", `export default async function run(): Promise<{ count: number }> { return { count: "many" } as any; }\n`, {}, key);
     await t.deploy("slow-page", `export default async function run(ms: number = 2500): Promise<{ waited: number }> { await new Promise((r) => setTimeout(r, ms)); return { waited: ms }; }\n`, {}, key);
+    await t.deploy("tuples", `export default async function run(): Promise<{ pair: [number, string]; rest: [number, ...string[]] }> { return { pair: [1, "a"], rest: [2, "b", "c"] }; }\n`, {}, key);
     await t.deploy("titled", `export default async function run(): Promise<string> { return "a title"; }\n`, {}, key);
   });
 
@@ -71,6 +72,21 @@ export default async function run(title: string = "Hello", extra: boolean = fals
     const text = (await client.callTool({ name: "titled", arguments: {} })) as CallToolResult;
     expect(text.structuredContent).toBeUndefined();
     expect(JSON.parse(textOf(text))).toBe("a title");
+  });
+
+  it("lists tuples as lists of their element types, and returns a result with tuples as structured content the client accepts", async () => {
+    // The SDK's client checks with a draft-07 Ajv, which does not read `prefixItems`.
+    const client = await listed();
+    const result = (await client.callTool({ name: "tuples", arguments: {} })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ pair: [1, "a"], rest: [2, "b", "c"] });
+    const { tools } = await client.listTools();
+    const elements = { anyOf: [{ type: "number" }, { type: "string" }] };
+    expect(tools.find((tool) => tool.name === "tuples")?.outputSchema).toEqual({
+      type: "object",
+      properties: { pair: { type: "array", items: elements, minItems: 2, maxItems: 2 }, rest: { type: "array", items: elements, minItems: 1 } },
+      required: ["pair", "rest"],
+    });
   });
 
   it("says so in an error result when a run's result does not fit the declared type (the client would reject it as structured content)", async () => {
