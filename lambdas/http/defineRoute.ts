@@ -23,6 +23,8 @@ export interface RouteRequest<B, Q> {
   headers: Record<string, string>;
   /** The API's base URL, e.g. `http://127.0.0.1:8787`. */
   baseUrl: string;
+  /** When the handler's time runs out (epoch ms, from its Lambda context; Infinity without one). */
+  deadline: number;
 }
 
 export interface RouteOptions<B, Q> {
@@ -49,7 +51,7 @@ export function defineRoute<B = undefined, Q = undefined>(
   return (deps) =>
     middy<APIGatewayProxyEventV2, HttpResult>({ timeoutEarlyResponse: outOfTime })
       .use(jsonErrors(deps))
-      .handler(async (event) => {
+      .handler(async (event, context) => {
         const headers = (event.headers ?? {}) as Record<string, string>;
         const principal =
           options.auth === false ? ANONYMOUS : await authenticate(event, headers, deps).catch((error: unknown) => withUnauthorizedHeaders(error, options, event, deps));
@@ -63,6 +65,7 @@ export function defineRoute<B = undefined, Q = undefined>(
           params: (event.pathParameters ?? {}) as Record<string, string>,
           headers: withRedactedFreeText(headers),
           baseUrl: baseUrl(event, deps),
+          deadline: handlerDeadline(context),
         };
         const result = await handle(request, deps);
         return { ...result, headers: { ...result.headers, "x-request-id": request.requestId } };
@@ -77,6 +80,10 @@ export function defineRoute<B = undefined, Q = undefined>(
  */
 function outOfTime(): never {
   throw new Error("The handler did not answer within its Lambda's time (middy answered for it just before the timeout)");
+}
+
+function handlerDeadline(context: Context | undefined): number {
+  return typeof context?.getRemainingTimeInMillis === "function" ? Date.now() + context.getRemainingTimeInMillis() : Infinity;
 }
 
 /** Free-text headers that runs and logs keep; a bearer secret put in one is not kept. */

@@ -44,6 +44,7 @@ export async function callTool(
     params: { ref: name },
     headers,
     baseUrl: request.baseUrl,
+    deadline: request.deadline,
   };
   let answer: HttpResult;
   try {

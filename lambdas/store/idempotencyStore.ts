@@ -18,6 +18,8 @@ export interface IdempotentRequest {
  */
 export interface FirstRequest extends IdempotentRequest {
   started: boolean;
+  /** When the key was claimed (ISO 8601). */
+  created_at: string;
 }
 
 const digest = (text: string) => createHash("sha256").update(text).digest("hex");
@@ -46,7 +48,7 @@ export class IdempotencyStore {
     if (claimed) return { claimed: true };
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: claimKey(accountId, functionId, key), ConsistentRead: true }));
     if (!Item) return this.claim(accountId, functionId, key, request, now); // released meanwhile
-    return { claimed: false, first: { request_hash: String(Item.request_hash), run_id: String(Item.run_id), started: Item.started === true } };
+    return { claimed: false, first: { request_hash: String(Item.request_hash), run_id: String(Item.run_id), started: Item.started === true, created_at: String(Item.created_at) } };
   }
 
   /**

@@ -1,4 +1,7 @@
 import { DEFAULT_PLANS } from "../../lambdas/config/plans";
+import { LOCAL_ACCOUNT } from "../../lambdas/local/bootstrap";
+import { newRunId } from "../../lambdas/runs/runIds";
+import { requestHash } from "../../lambdas/store/idempotencyStore";
 import { expectError } from "../helpers/http";
 import { startTestService, type TestService } from "../helpers/localService";
 
@@ -14,13 +17,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe("Idempotency-Key duplicates of a run not yet started", () => {
   let t: TestService;
   let key: string;
+  let singleId: string;
 
   beforeAll(async () => {
     // One worker per function: a run admitted by its plan can still wait for a worker (and be refused).
     t = await startTestService({ config: { plans, syncWaitSeconds: SYNC_MS / 1000, workers: { perFunction: 1, total: 4, idleSeconds: 60 } } });
     key = await t.newAccount("solo", "one");
     await t.deploy("slow", SLOW, {}, key);
-    await t.deploy("single", SLOW);
+    singleId = String((await t.deploy("single", SLOW)).function_id);
   }, 60_000);
 
   afterAll(async () => {
@@ -49,17 +53,16 @@ describe("Idempotency-Key duplicates of a run not yet started", () => {
     }
   }
 
-  it("answers a duplicate arriving while the first waits for a plan slot with its own 429, never a 202 for a run that is then removed", async () => {
+  it("answers a respond-async duplicate arriving while the first waits for a plan slot 503 within about a second, never a 202 for a run that is then removed", async () => {
     const free = await holdSlot();
     try {
       const first = invoke("q2", { async: true });
       await sleep(500);
       const duplicate = await invoke("q2", { async: true });
+      expectError(duplicate, 503, "service_unavailable");
+      expect(duplicate.headers.get("retry-after")).toBe("1");
+      expect(duplicate.ms).toBeLessThan(2000);
       expectError(await first, 429, "concurrency_limit_exceeded");
-      expectError(duplicate, 429, "concurrency_limit_exceeded");
-      // Its own refusal: it tried within what was left of its window once the first gave the key back.
-      expect(duplicate.headers.get("idempotent-replayed")).toBeNull();
-      expect(duplicate.ms).toBeLessThan(SYNC_MS + 1500);
       expect((await t.call("GET", "/functions/slow/logs", { token: key })).body.items).toHaveLength(0);
     } finally {
       await free();
@@ -72,13 +75,13 @@ describe("Idempotency-Key duplicates of a run not yet started", () => {
     try {
       const first = invoke("q3", { async: true });
       await sleep(1500);
-      const duplicate = invoke("q3", { async: true });
+      const duplicate = invoke("q3");
       expectError(await first, 429, "concurrency_limit_exceeded");
       await free();
       freed = true;
       const answer = await duplicate;
-      expect([answer.status, answer.headers.get("idempotent-replayed")]).toEqual([202, null]);
-      const runId = String(answer.body.run_id);
+      expect([answer.status, answer.headers.get("idempotent-replayed")]).toEqual([200, null]);
+      const runId = String(answer.headers.get("x-run-id"));
       expect(await finished(runId, key)).toMatchObject({ status: "succeeded" });
       // The key is now the duplicate's run's: a retry replays it.
       const retry = await invoke("q3");
@@ -112,19 +115,29 @@ describe("Idempotency-Key duplicates of a run not yet started", () => {
     }
   }, 30_000);
 
-  it("does not replay a run admitted by its plan but still waiting for a worker, which may yet be refused", async () => {
+  it("answers a respond-async duplicate of a run still waiting for a worker (which may yet be refused) 503 within about a second, not a replay", async () => {
     // The function's one worker is busy for longer than the window.
     const busy = await invoke("busy", { async: true, token: t.adminKey, fn: "single", ms: SYNC_MS + 2500 });
     expect(busy.status).toBe(202);
     const first = invoke("q5", { async: true, token: t.adminKey, fn: "single" });
     await sleep(500);
     const duplicate = await invoke("q5", { async: true, token: t.adminKey, fn: "single" });
+    expectError(duplicate, 503, "service_unavailable");
+    expect(duplicate.headers.get("retry-after")).toBe("1");
+    expect(duplicate.ms).toBeLessThan(2000);
     expectError(await first, 429, "concurrency_limit_exceeded");
-    if (duplicate.status === 202) {
-      // Had it been answered 202, its run must exist.
-      expect((await t.call("GET", `/runs/${String(duplicate.body.run_id)}`)).status).toBe(200);
-    }
-    expectError(duplicate, 429, "concurrency_limit_exceeded");
     expect(await finished(String(busy.body.run_id), t.adminKey)).toMatchObject({ status: "succeeded" });
+  }, 30_000);
+
+  it("gives back a key whose run has no record long after its window (the service died, or giving it back failed) and starts a run", async () => {
+    // What a request that claimed the key and never wrote its run leaves: a claim for a run that does not exist.
+    const claimedAt = new Date(Date.now() - 60_000);
+    const abandoned = { request_hash: requestHash(1, { ms: 50 }), run_id: newRunId() };
+    expect(await t.service.deps.store.idempotency.claim(LOCAL_ACCOUNT, singleId, "q7", abandoned, claimedAt)).toEqual({ claimed: true });
+    const answer = await invoke("q7", { token: t.adminKey, fn: "single" });
+    expect([answer.status, answer.headers.get("idempotent-replayed")]).toEqual([200, null]);
+    expect(answer.headers.get("x-run-id")).not.toBe(abandoned.run_id);
+    const retry = await invoke("q7", { token: t.adminKey, fn: "single" });
+    expect([retry.status, retry.headers.get("x-run-id"), retry.headers.get("idempotent-replayed")]).toEqual([200, answer.headers.get("x-run-id"), "true"]);
   }, 30_000);
 });

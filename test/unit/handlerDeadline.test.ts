@@ -29,4 +29,13 @@ describe("a handler that outlasts its Lambda's time", () => {
       clearTimeout(timer);
     }
   });
+
+  it("gives the route its deadline from the Lambda context", async () => {
+    const deps = { config: { plans: DEFAULT_PLANS, publicUrl: "http://127.0.0.1", syncWaitSeconds: 1, maxBodyBytes: MAX_BODY_BYTES }, log: () => undefined } as unknown as Deps;
+    const before = Date.now();
+    const handler = defineRoute({ auth: false }, async (request) => json(200, { deadline: request.deadline }))(deps);
+    const { deadline } = JSON.parse((await handler(event, lambdaContext("slow", "req-deadline", 29_000))).body ?? "{}") as { deadline: number };
+    expect(deadline).toBeGreaterThanOrEqual(before + 29_000);
+    expect(deadline).toBeLessThanOrEqual(Date.now() + 29_000);
+  });
 });
