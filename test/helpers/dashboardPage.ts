@@ -17,3 +17,17 @@ export async function watchedPage(browser: Browser, problems: string[], requeste
   });
   return page;
 }
+
+/** Opens the dashboard at `url` on `page` and signs in with `key`, until the function list shows. */
+export async function signIn(page: Page, url: string, key: string): Promise<void> {
+  await page.goto(`${url}/`, { waitUntil: "networkidle0" });
+  await page.waitForSelector("#sign-in");
+  await page.type("#api-key", key);
+  await page.click("#sign-in button[type=submit]");
+  await page.waitForSelector("#functions a.function-link");
+}
+
+/** The profile directory a launched test browser was given ("" when it names none): its processes carry it. */
+export function profileDirOf(browser: Browser): string {
+  return browser.process()?.spawnargs.find((arg) => arg.startsWith("--user-data-dir="))?.split("=")[1] ?? "";
+}

@@ -7,7 +7,7 @@ import { expectError } from "../helpers/http";
 import { startTestService, type TestService } from "../helpers/localService";
 import { expectNoProcessesWith } from "../helpers/processes";
 import { launchTestBrowser } from "../helpers/testBrowser";
-import { watchedPage } from "../helpers/dashboardPage";
+import { profileDirOf, watchedPage } from "../helpers/dashboardPage";
 
 const ARTIFACTS = path.join(__dirname, "..", "..", "test-artifacts", "dashboard");
 
@@ -28,7 +28,7 @@ let profileDir: string;
 
 beforeAll(async () => {
   [t, browser] = await Promise.all([startTestService(), launchTestBrowser(), mkdir(ARTIFACTS, { recursive: true })]);
-  profileDir = browser.process()?.spawnargs.find((arg) => arg.startsWith("--user-data-dir="))?.split("=")[1] ?? "";
+  profileDir = profileDirOf(browser);
   expect(profileDir).not.toBe("");
   await t.deploy("greet", greetCode("first version"), {
     description: `Greets someone ${HOSTILE}`,

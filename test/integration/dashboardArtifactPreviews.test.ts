@@ -6,7 +6,7 @@ import type { Browser, HTTPRequest, Page } from "puppeteer-core";
 import { startTestService, type TestService } from "../helpers/localService";
 import { expectNoProcessesWith } from "../helpers/processes";
 import { launchTestBrowser } from "../helpers/testBrowser";
-import { watchedPage } from "../helpers/dashboardPage";
+import { profileDirOf, watchedPage } from "../helpers/dashboardPage";
 
 /** Values that would run script if the page ever treated them as HTML. */
 const HOSTILE = `<img src=x onerror="window.__injected=1">`;
@@ -28,7 +28,7 @@ let echoRun: string;
 
 beforeAll(async () => {
   [t, browser, tmp] = await Promise.all([startTestService(), launchTestBrowser(), mkdtemp(path.join(tmpdir(), "browserfn-artifact-previews-"))]);
-  profileDir = browser.process()?.spawnargs.find((arg) => arg.startsWith("--user-data-dir="))?.split("=")[1] ?? "";
+  profileDir = profileDirOf(browser);
   expect(profileDir).not.toBe("");
   await t.deploy("echo", ECHO);
   const response = await t.call("POST", "/functions/echo", { body: { text: "hi" } });

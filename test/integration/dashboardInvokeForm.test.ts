@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { Browser, Page } from "puppeteer-core";
-import { watchedPage } from "../helpers/dashboardPage";
+import { profileDirOf, signIn, watchedPage } from "../helpers/dashboardPage";
 import { startTestService, type TestService } from "../helpers/localService";
 import { expectNoProcessesWith } from "../helpers/processes";
 import { launchTestBrowser } from "../helpers/testBrowser";
@@ -37,7 +37,7 @@ const problems: string[] = [];
 
 beforeAll(async () => {
   [t, browser] = await Promise.all([startTestService(), launchTestBrowser(), mkdir(ARTIFACTS, { recursive: true })]);
-  profileDir = browser.process()?.spawnargs.find((arg) => arg.startsWith("--user-data-dir="))?.split("=")[1] ?? "";
+  profileDir = profileDirOf(browser);
   await t.deploy("search", SEARCH_FN);
   page = await watchedPage(browser, problems);
 }, 60_000);
@@ -54,11 +54,7 @@ const count = (selector: string) => page.$$eval(selector, (elements) => elements
 
 describe("the invoke form built from the input schema", () => {
   it("shows a select for an enum, a list for an array, nested fields for an object, and descriptions as hints", async () => {
-    await page.goto(`${t.url}/`, { waitUntil: "networkidle0" });
-    await page.waitForSelector("#sign-in");
-    await page.type("#api-key", t.adminKey);
-    await page.click("#sign-in button[type=submit]");
-    await page.waitForSelector("#functions a.function-link");
+    await signIn(page, t.url, t.adminKey);
     await page.click("#functions a.function-link");
     await page.waitForSelector("#invoke-form");
 

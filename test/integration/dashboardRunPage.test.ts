@@ -5,7 +5,7 @@ import type { Browser, Page } from "puppeteer-core";
 import { startTestService, type TestService } from "../helpers/localService";
 import { expectNoProcessesWith } from "../helpers/processes";
 import { launchTestBrowser } from "../helpers/testBrowser";
-import { watchedPage } from "../helpers/dashboardPage";
+import { profileDirOf, signIn, watchedPage } from "../helpers/dashboardPage";
 
 /** Values that would run script if the page ever treated them as HTML. */
 const HOSTILE = `<img src=x onerror="window.__injected=1">`;
@@ -58,7 +58,7 @@ async function invoke(name: string, body?: unknown): Promise<string> {
 
 beforeAll(async () => {
   [t, browser, tmp] = await Promise.all([startTestService(), launchTestBrowser(), mkdtemp(path.join(tmpdir(), "browserfn-run-page-"))]);
-  profileDir = browser.process()?.spawnargs.find((arg) => arg.startsWith("--user-data-dir="))?.split("=")[1] ?? "";
+  profileDir = profileDirOf(browser);
   expect(profileDir).not.toBe("");
   await Promise.all([t.deploy("fails", FAILS), t.deploy("pixel", PIXEL, { description: "One pixel" }), t.deploy("echo", ECHO)]);
   failedRun = await invoke("fails", { target_url: `https://example.test/${HOSTILE}`, api_token: "hunter2-very-secret" });
@@ -80,11 +80,7 @@ describe("the dashboard's run page", () => {
 
   beforeAll(async () => {
     page = await watchedPage(browser, problems, requested);
-    await page.goto(`${t.url}/`, { waitUntil: "networkidle0" });
-    await page.waitForSelector("#sign-in");
-    await page.type("#api-key", t.adminKey);
-    await page.click("#sign-in button[type=submit]");
-    await page.waitForSelector("#functions a.function-link");
+    await signIn(page, t.url, t.adminKey);
   });
   afterAll(() => page?.close());
 

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { Browser, Page } from "puppeteer-core";
-import { watchedPage } from "../helpers/dashboardPage";
+import { profileDirOf, signIn, watchedPage } from "../helpers/dashboardPage";
 import { startTestService, type TestService } from "../helpers/localService";
 import { expectNoProcessesWith } from "../helpers/processes";
 import { launchTestBrowser } from "../helpers/testBrowser";
@@ -23,7 +23,7 @@ let profileDir: string;
 
 beforeAll(async () => {
   [t, browser] = await Promise.all([startTestService(), launchTestBrowser(), mkdir(ARTIFACTS, { recursive: true })]);
-  profileDir = browser.process()?.spawnargs.find((arg) => arg.startsWith("--user-data-dir="))?.split("=")[1] ?? "";
+  profileDir = profileDirOf(browser);
   expect(profileDir).not.toBe("");
   await t.deploy("reader", READS_SECRET);
 }, 60_000);
@@ -41,11 +41,7 @@ describe("the dashboard's secrets of a function", () => {
 
   beforeAll(async () => {
     page = await watchedPage(browser, problems, requested);
-    await page.goto(`${t.url}/`, { waitUntil: "networkidle0" });
-    await page.waitForSelector("#sign-in");
-    await page.type("#api-key", t.adminKey);
-    await page.click("#sign-in button[type=submit]");
-    await page.waitForSelector("#functions a.function-link");
+    await signIn(page, t.url, t.adminKey);
   });
   afterAll(() => page?.close());
 
