@@ -3,6 +3,7 @@ import { runScheduled } from "../../lambdas/schedule/runScheduled";
 import { UsageReport } from "../../lambdas/schemas/usageSchemas";
 import { expectError } from "../helpers/http";
 import { startTestService, type TestService } from "../helpers/localService";
+import { peakOverlap } from "../helpers/peakOverlap";
 
 const plans = {
   ...DEFAULT_PLANS,
@@ -49,17 +50,7 @@ describe("concurrency per account", () => {
     expect(refused.length).toBeGreaterThan(0);
     // Measured from the runs themselves: at no instant were more than five running.
     const runs = await Promise.all(ok.map((r) => finished(key, String(r.headers.get("x-run-id")))));
-    const events = runs.flatMap((run) => [
-      { at: Date.parse(run.started_at), delta: 1 },
-      { at: Date.parse(run.finished_at), delta: -1 },
-    ]);
-    events.sort((a, b) => a.at - b.at || a.delta - b.delta);
-    let inFlight = 0;
-    let peak = 0;
-    for (const event of events) {
-      inFlight += event.delta;
-      peak = Math.max(peak, inFlight);
-    }
+    const peak = peakOverlap(runs.map((run) => ({ from: Date.parse(run.started_at), to: Date.parse(run.finished_at) })));
     expect(peak).toBeLessThanOrEqual(5);
     expect(peak).toBeGreaterThanOrEqual(2);
     // Refused invocations never became runs.

@@ -5,6 +5,7 @@
  * later ones.
  */
 import { startTestService, type TestService } from "../helpers/localService";
+import { peakOverlap } from "../helpers/peakOverlap";
 
 let t: TestService;
 beforeAll(async () => {
@@ -24,21 +25,8 @@ interface Span {
   left: number;
 }
 
-/** The most spans open at one instant (a span is [entered, left): one that left as another entered does not count twice). */
-function peakInside(spans: Span[]): number {
-  const events = spans.flatMap((span) => [
-    { at: span.entered, delta: 1 },
-    { at: span.left, delta: -1 },
-  ]);
-  events.sort((a, b) => a.at - b.at || a.delta - b.delta);
-  let inside = 0;
-  let peak = 0;
-  for (const event of events) {
-    inside += event.delta;
-    peak = Math.max(peak, inside);
-  }
-  return peak;
-}
+/** The most runs inside the function at one instant. */
+const peakInside = (spans: Span[]) => peakOverlap(spans.map(({ entered, left }) => ({ from: entered, to: left })));
 
 /** `calls` parallel invocations of `name`; all must answer 200 (the 25 s sync window holds them all). */
 async function round(key: string, name: string, calls: number, ms: number): Promise<Span[]> {
