@@ -49,8 +49,8 @@ export function settleDeadline(timing: { started: number; syncMs: number; respon
  * A run is replayed only once it can no longer be refused: its record is written `queued` while
  * its plan admission is still pending (startRun), and a refusal removes it and gives the key
  * back. Until the runtime has it (the record says `running`, or the key says `started`) a
- * duplicate waits (until settleDeadline, then 503); when the key comes back,
- * it claims it and goes on to start a run itself, in what is left of its own window. So does a
+ * duplicate waits (until settleDeadline, then 503); when the key comes back, it claims it and
+ * goes on to start a run itself, in what is left of its own window. So does a
  * duplicate that finds the run ended refused before it started (a throttled Lambda), or a
  * claim whose run has no record long after its window (abandoned): it gives the key back first.
  */
@@ -62,7 +62,6 @@ export async function claimOrReplay(
   mine: IdempotentRequest,
   timing: { started: number; syncMs: number; respondAsync: boolean },
 ): Promise<HttpResult | null> {
-  const replayed = { "idempotent-replayed": "true" };
   const accountId = request.principal.account_id;
   const giveUpAt = settleDeadline(timing, request.deadline);
   for (;;) {
@@ -85,17 +84,15 @@ export async function claimOrReplay(
         continue;
       }
       try {
-        const answer = finishedResponse(run);
-        return { ...answer, headers: { ...answer.headers, ...replayed } };
+        return replayed(finishedResponse(run));
       } catch (error) {
-        if (error instanceof ApiError) Object.assign(error.headers, replayed);
+        if (error instanceof ApiError) Object.assign(error.headers, REPLAYED);
         throw error;
       }
     }
     const started = run !== undefined && (run.status === "running" || claim.first.started);
     if (started && (timing.respondAsync || late)) {
-      const answer = acceptedResponse(run, request.baseUrl);
-      return { ...answer, headers: { ...answer.headers, ...replayed } };
+      return replayed(acceptedResponse(run, request.baseUrl));
     }
     if (!started && Date.now() >= giveUpAt) {
       throw new ApiError("service_unavailable", "The first request with this Idempotency-Key is still starting its run; try again shortly", {}, { "retry-after": "1" });
@@ -103,4 +100,11 @@ export async function claimOrReplay(
     const pause = started ? REPLAY_POLL_MS : Math.min(REPLAY_POLL_MS, giveUpAt - Date.now());
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, pause)));
   }
+}
+
+const REPLAYED = { "idempotent-replayed": "true" };
+
+/** An answer this service built for the first request, marked as replayed. */
+function replayed(answer: HttpResult): HttpResult {
+  return { ...answer, headers: { ...answer.headers, ...REPLAYED } };
 }
