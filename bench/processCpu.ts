@@ -47,9 +47,14 @@ export function ownCpuMs(): number {
   return (usage.user + usage.system) / 1000;
 }
 
+/** CPU `ms` spread over `calls`, to 0.1 ms. */
+export function msPerCall(ms: number, calls: number): number {
+  return Math.round((ms / Math.max(1, calls)) * 10) / 10;
+}
+
 /** CPU ms per call of each part between two readings, to 0.1 ms. */
 export function perCall(before: Record<string, number>, after: Record<string, number>, calls: number): Record<string, number> {
   const split: Record<string, number> = {};
-  for (const part of Object.keys(after)) split[part] = Math.round((((after[part] ?? 0) - (before[part] ?? 0)) / Math.max(1, calls)) * 10) / 10;
+  for (const part of Object.keys(after)) split[part] = msPerCall((after[part] ?? 0) - (before[part] ?? 0), calls);
   return split;
 }

@@ -19,7 +19,7 @@ import { startBenchService, startHttpFloor } from "./benchService";
 import { readTreeMemory } from "./processMemory";
 import { round, summary, timed } from "./stats";
 import { load, throughputSideBySide } from "./throughput";
-import { ownCpuMs, perCall, readTreeCpu } from "./processCpu";
+import { msPerCall, ownCpuMs, perCall, readTreeCpu } from "./processCpu";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60);
 /** How long each throughput figure is loaded (its baseline as long, side by side). */
@@ -163,7 +163,7 @@ async function cpuSideBySide(servicePid: number, browserPid: number, invoke: () 
   const measure = async (root: number, work: () => Promise<unknown>): Promise<Record<string, number>> => {
     const [tree, own] = [readTreeCpu(root), ownCpuMs()];
     const { calls } = await load(BROWSER_CALLERS, SECONDS / 2, work);
-    return { ...perCall(tree, readTreeCpu(root), calls), bench_process: Math.round(((ownCpuMs() - own) / calls) * 10) / 10 };
+    return { ...perCall(tree, readTreeCpu(root), calls), bench_process: msPerCall(ownCpuMs() - own, calls) };
   };
   const total = (parts: Record<string, number | undefined>) => round(Object.values(parts).reduce<number>((sum, ms) => sum + (ms ?? 0), 0));
   const service = await measure(servicePid, invoke);
