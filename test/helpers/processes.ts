@@ -16,6 +16,15 @@ export function processesWith(marker: string): number[] {
   return pids;
 }
 
+/** Whether a process is alive (a zombie, ended but not yet reaped, is not). */
+export function isAlive(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
 /** Waits until no process carries `marker` (processes are reaped asynchronously). */
 export async function expectNoProcessesWith(marker: string, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
