@@ -50,6 +50,12 @@ export class InProcessLambda {
   private readonly functions = new Map<string, FunctionState>();
   private readonly handlers = new Map<string, LambdaRunHandler>();
   private readonly background = new Set<Promise<unknown>>();
+  /**
+   * When set and it answers true for an Invoke of a function (`<name>:<alias>`), that Invoke is
+   * refused as Lambda refuses one over its concurrency (TooManyRequestsException, 429): the
+   * function does not run. The service's own Lambdas are never throttled here.
+   */
+  throttle?: (functionName: string) => boolean;
 
   constructor(
     private readonly root: string,
@@ -126,6 +132,7 @@ export class InProcessLambda {
   private async invoke(functionName: string, qualifier: string | undefined, payload: string, type = "RequestResponse"): Promise<unknown> {
     const [name = "", alias = qualifier] = qualifier === undefined ? functionName.split(/:(?=[^:]+$)/) : [functionName, qualifier];
     const service = this.services[functionName];
+    if (!service && this.throttle?.(`${name}:${alias ?? "$LATEST"}`)) throw tooManyRequests();
     const answer = service ? () => this.callService(service, payload) : () => this.callFunction(name, alias ?? "$LATEST", payload);
     if (type === "Event") {
       const running = answer();
@@ -222,6 +229,11 @@ function guardedExit(code?: number | string | null): never {
 
 function missing(name: string): Error {
   return Object.assign(new Error(`Function not found: ${name}`), { name: "ResourceNotFoundException" });
+}
+
+/** Lambda's answer to an Invoke over the account's or the function's concurrency. */
+function tooManyRequests(): Error {
+  return Object.assign(new Error("Rate Exceeded."), { name: "TooManyRequestsException", Reason: "ReservedFunctionConcurrentInvocationLimitExceeded", $metadata: { httpStatusCode: 429 } });
 }
 
 function encode(value: unknown): Uint8Array {

@@ -1,0 +1,81 @@
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { principalContext } from "../../lambdas/aws/authorizerContext";
+import { DEFAULT_PLANS } from "../../lambdas/config/plans";
+import { MAX_BODY_BYTES } from "../../lambdas/config/serviceConfig";
+import { type Deps, systemClock } from "../../lambdas/deps";
+import { createFunction } from "../../lambdas/handlers/createFunction";
+import { invokePost } from "../../lambdas/handlers/invokePost";
+import type { HttpResult } from "../../lambdas/http/response";
+import { lambdaContext } from "../../lambdas/local/lambdaContext";
+import type { FunctionItem } from "../../lambdas/functions/types";
+import type { RunItem } from "../../lambdas/runs/types";
+import { type AwsPipeline, type AwsPipelineOptions, startAwsPipeline } from "./awsPipeline";
+
+/** A route event of `account` (pro plan) as API Gateway hands it to a route Lambda. */
+export function apiEvent(account: string, method: string, rawPath: string, body: unknown, pathParameters?: Record<string, string>): APIGatewayProxyEventV2 {
+  const principal = principalContext({ account_id: account, plan: "pro", admin: false, key_id: `key_${account}` });
+  return {
+    version: "2.0", routeKey: "$default", rawPath, rawQueryString: "", isBase64Encoded: false,
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    ...(pathParameters ? { pathParameters } : {}),
+    requestContext: {
+      accountId: "123456789012", apiId: "api", domainName: "api.example.com", domainPrefix: "api",
+      http: { method, path: rawPath, protocol: "HTTP/1.1", sourceIp: "203.0.113.1", userAgent: "test" },
+      requestId: `req-${Math.random()}`, routeKey: "$default", stage: "$default", time: "", timeEpoch: 0,
+      authorizer: { lambda: principal },
+    },
+  } as unknown as APIGatewayProxyEventV2;
+}
+
+export const answerJson = (result: HttpResult) => JSON.parse(result.body ?? "null") as Record<string, unknown>;
+
+/** The run an invoke answer is about (its `x-run-id`, a 202's `run_id`, or a failure's details). */
+export function runIdOf(answer: HttpResult): string {
+  const body = answerJson(answer);
+  const details = (body.error as { details?: { run_id?: string } } | undefined)?.details;
+  return String(answer.headers?.["x-run-id"] ?? body.run_id ?? details?.run_id ?? "");
+}
+
+/** The AWS pipeline (startAwsPipeline) with the route handlers that deploy and invoke on it, for any account. */
+export interface AwsRunWorld {
+  pipeline: AwsPipeline;
+  deps: Deps;
+  create(account: string, name: string, code: string, settings?: Record<string, unknown>): Promise<FunctionItem>;
+  invoke(account: string, name: string, body: unknown): Promise<HttpResult>;
+  run(runId: string): Promise<RunItem | undefined>;
+  /** Runs of the function metered so far. */
+  metered(functionId: string): Promise<number>;
+  inFlight(account: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function startAwsRunWorld(options: AwsPipelineOptions = {}): Promise<AwsRunWorld> {
+  const pipeline = await startAwsPipeline(options);
+  const unused = () => Promise.reject(new Error("not used here"));
+  const deps: Deps = {
+    store: pipeline.memory.store,
+    identity: { authenticate: unused, forget: () => undefined },
+    runtime: pipeline.runtime,
+    scheduler: { check: () => undefined, sync: async () => undefined, remove: async () => undefined, close: async () => undefined },
+    clock: systemClock,
+    secretBox: pipeline.secretBox,
+    config: { plans: DEFAULT_PLANS, publicUrl: null, syncWaitSeconds: 1, maxBodyBytes: MAX_BODY_BYTES },
+    log: (line: string) => void pipeline.logs.push(line),
+  };
+  const store = pipeline.memory.store;
+  return {
+    pipeline,
+    deps,
+    async create(account, name, code, settings = {}) {
+      const created = await createFunction(deps)(apiEvent(account, "POST", "/functions", { name, code, ...settings }), lambdaContext("createFunction", "req"));
+      expect([created.statusCode, answerJson(created).status]).toEqual([201, "active"]);
+      return (await store.functions.getByName(account, name)) as FunctionItem;
+    },
+    invoke: (account, name, body) => invokePost(deps)(apiEvent(account, "POST", `/functions/${name}`, body, { ref: name }), lambdaContext("invokePost", "req")),
+    run: (runId) => store.runs.get(runId),
+    metered: async (functionId) => (await store.meters.functionCounters(functionId)).invocations,
+    inFlight: async (account) => (await store.limits.current(account, new Date())).inFlight,
+    close: () => pipeline.close(),
+  };
+}
