@@ -1,0 +1,104 @@
+import { Aws } from "aws-cdk-lib";
+import { Template } from "aws-cdk-lib/assertions";
+import { PolicyStatement, Role } from "aws-cdk-lib/aws-iam";
+import { type AuthzRequest, evaluate, type PolicyStatement as Statement } from "../helpers/iamPolicy";
+import { ACCOUNT, REGION, StackPolicies, type TemplateJson } from "../helpers/stackPolicies";
+import { testStack } from "../helpers/testStack";
+
+// The policy evaluator the AWS stand-ins authorize calls with (test/integration/awsRunAttacks),
+// over the synthesized stack: it must deny what the stack denies, and allow what it allows.
+
+const at = `${REGION}:${ACCOUNT}`;
+const RECORDER = `arn:aws:lambda:${at}:function:bfn-test-run-recorder`;
+const RUNS = `arn:aws:states:${at}:stateMachine:bfn-test-runs`;
+const BUCKET = "arn:aws:s3:::bfn-run-bucket";
+const request = (action: string, resource: string, context: Record<string, string> = {}): AuthzRequest => ({ action, resource, context });
+
+function policiesOf(template: TemplateJson): StackPolicies {
+  const policies = new StackPolicies(template);
+  return new StackPolicies(template, { [policies.logicalId("AWS::S3::Bucket", "RunPipelineRunBucket")]: "bfn-run-bucket" });
+}
+
+describe("the policy evaluator", () => {
+  it("allows what a statement allows, and an explicit Deny wins", () => {
+    const allow: Statement = { Effect: "Allow", Action: "s3:Get*", Resource: `${BUCKET}/outcomes/*` };
+    expect(evaluate([allow], request("s3:GetObject", `${BUCKET}/outcomes/run_1.json`)).effect).toBe("Allow");
+    expect(evaluate([allow], request("S3:getobject", `${BUCKET}/outcomes/run_1.json`)).effect).toBe("Allow"); // actions ignore case
+    expect(evaluate([allow], request("s3:GetObject", `${BUCKET}/artifacts/run_1/a.png`)).effect).toBe("ImplicitDeny");
+    expect(evaluate([allow], request("s3:PutObject", `${BUCKET}/outcomes/run_1.json`)).effect).toBe("ImplicitDeny");
+    const deny: Statement = { Effect: "Deny", Action: "s3:*", Resource: `${BUCKET}/*`, Condition: { Bool: { "aws:SecureTransport": "false" } } };
+    expect(evaluate([allow, deny], request("s3:GetObject", `${BUCKET}/outcomes/run_1.json`, { "aws:SecureTransport": "false" })).effect).toBe("ExplicitDeny");
+    expect(evaluate([allow, deny], request("s3:GetObject", `${BUCKET}/outcomes/run_1.json`, { "aws:SecureTransport": "true" })).effect).toBe("Allow");
+  });
+
+  it("reads NotAction, `?`, policy variables, and lets no condition it cannot evaluate allow", () => {
+    const notAction: Statement = { Effect: "Allow", NotAction: ["iam:*", "lambda:Invoke*"], Resource: "*" };
+    expect(evaluate([notAction], request("lambda:InvokeFunction", RECORDER)).effect).toBe("ImplicitDeny");
+    expect(evaluate([notAction], request("states:StartExecution", RUNS)).effect).toBe("Allow");
+    expect(evaluate([{ Effect: "Allow", Action: "lambda:InvokeFunction", Resource: `arn:aws:lambda:${at}:function:bfn-fn-?` }], request("lambda:InvokeFunction", `arn:aws:lambda:${at}:function:bfn-fn-ab`)).effect).toBe("ImplicitDeny");
+    const own: Statement = { Effect: "Allow", Action: "kms:Decrypt", Resource: "*", Condition: { StringEquals: { "kms:EncryptionContext:runner": "${aws:userid}" } } };
+    expect(evaluate([own], request("kms:Decrypt", "k", { "aws:userid": "ROLE:fn-a", "kms:EncryptionContext:runner": "ROLE:fn-a" })).effect).toBe("Allow");
+    expect(evaluate([own], request("kms:Decrypt", "k", { "aws:userid": "ROLE:fn-b", "kms:EncryptionContext:runner": "ROLE:fn-a" })).effect).toBe("ImplicitDeny");
+    expect(evaluate([own], request("kms:Decrypt", "k", { "kms:EncryptionContext:runner": "ROLE:fn-a" })).effect).toBe("ImplicitDeny"); // no aws:userid
+    const unknown: Statement = { Effect: "Allow", Action: "*", Resource: "*", Condition: { IpAddressSomeday: { "aws:SourceIp": "10.0.0.0/8" } } };
+    expect(evaluate([unknown], request("lambda:InvokeFunction", RECORDER, { "aws:SourceIp": "10.0.0.1" })).effect).toBe("ImplicitDeny");
+    const multi: Statement = { Effect: "Allow", Action: "*", Resource: "*", Condition: { "ForAnyValue:StringLike": { "aws:TagKeys": "a*" } } };
+    expect(evaluate([multi], request("lambda:TagResource", RECORDER, { "aws:TagKeys": "abc" })).effect).toBe("ImplicitDeny");
+  });
+});
+
+describe("the stack's roles, through the evaluator", () => {
+  const stack = testStack();
+  const policies = policiesOf(Template.fromStack(stack).toJSON() as TemplateJson);
+  const execution = policies.roleStatements(policies.logicalId("AWS::IAM::Role", "FunctionRuntimeExecutionRole"));
+  const recorder = policies.roleStatements(policies.roleOfFunction("bfn-test-run-recorder"));
+  const workflow = policies.roleStatements(policies.logicalId("AWS::IAM::Role", "RunPipelineRunWorkflowRole"));
+
+  it("resolves the ARNs the deployed stack has", () => {
+    expect(policies.arn(policies.logicalId("AWS::Lambda::Function", "HandlersRunRecorder"))).toBe(RECORDER);
+    expect(policies.arn(policies.logicalId("AWS::StepFunctions::StateMachine", "RunPipelineRunWorkflow"))).toBe(RUNS);
+  });
+
+  it("lets the recorder and the workflow do their work", () => {
+    expect(evaluate(recorder, request("s3:GetObject", `${BUCKET}/outcomes/run_1.json`)).effect).toBe("Allow");
+    expect(evaluate(recorder, request("dynamodb:UpdateItem", policies.arn(policies.logicalId("AWS::DynamoDB::GlobalTable", "Datamain")))).effect).toBe("Allow");
+    expect(evaluate(recorder, request("kms:Decrypt", policies.arn(policies.logicalId("AWS::KMS::Key", "SecretsKey")), { "kms:EncryptionContext:function_id": "fn_1" })).effect).toBe("Allow");
+    expect(evaluate(workflow, request("lambda:InvokeFunction", RECORDER)).effect).toBe("Allow");
+    expect(evaluate(workflow, request("lambda:InvokeFunction", `arn:aws:lambda:${at}:function:bfn-test-fn-fn_1:v3`)).effect).toBe("Allow");
+    // …and nothing of each other's.
+    expect(evaluate(recorder, request("s3:PutObject", `${BUCKET}/outcomes/run_1.json`)).effect).toBe("ImplicitDeny");
+    expect(evaluate(recorder, request("lambda:InvokeFunction", RECORDER)).effect).toBe("ImplicitDeny");
+  });
+
+  it("lets the functions' execution role write its logs and open its own secrets, and reach no part of the run pipeline", () => {
+    const logGroup = policies.arn(policies.logicalId("AWS::Logs::LogGroup", "FunctionRuntimeFunctionLogs"));
+    expect(evaluate(execution, request("logs:PutLogEvents", logGroup)).effect).toBe("Allow");
+    const key = policies.arn(policies.logicalId("AWS::KMS::Key", "SecretsKey"));
+    const self = "AROAEXAMPLEEXECUTION:bfn-test-fn-fn_1";
+    expect(evaluate(execution, request("kms:Decrypt", key, { "aws:userid": self, "kms:EncryptionContext:runner": self })).effect).toBe("Allow");
+    expect(evaluate(execution, request("kms:Decrypt", key, { "aws:userid": self, "kms:EncryptionContext:runner": "AROAEXAMPLEEXECUTION:bfn-test-fn-fn_2" })).effect).toBe("ImplicitDeny");
+    for (const [action, resource] of [
+      ["lambda:InvokeFunction", RECORDER],
+      ["lambda:InvokeFunction", `arn:aws:lambda:${at}:function:bfn-test-fn-fn_2:v1`],
+      ["states:StartExecution", RUNS],
+      ["states:StopExecution", `arn:aws:states:${at}:execution:bfn-test-runs:run_victim`],
+      ["s3:PutObject", `${BUCKET}/outcomes/run_victim.json`],
+      ["s3:GetObject", `${BUCKET}/artifacts/run_victim/report.csv`],
+    ] as const) {
+      expect([action, evaluate(execution, request(action, resource)).effect]).toEqual([action, "ImplicitDeny"]);
+    }
+  });
+
+  it("would have let the functions invoke the completion Lambda under the old design's statement (git show e137d39^:lib/functionRuntime.ts)", () => {
+    // FunctionRuntime.allowCompletionDestination before the run pipeline, exactly as it was built.
+    const old = testStack();
+    const role = old.node.findAll().find((c) => c instanceof Role && c.node.path.endsWith("FunctionRuntime/ExecutionRole")) as Role;
+    const completionArn = `arn:${Aws.PARTITION}:lambda:${Aws.REGION}:${Aws.ACCOUNT_ID}:function:bfn-test-run-completion`;
+    role.addToPolicy(new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [completionArn] }));
+    const oldPolicies = policiesOf(Template.fromStack(old).toJSON() as TemplateJson);
+    const oldExecution = oldPolicies.roleStatements(oldPolicies.logicalId("AWS::IAM::Role", "FunctionRuntimeExecutionRole"));
+    const completion = `arn:aws:lambda:${at}:function:bfn-test-run-completion`;
+    expect(evaluate(oldExecution, request("lambda:InvokeFunction", completion))).toMatchObject({ effect: "Allow", statement: { Action: "lambda:InvokeFunction", Resource: completion } });
+    expect(evaluate(execution, request("lambda:InvokeFunction", completion)).effect).toBe("ImplicitDeny");
+  });
+});
