@@ -56,6 +56,12 @@ export class InProcessLambda {
    * function does not run. The service's own Lambdas are never throttled here.
    */
   throttle?: (functionName: string) => boolean;
+  /**
+   * The environment Lambda gives a function's process (its role's credentials, an endpoint), by
+   * the function's name: set in this process's environment while an invocation of it runs, and
+   * restored after, since its code runs here. One invocation at a time when used.
+   */
+  environment?: (functionName: string) => Record<string, string>;
 
   constructor(
     private readonly root: string,
@@ -168,6 +174,9 @@ export class InProcessLambda {
     exitGuards++;
     if (exitGuards === 1) process.exit = guardedExit;
     let timer: NodeJS.Timeout | undefined;
+    const environment = this.environment?.(name) ?? {};
+    const saved = Object.keys(environment).map((variable) => [variable, process.env[variable]] as const);
+    Object.assign(process.env, environment);
     try {
       const timedOut = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), version.timeout * 1000)));
       const ran = await Promise.race([invocations.run(state, () => handler(event, context)).then((value) => ({ value }), (error: unknown) => ({ error })), timedOut, exit]);
@@ -188,6 +197,10 @@ export class InProcessLambda {
       return { StatusCode: 200, ExecutedVersion: String(number), Payload: new TextEncoder().encode(text) };
     } finally {
       clearTimeout(timer);
+      for (const [variable, value] of saved) {
+        if (value === undefined) delete process.env[variable];
+        else process.env[variable] = value;
+      }
       exitGuards--;
       if (exitGuards === 0) process.exit = realExit;
     }
