@@ -1,9 +1,14 @@
 /* global atob, Blob */
 // Recognises a string that holds an image (a `data:image/…;base64,` URL, or bare base64 of a
-// PNG, JPEG, GIF or WebP file) and decodes it to a Blob, so that the page can show it through
-// an object URL (its Content-Security-Policy allows images from blob: URLs, not data: ones).
+// PNG, JPEG, GIF or WebP file) or a PDF (a `data:application/pdf;base64,` URL, or bare base64
+// of a file that starts `%PDF-`) and decodes it to a Blob, so that the page can show it through
+// an object URL (its Content-Security-Policy allows images and objects from blob: URLs, not
+// data: ones).
 
 const DATA_URL = /^data:(image\/(?:png|jpeg|gif|webp|avif|bmp|svg\+xml))(?:;[a-z0-9=._-]+)*;base64,([A-Za-z0-9+/\s]+={0,2})$/i;
+const PDF_DATA_URL = /^data:application\/pdf(?:;[a-z0-9=._-]+)*;base64,([A-Za-z0-9+/\s]+={0,2})$/i;
+/** "%PDF-" in base64. */
+const PDF_SIGNATURE = "JVBERi0";
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** The first characters of the base64 text of each image format, and its content type. */
@@ -27,6 +32,15 @@ export function imageBlobOf(value) {
   if (signature) return decode(value, signature[1]);
   // WebP: "RIFF", 4 bytes of size, "WEBP": base64 "UklG" then, 12 characters in, "RUJQ" ("EBP").
   if (value.startsWith("UklG") && value.slice(12, 16) === "RUJQ") return decode(value, "image/webp");
+  return null;
+}
+
+/** The PDF `value` holds, as a Blob typed `application/pdf`, or null when it holds none. */
+export function pdfBlobOf(value) {
+  if (typeof value !== "string" || value.length < 16 || value.length > MAX_CHARS) return null;
+  const dataUrl = PDF_DATA_URL.exec(value);
+  if (dataUrl) return decode(dataUrl[1].replace(/\s+/g, ""), "application/pdf");
+  if (BASE64.test(value) && value.startsWith(PDF_SIGNATURE)) return decode(value, "application/pdf");
   return null;
 }
 

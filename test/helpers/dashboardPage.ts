@@ -31,3 +31,34 @@ export async function signIn(page: Page, url: string, key: string): Promise<void
 export function profileDirOf(browser: Browser): string {
   return browser.process()?.spawnargs.find((arg) => arg.startsWith("--user-data-dir="))?.split("=")[1] ?? "";
 }
+
+/**
+ * What the dashboard's blob: URLs hold (null once revoked): their type and bytes (base64), read
+ * from a new page of the same origin (`url`) without the dashboard's Content-Security-Policy,
+ * whose connect-src has no blob:.
+ */
+export async function readBlobs(browser: Browser, url: string, urls: string[]): Promise<({ type: string | null; base64: string } | null)[]> {
+  const reader = await browser.newPage();
+  try {
+    await reader.goto(`${url}/health`);
+    return await reader.evaluate(
+      (all) =>
+        Promise.all(
+          all.map((blobUrl) =>
+            fetch(blobUrl).then(
+              async (response) => {
+                const bytes = new Uint8Array(await response.arrayBuffer());
+                let binary = "";
+                for (const byte of bytes) binary += String.fromCharCode(byte);
+                return { type: response.headers.get("content-type"), base64: btoa(binary) };
+              },
+              () => null,
+            ),
+          ),
+        ),
+      urls,
+    );
+  } finally {
+    await reader.close();
+  }
+}

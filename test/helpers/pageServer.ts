@@ -8,7 +8,8 @@ export interface PageServer {
 
 /**
  * Test pages on 127.0.0.1: `/title/<text>` has that title; `/set-cookie/<name>` sets a
- * cookie; `/cookies` shows the cookies it received as its title.
+ * cookie; `/cookies` shows the cookies it received as its title. `?background=<rrggbb>` colours
+ * any page's background (so that a screenshot of it shows it even where no font renders).
  */
 export async function startPageServer(): Promise<PageServer> {
   const server: Server = createServer((request, response) => {
@@ -19,8 +20,9 @@ export async function startPageServer(): Promise<PageServer> {
     if (kind === "title") title = decodeURIComponent(arg);
     if (kind === "set-cookie") headers["set-cookie"] = `${arg}=1; Path=/`;
     if (kind === "cookies") title = `cookies:${request.headers.cookie ?? ""}`;
+    const background = /^[0-9a-f]{6}$/i.test(url.searchParams.get("background") ?? "") ? `<style>body{background:#${url.searchParams.get("background")}}</style>` : "";
     response.writeHead(200, headers);
-    response.end(`<!doctype html><title>${title}</title><p>${title}</p>`);
+    response.end(`<!doctype html><title>${title}</title>${background}<p>${title}</p>`);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

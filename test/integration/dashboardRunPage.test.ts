@@ -5,7 +5,7 @@ import type { Browser, Page } from "puppeteer-core";
 import { startTestService, type TestService } from "../helpers/localService";
 import { expectNoProcessesWith } from "../helpers/processes";
 import { launchTestBrowser } from "../helpers/testBrowser";
-import { profileDirOf, signIn, watchedPage } from "../helpers/dashboardPage";
+import { profileDirOf, readBlobs, signIn, watchedPage } from "../helpers/dashboardPage";
 
 /** Values that would run script if the page ever treated them as HTML. */
 const HOSTILE = `<img src=x onerror="window.__injected=1">`;
@@ -13,6 +13,15 @@ const HOSTILE = `<img src=x onerror="window.__injected=1">`;
 /** A 1×1 PNG. */
 const PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 const PNG_DATA_URL = `data:image/png;base64,${PNG_BASE64}`;
+
+/** A small PDF (one empty page), whole. */
+const PDF_TEXT = "%PDF-1.4\n1 0 obj <</Type /Catalog /Pages 2 0 R>> endobj\n2 0 obj <</Type /Pages /Kids [] /Count 0>> endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n";
+const PDF_BASE64 = Buffer.from(PDF_TEXT).toString("base64");
+/** Returns a PDF twice: as a data URL and as bare base64. */
+const PDF_RESULT = `export default async function run() {
+  return { report: ${JSON.stringify(`data:application/pdf;base64,${PDF_BASE64}`)}, raw: ${JSON.stringify(PDF_BASE64)}, note: "not a pdf" };
+}
+`;
 
 /** Throws from line 4 of its source, after logging indented lines and markup. */
 const FAILS = `export default async function run(target_url: string, api_token: string = "") {
@@ -30,7 +39,7 @@ const ECHO = `export default async function run(text: string) {
   return { text, markup: ${JSON.stringify(HOSTILE)}, pixel: ${JSON.stringify(PNG_BASE64)}, long: "x".repeat(400) };
 }
 `;
-/** Saves one artifact of each kind the run page previews (used when the artifact routes exist). */
+/** Saves one artifact of each kind the run page previews. */
 const SAVES = `import { artifacts } from "browserfn/runtime";
 export default async function run() {
   await artifacts.save("pixel.png", Buffer.from(${JSON.stringify(PNG_BASE64)}, "base64"), { contentType: "image/png" });
@@ -145,15 +154,13 @@ describe("the dashboard's run page", () => {
 
     expect(await textOf("#run-error .error-code")).toBe("function_error");
     expect(await textOf("#run-error .error-message")).toBe(`Boom ${HOSTILE}`);
-    if (typeof run.error.stack === "string") {
-      // The runner keeps the stack: it is shown as kept, the automation's own frames marked.
-      expect(await textOf("#run-stack")).toBe(run.error.stack);
-      const marked = await page.$$eval("#run-stack mark.user-frame", (marks) => marks.map((mark) => mark.textContent));
-      // The throw is on line 4 of FAILS.
-      expect(marked.filter((frame) => /^automation\.ts:4(:\d+)?$/.test(frame ?? ""))).not.toEqual([]);
-    } else {
-      expect(await textOf("#run-stack")).toBe("No stack trace was kept for this error.");
-    }
+    // The runner keeps the stack: it is shown as kept, the automation's own frames marked.
+    expect(typeof run.error.stack).toBe("string");
+    expect(run.error.stack).toContain("automation.ts:4");
+    expect(await textOf("#run-stack")).toBe(run.error.stack);
+    const marked = await page.$$eval("#run-stack mark.user-frame", (marks) => marks.map((mark) => mark.textContent));
+    // The throw is on line 4 of FAILS.
+    expect(marked.filter((frame) => /^automation\.ts:4(:\d+)?$/.test(frame ?? ""))).not.toEqual([]);
     expect(await textOf("#run-result")).toBe("No result: the run failed.");
     expect(await count("#run-error *:not(strong):not(p):not(pre):not(span):not(mark)")).toBe(0);
 
@@ -202,6 +209,32 @@ describe("the dashboard's run page", () => {
     await page.waitForFunction(() => (document.querySelector("#run-result-images img") as HTMLImageElement | null)?.naturalWidth === 1);
   });
 
+  it("previews a PDF in a result (a data URL or bare base64) in an <object> of a blob: URL typed application/pdf, with a download link", async () => {
+    await t.deploy("pdf", PDF_RESULT);
+    const runId = await invoke("pdf");
+    await open(`#/runs/${runId}`, "#run-result-images figure.result-pdf");
+    const figures = await page.$$eval("#run-result-images figure", (all) =>
+      all.map((figure) => ({
+        className: figure.className,
+        caption: figure.querySelector("figcaption")?.textContent,
+        type: figure.querySelector("object")?.getAttribute("type"),
+        data: figure.querySelector("object")?.getAttribute("data") ?? "",
+        href: figure.querySelector("a.result-pdf-download")?.getAttribute("href"),
+        download: figure.querySelector("a.result-pdf-download")?.getAttribute("download"),
+      })),
+    );
+    const size = Buffer.byteLength(PDF_TEXT);
+    expect(figures).toEqual([
+      { className: "result-pdf", caption: `result.report · application/pdf · ${size} bytes`, type: "application/pdf", data: expect.stringMatching(/^blob:/), href: figures[0]!.data, download: "result.report.pdf" },
+      { className: "result-pdf", caption: `result.raw · application/pdf · ${size} bytes`, type: "application/pdf", data: expect.stringMatching(/^blob:/), href: figures[1]!.data, download: "result.raw.pdf" },
+    ]);
+    expect(await readBlobs(browser, t.url, figures.map((figure) => figure.data))).toEqual([
+      { type: "application/pdf", base64: PDF_BASE64 },
+      { type: "application/pdf", base64: PDF_BASE64 },
+    ]);
+    expect(JSON.parse(await textOf("#run-result"))).toEqual({ report: `data:application/pdf;base64,${PDF_BASE64}`, raw: PDF_BASE64, note: "not a pdf" });
+  });
+
   it("shows markup in params, result, log and error as text: no element is injected", async () => {
     for (const runId of [failedRun, echoRun]) {
       await open(`#/runs/${runId}`, "#run-log");
@@ -214,15 +247,11 @@ describe("the dashboard's run page", () => {
     expect(await page.evaluate(() => (window as unknown as { __injected?: number }).__injected)).toBeUndefined();
   });
 
-  it("shows the run's artifacts when the API has them, and 'No artifacts.' when it has no artifacts route", async () => {
+  it("shows 'No artifacts.' for a run that kept none, and the artifacts of a run that kept some", async () => {
     const listed = await t.call("GET", `/runs/${echoRun}/artifacts`);
-    if (listed.status === 404) {
-      expect(listed.body.error.code).toBe("route_not_found");
-      await open(`#/runs/${echoRun}`, "#run-artifacts");
-      expect(await textOf("#run-artifacts")).toBe("No artifacts.");
-      return;
-    }
     expect([listed.status, listed.body.items]).toEqual([200, []]);
+    await open(`#/runs/${echoRun}`, "#run-artifacts");
+    expect(await textOf("#run-artifacts")).toBe("No artifacts.");
     await t.deploy("saves", SAVES);
     const runId = await invoke("saves");
     await open(`#/runs/${runId}`, "#run-artifacts li.artifact");
