@@ -3,7 +3,7 @@ import type { Browser } from "puppeteer-core";
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
 import { type ArtifactSink, beginRun, endRun } from "../../layers/runtime/runContext";
 import { Redactor } from "../secrets/redactor";
-import { htmlForms, saveFailureEvidence } from "./failureEvidence";
+import { EVIDENCE_LOG_BYTES, htmlForms, saveFailureEvidence } from "./failureEvidence";
 import { mapAutomationStack } from "./automationStack";
 import { captureConsole } from "./captureConsole";
 import { explainClosedSession, sessionClosedCheck } from "./closedSessionHint";
@@ -142,7 +142,8 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
   const outcome = (async (): Promise<RunOutcome> => {
     // Secret values never leave the run: each console line, the result and the error are redacted here (and again by the service).
     const redactor = new Redactor(Object.values(invocation.secrets ?? {}));
-    const capture = captureConsole(MAX_LOG_BYTES, invocation.onLog, (line) => redactor.text(line));
+    // The evidence's lines of a failed run have room of their own, kept after any amount of output.
+    const capture = captureConsole(MAX_LOG_BYTES, invocation.onLog, (line) => redactor.text(line), EVIDENCE_LOG_BYTES);
     let result: Result;
     let browser_ms = 0;
     let timer: NodeJS.Timeout | undefined;
@@ -165,7 +166,7 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
         // A failure with pages open keeps what they showed (screenshots, HTML) before they close.
         if (!result.ok && invocation.artifacts && result.error.code !== "result_too_large") {
           const htmlRedactor = new Redactor(Object.values(invocation.secrets ?? {}).flatMap(htmlForms));
-          await saveFailureEvidence(invocation.artifacts, undefined, (html) => htmlRedactor.text(html));
+          await saveFailureEvidence(invocation.artifacts, undefined, (html) => htmlRedactor.text(html), (line) => capture.note(line));
         }
       } finally {
         clearTimeout(timer);
