@@ -6,6 +6,7 @@ import { Redactor } from "../secrets/redactor";
 import { EVIDENCE_LOG_BYTES, htmlForms, saveFailureEvidence } from "./failureEvidence";
 import { mapAutomationStack } from "./automationStack";
 import { captureConsole } from "./captureConsole";
+import { explainAccessDenied } from "./accessDeniedHint";
 import { explainClosedSession, sessionClosedCheck } from "./closedSessionHint";
 import { type Automation, loadAutomation } from "./loadAutomation";
 import { MAX_RESULT_BYTES, resultTooLarge } from "./outputLimits";
@@ -47,12 +48,13 @@ type Result = { ok: true; json: string } | { ok: false; error: Failure };
 
 /**
  * The failure of a run whose automation threw `thrown`: its message (with the likely cause
- * first when a browser call outlived its session, see explainClosedSession) and its stack,
+ * first when a browser call outlived its session, see explainClosedSession, or the fix when it
+ * wrote a file, see explainAccessDenied) and its stack,
  * with the frames of the user's code on the lines of the user's source (mapAutomationStack).
  */
 function describeThrown(thrown: unknown, code: string, sessionClosed: boolean): Failure {
   if (types.isNativeError(thrown) || thrown instanceof Error) {
-    const error: Failure = { code: "function_error", message: explainClosedSession(thrown, sessionClosed) };
+    const error: Failure = { code: "function_error", message: explainAccessDenied(thrown, explainClosedSession(thrown, sessionClosed)) };
     if (typeof thrown.stack === "string") error.stack = mapAutomationStack(thrown.stack, code);
     return error;
   }
