@@ -116,7 +116,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     const webhooks = createWebhookOutbox({ store, queue: dispatcher, clock, log });
     await settleInterruptedRuns(store, clock, webhooks);
     // Artifacts' files live in the data dir: only the service writes them, from what workers send.
-    const artifacts = createLocalArtifacts(path.join(config.dataDir, "artifacts"), store, log);
+    const artifacts = createLocalArtifacts(path.join(config.dataDir, "artifacts"), store, log, clock);
     await artifacts.sweep(clock.now());
     sweepTimer = setInterval(() => void artifacts.sweep(clock.now()).catch(() => undefined), ARTIFACT_SWEEP_MS);
     sweepTimer.unref();

@@ -9,6 +9,11 @@ const TRUNCATED = "…[output truncated]\n";
 export interface ConsoleCapture {
   /** The lines so far, each `LEVEL message\n`, at most `maxBytes` UTF-8 bytes in all. */
   text(): string;
+  /**
+   * Appends `ERROR <message>` from the runtime itself (the evidence of a failed run): written
+   * even once the function's output was cut, into the `reserveBytes` held back for it.
+   */
+  note(message: string): void;
   /** Puts the console methods back as they were. Safe to call more than once. */
   restore(): void;
 }
@@ -28,29 +33,38 @@ function fitBytes(text: string, bytes: number): string {
 
 /**
  * Replaces console.log/info/warn/error/debug with collectors. Each call becomes one entry,
- * `util.format`ted and prefixed with its level; once `maxBytes` would be passed, the output is
- * cut there and ends with a `…[output truncated]` note (the note counts toward `maxBytes`).
+ * `util.format`ted and prefixed with its level; once `maxBytes - reserveBytes` would be passed,
+ * the output is cut there and ends with a `…[output truncated]` note (the note counts toward
+ * it). The last `reserveBytes` are for the runtime's own notes (`note`), so that the evidence
+ * of a failure is kept after any amount of output; all in all, the text stays within `maxBytes`.
  */
-export function captureConsole(maxBytes: number, onText: (text: string) => void = () => undefined, redact: (line: string) => string = (line) => line): ConsoleCapture {
+export function captureConsole(
+  maxBytes: number,
+  onText: (text: string) => void = () => undefined,
+  redact: (line: string) => string = (line) => line,
+  reserveBytes = 0,
+): ConsoleCapture {
   const target = console as unknown as Record<Level, (...args: unknown[]) => void>;
   const originals = LEVELS.map((level) => [level, target[level]] as const);
   const noteBytes = Buffer.byteLength(TRUNCATED, "utf8");
+  const userBytes = maxBytes - reserveBytes;
   const chunks: string[] = [];
   let bytes = 0;
   let truncated = false;
 
   const append = (line: string): void => {
     const size = Buffer.byteLength(line, "utf8");
-    if (bytes + size <= maxBytes - noteBytes) {
-      chunks.push(line);
-      bytes += size;
-      onText(line);
+    if (bytes + size <= userBytes - noteBytes) {
+      push(line);
       return;
     }
     truncated = true;
-    const end = `${fitBytes(line, maxBytes - noteBytes - bytes)}${TRUNCATED}`;
-    chunks.push(end);
-    onText(end);
+    push(`${fitBytes(line, userBytes - noteBytes - bytes)}${TRUNCATED}`);
+  };
+  const push = (text: string): void => {
+    chunks.push(text);
+    bytes += Buffer.byteLength(text, "utf8");
+    onText(text);
   };
 
   for (const level of LEVELS) {
@@ -63,6 +77,12 @@ export function captureConsole(maxBytes: number, onText: (text: string) => void 
   let restored = false;
   return {
     text: () => chunks.join(""),
+    note(message) {
+      const line = redact(`ERROR ${message}\n`);
+      const room = maxBytes - bytes;
+      if (room <= 1) return;
+      push(Buffer.byteLength(line, "utf8") <= room ? line : `${fitBytes(line, room - 1)}\n`);
+    },
     restore() {
       if (restored) return;
       restored = true;

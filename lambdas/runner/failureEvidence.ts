@@ -4,6 +4,10 @@ import type { ArtifactSink } from "../../layers/runtime/runContext";
 
 /** Pages of a failed run kept as evidence at most (a screenshot and the HTML each). */
 const MAX_PAGES = 5;
+/** A page's URL in the evidence's log line is cut to this many characters (a `data:` URL can be megabytes). */
+const MAX_URL_CHARS = 300;
+/** Room kept in a run's log for the evidence's lines: MAX_PAGES lines of at most ~370 bytes (a URL cut to MAX_URL_CHARS). */
+export const EVIDENCE_LOG_BYTES = 2 * 1024;
 /** The evidence of one run takes at most this long: it comes before the run's answer. */
 export const EVIDENCE_BUDGET_MS = 2500;
 
@@ -13,9 +17,16 @@ export const EVIDENCE_BUDGET_MS = 2500;
  * artifacts, and a line in the run's log naming the page's URL and the two files. Bounded by
  * `budgetMs`: whatever is not saved by then is left out. Never throws (a page that died, a
  * cap reached): evidence must not change how the run ended. `redactHtml` takes the function's
- * secret values out of the HTML first (a screenshot cannot be redacted).
+ * secret values out of the HTML first (a screenshot cannot be redacted). `note` writes the
+ * lines (the runner's goes into the room its console capture keeps for them, see
+ * captureConsole); a URL in them is cut to MAX_URL_CHARS.
  */
-export async function saveFailureEvidence(sink: ArtifactSink, budgetMs = EVIDENCE_BUDGET_MS, redactHtml: (html: string) => string = (html) => html): Promise<string[]> {
+export async function saveFailureEvidence(
+  sink: ArtifactSink,
+  budgetMs = EVIDENCE_BUDGET_MS,
+  redactHtml: (html: string) => string = (html) => html,
+  note: (line: string) => void = (line) => console.error(line),
+): Promise<string[]> {
   const until = Date.now() + budgetMs;
   const saved: string[] = [];
   const work = (async () => {
@@ -31,7 +42,7 @@ export async function saveFailureEvidence(sink: ArtifactSink, budgetMs = EVIDENC
       if (typeof html === "string") files.push((await sink.save(`failure-${n}.html`, new TextEncoder().encode(redactHtml(html)), "text/html; charset=utf-8").catch(() => undefined))?.name ?? "");
       const kept = files.filter(Boolean);
       saved.push(...kept);
-      console.error(`[browserfn] page ${n} was at ${url}${kept.length > 0 ? `: kept ${kept.join(", ")}` : " (no evidence could be kept)"}`);
+      note(`[browserfn] page ${n} was at ${url}${kept.length > 0 ? `: kept ${kept.join(", ")}` : " (no evidence could be kept)"}`);
     }
   })().catch(() => undefined);
   await within(until, work);
@@ -55,11 +66,13 @@ export function htmlForms(value: string): string[] {
 }
 
 function safeUrl(page: Page): string {
+  let url: string;
   try {
-    return page.url();
+    url = page.url();
   } catch {
     return "(unknown)";
   }
+  return url.length > MAX_URL_CHARS ? `${url.slice(0, MAX_URL_CHARS)}…` : url;
 }
 
 /** The value of `promise`, or undefined when it fails or is not there by `until`. */

@@ -3,9 +3,10 @@ import type { Browser } from "puppeteer-core";
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
 import { type ArtifactSink, beginRun, endRun } from "../../layers/runtime/runContext";
 import { Redactor } from "../secrets/redactor";
-import { htmlForms, saveFailureEvidence } from "./failureEvidence";
+import { EVIDENCE_LOG_BYTES, htmlForms, saveFailureEvidence } from "./failureEvidence";
 import { mapAutomationStack } from "./automationStack";
 import { captureConsole } from "./captureConsole";
+import { explainAccessDenied } from "./accessDeniedHint";
 import { explainClosedSession, sessionClosedCheck } from "./closedSessionHint";
 import { type Automation, loadAutomation } from "./loadAutomation";
 import { MAX_RESULT_BYTES, resultTooLarge } from "./outputLimits";
@@ -47,12 +48,13 @@ type Result = { ok: true; json: string } | { ok: false; error: Failure };
 
 /**
  * The failure of a run whose automation threw `thrown`: its message (with the likely cause
- * first when a browser call outlived its session, see explainClosedSession) and its stack,
+ * first when a browser call outlived its session, see explainClosedSession, or the fix when it
+ * wrote a file, see explainAccessDenied) and its stack,
  * with the frames of the user's code on the lines of the user's source (mapAutomationStack).
  */
 function describeThrown(thrown: unknown, code: string, sessionClosed: boolean): Failure {
   if (types.isNativeError(thrown) || thrown instanceof Error) {
-    const error: Failure = { code: "function_error", message: explainClosedSession(thrown, sessionClosed) };
+    const error: Failure = { code: "function_error", message: explainAccessDenied(thrown, explainClosedSession(thrown, sessionClosed)) };
     if (typeof thrown.stack === "string") error.stack = mapAutomationStack(thrown.stack, code);
     return error;
   }
@@ -142,7 +144,8 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
   const outcome = (async (): Promise<RunOutcome> => {
     // Secret values never leave the run: each console line, the result and the error are redacted here (and again by the service).
     const redactor = new Redactor(Object.values(invocation.secrets ?? {}));
-    const capture = captureConsole(MAX_LOG_BYTES, invocation.onLog, (line) => redactor.text(line));
+    // The evidence's lines of a failed run have room of their own, kept after any amount of output.
+    const capture = captureConsole(MAX_LOG_BYTES, invocation.onLog, (line) => redactor.text(line), EVIDENCE_LOG_BYTES);
     let result: Result;
     let browser_ms = 0;
     let timer: NodeJS.Timeout | undefined;
@@ -165,7 +168,7 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
         // A failure with pages open keeps what they showed (screenshots, HTML) before they close.
         if (!result.ok && invocation.artifacts && result.error.code !== "result_too_large") {
           const htmlRedactor = new Redactor(Object.values(invocation.secrets ?? {}).flatMap(htmlForms));
-          await saveFailureEvidence(invocation.artifacts, undefined, (html) => htmlRedactor.text(html));
+          await saveFailureEvidence(invocation.artifacts, undefined, (html) => htmlRedactor.text(html), (line) => capture.note(line));
         }
       } finally {
         clearTimeout(timer);

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { type ArtifactItem, DEFAULT_ARTIFACT_RETENTION_DAYS, isArtifactName } from "../artifacts/artifacts";
 import { queryAll, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored } from "./keys";
@@ -65,6 +65,20 @@ export class ArtifactStore {
       ExpressionAttributeValues: { ":pk": `RUN#${runId}`, ":prefix": "ART#" },
     });
     return items.filter((item) => !expired(item, now)).map(itemToArtifact);
+  }
+
+  /**
+   * Removes a run's artifact items, expired or not (the local sweep, once the files are gone:
+   * dynalite has no TTL, so without it the items would stay for ever). Returns how many.
+   */
+  async removeRun(runId: string): Promise<number> {
+    const items = await queryAll(this.doc, {
+      TableName: this.table,
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+      ExpressionAttributeValues: { ":pk": `RUN#${runId}`, ":prefix": "ART#" },
+    });
+    for (const item of items) await this.doc.send(new DeleteCommand({ TableName: this.table, Key: { pk: item.pk, sk: item.sk } }));
+    return items.length;
   }
 
   async get(runId: string, name: string, now = new Date()): Promise<ArtifactItem | undefined> {

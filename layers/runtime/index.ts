@@ -13,8 +13,10 @@
  */
 import { readFile, rm } from "node:fs/promises";
 import type { Browser, BrowserContext, CDPSession, Page } from "puppeteer-core";
-import { artifactContentType, isArtifactName, MAX_ARTIFACT_BYTES_PER_RUN, MAX_ARTIFACTS_PER_RUN } from "../../lambdas/artifacts/artifacts";
+import { artifactContentType } from "../../lambdas/artifacts/artifacts";
+import { keepPageFiles, sessionRuns } from "./pageFiles";
 import { currentRun, MAX_RETIRED_SESSIONS, runInProgress, type RunState } from "./runContext";
+import { keep, type SavedArtifact, saveArtifact } from "./saveArtifact";
 
 export type { Page } from "puppeteer-core";
 
@@ -63,6 +65,7 @@ export class Session {
     this.#timer = setTimeout(() => void this.#close("it reached its timeout"), limitMs);
     this.#timer.unref();
     run.sessions.add(this);
+    sessionRuns.set(context, run);
   }
 
   /**
@@ -90,7 +93,9 @@ export class Session {
   /** Opens a new tab in this session's context: a puppeteer-core Page. */
   async newPage(): Promise<Page> {
     if (this.#closing || this.#retiredAt !== undefined) throw new Error(`The session is closed: ${this.#closedReason}`);
-    return this.#context.newPage();
+    const page = await this.#context.newPage();
+    keepPageFiles(page);
+    return page;
   }
 
   /** Its open pages (the runner's evidence of a failed run). @internal */
@@ -140,19 +145,15 @@ export class Session {
   }
 }
 
-/** What {@link artifacts.save} answers. */
-export interface SavedArtifact {
-  name: string;
-  /** `{base_url}/runs/<run_id>/artifacts/<name>`: where the API serves it (with the account's token). */
-  url: string;
-  bytes: number;
-}
+export type { SavedArtifact } from "./saveArtifact";
 
 /**
  * Files kept with the run (a screenshot, a PDF, a CSV, a download): listed by
  * `GET /runs/{run_id}/artifacts`, served by `GET /runs/{run_id}/artifacts/{name}`, kept 7 days
  * unless the service is configured otherwise. Bigger or binary output belongs here, not in the
- * return value (which is JSON, at most 6 MB).
+ * return value (which is JSON, at most 6 MB). `page.screenshot({ path })` and
+ * `page.pdf({ path })` on a session's page keep their file here too, named after the path's
+ * last part (see pageFiles.ts).
  */
 export const artifacts = {
   /**
@@ -161,31 +162,9 @@ export const artifacts = {
    * the name's extension says (`.png` image/png, `.pdf`, `.html`, `.json`, `.csv`, `.txt`, …).
    */
   async save(name: string, data: Uint8Array | string, options: { contentType?: string } = {}): Promise<SavedArtifact> {
-    const run = currentRun("artifacts.save()");
-    if (!isArtifactName(name)) throw new Error(`An artifact's name is a file name of 1 to 128 characters of [A-Za-z0-9._-], got ${JSON.stringify(String(name)).slice(0, 140)}`);
-    let bytes: Uint8Array;
-    if (typeof data === "string") bytes = new TextEncoder().encode(data);
-    else if (data instanceof Uint8Array) bytes = data;
-    else throw new Error("artifacts.save() takes a Buffer, a Uint8Array or a string");
-    const before = run.artifactSizes.get(name);
-    if (before === undefined && run.artifactSizes.size >= MAX_ARTIFACTS_PER_RUN) {
-      throw new Error(`A run keeps at most ${MAX_ARTIFACTS_PER_RUN} artifacts; '${name}' would be one more`);
-    }
-    let total = bytes.byteLength;
-    for (const [other, size] of run.artifactSizes) if (other !== name) total += size;
-    if (total > MAX_ARTIFACT_BYTES_PER_RUN) {
-      throw new Error(`A run keeps at most ${MAX_ARTIFACT_BYTES_PER_RUN / 1024 / 1024} MB of artifacts; '${name}' (${bytes.byteLength} bytes) would make ${total}`);
-    }
-    return keep(run, name, bytes, artifactContentType(name, options.contentType));
+    return saveArtifact(currentRun("artifacts.save()"), name, data, options.contentType);
   },
 };
-
-async function keep(run: RunState, name: string, bytes: Uint8Array, contentType: string): Promise<SavedArtifact> {
-  if (!run.artifacts) throw new Error("artifacts.save() is not available where this run executes");
-  const saved = await run.artifacts.save(name, bytes, contentType);
-  run.artifactSizes.set(name, bytes.byteLength);
-  return saved;
-}
 
 /** Downloads a run keeps at most (each also counts against the run's artifact caps). */
 const MAX_DOWNLOADS = 20;

@@ -94,8 +94,31 @@ describe("artifacts", () => {
     expect(isPng(png)).toBe(true);
     const html = await (await fetchBytes(`${t.url}/runs/${runId}/artifacts/failure-1.html`)).text();
     expect(html).toContain("Hello /evidence");
-    const run = (await t.call("GET", `/runs/${runId}`)).body as { logs?: string };
-    void run;
+    const run = (await t.call("GET", `/runs/${runId}`)).body as { logs: string; error: { message: string } };
+    expect(run.error.message).toBe("the button was not there");
+    expect(run.logs).toBe(`ERROR [browserfn] page 1 was at ${pages.base}/evidence: kept failure-1.png, failure-1.html\n`);
+  }, 60_000);
+
+  it("names the failing page's URL in the logs of a run that logged past the 64 KB cap", async () => {
+    await t.deploy(
+      "chatty-breaks",
+      `import { Session } from "browserfn/runtime";
+      export default async (url: string) => {
+        await using session = await Session.start();
+        const page = await session.newPage();
+        await page.goto(url);
+        for (let i = 0; i < 100; i++) console.log(i, "y".repeat(1024));
+        throw new Error("lost in the noise");
+      }`,
+    );
+    const answer = await t.call("POST", "/functions/chatty-breaks", { body: { url: `${pages.base}/noisy?q=1` } });
+    expect(answer.status).toBe(500);
+    const runId = String(answer.headers.get("x-run-id"));
+    const { logs } = (await t.call("GET", `/runs/${runId}`)).body as { logs: string };
+    expect(Buffer.byteLength(logs)).toBeLessThanOrEqual(64 * 1024);
+    expect(logs.startsWith(`LOG 0 ${"y".repeat(1024)}\n`)).toBe(true);
+    expect(logs.endsWith(`…[output truncated]\nERROR [browserfn] page 1 was at ${pages.base}/noisy?q=1: kept failure-1.png, failure-1.html\n`)).toBe(true);
+    expect(await artifactNames(runId)).toEqual(["failure-1.html", "failure-1.png"]);
   }, 60_000);
 
   it("keeps the evidence and the logs of a run that times out with a page open", async () => {

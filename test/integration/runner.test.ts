@@ -9,6 +9,7 @@ import { compileCode } from "../../lambdas/code/compileCode";
 import { buildWorkerBundle } from "../../lambdas/runner/buildWorkerBundle";
 import { MAX_LOG_BYTES, type RunOutcome, type WorkerMessage } from "../../lambdas/runner/protocol";
 import { runInvocation } from "../../lambdas/runner/runInvocation";
+import { EVIDENCE_LOG_BYTES } from "../../lambdas/runner/failureEvidence";
 import { chromiumArgs, chromiumFiles } from "../../lambdas/runtime/local/sandbox/chromium";
 import { TITLE_FN } from "../helpers/code";
 import { launchTestBrowser, type PageServer, startPageServer } from "../helpers/testBrowser";
@@ -67,10 +68,10 @@ describe("runInvocation with a real browser", () => {
     expect(console.log).toBe(original);
   });
 
-  it("cuts console output at 64 KB with a note", async () => {
+  it("cuts console output at 64 KB with a note, less the room kept for a failure's evidence", async () => {
     const outcome = await run(`export default async () => { for (let i = 0; i < 100; i++) console.log("é".repeat(500)); };`);
-    expect(Buffer.byteLength(outcome.logs)).toBeLessThanOrEqual(MAX_LOG_BYTES);
-    expect(Buffer.byteLength(outcome.logs)).toBeGreaterThan(MAX_LOG_BYTES - 8);
+    expect(Buffer.byteLength(outcome.logs)).toBeLessThanOrEqual(MAX_LOG_BYTES - EVIDENCE_LOG_BYTES);
+    expect(Buffer.byteLength(outcome.logs)).toBeGreaterThan(MAX_LOG_BYTES - EVIDENCE_LOG_BYTES - 8);
     expect(outcome.logs.endsWith("é…[output truncated]\n")).toBe(true);
   });
 
