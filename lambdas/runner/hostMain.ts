@@ -13,11 +13,15 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { type Server, Socket, createServer } from "node:net";
 import path from "node:path";
+import { ARTIFACT_CHUNK_BYTES } from "../artifacts/artifacts";
+import { htmlForms } from "../secrets/htmlForms";
+import { Redactor } from "../secrets/redactor";
 import { guardCommand } from "./cdpGuard";
+import { captureStuckPages } from "./hostEvidence";
 import { splitMessages } from "./pipeTransport";
 import { keepTail } from "./streamTail";
 import { FrameReader, encodeFrame } from "./frames";
-import type { HostInit, HostMessage, SupervisorMessage, WorkerMessage } from "./protocol";
+import type { CaptureEvidence, HostInit, HostMessage, SupervisorMessage, WorkerMessage } from "./protocol";
 import { MAX_FRAME_BYTES } from "./protocol";
 
 const channel = new Socket({ fd: 3, readable: true, writable: true });
@@ -25,6 +29,10 @@ let worker: ChildProcess | undefined;
 let spec: HostInit | undefined;
 let browser: ChildProcess | undefined;
 let launching = false;
+/** The current browser's CDP pipe, as the host relays it (see relayedSocket). */
+let relay: CdpRelay | undefined;
+/** The run the worker was last handed: its id, and its secrets (redacted from evidence taken here). */
+let currentRun: { runId: string; secrets: string[] } | undefined;
 
 function tell(message: HostMessage | WorkerMessage): void {
   const frame = encodeFrame(message);
@@ -78,8 +86,8 @@ function freshProfile(dir: string): void {
 }
 
 /**
- * Starts the worker's browser and sends it the two pipe ends (or, with `guard`, one end of a
- * socket whose commands pass guardCommand on their way to the browser). One at a time: a
+ * Starts the worker's browser and sends the worker one end of a socket relayed to the
+ * browser's CDP pipe (with `guard`, each command passes guardCommand on its way). One at a time: a
  * request while one starts is answered by that start; a request while one runs means the
  * worker lost its connection, so that browser is killed first. No second browser can be alive
  * or starting.
@@ -89,6 +97,7 @@ function launchBrowser(): void {
   launching = true;
   const previous = browser;
   browser = undefined;
+  relay = undefined;
   const start = async () => {
     const current = spec as HostInit;
     try {
@@ -104,17 +113,13 @@ function launchBrowser(): void {
       child.once("exit", (code, signal) => {
         if (browser !== child) return; // replaced or killed on purpose
         browser = undefined;
+        relay = undefined;
         if (worker?.connected) worker.send({ type: "browser_exited", detail: `${signal ?? `code ${code}`}: ${stderr()}` });
       });
       const [, , , toBrowser, fromBrowser] = child.stdio as [unknown, unknown, unknown, Socket | null, Socket | null];
       if (!toBrowser || !fromBrowser || !worker?.connected) throw new Error("the browser's pipes are missing");
-      if (current.browser.guard) {
-        const end = await guardedSocket(toBrowser, fromBrowser, current.browser.profileDir);
-        worker.send({ type: "browser_pipe", end: "both" }, end);
-      } else {
-        worker.send({ type: "browser_pipe", end: "write" }, toBrowser);
-        worker.send({ type: "browser_pipe", end: "read" }, fromBrowser);
-      }
+      relay = await relayedSocket(toBrowser, fromBrowser, current.browser.profileDir, current.browser.guard);
+      worker.send({ type: "browser_pipe", end: "both" }, relay.workerEnd);
     } catch (error) {
       if (worker?.connected) worker.send({ type: "browser_failed", message: (error as Error).message });
     } finally {
@@ -127,12 +132,22 @@ function launchBrowser(): void {
   } else void start();
 }
 
+/** A browser's CDP pipe as the host relays it: the worker's end, and a way for the host to take it over. */
+interface CdpRelay {
+  workerEnd: Socket;
+  toBrowser: Socket;
+  fromBrowser: Socket;
+  /** Stops relaying (the worker's commands are dropped from here on): the pipe is the host's. */
+  takeOver(): void;
+}
+
 /**
  * A connected pair of Unix sockets (through a server on a path in the profile, closed at once):
- * one end for the worker; at the other, CDP commands are checked by guardCommand before they
- * reach the browser, and the browser's answers pass as they are.
+ * one end for the worker; at the other, the worker's CDP commands go on to the browser whole
+ * (checked by guardCommand first, with `guard`), and the browser's answers pass as they are.
+ * Relaying whole messages lets the host speak to the browser itself when the worker is stuck.
  */
-async function guardedSocket(toBrowser: Socket, fromBrowser: Socket, profileDir: string): Promise<Socket> {
+async function relayedSocket(toBrowser: Socket, fromBrowser: Socket, profileDir: string, guard: boolean): Promise<CdpRelay> {
   const address = path.join(profileDir, ".cdp.sock");
   const server: Server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -148,15 +163,14 @@ async function guardedSocket(toBrowser: Socket, fromBrowser: Socket, profileDir:
   const hostEnd = await accepted;
   server.close();
   rmSync(address, { force: true });
-  hostEnd.on(
-    "data",
-    splitMessages((message) => {
-      const verdict = guardCommand(message, profileDir);
-      if (verdict.ok) return void toBrowser.write(`${verdict.message}\0`);
-      const answer = { id: verdict.id, ...(verdict.sessionId === undefined ? {} : { sessionId: verdict.sessionId }), error: { code: -32000, message: verdict.reason } };
-      hostEnd.write(`${JSON.stringify(answer)}\0`);
-    }),
-  );
+  const relayCommands = splitMessages((message) => {
+    if (!guard) return void toBrowser.write(`${message}\0`);
+    const verdict = guardCommand(message, profileDir);
+    if (verdict.ok) return void toBrowser.write(`${verdict.message}\0`);
+    const answer = { id: verdict.id, ...(verdict.sessionId === undefined ? {} : { sessionId: verdict.sessionId }), error: { code: -32000, message: verdict.reason } };
+    hostEnd.write(`${JSON.stringify(answer)}\0`);
+  });
+  hostEnd.on("data", relayCommands);
   fromBrowser.pipe(hostEnd);
   const close = () => {
     hostEnd.destroy();
@@ -165,13 +179,53 @@ async function guardedSocket(toBrowser: Socket, fromBrowser: Socket, profileDir:
   hostEnd.once("close", close);
   fromBrowser.once("close", close);
   for (const socket of [hostEnd, toBrowser, fromBrowser]) socket.on("error", () => undefined);
-  return workerEnd;
+  return {
+    workerEnd,
+    toBrowser,
+    fromBrowser,
+    takeOver() {
+      hostEnd.off("data", relayCommands);
+      fromBrowser.unpipe(hostEnd);
+    },
+  };
+}
+
+/**
+ * The service's last word on a run whose worker stopped answering past its timeout: the worker
+ * is stopped (SIGSTOP: it runs no more code), the host takes over the browser's pipe and keeps
+ * what the run's pages show as the run's artifacts and log, within the budget, then says
+ * `evidence_done`. The service kills the sandbox after it (or after the budget, whichever first).
+ */
+async function captureEvidence(request: CaptureEvidence): Promise<void> {
+  const run = currentRun;
+  try {
+    if (!run || run.runId !== request.runId) return;
+    if (worker?.pid && worker.exitCode === null && worker.signalCode === null) process.kill(worker.pid, "SIGSTOP");
+    const link = relay;
+    if (!link || !browser) return;
+    link.takeOver();
+    const redactor = new Redactor(run.secrets.flatMap(htmlForms));
+    const { files, log } = await captureStuckPages(link.toBrowser, link.fromBrowser, request.budgetMs, (html) => redactor.text(html));
+    for (const file of files) {
+      for (let offset = 0; ; offset += ARTIFACT_CHUNK_BYTES) {
+        const chunk = file.bytes.subarray(offset, offset + ARTIFACT_CHUNK_BYTES);
+        const last = offset + ARTIFACT_CHUNK_BYTES >= file.bytes.length;
+        tell({ type: "artifact", runId: run.runId, name: file.name, content_type: file.contentType, data: Buffer.from(chunk).toString("base64"), last });
+        if (last) break;
+      }
+    }
+    if (log.length > 0) tell({ type: "log", runId: run.runId, text: `${log.join("\n")}\n` });
+  } catch {
+    // Evidence is a courtesy: the run ends as timed out either way.
+  } finally {
+    tell({ type: "evidence_done", runId: request.runId });
+  }
 }
 
 const reader = new FrameReader(
   MAX_FRAME_BYTES,
   (message) => {
-    const sent = message as SupervisorMessage | HostInit;
+    const sent = message as SupervisorMessage | HostInit | CaptureEvidence;
     if (sent.type === "host_init") {
       if (spec) return;
       spec = sent;
@@ -179,6 +233,8 @@ const reader = new FrameReader(
       worker?.send({ type: "init", ...sent.init, downloads_dir: path.join(sent.browser.profileDir, "Downloads") });
       return;
     }
+    if (sent.type === "capture_evidence") return void captureEvidence(sent);
+    if (sent.type === "run") currentRun = { runId: sent.runId, secrets: Object.values(sent.secrets) };
     if (worker?.connected) worker.send(sent);
   },
   () => stopAll(1),

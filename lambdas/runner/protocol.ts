@@ -109,8 +109,22 @@ export type WorkerMessage =
    */
   | { type: "idle"; runId: string; leftover: string[] };
 
+/**
+ * The service to the host (not passed on to the worker): the run `runId` is past its timeout
+ * and its worker has not answered; keep what its pages show within `budgetMs`, then say
+ * `evidence_done`.
+ */
+export interface CaptureEvidence {
+  type: "capture_evidence";
+  runId: string;
+  budgetMs: number;
+}
+
 /** What the host itself says. */
-export type HostMessage = { type: "worker_exit"; code: number | null; signal: string | null } | { type: "oversize"; bytes: number };
+export type HostMessage =
+  | { type: "worker_exit"; code: number | null; signal: string | null }
+  | { type: "oversize"; bytes: number }
+  | { type: "evidence_done"; runId: string };
 
 /**
  * The largest frame the service reads: a full result (JSON text, at most twice as long once

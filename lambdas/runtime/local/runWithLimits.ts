@@ -9,7 +9,8 @@ const RESET_GRACE_MS = 2_000;
 /**
  * Time a worker gets past its run's timeout to answer it: the worker stops the run itself at
  * the timeout, keeps its pages' evidence (EVIDENCE_BUDGET_MS) and answers `function_timeout`
- * with its logs; one that does not (its code blocks the event loop) is killed after this.
+ * with its logs; one that does not (its code blocks the event loop) is stopped after this, its
+ * sandbox's host keeps the pages' evidence (within EVIDENCE_BUDGET_MS), and it is killed.
  */
 export const TIMEOUT_GRACE_MS = EVIDENCE_BUDGET_MS + 1_500;
 
@@ -42,9 +43,10 @@ export async function runWithLimits(
   let ended: "timeout" | "memory" | null = null;
   let memoryAtKill = 0;
   // Until the answer: the run's timeout. After it: the time left, for the reset (see below).
+  // A worker that has not answered by then is stuck: its host keeps the pages' evidence first.
   let timer = setTimeout(() => {
     ended ??= "timeout";
-    void worker.kill("timeout");
+    void worker.captureEvidence(EVIDENCE_BUDGET_MS).then(() => worker.kill("timeout"));
   }, limits.timeoutMs + TIMEOUT_GRACE_MS);
   // A sample over the limit is read again exactly before it stops the run (samples may be estimates).
   const memory = watchMemory(

@@ -15,6 +15,7 @@ const frameSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("idle"), runId: z.string().max(64), leftover: z.array(text(100)).max(64) }),
   z.object({ type: z.literal("worker_exit"), code: z.number().int().nullable(), signal: text(32).nullable() }),
   z.object({ type: z.literal("oversize"), bytes: z.number().nonnegative() }),
+  z.object({ type: z.literal("evidence_done"), runId: z.string().max(64) }),
   z.object({ type: z.literal("log"), runId: z.string().max(64), text: z.string() }),
   z.object({
     type: z.literal("artifact"),

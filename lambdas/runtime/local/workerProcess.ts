@@ -1,6 +1,6 @@
 import { FrameReader, encodeFrame } from "../../runner/frames";
 import { MAX_LOG_BYTES, capBytes, parseRunOutcome, resultTooLarge } from "../../runner/outcomeSchema";
-import { MAX_FRAME_BYTES, type HostInit, type RunOutcome, type RunRequest, type WorkerInit } from "../../runner/protocol";
+import { type CaptureEvidence, MAX_FRAME_BYTES, type HostInit, type RunOutcome, type RunRequest, type WorkerInit } from "../../runner/protocol";
 import { artifactContentType } from "../../artifacts/artifacts";
 import type { ArtifactReceiver } from "./localArtifacts";
 import { NO_SECRETS, Redactor } from "../../secrets/redactor";
@@ -92,6 +92,8 @@ export class WorkerProcess {
   private killing: Promise<void> | undefined;
   /** The console output of the last run, as streamed while it ran (capped). */
   private streamedLogs = "";
+  /** The host's word that the evidence of a stuck run is kept (see captureEvidence). */
+  private evidenceTaken: { runId: string; done: () => void } | undefined;
   /** Redacts the run's secret values from its streamed console output (a line's end that may start one waits for the next). */
   private logRedaction: ReturnType<Redactor["stream"]> = NO_SECRETS.stream();
 
@@ -188,6 +190,28 @@ export class WorkerProcess {
     return { done: state.done.promise, idle: state.idle.promise };
   }
 
+  /**
+   * For a run past its timeout whose worker has not answered (its code blocks the event loop):
+   * the sandbox's host stops the worker and keeps what the run's pages show (failure-N.png and
+   * .html, their URLs in the log) over the browser's pipe. Resolves when the host says it is
+   * done, or after `budgetMs` and a little more; the caller kills the worker then.
+   */
+  captureEvidence(budgetMs: number): Promise<void> {
+    const state = this.state;
+    if (state.name !== "running") return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => done(), budgetMs + 500);
+      const done = () => {
+        clearTimeout(timer);
+        this.evidenceTaken = undefined;
+        resolve();
+      };
+      this.evidenceTaken = { runId: state.runId, done };
+      const request: CaptureEvidence = { type: "capture_evidence", runId: state.runId, budgetMs };
+      this.host.channel.write(encodeFrame(request));
+    });
+  }
+
   /** Kills the worker's whole sandbox; a run in progress rejects with `reason`. */
   kill(reason: string): Promise<void> {
     this.exitReason ??= reason;
@@ -239,6 +263,10 @@ export class WorkerProcess {
         return void this.kill(`the worker process exited (${frame.signal ?? `code ${frame.code}`})`);
       case "oversize":
         return this.onOversize(`a message of ${frame.bytes} bytes is over the limit`);
+      case "evidence_done":
+        // From the host, or forged by the run itself: either way it only ends its own wait early.
+        if (this.evidenceTaken?.runId === frame.runId) this.evidenceTaken.done();
+        return;
     }
   }
 

@@ -1,4 +1,4 @@
-import { chmod, readdir } from "node:fs/promises";
+import { chmod, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import chromium from "@sparticuz/chromium";
 
@@ -15,6 +15,8 @@ export interface ChromiumFiles {
   executable: string;
   /** Files and folders beside the binary that it loads (SwiftShader, fonts). */
   files: string[];
+  /** fontconfig's configuration for a sandbox's browser (in the fonts folder): see writeFontConfig. */
+  fontConfig?: string;
 }
 
 let unpacked: Promise<ChromiumFiles> | undefined;
@@ -31,14 +33,49 @@ export function chromiumFiles(): Promise<ChromiumFiles> {
     const files = BESIDE_BINARY.filter((name) => present.has(name)).map((name) => path.join(dir, name));
     if (process.getuid?.() === 0) {
       await chmod(executable, 0o755);
-      for (const file of files) await chmod(file, file.endsWith("fonts") || file.endsWith("locales") ? 0o755 : 0o644).catch(() => undefined);
-      for (const folder of files.filter((file) => file.endsWith("fonts") || file.endsWith("locales"))) {
-        for (const name of await readdir(folder).catch(() => [] as string[])) await chmod(path.join(folder, name), 0o644).catch(() => undefined);
-      }
+      for (const file of files) await readableByAll(file);
     }
-    return { executable, files };
+    const fonts = files.find((file) => file.endsWith("fonts"));
+    const fontConfig = fonts ? await writeFontConfig(fonts) : undefined;
+    return { executable, files, ...(fontConfig ? { fontConfig } : {}) };
   })();
   return unpacked;
+}
+
+/**
+ * Folders 0755 and files 0644, all the way down: the fonts come as fonts/fonts/<family>/*.ttf,
+ * and a folder without its search bit left Chromium under a worker's uid without any font (pages
+ * rendered no text at all, screenshots of text pages were blank).
+ */
+async function readableByAll(file: string): Promise<void> {
+  const entries = await readdir(file, { withFileTypes: true }).catch(() => undefined);
+  await chmod(file, entries ? 0o755 : 0o644).catch(() => undefined);
+  for (const entry of entries ?? []) await readableByAll(path.join(file, entry.name));
+}
+
+/**
+ * A fontconfig file for sandboxed browsers: the bundled fonts, and a font cache under each
+ * browser's own HOME. The bundle's own fonts.conf keeps its cache in the machine's /tmp, which
+ * in the process sandbox all workers share: the first worker's uid owned it, and a cache it
+ * wrote (or planted) was what every other tenant's browser read.
+ */
+async function writeFontConfig(fontsDir: string): Promise<string | undefined> {
+  const file = path.join(fontsDir, "browserfn-fonts.conf");
+  const xml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  const config = `<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig>
+  <dir>${xml(fontsDir)}</dir>
+  <cachedir>~/.cache/fontconfig</cachedir>
+</fontconfig>
+`;
+  try {
+    await writeFile(file, config, { mode: 0o644 });
+    await chmod(file, 0o644);
+    return file;
+  } catch {
+    return undefined; // not the service's folder to write: the bundle's own configuration stays
+  }
 }
 
 /** Chromium's flags in a worker's sandbox (CDP over a pipe is added by the host). */
@@ -57,5 +94,5 @@ export function chromiumArgs(): string[] {
 /** Chromium's environment: nothing of the service's. */
 export function chromiumEnv(files: ChromiumFiles, home: string): Record<string, string> {
   const fonts = files.files.find((file) => file.endsWith("fonts"));
-  return { HOME: home, TMPDIR: home, ...(fonts ? { FONTCONFIG_PATH: fonts } : {}) };
+  return { HOME: home, TMPDIR: home, ...(fonts ? { FONTCONFIG_PATH: fonts } : {}), ...(files.fontConfig ? { FONTCONFIG_FILE: files.fontConfig } : {}) };
 }
