@@ -63,6 +63,29 @@ describe.each(["namespaces", "process"] as const)("a run stuck in its own code (
     expect(html).not.toContain(SECRET);
   }, 60_000);
 
+  it("names the page's URL after output past the log cap", async () => {
+    await t.deploy(
+      "chatty-spinner",
+      `import { Session } from "browserfn/runtime";
+      export default async (url: string) => {
+        await using session = await Session.start();
+        const page = await session.newPage();
+        await page.goto(url);
+        for (let i = 0; i < 1000; i++) console.log("x".repeat(100));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        for (;;) {}
+      }`,
+      { timeout_seconds: 2 },
+    );
+    const answer = await t.call("POST", "/functions/chatty-spinner", { body: { url: `${pages.base}/chatty` } });
+    expect(answer.status).toBe(504);
+    const runId = String((answer.body as { error: { details: { run_id: string } } }).error.details.run_id);
+    const logs = String((await t.service.deps.store.runs.get(runId))?.logs);
+    expect(logs).toContain("…[output truncated]\n");
+    expect(logs).toMatch(/page 1 was at http:\/\/127\.0\.0\.1:\d+\/chatty: kept failure-1\.png, failure-1\.html/);
+    expect(Buffer.byteLength(logs, "utf8")).toBeLessThanOrEqual(64 * 1024);
+  }, 60_000);
+
   it("still runs the function's next invocation (the stuck worker was replaced)", async () => {
     await t.deploy("after", "export default async () => 'fine';");
     const answer = await t.call("POST", "/functions/after");

@@ -92,6 +92,8 @@ export class WorkerProcess {
   private killing: Promise<void> | undefined;
   /** The console output of the last run, as streamed while it ran (capped). */
   private streamedLogs = "";
+  /** The streamed output reached the cap: nothing more is taken. */
+  private logsFull = false;
   /** The host's word that the evidence of a stuck run is kept (see captureEvidence). */
   private evidenceTaken: { runId: string; done: () => void } | undefined;
   /** Redacts the run's secret values from its streamed console output (a line's end that may start one waits for the next). */
@@ -143,7 +145,7 @@ export class WorkerProcess {
    * crashed keeps (a run that answered carries its whole output in its answer).
    */
   get logsSoFar(): string {
-    return this.streamedLogs.endsWith("[output truncated]\n") ? this.streamedLogs : capBytes(this.streamedLogs + this.logRedaction.held(), MAX_LOG_BYTES);
+    return this.logsFull ? this.streamedLogs : capBytes(this.streamedLogs + this.logRedaction.held(), MAX_LOG_BYTES);
   }
 
   /** What the run `runId` has logged so far while it is this worker's run ("" before it started here, or once another one has). */
@@ -180,6 +182,7 @@ export class WorkerProcess {
     };
     this.state = state;
     this.streamedLogs = "";
+    this.logsFull = false;
     // The worker redacts its lines itself; this side does again, for what a run writes around it.
     this.logRedaction = new Redactor(Object.values(options.secrets ?? {})).stream();
     // The kernel's ceiling sits well above the sampled limit: it stops a burst between samples.
@@ -278,7 +281,13 @@ export class WorkerProcess {
     }
     if (state.name !== "running") return;
     if (++state.logFrames > MAX_LOG_FRAMES_PER_RUN) return void this.kill("the worker broke the protocol: too many log messages in one run");
-    if (!this.streamedLogs.endsWith("[output truncated]\n")) this.streamedLogs = capBytes(this.streamedLogs + this.logRedaction.push(text), MAX_LOG_BYTES);
+    // Not "until the worker's truncation note": the worker cuts the function's own output short of
+    // the cap and writes the runtime's notes (the failure evidence) after it, as the host does.
+    if (!this.logsFull) {
+      const next = this.streamedLogs + this.logRedaction.push(text);
+      this.logsFull = Buffer.byteLength(next, "utf8") > MAX_LOG_BYTES;
+      this.streamedLogs = capBytes(next, MAX_LOG_BYTES);
+    }
     // Whoever follows the run live reads the text from here (logsSoFar): the one copy of it.
     try {
       state.onLog?.();
