@@ -1,11 +1,10 @@
 import type { Page } from "puppeteer-core";
 import { pagesOfRun } from "../../layers/runtime/runContext";
 import type { ArtifactSink } from "../../layers/runtime/runContext";
+import { evidenceUrl } from "./evidenceUrl";
 
 /** Pages of a failed run kept as evidence at most (a screenshot and the HTML each). */
 const MAX_PAGES = 5;
-/** A page's URL in the evidence's log line is cut to this many characters (a `data:` URL can be megabytes). */
-const MAX_URL_CHARS = 300;
 /** Room kept in a run's log for the evidence's lines: MAX_PAGES lines of at most ~370 bytes (a URL cut to MAX_URL_CHARS). */
 export const EVIDENCE_LOG_BYTES = 2 * 1024;
 /** The evidence of one run takes at most this long: it comes before the run's answer. */
@@ -58,7 +57,7 @@ function safeUrl(page: Page): string {
   } catch {
     return "(unknown)";
   }
-  return url.length > MAX_URL_CHARS ? `${url.slice(0, MAX_URL_CHARS)}…` : url;
+  return evidenceUrl(url);
 }
 
 /** The value of `promise`, or undefined when it fails or is not there by `until`. */

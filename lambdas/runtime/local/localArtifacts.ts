@@ -83,10 +83,12 @@ export function createLocalArtifacts(root: string, store: Pick<Store, "artifacts
             bytes: done.bytes,
             created_at: createdAt.toISOString(),
           };
-          const write = store.artifacts
-            .put(item)
-            .then(() => void kept.set(name, item))
-            .catch((error: unknown) => log(`run ${run.run_id}: recording artifact ${name} failed: ${(error as Error).message}`));
+          // The last save of a name is what counts, whichever write ends first.
+          kept.set(name, item);
+          const write = store.artifacts.put(item).catch((error: unknown) => {
+            if (kept.get(name) === item) kept.delete(name);
+            log(`run ${run.run_id}: recording artifact ${name} failed: ${(error as Error).message}`);
+          });
           pending.add(write);
           void write.finally(() => pending.delete(write));
         },

@@ -56,9 +56,12 @@ export async function runWithLimits(
     },
     SAMPLE_MS,
     (mb) => {
-      if (mb > limits.memoryMb && ended === null) {
-        ended = "memory";
-        memoryAtKill = mb;
+      // Also while the host keeps a stuck run's evidence (ended "timeout"): its pages still run.
+      if (mb > limits.memoryMb && ended !== "memory") {
+        if (ended === null) {
+          ended = "memory";
+          memoryAtKill = mb;
+        }
         void worker.kill("out of memory");
       }
     },

@@ -1,4 +1,4 @@
-import { chmod, readdir, writeFile } from "node:fs/promises";
+import { chmod, lstat, readdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import chromium from "@sparticuz/chromium";
 
@@ -48,9 +48,12 @@ export function chromiumFiles(): Promise<ChromiumFiles> {
  * rendered no text at all, screenshots of text pages were blank).
  */
 async function readableByAll(file: string): Promise<void> {
-  const entries = await readdir(file, { withFileTypes: true }).catch(() => undefined);
-  await chmod(file, entries ? 0o755 : 0o644).catch(() => undefined);
-  for (const entry of entries ?? []) await readableByAll(path.join(file, entry.name));
+  // Links are left as they are: a link planted in a shared /tmp must not open what it points to.
+  const stats = await lstat(file).catch(() => undefined);
+  if (!stats || stats.isSymbolicLink()) return;
+  await chmod(file, stats.isDirectory() ? 0o755 : 0o644).catch(() => undefined);
+  if (!stats.isDirectory()) return;
+  for (const name of await readdir(file).catch(() => [] as string[])) await readableByAll(path.join(file, name));
 }
 
 /**
@@ -70,8 +73,11 @@ async function writeFontConfig(fontsDir: string): Promise<string | undefined> {
 </fontconfig>
 `;
   try {
-    await writeFile(file, config, { mode: 0o644 });
-    await chmod(file, 0o644);
+    // Written beside and renamed over: a browser starting meanwhile reads the old file or the new one.
+    const fresh = `${file}.${process.pid}.tmp`;
+    await writeFile(fresh, config, { mode: 0o644, flag: "wx" });
+    await chmod(fresh, 0o644);
+    await rename(fresh, file);
     return file;
   } catch {
     return undefined; // not the service's folder to write: the bundle's own configuration stays
