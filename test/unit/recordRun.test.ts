@@ -12,6 +12,8 @@ import { type MemoryStore, startMemoryStore } from "../helpers/memoryStore";
 const limits = { timeout_seconds: 60, memory_mb: 1024 };
 const STARTED = "2026-03-01T10:00:00.000Z";
 const ENDED = "2026-03-01T10:00:02.500Z";
+/** Step Functions' cause of a Lambda.Unknown before Lambda's payload. */
+const UNKNOWN = "The cause could not be determined because Lambda did not return an error type. Returned payload: ";
 
 describe("caughtEnding: the run's ending from an error Step Functions caught", () => {
   it.each([
@@ -26,10 +28,30 @@ describe("caughtEnding: the run's ending from an error Step Functions caught", (
     ["Runtime.ExitError", JSON.stringify({ errorType: "Runtime.ExitError", errorMessage: "Runtime exited with error: exit status 3" }), "failed", "function_crashed"],
     ["Runtime.OutOfMemory", JSON.stringify({ errorType: "Runtime.OutOfMemory", errorMessage: "" }), "failed", "function_crashed"],
     ["Function.ResponseSizeTooLarge", JSON.stringify({ errorType: "Function.ResponseSizeTooLarge", errorMessage: "Response payload size (7000000 bytes) exceeded" }), "failed", "result_too_large"],
+    // Lambda.Unknown (no error type in Lambda's answer): Step Functions' sentence, then the payload.
+    ["Lambda.Unknown", `${UNKNOWN}{"errorMessage":"2022-01-13T00:58:08.879Z 28931c40 Task timed out after 60.06 seconds"}`, "timed_out", "function_timeout"],
+    ["Lambda.Unknown", `${UNKNOWN}{"errorMessage":"RequestId: 16f8d3a2 Process exited before completing request"}`, "failed", "function_crashed"],
+    ["Lambda.Unknown", `${UNKNOWN}{"errorMessage":"RequestId: 16f8d3a2 Error: Runtime exited with error: signal: killed"}`, "failed", "function_crashed"],
+    ["Lambda.Unknown", `${UNKNOWN}not json`, "failed", "function_crashed"],
     // A function's own error named like Lambda's throttle (user code chooses the name): its cause is its JSON payload.
     ["Lambda.TooManyRequestsException", JSON.stringify({ errorType: "Lambda.TooManyRequestsException", errorMessage: "spoofed" }), "failed", "function_crashed"],
   ])("%s → %s / %s", (error, cause, status, code) => {
     expect(caughtEnding(error, cause, limits)).toMatchObject({ status, error: { code }, result_json: null });
+  });
+
+  it("reads a Lambda.Unknown's payload for what stopped the function: a timeout, memory, or its message (bounded)", () => {
+    const timeout = caughtEnding("Lambda.Unknown", `${UNKNOWN}{"errorMessage":"x Task timed out after 60.06 seconds"}`, limits);
+    expect(timeout).toMatchObject({ ran: true, error: { message: "The function did not finish within its timeout of 60 s" } });
+    const exited = caughtEnding("Lambda.Unknown", `${UNKNOWN}{"errorMessage":"RequestId: r Process exited before completing request"}`, limits);
+    expect(exited.error?.message).toBe("The function's process exited before it answered, most often because it ran out of memory: its limit is 1024 MB");
+    const killed = caughtEnding("Lambda.Unknown", `${UNKNOWN}{"errorMessage":"RequestId: r Error: Runtime exited with error: signal: killed"}`, limits);
+    expect(killed.error?.message).toBe("The function ran out of memory: its limit is 1024 MB");
+    const other = caughtEnding("Lambda.Unknown", `${UNKNOWN}${JSON.stringify({ errorMessage: `boom ${"y".repeat(20_000)}` })}`, limits);
+    expect(other.error?.message).toMatch(/^The function's process crashed: boom y+$/);
+    expect(other.error?.message.length).toBeLessThanOrEqual(1100);
+    // A timeout's words past the cause's limit are not read.
+    const late = caughtEnding("Lambda.Unknown", `${UNKNOWN}${"z".repeat(40_000)} Task timed out after 60.06 seconds`, limits);
+    expect(late).toMatchObject({ status: "failed", error: { code: "function_crashed" } });
   });
 
   it("says which endings never ran (nothing to meter)", () => {

@@ -172,6 +172,12 @@ function parseJson(text: string): unknown {
  *   but any `Lambda.` name whose cause is a JSON error payload is the function's own error
  *   (user code chooses its error's name), mapped as a function error;
  * - `Lambda.ResourceNotFoundException`: the function's Lambda or alias is gone (deleted meanwhile);
+ * - `Lambda.Unknown`: Lambda's answer named no error type, which is how Lambda stopping the
+ *   function comes back (Step Functions: "Unhandled errors in Lambda are reported as
+ *   Lambda.Unknown … These include out-of-memory errors and function timeouts"); its cause is
+ *   Step Functions' sentence and Lambda's payload, read as functionErrorEnding reads a payload
+ *   (`Task timed out after …`: timed_out; `Process exited before completing request` or a
+ *   killed runtime: crashed, naming the memory limit);
  * - `States.DataLimitExceeded`: an answer over the workflow's 256 KB (the runner uploads bigger
  *   ones, so only a runner that user code tampered with gets here): result_too_large;
  * - a function error (`Sandbox.Timedout`, `Runtime.ExitError`, …, with Lambda's
@@ -184,7 +190,8 @@ export function caughtEnding(error: string, cause: string, limits: FunctionLimit
   const ran = (ending: Ending): RecordedEnding => ({ ...ending, ran: true });
   const notRun = (ending: Ending): RecordedEnding => ({ ...ending, ran: false });
   // A function error wearing a Lambda API error's name (its cause is the function's JSON error payload) is the function's.
-  if (error.startsWith("Lambda.") && cause.trimStart().startsWith("{")) return ran(functionErrorEnding(cause, limits));
+  if (error.startsWith("Lambda.") && cause.trimStart().startsWith("{")) return ran(functionErrorEnding(cause.slice(0, MAX_CAUSE_CHARS), limits));
+  if (error === "Lambda.Unknown") return ran(functionErrorEnding(unknownPayloadOf(cause), limits));
   switch (error) {
     case "States.Timeout":
       return ran(endedWithout("timed_out", "function_timeout", `The function did not finish within its timeout of ${limits.timeout_seconds} s`));
@@ -204,6 +211,21 @@ export function caughtEnding(error: string, cause: string, limits: FunctionLimit
     return ran(endedWithout("failed", "function_crashed", `The run's workflow could not complete it (${error}${cause ? `: ${cause.slice(0, 500)}` : ""})`));
   }
   return ran(functionErrorEnding(cause || JSON.stringify({ errorType: error, errorMessage: "" }), limits));
+}
+
+/** The longest cause Step Functions keeps (its API's limit); a longer one is cut before it is read. */
+const MAX_CAUSE_CHARS = 32_768;
+
+/**
+ * Step Functions' cause of a `Lambda.Unknown`: this sentence, then the payload Lambda returned
+ * (e.g. `{"errorMessage":"2022-01-13T00:58:08.879Z 28931c40-… Task timed out after 60.06 seconds"}`).
+ */
+const UNKNOWN_CAUSE_PREFIX = "The cause could not be determined because Lambda did not return an error type. Returned payload: ";
+
+/** The Lambda payload a `Lambda.Unknown` cause quotes (untrusted text: cut to the cause's limit first). */
+function unknownPayloadOf(cause: string): string {
+  const bounded = cause.slice(0, MAX_CAUSE_CHARS);
+  return bounded.startsWith(UNKNOWN_CAUSE_PREFIX) ? bounded.slice(UNKNOWN_CAUSE_PREFIX.length) : bounded;
 }
 
 /** The artifact names an answer reports (untrusted: names checked, duplicates and extras dropped). */
