@@ -65,10 +65,16 @@ describe("caughtEnding: the run's ending from an error Step Functions caught", (
 describe("the recorder Lambda", () => {
   let memory: MemoryStore;
   const uploads = new Map<string, string>();
+  /** What S3's HEAD says of `<run_id>/<name>` (absent: no such object); every HEAD asked, in order. */
+  const heads = new Map<string, { bytes: number; contentType: string | null }>();
+  const headsAsked: string[] = [];
   const outcomes: OutcomeBucket = {
     uploadUrl: async () => "unused",
     artifactUpload: async () => ({ url: "unused", fields: {}, keyPrefix: "" }),
-    artifactHead: async () => null,
+    artifactHead: async (runId, name) => {
+      headsAsked.push(`${runId}/${name}`);
+      return heads.get(`${runId}/${name}`) ?? null;
+    },
     artifactDownloadUrl: async () => "unused",
     read: async (runId, maxBytes) => {
       const text = uploads.get(runId);
@@ -140,5 +146,53 @@ describe("the recorder Lambda", () => {
     expect(await recorder({ run_id: "run_done" })).toEqual({ status: "ignored" });
     expect(await recorder(request("run_nobody", { answer: null }))).toEqual({ status: "unknown" });
     expect((await memory.store.meters.functionCounters("fn_own")).invocations).toBe(6);
+  });
+  describe("the artifacts a run reports: recorded as S3 has them, at most 100 files and 100 MB", () => {
+    const MB = 1024 * 1024;
+    const artFn = functionItem({ function_id: "fn_art", account_id: "acct" });
+    const succeeded = (artifacts: unknown) => ({ answer: { status: "succeeded", result_json: "1", logs: "", browser_ms: 0, artifacts } });
+    async function recordWith(runId: string, artifacts: unknown) {
+      await memory.store.runs.put(runItem(artFn, { run_id: runId, status: "running", queued_at: STARTED, started_at: STARTED }));
+      headsAsked.length = 0;
+      expect(await recorder(request(runId, succeeded(artifacts)))).toEqual({ status: "succeeded" });
+      const recorded = await memory.store.artifacts.list(runId, new Date(ENDED));
+      return recorded.map(({ name, bytes, content_type }) => ({ name, bytes, content_type }));
+    }
+    const meteredBytes = async () => (await memory.store.meters.functionCounters("fn_art")).artifact_bytes;
+
+    it("records at most 100 of 101 files reported, and asks S3 of those 100 only", async () => {
+      const names = Array.from({ length: 101 }, (_, i) => `shot-${String(i).padStart(3, "0")}.png`);
+      for (const name of names) heads.set(`run_many/${name}`, { bytes: 1000, contentType: "image/png" });
+      const before = await meteredBytes();
+      const recorded = await recordWith("run_many", names);
+      expect(recorded.map((a) => a.name)).toEqual(names.slice(0, 100));
+      expect(headsAsked).toEqual(names.slice(0, 100).map((name) => `run_many/${name}`));
+      expect((await meteredBytes()) - before).toBe(100 * 1000);
+    });
+
+    it("records files up to 100 MB in all: one that would pass it is left out, a smaller one after it still fits", async () => {
+      heads.set("run_big/a.bin", { bytes: 40 * MB, contentType: "application/octet-stream" });
+      heads.set("run_big/b.bin", { bytes: 40 * MB, contentType: "application/octet-stream" });
+      heads.set("run_big/c.bin", { bytes: 40 * MB, contentType: "application/octet-stream" });
+      heads.set("run_big/d.txt", { bytes: 20 * MB, contentType: "text/plain" });
+      const before = await meteredBytes();
+      const recorded = await recordWith("run_big", ["a.bin", "b.bin", "c.bin", "d.txt"]);
+      expect(recorded).toEqual([
+        { name: "a.bin", bytes: 40 * MB, content_type: "application/octet-stream" },
+        { name: "b.bin", bytes: 40 * MB, content_type: "application/octet-stream" },
+        { name: "d.txt", bytes: 20 * MB, content_type: "text/plain" },
+      ]);
+      expect((await meteredBytes()) - before).toBe(100 * MB);
+    });
+
+    it("records the size S3 has, not what the run's answer claims; reported names S3 does not have, and bad names, are left out", async () => {
+      heads.set("run_claim/report.pdf", { bytes: 7 * MB, contentType: "application/pdf" });
+      const before = await meteredBytes();
+      // A tampered runner's answer: a size claim beside a name (ignored: only names are read), a missing object, a path.
+      const recorded = await recordWith("run_claim", ["report.pdf", { name: "x.png", bytes: 1 }, "gone.png", "../run_other/secret.txt"]);
+      expect(recorded).toEqual([{ name: "report.pdf", bytes: 7 * MB, content_type: "application/pdf" }]);
+      expect(headsAsked).toEqual(["run_claim/report.pdf", "run_claim/gone.png"]);
+      expect((await meteredBytes()) - before).toBe(7 * MB);
+    });
   });
 });
