@@ -231,9 +231,13 @@ export class RunPipeline extends Construct {
     acknowledgeWildcards(grantee, [this.artifactObjects], ARTIFACT_OBJECTS_REASON);
   }
 
-  /** Read the runs' uploaded outcomes and their artifacts' size and type (the recorder). */
+  /**
+   * Read the runs' uploaded outcomes and their artifacts' size and type, and delete the artifacts
+   * a run reported past its caps (the recorder).
+   */
   grantReadOutcomes(grantee: IRole): void {
     grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:GetObject"], resources: [this.outcomeObjects, this.artifactObjects] }));
+    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:DeleteObject"], resources: [this.artifactObjects] }));
     acknowledgeWildcards(grantee, [this.outcomeObjects], OUTCOME_OBJECTS_REASON);
     acknowledgeWildcards(grantee, [this.artifactObjects], ARTIFACT_OBJECTS_REASON);
   }

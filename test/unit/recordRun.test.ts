@@ -1,6 +1,7 @@
 import { InProcessKms } from "../helpers/inProcessKms";
 import { createKmsSecretBox } from "../../lambdas/secrets/kmsSecretBox";
-import type { OutcomeBucket } from "../../lambdas/runtime/aws/outcomeBucket";
+import type { S3Client } from "@aws-sdk/client-s3";
+import { createS3OutcomeBucket, type OutcomeBucket } from "../../lambdas/runtime/aws/outcomeBucket";
 import { caughtEnding, makeRunRecorder } from "../../lambdas/runtime/aws/recordRun";
 import type { RunItem } from "../../lambdas/runs/types";
 import { functionItem, runItem } from "../helpers/records";
@@ -68,6 +69,7 @@ describe("the recorder Lambda", () => {
   /** What S3's HEAD says of `<run_id>/<name>` (absent: no such object); every HEAD asked, in order. */
   const heads = new Map<string, { bytes: number; contentType: string | null }>();
   const headsAsked: string[] = [];
+  const deleted: string[] = [];
   const outcomes: OutcomeBucket = {
     uploadUrl: async () => "unused",
     artifactUpload: async () => ({ url: "unused", fields: {}, keyPrefix: "" }),
@@ -76,6 +78,7 @@ describe("the recorder Lambda", () => {
       return heads.get(`${runId}/${name}`) ?? null;
     },
     artifactDownloadUrl: async () => "unused",
+    deleteArtifact: async (runId, name) => void deleted.push(`${runId}/${name}`),
     read: async (runId, maxBytes) => {
       const text = uploads.get(runId);
       if (text === undefined) return null;
@@ -154,6 +157,7 @@ describe("the recorder Lambda", () => {
     async function recordWith(runId: string, artifacts: unknown) {
       await memory.store.runs.put(runItem(artFn, { run_id: runId, status: "running", queued_at: STARTED, started_at: STARTED }));
       headsAsked.length = 0;
+      deleted.length = 0;
       expect(await recorder(request(runId, succeeded(artifacts)))).toEqual({ status: "succeeded" });
       const recorded = await memory.store.artifacts.list(runId, new Date(ENDED));
       return recorded.map(({ name, bytes, content_type }) => ({ name, bytes, content_type }));
@@ -167,6 +171,7 @@ describe("the recorder Lambda", () => {
       const recorded = await recordWith("run_many", names);
       expect(recorded.map((a) => a.name)).toEqual(names.slice(0, 100));
       expect(headsAsked).toEqual(names.slice(0, 100).map((name) => `run_many/${name}`));
+      expect(deleted).toEqual([`run_many/${names[100]}`]);
       expect((await meteredBytes()) - before).toBe(100 * 1000);
     });
 
@@ -183,6 +188,7 @@ describe("the recorder Lambda", () => {
         { name: "d.txt", bytes: 20 * MB, content_type: "text/plain" },
       ]);
       expect((await meteredBytes()) - before).toBe(100 * MB);
+      expect(deleted).toEqual(["run_big/c.bin"]);
     });
 
     it("records the size S3 has, not what the run's answer claims; reported names S3 does not have, and bad names, are left out", async () => {
@@ -192,7 +198,29 @@ describe("the recorder Lambda", () => {
       const recorded = await recordWith("run_claim", ["report.pdf", { name: "x.png", bytes: 1 }, "gone.png", "../run_other/secret.txt"]);
       expect(recorded).toEqual([{ name: "report.pdf", bytes: 7 * MB, content_type: "application/pdf" }]);
       expect(headsAsked).toEqual(["run_claim/report.pdf", "run_claim/gone.png"]);
+      expect(deleted).toEqual([]);
       expect((await meteredBytes()) - before).toBe(7 * MB);
     });
+  });
+  it("on S3: HEADs each reported artifact and DELETEs the one over the caps, exactly these calls", async () => {
+    const calls: [string, unknown][] = [];
+    const sizes: Record<string, number> = { "artifacts/run_s3/a.bin": 60 * 1024 * 1024, "artifacts/run_s3/b.bin": 60 * 1024 * 1024, "artifacts/run_s3/c.txt": 10 };
+    const s3 = {
+      send: async (command: { constructor: { name: string }; input: { Key: string } }) => {
+        calls.push([command.constructor.name, command.input]);
+        if (command.constructor.name === "DeleteObjectCommand") return {};
+        const bytes = sizes[command.input.Key];
+        if (bytes === undefined) throw Object.assign(new Error("NotFound"), { name: "NotFound", $metadata: { httpStatusCode: 404 } });
+        return { ContentLength: bytes, ContentType: "application/octet-stream" };
+      },
+    };
+    const secretBox = createKmsSecretBox(new InProcessKms(KEY_ARN, "AROAEXAMPLEEXECUTION").client("recorder"), KEY_ARN, (id) => `AROAEXAMPLEEXECUTION:bfn-${id}`);
+    const onS3 = makeRunRecorder({ store: memory.store, clock: { now: () => new Date(ENDED) }, log: (line) => void logs.push(line), outcomes: createS3OutcomeBucket(s3 as unknown as S3Client, "bfn-run-bucket"), secretBox });
+    await memory.store.runs.put(runItem(functionItem({ function_id: "fn_s3" }), { run_id: "run_s3", status: "running", queued_at: STARTED, started_at: STARTED }));
+    const answer = { status: "succeeded", result_json: "1", logs: "", browser_ms: 0, artifacts: ["a.bin", "b.bin", "missing.png", "c.txt"] };
+    expect(await onS3(request("run_s3", { answer }))).toEqual({ status: "succeeded" });
+    const head = (name: string) => ["HeadObjectCommand", { Bucket: "bfn-run-bucket", Key: `artifacts/run_s3/${name}` }];
+    expect(calls).toEqual([head("a.bin"), head("b.bin"), head("missing.png"), head("c.txt"), ["DeleteObjectCommand", { Bucket: "bfn-run-bucket", Key: "artifacts/run_s3/b.bin" }]]);
+    expect((await memory.store.artifacts.list("run_s3", new Date(ENDED))).map((a) => a.name)).toEqual(["a.bin", "c.txt"]);
   });
 });

@@ -34,6 +34,7 @@ describe("the run workflow when Lambda stops the function", () => {
     artifactUpload: async (runId) => ({ url: "https://bucket.example/", fields: {}, keyPrefix: `artifacts/${runId}/` }),
     artifactHead: async () => null,
     artifactDownloadUrl: async () => "unused",
+    deleteArtifact: async () => undefined,
     read: async () => null,
   };
   /** Lambda's Invoke API: the function answers as scripted per run; the recorder is the real one. */

@@ -138,7 +138,12 @@ describe("the stack's permissions", () => {
     // gsi1: the function of an ending run, by id (its webhooks).
     expect(recorder.filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:"))).flatMap((s) => list(s.Resource)).map(flatten)).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`]);
     expect(recorder.flatMap((s) => list(s.Action)).filter((a) => !/^(logs|sqs):/.test(a)).sort()).toEqual([
-      "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "s3:GetObject",
+      "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "s3:DeleteObject", "s3:GetObject",
+    ]);
+    // It deletes artifacts only (those a run reported past its caps).
+    const deletes = recorder.filter((s) => list(s.Action).includes("s3:DeleteObject"));
+    expect(deletes.map((s) => ({ Action: list(s.Action), Resource: list(s.Resource).map(flatten) }))).toEqual([
+      { Action: ["s3:DeleteObject"], Resource: [`<${bucketId}.Arn>/artifacts/*`] },
     ]);
     const sweeper = statementsOfRole(roleOf("HandlersRunSweeperRole"));
     expect(sweeper.flatMap((s) => list(s.Resource)).map(flatten).filter((r) => !/logs|DeadLetters|WebhooksQueue/i.test(r)).sort()).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`]);
