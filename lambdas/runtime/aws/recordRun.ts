@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { artifactContentType, isArtifactName, MAX_ARTIFACT_BYTES_PER_RUN, MAX_ARTIFACTS_PER_RUN } from "../../artifacts/artifacts";
 import { isUploadedAnswer } from "../../runner/lambdaPackage";
 import { MAX_FRAME_BYTES } from "../../runner/protocol";
 import { resultTooLarge } from "../../runner/outputLimits";
@@ -9,6 +8,7 @@ import type { Store } from "../../store/store";
 import type { InvokeResult } from "../runtime";
 import { endedWithout, type Ending, type FunctionLimits, functionErrorEnding, outcomeEndingOf } from "./invokeOutcome";
 import type { OutcomeBucket } from "./outcomeBucket";
+import { artifactNamesOf, recordArtifacts } from "./recordArtifacts";
 import { RUN_NOT_RECORDED } from "./runWorkflow";
 import { redactorFor, redactResult } from "../../secrets/functionSecrets";
 import type { SecretBox } from "../../secrets/secretBox";
@@ -226,60 +226,4 @@ const UNKNOWN_CAUSE_PREFIX = "The cause could not be determined because Lambda d
 function unknownPayloadOf(cause: string): string {
   const bounded = cause.slice(0, MAX_CAUSE_CHARS);
   return bounded.startsWith(UNKNOWN_CAUSE_PREFIX) ? bounded.slice(UNKNOWN_CAUSE_PREFIX.length) : bounded;
-}
-
-/** Reported names read at most (untrusted list): the cap, and as many again to delete. */
-const MAX_REPORTED_ARTIFACTS = 2 * MAX_ARTIFACTS_PER_RUN;
-/** Deletes under way at once. */
-const DELETE_CONCURRENCY = 10;
-
-/** The artifact names an answer reports (untrusted: names checked, duplicates and extras dropped). */
-function artifactNamesOf(answer: unknown): string[] {
-  const names = typeof answer === "object" && answer !== null ? (answer as { artifacts?: unknown }).artifacts : undefined;
-  if (!Array.isArray(names)) return [];
-  return [...new Set(names.slice(0, MAX_REPORTED_ARTIFACTS).filter(isArtifactName))];
-}
-
-/**
- * Records the artifacts a run reports, as S3 has them (the size and type of what is really
- * there: a run can only report names), at most MAX_ARTIFACTS_PER_RUN files and the run's bytes;
- * metered once (a retried recorder finds them recorded). What it reported past the caps is
- * deleted from the bucket (best effort: the bucket's lifecycle expires what is left); objects it
- * never reported are left to that lifecycle.
- */
-async function recordArtifacts(deps: RecordRunDeps, run: RunItem, names: string[]): Promise<void> {
-  let total = 0;
-  let files = 0;
-  const overCaps: string[] = [];
-  for (const name of names) {
-    if (files >= MAX_ARTIFACTS_PER_RUN) {
-      overCaps.push(name);
-      continue;
-    }
-    const head = await deps.outcomes.artifactHead(run.run_id, name);
-    if (!head) continue;
-    if (total + head.bytes > MAX_ARTIFACT_BYTES_PER_RUN) {
-      overCaps.push(name);
-      continue;
-    }
-    total += head.bytes;
-    files++;
-    const item = {
-      run_id: run.run_id,
-      account_id: run.account_id,
-      function_id: run.function_id,
-      name,
-      content_type: artifactContentType(name, head.contentType),
-      bytes: head.bytes,
-      created_at: deps.clock.now().toISOString(),
-    };
-    if (await deps.store.artifacts.putIfAbsent(item)) await deps.store.meters.recordArtifactBytes(run, item.created_at, item.bytes);
-  }
-  for (let i = 0; i < overCaps.length; i += DELETE_CONCURRENCY) {
-    await Promise.all(
-      overCaps.slice(i, i + DELETE_CONCURRENCY).map((name) =>
-        deps.outcomes.deleteArtifact(run.run_id, name).catch((error: unknown) => deps.log(`run recorder: deleting artifact ${name} of ${run.run_id} over its caps failed: ${(error as Error).message}`)),
-      ),
-    );
-  }
 }
