@@ -51,6 +51,7 @@ export class BrowserfnStack extends Stack {
     });
     const pipeline = new RunPipeline(this, "RunPipeline", {
       stateMachineName: `${settings.prefix}-runs`,
+      prefix: settings.prefix,
       artifactExpiration: Duration.days(settings.artifactRetentionDays),
       logRetention: settings.logRetentionDays as RetentionDays,
       removalPolicy: settings.tableRemovalPolicy === "destroy" ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,

@@ -19,6 +19,7 @@ import { WEBHOOK_DELIVERY_TIMEOUT, type WebhookDelivery } from "./webhookDeliver
 import type { StackSettings } from "./stackSettings";
 import type { SecretsKey } from "./secretsKey";
 import { DATA_ACTIONS, RECORDER_DATA_ACTIONS, DEPLOY_JOB_DATA_ACTIONS, SWEEPER_DATA_ACTIONS, WEBHOOK_DELIVERY_DATA_ACTIONS, AUTHORIZER_DATA_ACTIONS, handlerFunctionNames } from "./handlerGrants";
+import { RECORDER_LAMBDA_TIMEOUT_SECONDS } from "../lambdas/runtime/aws/runWorkflow";
 
 export interface HandlersProps {
   settings: StackSettings;
@@ -215,7 +216,8 @@ export class Handlers extends Construct {
         [AWS_ENV.webhookQueueUrl]: props.webhooks.queue.queueUrl,
       },
       logRetention,
-      timeout: Duration.seconds(60),
+      // Shorter than the Record state's timeout (runWorkflow.ts): an attempt Lambda stopped is over before the next.
+      timeout: Duration.seconds(RECORDER_LAMBDA_TIMEOUT_SECONDS),
       // An uploaded outcome is read whole (up to ~13 MB) and parsed.
       memorySize: 512,
     });

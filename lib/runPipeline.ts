@@ -1,5 +1,5 @@
 import { Aws, Duration, RemovalPolicy } from "aws-cdk-lib";
-import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import { Alarm, ComparisonOperator, type IMetric, Metric, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
 import { Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { type IRole, PolicyStatement } from "aws-cdk-lib/aws-iam";
@@ -11,12 +11,15 @@ import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from "aws-cd
 import { Construct } from "constructs";
 import { runWorkflowDefinition, WORKFLOW_SUBSTITUTIONS } from "../lambdas/runtime/aws/runWorkflow";
 import { ARTIFACT_PREFIX, OUTCOME_PREFIX } from "../lambdas/runtime/aws/outcomeBucket";
+import { SWEPT_RUNS_METRIC } from "../lambdas/runtime/aws/sweptRunsMetric";
 import { deadLetterQueue } from "./deadLetterQueue";
 import { acknowledge, acknowledgeWildcards } from "./nag";
 
 export interface RunPipelineProps {
   /** The state machine's name: its ARN is known before it exists (stateMachineArn), so the handlers can be given it. */
   stateMachineName: string;
+  /** The stack's prefix: the dimension of the sweeper's metric (its Lambda names it by its table prefix, the same). */
+  prefix: string;
   /** How long uploaded outcomes are kept: a day is far beyond any recorder's retries. */
   outcomeExpiration?: Duration;
   /** How long runs' artifacts are kept. */
@@ -147,7 +150,39 @@ export class RunPipeline extends Construct {
       targets: [new LambdaFunction(props.sweeper, { retryAttempts: 20, maxEventAge: Duration.hours(6), deadLetterQueue: this.deadLetterQueue })],
     });
 
+    const period = Duration.minutes(5);
+    /** Fires on one or more in a period; no data (nothing happened) is fine. */
+    const anyOf = (id: string, alarmDescription: string, metric: IMetric) =>
+      new Alarm(this, id, {
+        alarmDescription,
+        metric,
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
     this.alarms = [
+      anyOf(
+        "TimedOutExecutionsAlarm",
+        "browserfn: a run workflow execution timed out (its run was ended by the sweeper, without its outcome)",
+        stateMachine.metricTimedOut({ period, statistic: "Sum" }),
+      ),
+      anyOf(
+        "AbortedExecutionsAlarm",
+        "browserfn: a run workflow execution was stopped (its run was ended by the sweeper, without its outcome)",
+        stateMachine.metricAborted({ period, statistic: "Sum" }),
+      ),
+      anyOf(
+        "SweptRunsAlarm",
+        "browserfn: the sweeper ended runs past their deadline (no workflow recorded them: a start lost, or an execution that never ended)",
+        new Metric({
+          namespace: SWEPT_RUNS_METRIC.namespace,
+          metricName: SWEPT_RUNS_METRIC.name,
+          dimensionsMap: { [SWEPT_RUNS_METRIC.dimension]: props.prefix },
+          period,
+          statistic: "Sum",
+        }),
+      ),
       new Alarm(this, "UnrecordedRunsAlarm", {
         alarmDescription: "browserfn: a run workflow execution failed (its run was ended by the sweeper, without its outcome)",
         metric: stateMachine.metricFailed({ period: Duration.minutes(5), statistic: "Sum" }),
@@ -196,9 +231,13 @@ export class RunPipeline extends Construct {
     acknowledgeWildcards(grantee, [this.artifactObjects], ARTIFACT_OBJECTS_REASON);
   }
 
-  /** Read the runs' uploaded outcomes and their artifacts' size and type (the recorder). */
+  /**
+   * Read the runs' uploaded outcomes and their artifacts' size and type, and delete the artifacts
+   * a run reported past its caps (the recorder).
+   */
   grantReadOutcomes(grantee: IRole): void {
     grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:GetObject"], resources: [this.outcomeObjects, this.artifactObjects] }));
+    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:DeleteObject"], resources: [this.artifactObjects] }));
     acknowledgeWildcards(grantee, [this.outcomeObjects], OUTCOME_OBJECTS_REASON);
     acknowledgeWildcards(grantee, [this.artifactObjects], ARTIFACT_OBJECTS_REASON);
   }

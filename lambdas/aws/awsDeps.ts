@@ -27,6 +27,7 @@ import { createSqsDeliveryQueue } from "../webhooks/aws/sqsDeliveryQueue";
 import type { DeliveryConsumerDeps } from "../webhooks/aws/deliveryConsumer";
 import { DEFAULT_RETRY_BASE_MS } from "../webhooks/retrySchedule";
 import { createWebhookOutbox, type WebhookOutbox } from "../webhooks/webhookOutbox";
+import { sweptRunsMetricLine } from "../runtime/aws/sweptRunsMetric";
 
 /** The outbox of runs' ends, queueing deliveries on the webhook queue (standard retries: a duplicate message is harmless). */
 function createAwsWebhookOutbox(store: Store, region: string, queueUrl: string): WebhookOutbox {
@@ -90,7 +91,14 @@ export function createRunBucketClient(region: string, overrides: S3ClientConfig 
 export function createAwsSweepDeps(config: StoreEnvConfig & { webhookQueueUrl: string }): SweepDeps {
   const { doc } = createDocumentClient({ region: config.region });
   const store = createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays });
-  return { store, clock: systemClock, log: (line) => console.error(line), webhooks: createAwsWebhookOutbox(store, config.region, config.webhookQueueUrl) };
+  return {
+    store,
+    clock: systemClock,
+    log: (line) => console.error(line),
+    webhooks: createAwsWebhookOutbox(store, config.region, config.webhookQueueUrl),
+    // A bare line on stdout (console.log would prefix it): CloudWatch reads it as EMF.
+    sweptRuns: (count) => void process.stdout.write(`${sweptRunsMetricLine(config.tablePrefix, count, new Date())}\n`),
+  };
 }
 
 /** The run recorder's deps: the store on DynamoDB, the bucket of uploaded outcomes, KMS (to redact secrets), the webhook outbox. */

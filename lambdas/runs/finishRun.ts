@@ -18,7 +18,7 @@ export interface FinishRunDeps {
 /**
  * Ends a run: writes its final record, unless the stored run is final already, and meters it
  * only when this call was the one that ended it, so a run ends and is counted once whoever
- * records it (startRun when the runtime answers, the AWS run-completion Lambda, a restart).
+ * records it (startRun when the runtime answers, the AWS run recorder, a restart).
  * Returns the run as it ended: this ending, or the one recorded before it.
  *
  * `meter: "later"` (the API's path) counts the run without making the caller wait (see

@@ -53,7 +53,8 @@ export function refusedBeforeStart(run: Pick<RunItem, "status" | "error">): bool
 /**
  * How long past its timeout a run may stay unended before it counts as overdue (the sweeper
  * ends it): longer than the AWS run workflow can last beyond the function's timeout (its invoke
- * margin, throttle waits and every recorder retry: EXECUTION_TIMEOUT_SECONDS − 900 s).
+ * margin, throttle waits and every recorder attempt; the dead-letter send after the last one
+ * records nothing).
  */
 export const RUN_DEADLINE_MARGIN_MS = 12 * 60_000;
 

@@ -7,6 +7,11 @@ import type { RunItem } from "../runs/types";
 import { nextRunAt } from "../functions/schedule";
 
 export type FiringResult =
+  /**
+   * `run`: its end, on a runtime that runs it in this process (local). On AWS the run
+   * workflow's recorder writes the end and nothing here watches the run after its start, so
+   * `run` never settles there.
+   */
   | { outcome: "started"; runId: string; run: Promise<RunItem> }
   | { outcome: "skipped" | "refused" | "duplicate" | "unscheduled"; reason: string };
 
@@ -40,6 +45,10 @@ export async function runScheduled(deps: Deps, functionId: string, scheduledFor:
     return { outcome: "skipped", reason };
   }
   const params = validateParams(fn.variables ?? [], fn.schedule_params ?? {}, "json", fn.input_schema);
+  // Aborted once the run started: a runtime that records runs itself (AWS) stops reading the
+  // run's record then, as for a `Prefer: respond-async` request (the scheduled-run Lambda
+  // returns at once, and reads left going would run on in its frozen container).
+  const watching = new AbortController();
   try {
     const account = await deps.store.accounts.getAccount(fn.account_id);
     const { run, completion } = await startRun(deps, {
@@ -50,7 +59,9 @@ export async function runScheduled(deps: Deps, functionId: string, scheduledFor:
       trigger: "schedule",
       waitMs: deps.config.syncWaitSeconds * 1000,
       baseUrl: deps.config.publicUrl,
+      signal: watching.signal,
     });
+    watching.abort();
     await deps.store.schedules.settle(functionId, scheduledFor, "started", run.run_id, null);
     return { outcome: "started", runId: run.run_id, run: completion };
   } catch (error) {

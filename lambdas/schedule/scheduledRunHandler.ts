@@ -11,9 +11,9 @@ export interface ScheduledRunEvent {
 
 /**
  * The scheduled-run Lambda's handler: one firing through the same entry as the local
- * scheduler. It returns once the run has started: on AWS the function Lambda runs on its own
- * and the run-completion Lambda records its end, so waiting here (up to the function's 15
- * minutes) would only risk this Lambda's own time limit.
+ * scheduler. It returns once the run has started: on AWS the run workflow (Step Functions)
+ * invokes the function's Lambda and its recorder Lambda writes the run's end, so nothing here
+ * waits for it or reads its record after the start (runScheduled stops the runtime watching).
  */
 export function makeScheduledRunHandler(deps: Deps) {
   return async (event: ScheduledRunEvent): Promise<{ outcome: string; run_id?: string; reason?: string }> => {

@@ -19,6 +19,7 @@ export interface Execution {
   name: string;
   input: unknown;
   status: "RUNNING" | "SUCCEEDED" | "FAILED" | "TIMED_OUT";
+  startDate: Date;
   output?: unknown;
   error?: string;
   cause?: string;
@@ -115,16 +116,17 @@ export class InProcessStepFunctions {
     if (Buffer.byteLength(input) > MAX_STATE_BYTES) throw Object.assign(new Error("input too large"), { name: "InvalidExecutionInput" });
     const existing = this.executions.get(name);
     if (existing) {
-      // Standard workflows: the same name with the same input is the same execution.
-      if (JSON.stringify(existing.input) === input) return { executionArn: this.arn(name) };
-      throw Object.assign(new Error(`Execution Already Exists: '${this.arn(name)}'`), { name: "ExecutionAlreadyExists" });
+      // Standard workflows: the same name with the same input is the same execution while it
+      // runs; once it closed, or with another input, the name is taken (a 400).
+      if (existing.status === "RUNNING" && JSON.stringify(existing.input) === input) return { executionArn: this.arn(name), startDate: existing.startDate };
+      throw Object.assign(new Error(`Execution Already Exists: '${this.arn(name)}'`), { name: "ExecutionAlreadyExists", $fault: "client", $metadata: { httpStatusCode: 400 } });
     }
-    const execution: Execution = { name, input: JSON.parse(input) as unknown, status: "RUNNING", trail: [], history: [] };
+    const execution: Execution = { name, input: JSON.parse(input) as unknown, status: "RUNNING", startDate: new Date(), trail: [], history: [] };
     this.executions.set(name, execution);
     const run = this.execute(execution);
     this.running.add(run);
     void run.finally(() => this.running.delete(run));
-    return { executionArn: this.arn(name), startDate: new Date() };
+    return { executionArn: this.arn(name), startDate: execution.startDate };
   }
 
   /** Waits for every execution started so far, and their status-change events. */
@@ -257,15 +259,18 @@ export class InProcessStepFunctions {
     }
     const text = new TextDecoder().decode(answer.Payload ?? new Uint8Array());
     if (answer.FunctionError) {
-      // A function error is raised under the errorType the function's answer names.
-      let errorType = "Lambda.Unknown";
+      // A function error is raised under the errorType the function's answer names, its payload the cause.
+      let errorType: string | undefined;
       try {
         const parsed = JSON.parse(text) as { errorType?: unknown };
         if (typeof parsed.errorType === "string") errorType = parsed.errorType;
       } catch {
-        // not JSON: Lambda.Unknown
+        // not JSON: no error type
       }
-      throw new StatesError(errorType, text);
+      if (errorType !== undefined) throw new StatesError(errorType, text);
+      // No error type (a timeout or an out-of-memory kill, as older runtimes answer them):
+      // Lambda.Unknown, with Step Functions' sentence before the payload.
+      throw new StatesError("Lambda.Unknown", `The cause could not be determined because Lambda did not return an error type. Returned payload: ${text}`);
     }
     if (Buffer.byteLength(text) > MAX_STATE_BYTES) throw new StatesError("States.DataLimitExceeded", "The state/task returned a result with a size exceeding the maximum number of bytes service limit.");
     return { ExecutedVersion: answer.ExecutedVersion ?? "$LATEST", Payload: text === "" ? null : (JSON.parse(text) as unknown), StatusCode: answer.StatusCode ?? 200 };

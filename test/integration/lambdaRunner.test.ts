@@ -72,7 +72,7 @@ describe("the Lambda runner's deadline", () => {
   it("stops a run Lambda would kill, answers function_timeout with its logs, and serves the next run on a new browser", async () => {
     const { handler, launched } = await handlerFor(HANGS);
     const started = Date.now();
-    // Lambda leaves 7 s: the run is stopped at 7 s - DEADLINE_MARGIN_MS (4 s; time for a browser to start on a
+    // Lambda leaves 7 s: the run is stopped at 7 s - DEADLINE_MARGIN_MS (3 s; time for a browser to start on a
     // loaded machine), well before its 20 s timeout.
     const answer = await handler(event({ hang: true }), contextWith(7000));
     const took = Date.now() - started;

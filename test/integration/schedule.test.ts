@@ -1,3 +1,4 @@
+import { createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
 import { LocalScheduler } from "../../lambdas/schedule/localScheduler";
 import { runScheduled } from "../../lambdas/schedule/runScheduled";
 import { makeScheduledRunHandler } from "../../lambdas/schedule/scheduledRunHandler";
@@ -81,6 +82,29 @@ describe("scheduled runs", () => {
     expect(await handler(event)).toMatchObject({ outcome: "duplicate" });
     await expect(handler({ function_id: fn.function_id, scheduled_for: "not a time" })).rejects.toThrow(/scheduled_for/);
     expect(await logs("lambda-target")).toHaveLength(1);
+  });
+
+  it("the scheduled-run Lambda handler on AWS stops reading the run's record once the run started (nothing reads on in its frozen container)", async () => {
+    const fn = await t.deploy("aws-target", "export default async () => 'fired';", { schedule: "0 0 1 1 *" });
+    let returned = false;
+    const reads = { before: 0, after: 0 };
+    const started: string[] = [];
+    const runtime = createAwsRuntime({
+      lambda: { send: async () => Promise.reject(new Error("no control plane here")) },
+      stepFunctions: { send: async (command) => void started.push(command.input.name ?? "") },
+      stateMachineArn: "arn:aws:states:eu-west-1:123456789012:stateMachine:bfn-runs",
+      outcomes: { uploadUrl: async () => "https://bucket.example/o", artifactUpload: async (runId) => ({ url: "https://bucket.example/", fields: {}, keyPrefix: `artifacts/${runId}/` }) },
+      // The run never ends here (no workflow records it): a runtime still watching reads it every 5 ms until its deadline.
+      runs: { get: async (runId) => { reads[returned ? "after" : "before"]++; return t.service.deps.store.runs.get(runId); } },
+      functionPrefix: "bfn-", executionRoleArn: "role", executionRoleId: "AROAEXAMPLEEXECUTION", layerArns: [], logGroup: "/g", runPollIntervalMs: 5,
+    });
+    const handler = makeScheduledRunHandler({ ...t.service.deps, runtime });
+    const firing = await handler({ function_id: fn.function_id, scheduled_for: "2026-07-02T00:00:00Z" });
+    returned = true;
+    expect(firing).toMatchObject({ outcome: "started", run_id: started[0] });
+    // Forty poll intervals later, still no read.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(reads.after).toBe(0);
   });
 
   it("skip a firing while the previous scheduled run is still running, and count the skip", async () => {

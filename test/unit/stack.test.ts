@@ -174,7 +174,7 @@ describe("the CDK stack", () => {
     expect(identity.oauth?.clientIds).toHaveLength(2);
     expect(authorizerEnv).not.toHaveProperty(AWS_ENV.executionRoleArn);
     const [, recorder] = functionNamed("bfn-test-run-recorder");
-    expect(recorder.Properties).toMatchObject({ Timeout: 60, MemorySize: 512 });
+    expect(recorder.Properties).toMatchObject({ Timeout: 50, MemorySize: 512 });
     const recorderEnv = (recorder.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
     expect(Object.keys(recorderEnv).sort()).toEqual(
       [AWS_ENV.artifactRetentionDays, AWS_ENV.runBucket, AWS_ENV.runRetentionDays, AWS_ENV.tablePrefix, AWS_ENV.secretsKeyArn, AWS_ENV.functionPrefix, AWS_ENV.executionRoleId, AWS_ENV.webhookQueueUrl, "NODE_OPTIONS"].sort(),

@@ -1,13 +1,9 @@
 import { Match } from "aws-cdk-lib/assertions";
-import {
-  EXECUTION_TIMEOUT_SECONDS,
-  INVOKE_MARGIN_SECONDS,
-  RECORD_RETRY,
-  runWorkflowDefinition,
-  THROTTLE_ATTEMPTS,
-  THROTTLE_WAIT_SECONDS,
-} from "../../lambdas/runtime/aws/runWorkflow";
+import type { StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
+import { lambdaTimeoutSeconds } from "../../lambdas/runtime/aws/deployLambda";
 import { RUN_DEADLINE_MARGIN_MS } from "../../lambdas/runs/types";
+import { functionItem, runItem } from "../helpers/records";
 import { synthStack } from "../helpers/testStack";
 
 // The run pipeline as synthesized: the workflow's shape (states, retries, catches, timeouts),
@@ -20,10 +16,20 @@ interface Statement {
 }
 const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
 
+interface Retrier {
+  ErrorEquals: string[];
+  MaxAttempts: number;
+  IntervalSeconds: number;
+  BackoffRate: number;
+  MaxDelaySeconds?: number;
+}
 interface State {
   Type: string;
   Resource?: string;
-  Retry?: { ErrorEquals: string[]; MaxAttempts: number; IntervalSeconds: number; BackoffRate: number }[];
+  Seconds?: number;
+  Choices?: { Variable: string; StringMatches?: string; NumericGreaterThanEquals?: number; Next: string }[];
+  Default?: string;
+  Retry?: Retrier[];
   Catch?: { ErrorEquals: string[]; Next: string; ResultPath?: string }[];
   Next?: string;
   End?: boolean;
@@ -44,9 +50,14 @@ describe("the run pipeline (synthesized)", () => {
       .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
   const roleId = (start: string) => Object.keys(template.findResources("AWS::IAM::Role")).find((id) => id.startsWith(start)) ?? "";
 
-  it("is one Standard workflow, the definition runWorkflow.ts writes, with the recorder and the dead-letter queue filled in", () => {
+  it("is one Standard workflow of the run's states, with the recorder and the dead-letter queue filled in", () => {
     expect(machine.Properties).toMatchObject({ StateMachineName: "bfn-test-runs", StateMachineType: "STANDARD", TracingConfiguration: { Enabled: true } });
-    expect(definition).toEqual(runWorkflowDefinition());
+    expect(Object.keys(definition.States).sort()).toEqual(["CountThrottle", "DeadLetter", "Invoke", "Record", "ThrottleEnded", "Throttled", "Unrecorded", "WaitThrottle"]);
+    expect(definition.StartAt).toBe("Invoke");
+    expect(typeof definition.TimeoutSeconds).toBe("number");
+    // The placeholders the substitutions fill, where they are used.
+    expect(definition.States.Record?.Parameters?.FunctionName).toBe("${RecorderArn}");
+    expect((definition.States.DeadLetter?.Parameters as { QueueUrl?: unknown }).QueueUrl).toBe("${DeadLetterUrl}");
     const [recorderId] = functionNamed("bfn-test-run-recorder");
     const [queueId] = Object.keys(template.findResources("AWS::SQS::Queue")).filter((id) => id.startsWith("RunPipeline"));
     expect(machine.Properties.DefinitionSubstitutions).toEqual({ RecorderArn: { "Fn::GetAtt": [recorderId, "Arn"] }, DeadLetterUrl: { Ref: queueId } });
@@ -69,12 +80,12 @@ describe("the run pipeline (synthesized)", () => {
       Type: "Choice",
       Choices: [
         { Variable: "$.throttle.Cause", StringMatches: "{*", Next: "ThrottleEnded" },
-        { Variable: "$.throttles", NumericGreaterThanEquals: THROTTLE_ATTEMPTS - 1, Next: "ThrottleEnded" },
+        { Variable: "$.throttles", NumericGreaterThanEquals: 5, Next: "ThrottleEnded" },
       ],
       Default: "CountThrottle",
     });
     expect(definition.States.CountThrottle).toMatchObject({ Type: "Pass", Next: "WaitThrottle" });
-    expect(definition.States.WaitThrottle).toEqual({ Type: "Wait", Seconds: THROTTLE_WAIT_SECONDS, Next: "Invoke" });
+    expect(definition.States.WaitThrottle).toEqual({ Type: "Wait", Seconds: 5, Next: "Invoke" });
     expect(definition.States.ThrottleEnded).toMatchObject({ Type: "Pass", Next: "Record" });
     const record = definition.States.Record as State;
     expect(record).toMatchObject({ Type: "Task", Resource: "arn:aws:states:::lambda:invoke", TimeoutSeconds: 60, End: true });
@@ -86,24 +97,70 @@ describe("the run pipeline (synthesized)", () => {
       "ended_at.$": "$$.State.EnteredTime",
       "ended.$": "$",
     });
-    expect(record.Retry).toEqual([expect.objectContaining({ ErrorEquals: ["States.ALL"], MaxAttempts: 6 })]);
+    expect(record.Retry).toEqual([{ ErrorEquals: ["States.ALL"], IntervalSeconds: 2, BackoffRate: 2, MaxAttempts: 6 }]);
     expect(record.Catch).toEqual([{ ErrorEquals: ["States.ALL"], Next: "DeadLetter" }]);
-    expect(definition.States.DeadLetter).toMatchObject({ Type: "Task", Resource: "arn:aws:states:::sqs:sendMessage", Next: "Unrecorded" });
+    expect(definition.States.DeadLetter).toMatchObject({ Type: "Task", Resource: "arn:aws:states:::sqs:sendMessage", TimeoutSeconds: 30, Next: "Unrecorded" });
+    expect(definition.States.DeadLetter?.Retry).toEqual([{ ErrorEquals: ["States.ALL"], IntervalSeconds: 2, BackoffRate: 2, MaxAttempts: 4 }]);
+    expect(definition.States.DeadLetter?.Catch).toBeUndefined();
     expect(definition.States.Unrecorded).toMatchObject({ Type: "Fail", Error: "RunNotRecorded" });
   });
 
-  it("ends every execution before the sweeper's deadline for its run, the longest function included", () => {
-    expect(definition.TimeoutSeconds).toBe(EXECUTION_TIMEOUT_SECONDS);
-    const record = definition.States.Record as State;
-    const waits = (retry: State["Retry"]) =>
-      (retry ?? []).reduce((sum, r) => sum + Array.from({ length: r.MaxAttempts }, (_, n) => r.IntervalSeconds * r.BackoffRate ** n).reduce((a, b) => a + b, 0), 0);
-    // For any timeout T: Invoke's own timeout, every throttle (its failed Invoke and its wait),
-    // and every recorder attempt at its full timeout with the waits between.
-    for (const T of [1, 30, 300, 900]) {
-      const longest = T + INVOKE_MARGIN_SECONDS + THROTTLE_ATTEMPTS * (THROTTLE_WAIT_SECONDS + 5) + (RECORD_RETRY.MaxAttempts + 1) * (record.TimeoutSeconds ?? 0) + waits(record.Retry);
-      expect(longest).toBeLessThanOrEqual(T === 900 ? EXECUTION_TIMEOUT_SECONDS : EXECUTION_TIMEOUT_SECONDS - 900 + T);
-      expect(longest * 1000).toBeLessThan(T * 1000 + RUN_DEADLINE_MARGIN_MS);
+  /** How long a Task can take with every retry: each attempt at its full timeout, and the waits between them. */
+  const taskWorstSeconds = (state: State | undefined, timeoutSeconds: number) => {
+    const retries = (state?.Retry ?? []).reduce((max, r) => Math.max(max, r.MaxAttempts), 0);
+    const retrier = state?.Retry?.[0];
+    const waits = retrier ? Array.from({ length: retrier.MaxAttempts }, (_, n) => Math.min(retrier.IntervalSeconds * retrier.BackoffRate ** n, retrier.MaxDelaySeconds ?? Infinity)) : [];
+    return (retries + 1) * timeoutSeconds + waits.reduce((a, b) => a + b, 0);
+  };
+  /** What the AWS runtime starts an execution with for a function of timeout T (its real input). */
+  const executionInputFor = async (T: number) => {
+    const sent: StartExecutionCommand[] = [];
+    const fn = functionItem({ function_id: "fn_01jabcdefghjkmnpqrstvwxyz0", timeout_seconds: T, latest_version: 1 });
+    const runtime = createAwsRuntime({
+      lambda: { send: async () => Promise.reject(new Error("unused")) },
+      stepFunctions: { send: async (command) => void sent.push(command) },
+      stateMachineArn: "arn:sm", outcomes: { uploadUrl: async () => "u", artifactUpload: async () => ({ url: "u", fields: {}, keyPrefix: "k" }) },
+      runs: { get: async () => runItem(fn, { status: "succeeded", duration_ms: 1 }) },
+      functionPrefix: "bfn-test-fn-", executionRoleArn: "role", executionRoleId: "AROA", layerArns: [], logGroup: "/g",
+    });
+    await runtime.invoke({ fn, version: 1, runId: "run_1", params: {}, waitMs: 0, artifactsUrl: "https://a/" }, { onQueued: async () => undefined, onRunning: async () => undefined });
+    return JSON.parse(String(sent[0]?.input.input)) as { invoke_timeout_seconds: number };
+  };
+
+  it("waits for the function's Lambda longer than Lambda lets it run, for any timeout", async () => {
+    expect(definition.States.Invoke?.TimeoutSecondsPath).toBe("$.invoke_timeout_seconds");
+    for (const T of [1, 30, 60, 300, 840, 841, 900]) {
+      const { invoke_timeout_seconds } = await executionInputFor(T);
+      // Lambda stops the function itself (an error the recorder names) before Invoke gives up on it.
+      expect(invoke_timeout_seconds).toBeGreaterThan(lambdaTimeoutSeconds(T));
     }
+  });
+
+  it("lasts longer than its worst path (the longest function, every throttle, every recorder and dead-letter attempt), and records before the sweeper's deadline", async () => {
+    const states = definition.States;
+    // The longest function: Lambda's 900 s at most, and Invoke's timeout from the real execution input.
+    const invoke = (await executionInputFor(900)).invoke_timeout_seconds;
+    expect(invoke).toBeGreaterThanOrEqual(900);
+    // Throttles: Invoke is tried until `throttles` reaches the Choice's bound, a Wait between tries;
+    // a throttled Invoke is answered at once (allow 5 s each).
+    const bound = states.Throttled?.Choices?.find((choice) => choice.NumericGreaterThanEquals !== undefined)?.NumericGreaterThanEquals ?? NaN;
+    const throttled = (bound + 1) * 5 + bound * (states.WaitThrottle?.Seconds ?? NaN);
+    const record = taskWorstSeconds(states.Record, states.Record?.TimeoutSeconds ?? NaN);
+    const deadLetter = taskWorstSeconds(states.DeadLetter, states.DeadLetter?.TimeoutSeconds ?? NaN);
+    expect({ throttled, record, deadLetter }).toEqual({ throttled: 55, record: 7 * 60 + 126, deadLetter: 5 * 30 + 30 });
+    const worst = invoke + throttled + record + deadLetter;
+    expect(definition.TimeoutSeconds).toBeGreaterThanOrEqual(worst);
+    // Nothing records the run after the recorder's last attempt: by then the sweeper may end it.
+    for (const T of [1, 30, 300, 900]) {
+      const recordedBy = (await executionInputFor(T)).invoke_timeout_seconds + throttled + record;
+      expect(recordedBy * 1000).toBeLessThan(T * 1000 + RUN_DEADLINE_MARGIN_MS);
+    }
+  });
+
+  it("stops a recorder attempt in its Lambda before the Record state's timeout: no attempt still runs when the next starts", () => {
+    const [, recorder] = functionNamed("bfn-test-run-recorder");
+    expect(recorder.Properties.Timeout).toEqual(expect.any(Number));
+    expect(recorder.Properties.Timeout as number).toBeLessThan(definition.States.Record?.TimeoutSeconds ?? 0);
   });
 
   it("lets the workflow invoke the function Lambdas and the recorder, and send to its dead-letter queue: nothing else", () => {
@@ -189,8 +246,18 @@ describe("the run pipeline (synthesized)", () => {
     expect((route.Properties.Environment as { Variables: Record<string, unknown> }).Variables.BROWSERFN_DEPLOY_JOB_FUNCTION).toBe("bfn-test-deploy-job");
   });
 
-  it("alarms on failed executions and on dead letters", () => {
-    template.hasResourceProperties("AWS::CloudWatch::Alarm", { MetricName: "ExecutionsFailed", Namespace: "AWS/States", Threshold: 1 });
-    template.hasResourceProperties("AWS::CloudWatch::Alarm", { MetricName: "ApproximateNumberOfMessagesVisible", Namespace: "AWS/SQS", Threshold: 1 });
+  it("alarms on failed, timed-out and stopped executions, on dead letters, and on runs the sweeper ended past their deadline", () => {
+    const alarms = (Object.entries(template.findResources("AWS::CloudWatch::Alarm")) as [string, Resource][]).filter(([id]) => id.startsWith("RunPipeline")).map(([, alarm]) => alarm.Properties);
+    const ofMachine = [{ Name: "StateMachineArn", Value: { Ref: machineId } }];
+    const once = { Threshold: 1, EvaluationPeriods: 1, ComparisonOperator: "GreaterThanOrEqualToThreshold", TreatMissingData: "notBreaching", Period: 300 };
+    for (const metric of ["ExecutionsFailed", "ExecutionsTimedOut", "ExecutionsAborted"]) {
+      expect(alarms).toContainEqual(expect.objectContaining({ MetricName: metric, Namespace: "AWS/States", Dimensions: ofMachine, Statistic: "Sum", ...once }));
+    }
+    expect(alarms).toContainEqual(expect.objectContaining({ MetricName: "ApproximateNumberOfMessagesVisible", Namespace: "AWS/SQS", ...once }));
+    // The sweeper's own metric (an EMF line in its log: sweptRunsMetric.ts), of this stack.
+    expect(alarms).toContainEqual(
+      expect.objectContaining({ MetricName: "RunsSweptPastDeadline", Namespace: "browserfn", Dimensions: [{ Name: "Stack", Value: "bfn-test" }], Statistic: "Sum", ...once }),
+    );
+    expect(alarms).toHaveLength(5);
   });
 });

@@ -138,7 +138,12 @@ describe("the stack's permissions", () => {
     // gsi1: the function of an ending run, by id (its webhooks).
     expect(recorder.filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:"))).flatMap((s) => list(s.Resource)).map(flatten)).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`]);
     expect(recorder.flatMap((s) => list(s.Action)).filter((a) => !/^(logs|sqs):/.test(a)).sort()).toEqual([
-      "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "s3:GetObject",
+      "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "s3:DeleteObject", "s3:GetObject",
+    ]);
+    // It deletes artifacts only (those a run reported past its caps).
+    const deletes = recorder.filter((s) => list(s.Action).includes("s3:DeleteObject"));
+    expect(deletes.map((s) => ({ Action: list(s.Action), Resource: list(s.Resource).map(flatten) }))).toEqual([
+      { Action: ["s3:DeleteObject"], Resource: [`<${bucketId}.Arn>/artifacts/*`] },
     ]);
     const sweeper = statementsOfRole(roleOf("HandlersRunSweeperRole"));
     expect(sweeper.flatMap((s) => list(s.Resource)).map(flatten).filter((r) => !/logs|DeadLetters|WebhooksQueue/i.test(r)).sort()).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`]);
@@ -148,15 +153,20 @@ describe("the stack's permissions", () => {
   });
 
   it("lets function code write its logs and open its own secrets, nothing else (no Lambda, no store, no bucket); open routes only write their logs", () => {
-    const execution = statementsOfRole(roleOf("FunctionRuntimeExecutionRole"));
-    expect(execution.length).toBeGreaterThan(0);
-    // kms:Decrypt of values sealed for the calling Lambda itself only (its secrets).
-    const other = execution.filter((s) => list(s.Action).some((a) => !a.startsWith("logs:")));
-    expect(other).toEqual([
-      expect.objectContaining({ Action: "kms:Decrypt", Condition: { StringEquals: { "kms:EncryptionContext:runner": "${aws:userid}" } } }),
+    const roleId = roleOf("FunctionRuntimeExecutionRole");
+    // No managed or inline policy besides the statements below.
+    expect((roles[roleId] as { Properties: Record<string, unknown> }).Properties.ManagedPolicyArns).toBeUndefined();
+    expect((roles[roleId] as { Properties: Record<string, unknown> }).Properties.Policies).toBeUndefined();
+    const [logGroupId] = Object.keys(template.findResources("AWS::Logs::LogGroup")).filter((id) => id.startsWith("FunctionRuntimeFunctionLogs"));
+    const [keyId] = Object.keys(template.findResources("AWS::KMS::Key"));
+    const lambdaLogs = "arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/lambda/bfn-test-fn-*";
+    // Exactly: write to the functions' log group; create and write the per-Lambda log groups of
+    // older Lambdas; kms:Decrypt of values sealed for the calling Lambda itself only (its secrets).
+    expect(statementsOfRole(roleId).map((s) => ({ Effect: s.Effect, Action: list(s.Action).sort(), Resource: list(s.Resource).map(flatten), Condition: s.Condition }))).toEqual([
+      { Effect: "Allow", Action: ["logs:CreateLogStream", "logs:PutLogEvents"], Resource: [`<${logGroupId}.Arn>`], Condition: undefined },
+      { Effect: "Allow", Action: ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"], Resource: [lambdaLogs, `${lambdaLogs}:*`], Condition: undefined },
+      { Effect: "Allow", Action: ["kms:Decrypt"], Resource: [`<${keyId}.Arn>`], Condition: { StringEquals: { "kms:EncryptionContext:runner": "${aws:userid}" } } },
     ]);
-    const logGroups = execution.filter((s) => !other.includes(s)).flatMap((s) => list(s.Resource)).map(flatten);
-    for (const resource of logGroups) expect(resource).toMatch(/log-group:\/aws\/lambda\/bfn-test-fn-\*|FunctionRuntimeFunctionLogs/);
     const open = statementsOfRole(roleOf("HandlersOpenRole"));
     expect(open.flatMap((s) => list(s.Action)).sort()).toEqual(["logs:CreateLogStream", "logs:PutLogEvents"]);
   });

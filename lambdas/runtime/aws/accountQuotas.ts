@@ -55,7 +55,10 @@ export function createAccountQuotaCheck(options: AccountQuotaOptions): (settings
       const answer = AccountSettings.parse(await client.send(new GetAccountSettingsCommand({})));
       const concurrency = answer.AccountLimit?.ConcurrentExecutions;
       if (concurrency === undefined || concurrency >= RESTRICTED_CONCURRENCY) return { ceiling: null, keepMs: ACCOUNT_SETTINGS_CACHE_MS };
-      const why = `its Lambda concurrency quota is ${concurrency}: AWS gives new accounts reduced quotas, which cap memory at ${RESTRICTED_MAX_MEMORY_MB} MB`;
+      const why =
+        `inferred from the account's quotas: Lambda reports no memory ceiling, but its concurrency quota is ${concurrency}, under ${RESTRICTED_CONCURRENCY}, ` +
+        `and AWS gives new accounts reduced quotas, which cap memory at ${RESTRICTED_MAX_MEMORY_MB} MB; ` +
+        `an operator who knows the account's real ceiling sets it with the stack setting functionMaxMemoryMb (cdk deploy -c functionMaxMemoryMb=<MB>), which replaces this inference`;
       return { ceiling: { memoryMb: RESTRICTED_MAX_MEMORY_MB, why }, keepMs: ACCOUNT_SETTINGS_CACHE_MS };
     } catch (error) {
       log(`GetAccountSettings failed; function memory goes unchecked for now: ${(error as Error).stack ?? error}`);

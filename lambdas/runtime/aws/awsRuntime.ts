@@ -151,7 +151,8 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
      *
      * Refusals before anything ran: parameters too large for the workflow's input (413
      * `payload_too_large`), Step Functions' own limits (ExecutionLimitExceeded, throttled past
-     * the SDK's retries: 429 `concurrency_limit_exceeded`), any other 4xx (thrown as it is).
+     * the SDK's retries: 429 `concurrency_limit_exceeded`), any other 4xx (thrown as it is) but
+ * ExecutionAlreadyExists (the run's own execution, started by an earlier attempt: waited for).
      * A start whose outcome is unknown (timeouts, 5xx) counts as started: the run is waited for
      * like any other, and the sweeper ends it at its deadline if no execution had it. Lambda's
      * own throttles are retried inside the workflow. `onQueued` is never called: Lambda's cold
@@ -196,9 +197,14 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
           throw new ApiError("concurrency_limit_exceeded", message, {}, { "retry-after": "1" });
         }
         if (isAwsError(error, "InvalidExecutionInput")) throw paramsTooLarge(Buffer.byteLength(text));
-        // Refused outright (a 4xx: the stack's configuration): no execution started.
+        // Refused outright (a 4xx: the stack's configuration): no execution started. But for
+        // ExecutionAlreadyExists: the execution is named after this run, so only this run's own
+        // execution takes the name — a start the SDK retried after its first attempt went
+        // through, and whose execution closed meanwhile (Step Functions answers the twin of a
+        // running execution idempotently, of a closed one with this 400). The run started.
         const status = httpStatusOf(error);
-        if (status !== undefined && status >= 400 && status < 500) throw error;
+        const refused = status !== undefined && status >= 400 && status < 500;
+        if (refused && !isAwsError(error, "ExecutionAlreadyExists")) throw error;
         // Otherwise (the SDK's retries ran out on timeouts or 5xx) the execution may have
         // started: the run stands, and its recorder or the sweeper (at its deadline) ends it.
       }

@@ -19,6 +19,9 @@ export function endedWithout(status: "failed" | "timed_out", code: string, messa
  * - `Sandbox.Timedout`, or "Task timed out after …": timed_out / function_timeout;
  * - `Runtime.OutOfMemory`, or a message about running out of memory or the runtime being
  *   killed by a signal (how Lambda reports an OOM kill): failed / function_crashed;
+ * - "Process exited before completing request" (no error type: how older runtimes report an
+ *   OOM kill, or any exit of the process): failed / function_crashed, naming the memory limit
+ *   as the likely cause;
  * - `Function.ResponseSizeTooLarge` (the result passed Lambda's 6 MB answer limit):
  *   failed / result_too_large, as the runner reports a result over the same limit;
  * - anything else (`Runtime.ExitError`, an `Unhandled` error of the runner): failed /
@@ -34,11 +37,16 @@ export function functionErrorEnding(payload: string, fn: FunctionLimits): Ending
   } catch {
     // not JSON: the payload itself is the message
   }
-  if (errorType === "Sandbox.Timedout" || /Task timed out after/i.test(errorMessage)) {
+  // Untrusted text: only its start is searched.
+  const head = errorMessage.slice(0, MAX_LAMBDA_MESSAGE_CHARS);
+  if (errorType === "Sandbox.Timedout" || /Task timed out after/i.test(head)) {
     return endedWithout("timed_out", "function_timeout", `The function did not finish within its timeout of ${fn.timeout_seconds} s`);
   }
-  if (errorType === "Runtime.OutOfMemory" || /out of memory|Runtime exited.*signal: killed/i.test(errorMessage)) {
+  if (errorType === "Runtime.OutOfMemory" || /out of memory|Runtime exited.*signal: killed/i.test(head)) {
     return endedWithout("failed", "function_crashed", `The function ran out of memory: its limit is ${fn.memory_mb} MB`);
+  }
+  if (errorType === "" && /Process exited before completing request/i.test(head)) {
+    return endedWithout("failed", "function_crashed", `The function's process exited before it answered, most often because it ran out of memory: its limit is ${fn.memory_mb} MB`);
   }
   if (errorType === "Function.ResponseSizeTooLarge") {
     const { code, message } = resultTooLarge(answerBytes(errorMessage));

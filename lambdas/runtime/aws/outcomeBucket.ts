@@ -1,4 +1,4 @@
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { createPresignedPost } from "@aws-sdk/s3-presigned-post";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { MAX_ARTIFACT_BYTES_PER_RUN } from "../../artifacts/artifacts";
@@ -24,6 +24,8 @@ export interface OutcomeBucket {
   artifactHead(runId: string, name: string): Promise<{ bytes: number; contentType: string | null } | null>;
   /** A short-lived URL that downloads the artifact as an attachment of its type. */
   artifactDownloadUrl(runId: string, name: string, contentType: string): Promise<string>;
+  /** Deletes an uploaded artifact the run may not keep (none there: nothing happens). */
+  deleteArtifact(runId: string, name: string): Promise<void>;
 }
 
 /** What the runner needs to upload a run's artifacts: POST a form of `fields`, `key`, `Content-Type` and `file` to `url`. */
@@ -90,6 +92,10 @@ export function createS3OutcomeBucket(s3: S3Client, bucket: string): OutcomeBuck
       const fields = { ...post.fields };
       delete fields.key; // the runner names each file
       return { url: post.url, fields, keyPrefix };
+    },
+
+    async deleteArtifact(runId, name) {
+      await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: artifactKey(runId, name) }));
     },
 
     async artifactHead(runId, name) {

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { artifactContentType, isArtifactName, MAX_ARTIFACT_BYTES_PER_RUN, MAX_ARTIFACTS_PER_RUN } from "../../artifacts/artifacts";
 import { isUploadedAnswer } from "../../runner/lambdaPackage";
 import { MAX_FRAME_BYTES } from "../../runner/protocol";
 import { resultTooLarge } from "../../runner/outputLimits";
@@ -9,6 +8,7 @@ import type { Store } from "../../store/store";
 import type { InvokeResult } from "../runtime";
 import { endedWithout, type Ending, type FunctionLimits, functionErrorEnding, outcomeEndingOf } from "./invokeOutcome";
 import type { OutcomeBucket } from "./outcomeBucket";
+import { artifactNamesOf, recordArtifacts } from "./recordArtifacts";
 import { RUN_NOT_RECORDED } from "./runWorkflow";
 import { redactorFor, redactResult } from "../../secrets/functionSecrets";
 import type { SecretBox } from "../../secrets/secretBox";
@@ -172,6 +172,12 @@ function parseJson(text: string): unknown {
  *   but any `Lambda.` name whose cause is a JSON error payload is the function's own error
  *   (user code chooses its error's name), mapped as a function error;
  * - `Lambda.ResourceNotFoundException`: the function's Lambda or alias is gone (deleted meanwhile);
+ * - `Lambda.Unknown`: Lambda's answer named no error type, which is how Lambda stopping the
+ *   function comes back (Step Functions: "Unhandled errors in Lambda are reported as
+ *   Lambda.Unknown … These include out-of-memory errors and function timeouts"); its cause is
+ *   Step Functions' sentence and Lambda's payload, read as functionErrorEnding reads a payload
+ *   (`Task timed out after …`: timed_out; `Process exited before completing request` or a
+ *   killed runtime: crashed, naming the memory limit);
  * - `States.DataLimitExceeded`: an answer over the workflow's 256 KB (the runner uploads bigger
  *   ones, so only a runner that user code tampered with gets here): result_too_large;
  * - a function error (`Sandbox.Timedout`, `Runtime.ExitError`, …, with Lambda's
@@ -184,7 +190,8 @@ export function caughtEnding(error: string, cause: string, limits: FunctionLimit
   const ran = (ending: Ending): RecordedEnding => ({ ...ending, ran: true });
   const notRun = (ending: Ending): RecordedEnding => ({ ...ending, ran: false });
   // A function error wearing a Lambda API error's name (its cause is the function's JSON error payload) is the function's.
-  if (error.startsWith("Lambda.") && cause.trimStart().startsWith("{")) return ran(functionErrorEnding(cause, limits));
+  if (error.startsWith("Lambda.") && cause.trimStart().startsWith("{")) return ran(functionErrorEnding(cause.slice(0, MAX_CAUSE_CHARS), limits));
+  if (error === "Lambda.Unknown") return ran(functionErrorEnding(unknownPayloadOf(cause), limits));
   switch (error) {
     case "States.Timeout":
       return ran(endedWithout("timed_out", "function_timeout", `The function did not finish within its timeout of ${limits.timeout_seconds} s`));
@@ -206,33 +213,17 @@ export function caughtEnding(error: string, cause: string, limits: FunctionLimit
   return ran(functionErrorEnding(cause || JSON.stringify({ errorType: error, errorMessage: "" }), limits));
 }
 
-/** The artifact names an answer reports (untrusted: names checked, duplicates and extras dropped). */
-function artifactNamesOf(answer: unknown): string[] {
-  const names = typeof answer === "object" && answer !== null ? (answer as { artifacts?: unknown }).artifacts : undefined;
-  if (!Array.isArray(names)) return [];
-  return [...new Set(names.filter(isArtifactName))].slice(0, MAX_ARTIFACTS_PER_RUN);
-}
+/** The longest cause Step Functions keeps (its API's limit); a longer one is cut before it is read. */
+const MAX_CAUSE_CHARS = 32_768;
 
 /**
- * Records the artifacts a run reports, as S3 has them (the size and type of what is really
- * there: a run can only report names), up to the run's bytes; metered once (a retried recorder
- * finds them recorded).
+ * Step Functions' cause of a `Lambda.Unknown`: this sentence, then the payload Lambda returned
+ * (e.g. `{"errorMessage":"2022-01-13T00:58:08.879Z 28931c40-… Task timed out after 60.06 seconds"}`).
  */
-async function recordArtifacts(deps: RecordRunDeps, run: RunItem, names: string[]): Promise<void> {
-  let total = 0;
-  for (const name of names) {
-    const head = await deps.outcomes.artifactHead(run.run_id, name);
-    if (!head || total + head.bytes > MAX_ARTIFACT_BYTES_PER_RUN) continue;
-    total += head.bytes;
-    const item = {
-      run_id: run.run_id,
-      account_id: run.account_id,
-      function_id: run.function_id,
-      name,
-      content_type: artifactContentType(name, head.contentType),
-      bytes: head.bytes,
-      created_at: deps.clock.now().toISOString(),
-    };
-    if (await deps.store.artifacts.putIfAbsent(item)) await deps.store.meters.recordArtifactBytes(run, item.created_at, item.bytes);
-  }
+const UNKNOWN_CAUSE_PREFIX = "The cause could not be determined because Lambda did not return an error type. Returned payload: ";
+
+/** The Lambda payload a `Lambda.Unknown` cause quotes (untrusted text: cut to the cause's limit first). */
+function unknownPayloadOf(cause: string): string {
+  const bounded = cause.slice(0, MAX_CAUSE_CHARS);
+  return bounded.startsWith(UNKNOWN_CAUSE_PREFIX) ? bounded.slice(UNKNOWN_CAUSE_PREFIX.length) : bounded;
 }

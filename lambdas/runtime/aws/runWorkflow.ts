@@ -64,20 +64,43 @@ export const INVOKE_MARGIN_SECONDS = 60;
 export const THROTTLE_ATTEMPTS = 6;
 export const THROTTLE_WAIT_SECONDS = 5;
 
-/** How long the recorder may take per attempt (its Lambda's timeout is shorter). */
+/** How long the recorder may take per attempt. */
 export const RECORD_TIMEOUT_SECONDS = 60;
+
+/**
+ * The recorder Lambda's own timeout: shorter than RECORD_TIMEOUT_SECONDS, so an attempt that
+ * runs long is stopped by Lambda (an error the Retry takes) before the task times out, and never
+ * still runs while the next attempt starts.
+ */
+export const RECORDER_LAMBDA_TIMEOUT_SECONDS = 50;
 
 /** The recorder: retried on any error (it throws only when the store fails) after 2, 4, … 64 s. */
 export const RECORD_RETRY = { ErrorEquals: ["States.ALL"], IntervalSeconds: 2, BackoffRate: 2, MaxAttempts: 6 };
 
+/** The dead-letter send: retried on any error after 2, 4, 8, 16 s, each attempt up to its timeout. */
+export const DEAD_LETTER_TIMEOUT_SECONDS = 30;
+export const DEAD_LETTER_RETRY = { ErrorEquals: ["States.ALL"], IntervalSeconds: 2, BackoffRate: 2, MaxAttempts: 4 };
+
+/** A retried task's longest time: every attempt at its full timeout, and the waits between them. */
+function retriedSeconds(timeoutSeconds: number, retry: { IntervalSeconds: number; BackoffRate: number; MaxAttempts: number }): number {
+  let waits = 0;
+  for (let n = 0; n < retry.MaxAttempts; n++) waits += retry.IntervalSeconds * retry.BackoffRate ** n;
+  return (retry.MaxAttempts + 1) * timeoutSeconds + waits;
+}
+
 /**
  * The longest an execution can last: the longest function (900 s) and its invoke margin, every
- * throttle wait, and every recorder attempt with the waits between them. Its `TimeoutSeconds`,
- * and below RUN_DEADLINE_MARGIN_MS past the function's timeout, so the sweeper never ends a run
- * whose workflow may still record it.
+ * throttle (its Invoke and its wait), every recorder attempt with the waits between them
+ * (7 × 60 + 126 s), and every dead-letter attempt (5 × 30 + 30 s): 1,746 s, its `TimeoutSeconds`.
+ * Up to the recorder's last attempt it stays below RUN_DEADLINE_MARGIN_MS past the function's
+ * timeout, so the sweeper never ends a run whose workflow may still record it.
  */
 export const EXECUTION_TIMEOUT_SECONDS =
-  900 + INVOKE_MARGIN_SECONDS + THROTTLE_ATTEMPTS * (THROTTLE_WAIT_SECONDS + 5) + (RECORD_RETRY.MaxAttempts + 1) * RECORD_TIMEOUT_SECONDS + 126 + 30;
+  900 +
+  INVOKE_MARGIN_SECONDS +
+  THROTTLE_ATTEMPTS * (THROTTLE_WAIT_SECONDS + 5) +
+  retriedSeconds(RECORD_TIMEOUT_SECONDS, RECORD_RETRY) +
+  retriedSeconds(DEAD_LETTER_TIMEOUT_SECONDS, DEAD_LETTER_RETRY);
 
 /** The error an execution fails with when its run could not be recorded. */
 export const RUN_NOT_RECORDED = "RunNotRecorded";
@@ -160,8 +183,8 @@ export function runWorkflowDefinition(): Record<string, unknown> {
           QueueUrl: placeholder(WORKFLOW_SUBSTITUTIONS.deadLetterUrl),
           MessageBody: { "run_id.$": "$$.Execution.Input.run_id", "failure.$": "$" },
         },
-        TimeoutSeconds: 30,
-        Retry: [{ ErrorEquals: ["States.ALL"], IntervalSeconds: 2, BackoffRate: 2, MaxAttempts: 4 }],
+        TimeoutSeconds: DEAD_LETTER_TIMEOUT_SECONDS,
+        Retry: [DEAD_LETTER_RETRY],
         Next: "Unrecorded",
       },
       Unrecorded: {

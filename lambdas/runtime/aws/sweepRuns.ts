@@ -6,6 +6,8 @@ import { recordExecutionEnd } from "./recordRun";
 
 export interface SweepDeps extends FinishRunDeps {
   store: Pick<Store, "runs" | "meters" | "limits" | "functions">;
+  /** Reports how many runs a scheduled sweep ended past their deadline (on AWS: an EMF log line, sweptRunsMetric.ts). */
+  sweptRuns?: (count: number) => void;
 }
 
 /** Outbox entries older than this are the sweeper's to queue (younger ones may still be on their way). */
@@ -31,7 +33,8 @@ export type SweepEvent =
  * - Every few minutes (an EventBridge schedule) it settles each run still queued or running
  *   past its deadline (`deadline_at`: the function's timeout plus RUN_DEADLINE_MARGIN_MS, later
  *   than any run workflow can last): ended `failed` / `function_crashed`, metered, its lease
- *   given back (settleRun). Found through the store's index of active runs, not a scan.
+ *   given back (settleRun). Found through the store's index of active runs, not a scan. How
+ *   many it ended goes to `sweptRuns` (a CloudWatch metric with an alarm on AWS).
  * - When a run workflow's execution fails, times out or is stopped (EventBridge's status-change
  *   event), it ends that run at once with the execution's error (recordExecutionEnd).
  * - When Lambda gives up on a deploy job (it threw on every attempt, or waited too long), the
@@ -71,6 +74,8 @@ export function makeRunSweeper(deps: SweepDeps) {
       if (outcome === "ended") settled++;
       deps.log(`run sweeper: run ${run.run_id} (${run.status}, due ${run.deadline_at}): ${outcome}`);
     }
+    // Each sweep reports, 0 included: a run ended here is one its workflow lost (an alarm watches).
+    deps.sweptRuns?.(settled);
     // Ends whose webhook deliveries were never queued (a recorder that stopped right after the end).
     const reconciled = await deps.webhooks?.reconcile(WEBHOOK_RECONCILE_AGE_MS);
     if (reconciled) deps.log(`run sweeper: queued the webhook deliveries of ${reconciled} ended run(s) left in the outbox`);

@@ -1,0 +1,59 @@
+import { artifactContentType, isArtifactName, MAX_ARTIFACT_BYTES_PER_RUN, MAX_ARTIFACTS_PER_RUN } from "../../artifacts/artifacts";
+import type { RunItem } from "../../runs/types";
+import type { RecordRunDeps } from "./recordRun";
+
+/** Reported names read at most (untrusted list): the cap, and as many again to delete. */
+const MAX_REPORTED_ARTIFACTS = 2 * MAX_ARTIFACTS_PER_RUN;
+/** Deletes under way at once. */
+const DELETE_CONCURRENCY = 10;
+
+/** The artifact names an answer reports (untrusted: names checked, duplicates and extras dropped). */
+export function artifactNamesOf(answer: unknown): string[] {
+  const names = typeof answer === "object" && answer !== null ? (answer as { artifacts?: unknown }).artifacts : undefined;
+  if (!Array.isArray(names)) return [];
+  return [...new Set(names.slice(0, MAX_REPORTED_ARTIFACTS).filter(isArtifactName))];
+}
+
+/**
+ * Records the artifacts a run reports, as S3 has them (the size and type of what is really
+ * there: a run can only report names), at most MAX_ARTIFACTS_PER_RUN files and the run's bytes;
+ * metered once (a retried recorder finds them recorded). What it reported past the caps is
+ * deleted from the bucket (best effort: the bucket's lifecycle expires what is left); objects it
+ * never reported are left to that lifecycle.
+ */
+export async function recordArtifacts(deps: RecordRunDeps, run: RunItem, names: string[]): Promise<void> {
+  let total = 0;
+  let files = 0;
+  const overCaps: string[] = [];
+  for (const name of names) {
+    if (files >= MAX_ARTIFACTS_PER_RUN) {
+      overCaps.push(name);
+      continue;
+    }
+    const head = await deps.outcomes.artifactHead(run.run_id, name);
+    if (!head) continue;
+    if (total + head.bytes > MAX_ARTIFACT_BYTES_PER_RUN) {
+      overCaps.push(name);
+      continue;
+    }
+    total += head.bytes;
+    files++;
+    const item = {
+      run_id: run.run_id,
+      account_id: run.account_id,
+      function_id: run.function_id,
+      name,
+      content_type: artifactContentType(name, head.contentType),
+      bytes: head.bytes,
+      created_at: deps.clock.now().toISOString(),
+    };
+    if (await deps.store.artifacts.putIfAbsent(item)) await deps.store.meters.recordArtifactBytes(run, item.created_at, item.bytes);
+  }
+  for (let i = 0; i < overCaps.length; i += DELETE_CONCURRENCY) {
+    await Promise.all(
+      overCaps.slice(i, i + DELETE_CONCURRENCY).map((name) =>
+        deps.outcomes.deleteArtifact(run.run_id, name).catch((error: unknown) => deps.log(`run recorder: deleting artifact ${name} of ${run.run_id} over its caps failed: ${(error as Error).message}`)),
+      ),
+    );
+  }
+}
