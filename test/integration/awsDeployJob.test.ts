@@ -12,7 +12,7 @@ import { invokePost } from "../../lambdas/handlers/invokePost";
 import { updateFunction } from "../../lambdas/handlers/updateFunction";
 import type { HttpResult } from "../../lambdas/http/response";
 import { lambdaContext } from "../../lambdas/local/lambdaContext";
-import { createLambdaDeployJobs, makeDeployJobHandler } from "../../lambdas/runtime/aws/deployJobs";
+import { createLambdaDeployJobs, DEPLOY_JOB_FAILED_REASON, makeDeployJobHandler } from "../../lambdas/runtime/aws/deployJobs";
 import type { ControlPlaneCommand, LambdaCommand } from "../../lambdas/runtime/aws/lambdaClient";
 import { STUCK_DEPLOY_REASON } from "../../lambdas/runtime/aws/stuckDeploys";
 import { type AwsPipeline, startAwsPipeline } from "../helpers/awsPipeline";
@@ -274,6 +274,29 @@ describe("a deploy whose job was never queued (the route handler stopped after w
       expect(json(resent)).toMatchObject({ status: "deploying", status_reason: null });
       expect((await world.stored("orphan"))?.deploy_id).not.toBe(undefined);
       expect((await store.functions.listDeployingSince(new Date(Date.now() + 3_600_000), 10)).map((fn) => fn.name)).toEqual(["orphan"]);
+    } finally {
+      await world.close();
+    }
+  }, 60_000);
+
+  it("a job Lambda gave up on fails its own deploy only, not a newer one of the same version", async () => {
+    const world = await startWorld({ enqueue: "lost" });
+    try {
+      await world.create("twice", ECHO_FN);
+      const first = await world.stored("twice");
+      world.advance(STALE_DEPLOY_MS + 1000);
+      await world.resend("twice", ECHO_FN);
+      const second = await world.stored("twice");
+      const jobOf = (fn: FunctionItem | undefined) => ({ kind: "deploy", account_id: "acme", function_id: fn?.function_id, name: "twice", version: 1, deploy_id: fn?.deploy_id });
+      const failure = (payload: unknown) => ({
+        requestContext: { functionArn: `arn:aws:lambda:eu-west-1:123456789012:function:${DEPLOY_JOB}`, condition: "RetriesExhausted" },
+        requestPayload: payload,
+        responsePayload: { errorType: "Error", errorMessage: "store away" },
+      });
+      expect(await world.pipeline.sweeper(failure(jobOf(first)))).toEqual({ settled: 0 });
+      expect(await world.stored("twice")).toMatchObject({ status: "deploying", deploy_id: second?.deploy_id });
+      expect(await world.pipeline.sweeper(failure(jobOf(second)))).toEqual({ settled: 1 });
+      expect(await world.stored("twice")).toMatchObject({ status: "failed", status_reason: DEPLOY_JOB_FAILED_REASON });
     } finally {
       await world.close();
     }

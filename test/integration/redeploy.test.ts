@@ -343,6 +343,20 @@ describe("sending the same code again", () => {
     expect(await s.stored("slow")).toMatchObject({ status: "active", deploy_id: resent.deploy_id });
   });
 
+  it("a status write of an earlier deploy is refused once a resend started a new one (the store's condition on deploy_id)", async () => {
+    const s = service();
+    s.runtime.results.push({ status: "failed", status_reason: "broken" });
+    const fn = await createFunction(s.deps, s.principal, { name: "raced", code: ECHO_FN });
+    await runDeployJob(s.deps, deployJob(fn));
+    const failed = await s.stored("raced");
+    const resent = await updateFunction(s.deps, s.principal, "raced", { code: ECHO_FN });
+    // What the first deploy (or a sweeper that read the record before the resend) would write now.
+    expect(await memory.store.functions.setStatus(fn, "failed", "late")).toBeUndefined();
+    expect(await memory.store.functions.setStatus(failed!, "active", null)).toBeUndefined();
+    expect(await s.stored("raced")).toMatchObject({ status: "deploying", status_reason: null, deploy_id: resent.deploy_id });
+    expect(await memory.store.functions.setStatus(resent, "active", null)).toMatchObject({ status: "active", deploy_id: resent.deploy_id });
+  });
+
   it("locally (no deploy jobs), deploys a failed function again within the request", async () => {
     const s = service({ inline: true, configure: false });
     s.runtime.results.push({ status: "failed", status_reason: "broken" });
