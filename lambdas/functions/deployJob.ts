@@ -29,9 +29,9 @@ const MAX_ROUNDS = 3;
  *
  * A job belongs to one deploy (its deploy_id): before each change the runtime makes it reads
  * the record again, and stops when another deploy (a resend of the code) or a delete took the
- * function over; its status write is conditional on its deploy too. So a job Lambda still runs
- * (a retry, a late event) never works alongside the newer deploy's job for long, nor records
- * over it.
+ * function over; its status write is conditional on its deploy too. So a job that still runs
+ * (a retry, a late event) stops at its next change rather than working alongside the newer
+ * deploy's job, and never records over it.
  */
 export async function runDeployJob(deps: DeployJobDeps, job: DeployJob): Promise<DeployJobOutcome> {
   const fn = await deps.store.functions.getByName(job.account_id, job.name);
