@@ -34,6 +34,11 @@ export interface DeployJob {
   function_id: string;
   name: string;
   version: number;
+  /**
+   * The deploy it belongs to (the record's deploy_id when it was queued): a job whose deploy is
+   * not the record's any more stops. Absent for records written before deploy ids.
+   */
+  deploy_id?: string;
 }
 
 /** Where deploys are queued to run outside the request (AWS: the deploy-job Lambda). */

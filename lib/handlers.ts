@@ -8,7 +8,8 @@ import { Construct } from "constructs";
 import { AWS_ENV } from "../lambdas/aws/awsConfig";
 import type { RouteSpec } from "../lambdas/routes/routeSpecs";
 import { ROUTE_SPECS } from "../lambdas/routes/routeSpecs";
-import { ACTIVE_INDEX } from "../lambdas/store/tables";
+import { DEPLOY_JOB_MAX_EVENT_AGE_MS, DEPLOY_JOB_RETRY_ATTEMPTS, DEPLOY_JOB_TIMEOUT_MS } from "../lambdas/functions/deployLimits";
+import { ACTIVE_INDEX, DEPLOYING_INDEX } from "../lambdas/store/tables";
 import type { FunctionRuntime } from "./functionRuntime";
 import { createHandlerFunction, grantLogWrites, HANDLER_RUNTIME, type HandlerFunctionProps } from "./handlerFunction";
 import { acknowledge, acknowledgeWildcards } from "./nag";
@@ -81,7 +82,9 @@ export class Handlers extends Construct {
     this.roles.authorizer.addToPolicy(new PolicyStatement({ actions: AUTHORIZER_DATA_ACTIONS, resources: [props.table.tableArn] }));
     // gsi1: the function of an ending run (its webhooks), found by function_id.
     this.roles.runRecorder.addToPolicy(new PolicyStatement({ actions: RECORDER_DATA_ACTIONS, resources: [props.table.tableArn, `${props.table.tableArn}/index/${ACTIVE_INDEX}`] }));
-    this.roles.runSweeper.addToPolicy(new PolicyStatement({ actions: SWEEPER_DATA_ACTIONS, resources: [props.table.tableArn, `${props.table.tableArn}/index/${ACTIVE_INDEX}`] }));
+    // The deploying index too: the sweeper finds functions stuck deploying there.
+    const sweeperIndexes = [ACTIVE_INDEX, DEPLOYING_INDEX].map((index) => `${props.table.tableArn}/index/${index}`);
+    this.roles.runSweeper.addToPolicy(new PolicyStatement({ actions: SWEEPER_DATA_ACTIONS, resources: [props.table.tableArn, ...sweeperIndexes] }));
     this.roles.deployJob.addToPolicy(new PolicyStatement({ actions: DEPLOY_JOB_DATA_ACTIONS, resources: [props.table.tableArn] }));
     this.roles.webhookDelivery.addToPolicy(
       new PolicyStatement({ actions: WEBHOOK_DELIVERY_DATA_ACTIONS, resources: [props.table.tableArn, `${props.table.tableArn}/index/${ACTIVE_INDEX}`] }),
@@ -239,13 +242,14 @@ export class Handlers extends Construct {
       environment: serviceEnv,
       logRetention,
       // Lambda's ceiling: a deploy waits for the function to become Active (STALE_DEPLOY_MS counts on it).
-      timeout: Duration.minutes(15),
+      timeout: Duration.millis(DEPLOY_JOB_TIMEOUT_MS),
     });
     // A job that throws (the store or Lambda's control plane away) is run again; it is
-    // idempotent. One that fails every attempt goes to the sweeper, which marks its function failed.
+    // idempotent. One that fails every attempt, or is not run within the event age, goes to the
+    // sweeper, which marks its function failed. These bound STALE_DEPLOY_MS (deployLimits.ts).
     this.deployJob.configureAsyncInvoke({
-      retryAttempts: 2,
-      maxEventAge: Duration.hours(1),
+      retryAttempts: DEPLOY_JOB_RETRY_ATTEMPTS,
+      maxEventAge: Duration.millis(DEPLOY_JOB_MAX_EVENT_AGE_MS),
       onFailure: new LambdaDestination(this.runSweeper, { responseOnly: false }),
     });
     acknowledgeWildcards(

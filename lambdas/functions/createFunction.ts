@@ -3,7 +3,7 @@ import type { Deps } from "../deps";
 import { ApiError } from "../http/errors";
 import type { Principal } from "../identity/identity";
 import { checkSchedulable } from "../schedule/checkSchedulable";
-import { newFunctionId } from "./ids";
+import { newDeployId, newFunctionId } from "./ids";
 import { DEFAULT_SETTINGS, type SettingsPatch, applySettings } from "./settings";
 import { startDeploy } from "./startDeploy";
 import type { FunctionItem, VersionWithCode } from "./types";
@@ -33,6 +33,7 @@ export async function createFunction(deps: Deps, principal: Principal, input: Ne
     ...settings,
     status: "deploying",
     status_reason: null,
+    deploy_id: newDeployId(),
     latest_version: 1,
     variables: compiled.variables,
     input_schema: compiled.input_schema,

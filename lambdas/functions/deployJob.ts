@@ -1,6 +1,6 @@
 import type { DeployJob, Deps } from "../deps";
-import type { DeployResult } from "../runtime/runtime";
-import { configureOutcome, latestVersionOutcome } from "./deployVersion";
+import type { DeployGuard, DeployResult } from "../runtime/runtime";
+import { configureOutcome, DeploySuperseded, latestVersionOutcome } from "./deployVersion";
 import type { FunctionItem, FunctionStatus } from "./types";
 
 export type DeployJobDeps = Pick<Deps, "store" | "runtime" | "log">;
@@ -26,14 +26,37 @@ const MAX_ROUNDS = 3;
  * Settings changed by an update while the runtime worked (updates leave a deploy under way to
  * its job) are applied before the job ends: the record the status write returns is compared
  * with what was applied.
+ *
+ * A job belongs to one deploy (its deploy_id): before each change the runtime makes it reads
+ * the record again, and stops when another deploy (a resend of the code) or a delete took the
+ * function over; its status write is conditional on its deploy too. So a job that still runs
+ * (a retry, a late event) stops at its next change rather than working alongside the newer
+ * deploy's job, and never records over it.
  */
 export async function runDeployJob(deps: DeployJobDeps, job: DeployJob): Promise<DeployJobOutcome> {
   const fn = await deps.store.functions.getByName(job.account_id, job.name);
   if (!fn || fn.function_id !== job.function_id) return "gone";
-  if (fn.latest_version !== job.version) return "superseded";
+  if (fn.latest_version !== job.version || fn.deploy_id !== job.deploy_id) return "superseded";
   if (fn.status !== "deploying") return "not_deploying";
+  const guard: DeployGuard = async () => {
+    const now = await deps.store.functions.getByName(job.account_id, job.name);
+    if (now?.function_id !== job.function_id || now.latest_version !== job.version || now.deploy_id !== job.deploy_id) {
+      throw new DeploySuperseded(`the deploy of ${job.function_id} v${job.version} was superseded`);
+    }
+  };
+  try {
+    return await deployAndRecord(deps, job, fn, guard);
+  } catch (error) {
+    if (!(error instanceof DeploySuperseded)) throw error;
+    deps.log(`deploy job ${job.kind} ${job.function_id} v${job.version}: stopped, another deploy or a delete took the function over`);
+    return settleUnrecorded(deps, fn);
+  }
+}
+
+/** Runs the job's step with `guard`, records the outcome, and applies settings changed meanwhile (see runDeployJob). */
+async function deployAndRecord(deps: DeployJobDeps, job: DeployJob, fn: FunctionItem, guard: DeployGuard): Promise<DeployJobOutcome> {
   let applied = fn;
-  let outcome: DeployResult = job.kind === "deploy" ? await latestVersionOutcome(deps, fn) : await configureOutcome(deps, fn);
+  let outcome: DeployResult = job.kind === "deploy" ? await latestVersionOutcome(deps, fn, guard) : await configureOutcome(deps, fn, guard);
   for (let round = 1; ; round++) {
     const recorded = await deps.store.functions.setStatus(applied, outcome.status, outcome.status_reason);
     if (!recorded) return settleUnrecorded(deps, fn);
@@ -44,7 +67,7 @@ export async function runDeployJob(deps: DeployJobDeps, job: DeployJob): Promise
       `${fn.function_id} changed while it deployed: applying memory_mb ${recorded.memory_mb}, timeout_seconds ${recorded.timeout_seconds}`,
     );
     applied = recorded;
-    outcome = await configureOutcome(deps, recorded);
+    outcome = await configureOutcome(deps, recorded, guard);
   }
 }
 

@@ -2,7 +2,7 @@ import type { Deps } from "../deps";
 import { ApiError } from "../http/errors";
 import type { Principal } from "../identity/identity";
 import { insertFunction, newVersion } from "./createFunction";
-import { newFunctionId } from "./ids";
+import { newFunctionId, newDeployId } from "./ids";
 import { fitPlanCaps } from "./planCaps";
 import { resolveFunction } from "./resolveFunction";
 import { DEFAULT_SETTINGS, applySettings } from "./settings";
@@ -44,6 +44,7 @@ export async function forkFunction(
     name: requestedName ?? source.name,
     status: "deploying",
     status_reason: null,
+    deploy_id: newDeployId(),
     latest_version: 1,
     variables: code.variables,
     ...(code.input_schema ? { input_schema: code.input_schema } : {}),

@@ -1,13 +1,9 @@
 import type { DeployJob, Deps } from "../deps";
 import { configureFunction, deployLatestVersion, deployVersion } from "./deployVersion";
+import { STALE_DEPLOY_MS } from "./deployLimits";
 import type { FunctionItem, VersionWithCode } from "./types";
 
-/**
- * A function still `deploying` this long after its last change has no deploy working on it
- * any more: a deploy job runs at most 15 minutes (Lambda's ceiling), and whatever change comes
- * next deploys its latest version again (see deployStep).
- */
-export const STALE_DEPLOY_MS = 16 * 60_000;
+export { STALE_DEPLOY_MS } from "./deployLimits";
 
 /** The status_reason of a function whose deploy job could not be queued. */
 export const ENQUEUE_FAILED_REASON = "The deploy could not be started; send the code again to retry";
@@ -59,7 +55,14 @@ export async function startDeploy(
     if (step === "configure") return configureFunction(deps, fn);
     return version ? deployVersion(deps, fn, version) : deployLatestVersion(deps, fn);
   }
-  const job: DeployJob = { kind: step, account_id: fn.account_id, function_id: fn.function_id, name: fn.name, version: fn.latest_version };
+  const job: DeployJob = {
+    kind: step,
+    account_id: fn.account_id,
+    function_id: fn.function_id,
+    name: fn.name,
+    version: fn.latest_version,
+    ...(fn.deploy_id === undefined ? {} : { deploy_id: fn.deploy_id }),
+  };
   try {
     await deps.deployJobs.enqueue(job);
     return fn;

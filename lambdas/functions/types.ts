@@ -43,6 +43,12 @@ export interface FunctionItem {
    * a concurrent set could race with would leave a secret unredacted.
    */
   has_secrets?: boolean;
+  /**
+   * The deploy under way or last started (internal): a new one each time the record becomes
+   * `deploying`. Its deploy job carries it and stops, recording nothing, once the record holds
+   * another (see runDeployJob). Records written before it have none.
+   */
+  deploy_id?: string;
   created_at: string;
   updated_at: string;
   /** SHA-256 of the latest version's source (internal: an identical deploy adds no version). */

@@ -4,6 +4,7 @@ import type { Deps } from "../deps";
 import { ApiError } from "../http/errors";
 import type { Principal } from "../identity/identity";
 import { newVersion } from "./createFunction";
+import { newDeployId } from "./ids";
 import { checkSchedulable } from "../schedule/checkSchedulable";
 import { resolveFunction } from "./resolveFunction";
 import { type SettingsPatch, applySettings } from "./settings";
@@ -74,8 +75,11 @@ export async function updateFunction(
         code_sha256: compiled.code_sha256,
       });
     }
-    // An inline configure (local) leaves the status as it is; everything else deploys.
-    if (step === "deploy" || (step === "configure" && deps.deployJobs)) Object.assign(next, { status: "deploying", status_reason: null });
+    // An inline configure (local) leaves the status as it is; everything else deploys, as a new
+    // deploy (a job of an earlier one stops once it sees it: see runDeployJob).
+    if (step === "deploy" || (step === "configure" && deps.deployJobs)) {
+      Object.assign(next, { status: "deploying", status_reason: null, deploy_id: newDeployId() });
+    }
     // An update that changes nothing keeps updated_at: resending the code while a deploy is
     // under way must not put off the moment it counts as stuck (isDeployStuck).
     if (step === null && !settingsChanged(current, next)) next.updated_at = current.updated_at;

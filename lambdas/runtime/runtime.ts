@@ -74,20 +74,27 @@ export interface LiveLogs {
   close(): void;
 }
 
+/** Asked before each change a deploy makes; throws to stop it (a deploy job superseded by a newer deploy). */
+export type DeployGuard = () => Promise<void>;
+
 /**
  * The runtime port: where function code is provisioned and run.
  * Adapters: local worker processes, AWS Lambda.
  */
 export interface Runtime {
-  /** Makes a new version runnable and says what status the function record takes. */
-  deploy(fn: FunctionItem, version: VersionWithCode): Promise<DeployResult>;
+  /**
+   * Makes a new version runnable and says what status the function record takes. `guard`, when
+   * given, is awaited before each change the runtime makes (AWS: each control-plane call that
+   * changes the Lambda); what it throws ends the deploy there and is thrown on.
+   */
+  deploy(fn: FunctionItem, version: VersionWithCode, guard?: DeployGuard): Promise<DeployResult>;
   /**
    * Applies a settings-only change (memory_mb, timeout_seconds) to a deployed function and says
    * what status its record takes. Call it after such a change is stored, when no new version
    * comes with it (a new version's `deploy` applies the current settings itself). Runtimes
    * that read the settings at each invocation (local) leave it out: nothing to do there.
    */
-  configure?(fn: FunctionItem): Promise<DeployResult>;
+  configure?(fn: FunctionItem, guard?: DeployGuard): Promise<DeployResult>;
   /**
    * Runs one invocation and resolves with how it ended; throws 429 before `onQueued` when no
    * capacity frees up in time. An adapter may have the run's end recorded by someone else (AWS:

@@ -2,7 +2,8 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import { schemaFromText, schemaToText, type InputSchema, type JsonSchema } from "../code/jsonSchema";
 import type { FunctionItem } from "../functions/types";
 import { isConditionFailed, scanAll, sendConditional, type DocumentSender } from "./dynamo";
-import { asStored, keys } from "./keys";
+import { asStored, DEPLOYING_PK, keys } from "./keys";
+import { DEPLOYING_INDEX } from "./tables";
 
 export interface FunctionPage {
   items: FunctionItem[];
@@ -45,19 +46,27 @@ export class FunctionStore {
     );
   }
 
-  /** Sets the deploy status of a version if it is still the latest; the updated record, or undefined. */
+  /**
+   * Sets the deploy status of a version if it is still the latest and `fn`'s deploy (deploy_id,
+   * or none) is still the record's (a deploy started since owns the status); the updated
+   * record, or undefined.
+   */
   async setStatus(
     fn: FunctionItem,
     status: FunctionItem["status"],
     reason: string | null,
   ): Promise<FunctionItem | undefined> {
+    const sameDeploy = fn.deploy_id === undefined ? " AND attribute_not_exists(deploy_id)" : " AND deploy_id = :deploy";
+    const deploying = keys.deployingIndex(fn.updated_at, fn.function_id);
+    // `deploying` enters the deploying index (by the record's updated_at as the caller holds it); any other status leaves it.
+    const index = status === "deploying" ? ", runs_pk = :dpk, runs_sk = :dsk" : " REMOVE runs_pk, runs_sk";
     try {
       const { Attributes } = await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: keys.functionByName(fn.account_id, fn.name),
-          UpdateExpression: "SET #status = :status, status_reason = :reason, revision = revision + :one",
-          ConditionExpression: "function_id = :id AND latest_version = :version",
+          UpdateExpression: `SET #status = :status, status_reason = :reason, revision = revision + :one${index}`,
+          ConditionExpression: `function_id = :id AND latest_version = :version${sameDeploy}`,
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: {
             ":status": status,
@@ -65,6 +74,8 @@ export class FunctionStore {
             ":one": 1,
             ":id": fn.function_id,
             ":version": fn.latest_version,
+            ...(fn.deploy_id === undefined ? {} : { ":deploy": fn.deploy_id }),
+            ...(status === "deploying" ? { ":dpk": deploying.runs_pk, ":dsk": deploying.runs_sk } : {}),
           },
           ReturnValues: "ALL_NEW",
         }),
@@ -74,6 +85,28 @@ export class FunctionStore {
       if (isConditionFailed(error)) return undefined;
       throw error;
     }
+  }
+
+  /**
+   * Functions `deploying` since before `before` (by updated_at), oldest first, at most `limit`:
+   * found through the deploying index (keys only), then each read itself (consistent, so one
+   * that finished meanwhile is left out).
+   */
+  async listDeployingSince(before: Date, limit: number): Promise<FunctionItem[]> {
+    const { Items } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: DEPLOYING_INDEX,
+        KeyConditionExpression: "runs_pk = :pk AND runs_sk < :before",
+        ProjectionExpression: "pk, sk",
+        ExpressionAttributeValues: { ":pk": DEPLOYING_PK, ":before": before.toISOString() },
+        Limit: limit,
+      }),
+    );
+    const found = await Promise.all(
+      (Items ?? []).map((item) => this.getByName(String(item.pk).slice("ACCOUNT#".length), String(item.sk).slice("FN#".length))),
+    );
+    return found.filter((fn): fn is FunctionItem => fn?.status === "deploying");
   }
 
   /**
@@ -203,7 +236,9 @@ function functionToItem(fn: FunctionItem): Record<string, unknown> {
   // The record's named fields, then the keys, which nothing in the record can replace.
   const input = fn.input_schema === undefined ? {} : { input_schema: schemaToText(fn.input_schema) };
   const output = fn.output_schema === undefined ? {} : { output_schema: schemaToText(fn.output_schema) };
-  return { ...namedFields(fn), ...input, ...output, ...keys.functionByName(fn.account_id, fn.name), ...keys.functionIdIndex(fn.function_id) };
+  // Only while deploying: the sparse entry the AWS sweeper finds stuck deploys by.
+  const deploying = fn.status === "deploying" ? keys.deployingIndex(fn.updated_at, fn.function_id) : {};
+  return { ...namedFields(fn), ...input, ...output, ...deploying, ...keys.functionByName(fn.account_id, fn.name), ...keys.functionIdIndex(fn.function_id) };
 }
 
 /** The schemas are kept as JSON text: a string holds any nesting and any number, a DynamoDB map does not. */
@@ -245,6 +280,7 @@ function namedFields(stored: Omit<FunctionItem, "input_schema" | "output_schema"
     code_sha256: stored.code_sha256,
     revision: stored.revision,
     ...(stored.has_secrets === true ? { has_secrets: true } : {}),
+    ...(typeof stored.deploy_id === "string" ? { deploy_id: stored.deploy_id } : {}),
   };
 }
 

@@ -1,3 +1,6 @@
+/** The partition of deploying functions in the runs index: few at a time (each for minutes), one partition. */
+export const DEPLOYING_PK = "DEPLOYING";
+
 /** Key builders for the single-table layout described in tables.ts. */
 export const keys = {
   account: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: "ACCOUNT" }),
@@ -5,6 +8,11 @@ export const keys = {
   apiKeyIndex: (accountId: string, keyId: string) => ({ gsi1pk: `ACCOUNT#${accountId}`, gsi1sk: `KEY#${keyId}` }),
   functionByName: (accountId: string, name: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `FN#${name}` }),
   functionIdIndex: (functionId: string) => ({ gsi1pk: `FNID#${functionId}`, gsi1sk: "FN" }),
+  /**
+   * A function while it is `deploying`, in the runs index (DEPLOYING_INDEX) by when it became so:
+   * the sparse entry the AWS sweeper finds stuck deploys by. Run keys there start `FNID#`.
+   */
+  deployingIndex: (updatedAt: string, functionId: string) => ({ runs_pk: DEPLOYING_PK, runs_sk: `${updatedAt}#${functionId}` }),
   version: (functionId: string, version: number) => ({ pk: `FNID#${functionId}`, sk: `VER#${pad(version)}` }),
   /** Code parts carry the token of the write that made them, so racing writers never mix parts. */
   codePart: (functionId: string, version: number, token: string, field: string, part: number) => ({

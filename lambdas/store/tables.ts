@@ -21,6 +21,11 @@
  * |-------|----------------------------------|----------------------------------|-----------------------------------------|
  * | runs  | runs_pk: FNID#<function_id>#RUNS | runs_sk: <run_id>                | every run: RUN_LIST_ATTRIBUTES          |
  * | gsi1  | gsi1pk: ACTIVE#<shard 0..7>      | gsi1sk: <deadline_at>#<run_id>   | queued and running runs only            |
+ * | runs  | runs_pk: DEPLOYING               | runs_sk: <updated_at>#<function_id> | function records while `deploying` only |
+ *
+ * A function record is in gsi1 already (by id), so its `deploying` entry goes in the runs index
+ * (whose other keys start `FNID#`): the AWS sweeper finds deploys stuck past STALE_DEPLOY_MS
+ * there, reading only the keys (no scan, no new index).
  *
  * Runs last written before the runs index carry gsi1pk `FNID#<function_id>#RUNS` and gsi1sk
  * `<run_id>` instead, and no active keys; RunStore.recent still lists them until they expire.
@@ -53,6 +58,8 @@ export interface TableDefinition {
 
 /** The runs of a function, newest first. */
 export const RUNS_INDEX = "runs";
+/** Function records while `deploying`, by updated_at: in the runs index under `DEPLOYING` (see functionStore.ts). */
+export const DEPLOYING_INDEX = RUNS_INDEX;
 /** Runs still queued or running, by deadline: in gsi1 under `ACTIVE#<shard>` (see runStore.ts). */
 export const ACTIVE_INDEX = "gsi1";
 

@@ -56,6 +56,8 @@ export interface AwsPipelineOptions {
   /** The sweeper's clock (default the system's). */
   sweepClock?: Clock;
   runtime?: Partial<AwsRuntimeOptions>;
+  /** More of the service's own Lambdas, by name or ARN (e.g. the deploy job). */
+  services?: Record<string, ServiceLambda>;
 }
 
 /**
@@ -83,7 +85,7 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
   const recorderLambda: ServiceLambda = (payload) => recorder(payload);
   const lambda = new InProcessLambda(
     dir,
-    { [RECORDER_ARN]: options.recorder ? options.recorder(recorderLambda) : recorderLambda },
+    { ...options.services, [RECORDER_ARN]: options.recorder ? options.recorder(recorderLambda) : recorderLambda },
     launchTestBrowser,
     (functionName) => kms.client(runnerSession(EXECUTION_ROLE_ID, functionName)) as LambdaHandlerOptions["kms"],
   );

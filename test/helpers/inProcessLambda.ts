@@ -62,6 +62,8 @@ export class InProcessLambda {
    * restored after, since its code runs here. One invocation at a time when used.
    */
   environment?: (functionName: string) => Record<string, string>;
+  /** Errors the next commands of a class (e.g. "CreateFunctionCommand") answer with, each once, in order (see fail). */
+  private readonly faults = new Map<string, Error[]>();
 
   constructor(
     private readonly root: string,
@@ -71,8 +73,15 @@ export class InProcessLambda {
     private readonly kmsFor?: (functionName: string) => LambdaHandlerOptions["kms"],
   ) {}
 
+  /** The next `times` commands of class `command` answer `error` (as Lambda refusing or throttling them) and change nothing. */
+  fail(command: string, error: () => Error, times = 1): void {
+    this.faults.set(command, [...(this.faults.get(command) ?? []), ...Array.from({ length: times }, error)]);
+  }
+
   async send(command: LambdaCommand): Promise<unknown> {
     this.sent.push(command);
+    const fault = this.faults.get(command.constructor.name)?.shift();
+    if (fault) throw fault;
     const input = command.input as Record<string, unknown> & { FunctionName: string };
     const fn = this.functions.get(input.FunctionName);
     switch (command.constructor.name) {

@@ -7,13 +7,14 @@ import { deleteFunction } from "../../lambdas/functions/deleteFunction";
 import { runDeployJob } from "../../lambdas/functions/deployJob";
 import { forkFunction } from "../../lambdas/functions/forkFunction";
 import { ENQUEUE_FAILED_REASON, STALE_DEPLOY_MS } from "../../lambdas/functions/startDeploy";
+import { DEPLOY_JOB_MAX_EVENT_AGE_MS, DEPLOY_JOB_TIMEOUT_MS } from "../../lambdas/functions/deployLimits";
 import type { FunctionItem, VersionWithCode } from "../../lambdas/functions/types";
 import { updateFunction } from "../../lambdas/functions/updateFunction";
 import { ApiError } from "../../lambdas/http/errors";
 import type { Principal } from "../../lambdas/identity/identity";
 import { createAccountQuotaCheck } from "../../lambdas/runtime/aws/accountQuotas";
 import { makeDeployJobHandler } from "../../lambdas/runtime/aws/deployJobs";
-import type { DeployResult, Runtime } from "../../lambdas/runtime/runtime";
+import type { DeployGuard, DeployResult, Runtime } from "../../lambdas/runtime/runtime";
 import type { Scheduler } from "../../lambdas/schedule/scheduler";
 import { ECHO_FN, NO_PARAMS_FN } from "../helpers/code";
 import { FakeClock } from "../helpers/fakeClock";
@@ -59,13 +60,15 @@ class FakeRuntime implements Runtime {
     return { started: startedPromise, release };
   }
 
-  async deploy(fn: FunctionItem, version: VersionWithCode): Promise<DeployResult> {
+  async deploy(fn: FunctionItem, version: VersionWithCode, guard?: DeployGuard): Promise<DeployResult> {
     this.calls.push({ op: "deploy", function_id: fn.function_id, version: version.version, memory_mb: fn.memory_mb, source: version.source });
     const held = this.held;
     this.held = undefined;
     if (held) {
       held.started();
       await held.release;
+      // As the AWS runtime does before each change it makes to the function's Lambda.
+      await guard?.();
     }
     return this.answer();
   }
@@ -140,6 +143,7 @@ const deployJob = (fn: FunctionItem, version = fn.latest_version): DeployJob => 
   function_id: fn.function_id,
   name: fn.name,
   version,
+  deploy_id: fn.deploy_id,
 });
 
 describe("deploys outside the request (deploy jobs)", () => {
@@ -147,7 +151,8 @@ describe("deploys outside the request (deploy jobs)", () => {
     const s = service();
     const fn = await createFunction(s.deps, s.principal, { name: "nightly", code: NO_PARAMS_FN, schedule: "0 3 * * *", memory_mb: 2048 });
     expect(fn).toMatchObject({ status: "deploying", status_reason: null, latest_version: 1 });
-    expect(s.queue.jobs).toEqual([{ kind: "deploy", account_id: s.principal.account_id, function_id: fn.function_id, name: "nightly", version: 1 }]);
+    expect(s.queue.jobs).toEqual([{ kind: "deploy", account_id: s.principal.account_id, function_id: fn.function_id, name: "nightly", version: 1, deploy_id: fn.deploy_id }]);
+    expect(fn.deploy_id).toMatch(/^dep_[0-9a-z]{26}$/);
     expect(s.runtime.calls).toEqual([]);
     expect(s.synced.map((synced) => [synced.function_id, synced.schedule])).toEqual([[fn.function_id, "0 3 * * *"]]);
     expect(await s.stored("nightly")).toMatchObject({ status: "deploying" });
@@ -220,7 +225,8 @@ describe("deploys outside the request (deploy jobs)", () => {
     const updated = await updateFunction(s.deps, s.principal, "sized", { memory_mb: 2048 });
     expect(updated).toMatchObject({ status: "deploying", memory_mb: 2048, latest_version: 1 });
     const job = s.queue.jobs[1];
-    expect(job).toEqual({ ...deployJob(fn), kind: "configure" });
+    expect(job).toEqual({ ...deployJob(updated), kind: "configure" });
+    expect(updated.deploy_id).not.toBe(fn.deploy_id);
     expect(await runDeployJob(s.deps, job!)).toBe("active");
     expect(s.runtime.calls.map((call) => [call.op, call.memory_mb])).toEqual([
       ["deploy", 1024],
@@ -263,8 +269,8 @@ describe("deploys outside the request (deploy jobs)", () => {
 
     const resent = await updateFunction(s.deps, s.principal, "unlucky", { code: ECHO_FN });
     expect(resent).toMatchObject({ status: "deploying", status_reason: null, latest_version: 1 });
-    expect(s.queue.jobs).toEqual([deployJob(fn)]);
-    expect(await runDeployJob(s.deps, deployJob(fn))).toBe("active");
+    expect(s.queue.jobs).toEqual([deployJob(resent)]);
+    expect(await runDeployJob(s.deps, deployJob(resent))).toBe("active");
     expect(await s.stored("unlucky")).toMatchObject({ status: "active", latest_version: 1 });
   });
 });
@@ -279,8 +285,8 @@ describe("sending the same code again", () => {
 
     const resent = await updateFunction(s.deps, s.principal, "flaky", { code: ECHO_FN });
     expect(resent).toMatchObject({ status: "deploying", status_reason: null, latest_version: 1 });
-    expect(s.queue.jobs).toEqual([deployJob(fn), deployJob(fn)]);
-    expect(await runDeployJob(s.deps, deployJob(fn))).toBe("active");
+    expect(s.queue.jobs).toEqual([deployJob(fn), deployJob(resent)]);
+    expect(await runDeployJob(s.deps, deployJob(resent))).toBe("active");
     expect(s.runtime.calls.map((call) => [call.op, call.version])).toEqual([
       ["deploy", 1],
       ["deploy", 1],
@@ -290,7 +296,9 @@ describe("sending the same code again", () => {
   });
 
   it("deploys a function stuck `deploying` again once STALE_DEPLOY_MS has passed, and leaves a fresh deploy alone", async () => {
-    expect(STALE_DEPLOY_MS).toBe(16 * 60_000);
+    // Longer than a job can be at work: its latest start (the event age) plus its longest run.
+    expect(STALE_DEPLOY_MS).toBe(26 * 60_000);
+    expect(STALE_DEPLOY_MS).toBeGreaterThan(DEPLOY_JOB_MAX_EVENT_AGE_MS + DEPLOY_JOB_TIMEOUT_MS);
     const s = service();
     const fn = await createFunction(s.deps, s.principal, { name: "stuck", code: ECHO_FN });
 
@@ -307,9 +315,46 @@ describe("sending the same code again", () => {
     const redeployed = await updateFunction(s.deps, s.principal, "stuck", { code: ECHO_FN });
     expect(redeployed).toMatchObject({ status: "deploying", latest_version: 1 });
     expect(redeployed.updated_at).not.toBe(fn.updated_at);
-    expect(s.queue.jobs).toEqual([deployJob(fn), deployJob(fn)]);
-    expect(await runDeployJob(s.deps, deployJob(fn))).toBe("active");
+    expect(s.queue.jobs).toEqual([deployJob(fn), deployJob(redeployed)]);
+    // The first job, run late (a retry Lambda still held), is not the deploy any more.
+    expect(await runDeployJob(s.deps, deployJob(fn))).toBe("superseded");
+    expect(await runDeployJob(s.deps, deployJob(redeployed))).toBe("active");
     expect(s.runtime.calls).toHaveLength(1);
+  });
+
+  it("a job still at work when a resend starts a new deploy stops before its next change and records nothing", async () => {
+    const s = service();
+    const fn = await createFunction(s.deps, s.principal, { name: "slow", code: ECHO_FN });
+    const held = s.runtime.holdNextDeploy();
+    // Its runtime would report failed: recorded, that would overwrite the new deploy.
+    s.runtime.results.push({ status: "failed", status_reason: "Timed out after 120 s waiting for Lambda" });
+    const running = runDeployJob(s.deps, deployJob(fn));
+    await held.started;
+    await s.advance(STALE_DEPLOY_MS + 1);
+    const resent = await updateFunction(s.deps, s.principal, "slow", { code: ECHO_FN });
+    expect(resent.deploy_id).not.toBe(fn.deploy_id);
+    held.release();
+    expect(await running).toBe("superseded");
+    expect(s.lines).toContainEqual(expect.stringMatching(/stopped, another deploy or a delete took the function over/));
+    expect(await s.stored("slow")).toMatchObject({ status: "deploying", status_reason: null, deploy_id: resent.deploy_id });
+    // It stopped at its guard: the rest of its deploy (the scripted answer) never ran.
+    expect(s.runtime.results.splice(0)).toHaveLength(1);
+    expect(await runDeployJob(s.deps, deployJob(resent))).toBe("active");
+    expect(await s.stored("slow")).toMatchObject({ status: "active", deploy_id: resent.deploy_id });
+  });
+
+  it("a status write of an earlier deploy is refused once a resend started a new one (the store's condition on deploy_id)", async () => {
+    const s = service();
+    s.runtime.results.push({ status: "failed", status_reason: "broken" });
+    const fn = await createFunction(s.deps, s.principal, { name: "raced", code: ECHO_FN });
+    await runDeployJob(s.deps, deployJob(fn));
+    const failed = await s.stored("raced");
+    const resent = await updateFunction(s.deps, s.principal, "raced", { code: ECHO_FN });
+    // What the first deploy (or a sweeper that read the record before the resend) would write now.
+    expect(await memory.store.functions.setStatus(fn, "failed", "late")).toBeUndefined();
+    expect(await memory.store.functions.setStatus(failed!, "active", null)).toBeUndefined();
+    expect(await s.stored("raced")).toMatchObject({ status: "deploying", status_reason: null, deploy_id: resent.deploy_id });
+    expect(await memory.store.functions.setStatus(resent, "active", null)).toMatchObject({ status: "active", deploy_id: resent.deploy_id });
   });
 
   it("locally (no deploy jobs), deploys a failed function again within the request", async () => {

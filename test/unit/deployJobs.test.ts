@@ -5,7 +5,14 @@ import type { DeployJobDeps } from "../../lambdas/functions/deployJob";
 import { createLambdaDeployJobs, makeDeployJobHandler } from "../../lambdas/runtime/aws/deployJobs";
 
 const JOB_FUNCTION = "bfn-deploy-job";
-const JOB: DeployJob = { kind: "deploy", account_id: "acme", function_id: "fn_01jabcdefghjkmnpqrstvwxyz0", name: "scraper", version: 3 };
+const JOB: DeployJob = {
+  kind: "deploy",
+  account_id: "acme",
+  function_id: "fn_01jabcdefghjkmnpqrstvwxyz0",
+  name: "scraper",
+  version: 3,
+  deploy_id: "dep_01jabcdefghjkmnpqrstvwxyz1",
+};
 
 /** Records every command; throws the queued errors first. */
 class FakeLambda {
@@ -55,6 +62,8 @@ describe("the deploy-job Lambda's handler (makeDeployJobHandler)", () => {
     ["a version that is not a positive integer", { ...JOB, version: 0 }],
     ["a version as text", { ...JOB, version: "3" }],
     ["no account", { ...JOB, account_id: undefined }],
+    ["a bad deploy id", { ...JOB, deploy_id: "dep_../x" }],
+    ["a deploy id that is not text", { ...JOB, deploy_id: 7 }],
   ])("logs and drops %s, touching neither store nor runtime", async (_case, event) => {
     const lines: string[] = [];
     const deps = { store: untouchable, runtime: untouchable, log: (line: string) => lines.push(line) } as unknown as DeployJobDeps;

@@ -2,6 +2,7 @@ import { Match } from "aws-cdk-lib/assertions";
 import type { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
 import { lambdaTimeoutSeconds } from "../../lambdas/runtime/aws/deployLambda";
+import { STALE_DEPLOY_MS } from "../../lambdas/functions/deployLimits";
 import { RUN_DEADLINE_MARGIN_MS } from "../../lambdas/runs/types";
 import { functionItem, runItem } from "../helpers/records";
 import { synthStack } from "../helpers/testStack";
@@ -228,13 +229,16 @@ describe("the run pipeline (synthesized)", () => {
     });
   });
 
-  it("deploys in a job Lambda off the request path: 15 minutes, retried twice, then handed to the sweeper; named in the routes' environment", () => {
+  it("deploys in a job Lambda off the request path: 15 minutes, retried twice within 10 minutes, then handed to the sweeper; named in the routes' environment", () => {
     const [jobId, job] = functionNamed("bfn-test-deploy-job");
     expect(job.Properties.Timeout).toBe(900);
     const [sweeperId] = functionNamed("bfn-test-run-sweeper");
+    // No run of a job starts after its event age, nor lasts past the timeout: STALE_DEPLOY_MS is longer than both.
+    expect(STALE_DEPLOY_MS).toBeGreaterThan((600 + 900) * 1000);
     template.hasResourceProperties("AWS::Lambda::EventInvokeConfig", {
       FunctionName: { Ref: jobId },
       MaximumRetryAttempts: 2,
+      MaximumEventAgeInSeconds: 600,
       DestinationConfig: { OnFailure: { Destination: { "Fn::GetAtt": [sweeperId, "Arn"] } } },
     });
     const [queueId] = Object.keys(template.findResources("AWS::SQS::Queue")).filter((id) => id.startsWith("RunPipeline"));

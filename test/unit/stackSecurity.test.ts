@@ -146,7 +146,7 @@ describe("the stack's permissions", () => {
       { Action: ["s3:DeleteObject"], Resource: [`<${bucketId}.Arn>/artifacts/*`] },
     ]);
     const sweeper = statementsOfRole(roleOf("HandlersRunSweeperRole"));
-    expect(sweeper.flatMap((s) => list(s.Resource)).map(flatten).filter((r) => !/logs|DeadLetters|WebhooksQueue/i.test(r)).sort()).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`]);
+    expect(sweeper.flatMap((s) => list(s.Resource)).map(flatten).filter((r) => !/logs|DeadLetters|WebhooksQueue/i.test(r)).sort()).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`, `<${tableId}.Arn>/index/runs`]);
     expect(sweeper.flatMap((s) => list(s.Action)).filter((a) => !/^(logs|sqs):/.test(a)).sort()).toEqual([
       "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem",
     ]);

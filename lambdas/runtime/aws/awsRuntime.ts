@@ -6,8 +6,8 @@ import { ApiError } from "../../http/errors";
 import type { LambdaRunEvent } from "../../runner/lambdaPackage";
 import { FINAL_STATUSES, RUN_DEADLINE_MARGIN_MS, type RunItem } from "../../runs/types";
 import type { RunStore } from "../../store/runStore";
-import type { InvokeRequest, InvokeResult, Runtime } from "../runtime";
-import { lambdaDeployer, versionAlias } from "./deployLambda";
+import type { DeployGuard, InvokeRequest, InvokeResult, Runtime } from "../runtime";
+import { guardedSend, lambdaDeployer, versionAlias } from "./deployLambda";
 import { endedWithout } from "./invokeOutcome";
 import { type ControlPlaneCommand, httpStatusOf, isAwsError, type LambdaClientLike, type LambdaSend } from "./lambdaClient";
 import type { OutcomeBucket } from "./outcomeBucket";
@@ -91,7 +91,9 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  *   On AWS deploys run in the deploy-job Lambda, off the request path.
  * configure(fn): UpdateFunctionConfiguration + wait + PublishVersion, then UpdateAlias `vN`
  *   (N = latest_version) and `live`: older versions keep the settings they were published with.
- *   It and deploy must not run at the same time for one function.
+ *   It and deploy must not run at the same time for one function: the deploy job's guard stops
+ *   a superseded job before its next change (DeployGuard), and a deploy is started again only
+ *   once no job can still run (STALE_DEPLOY_MS).
  * invoke: an execution of the run workflow (see `invoke` below). remove: DeleteFunction (all
  *   versions and aliases with it).
  */
@@ -103,7 +105,7 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
   const send: LambdaSend = <Output>(command: ControlPlaneCommand) => options.lambda.send(command) as Promise<Output>;
   const sleep = options.sleep ?? defaultSleep;
   const functionName = (fn: FunctionItem) => lambdaFunctionName(functionPrefix, fn.function_id);
-  const deployer = lambdaDeployer(send, {
+  const setup = {
     runtime: options.runtime ?? "nodejs22.x",
     role: options.executionRoleArn,
     layers: options.layerArns,
@@ -112,7 +114,9 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
     pollIntervalMs: options.pollIntervalMs ?? 1000,
     activeTimeoutMs: options.activeTimeoutMs ?? 120_000,
     sleep,
-  });
+  } as const;
+  /** A deploy's calls: with a guard, each that changes the function asks it first (see DeployGuard). */
+  const deployer = (guard?: DeployGuard) => lambdaDeployer(guard ? guardedSend(send, guard) : send, setup);
 
   const runPollIntervalMs = options.runPollIntervalMs ?? 200;
 
@@ -135,9 +139,9 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
   };
 
   return {
-    deploy: (fn, version) => deployer.deploy(functionName(fn), fn, version),
+    deploy: (fn, version, guard) => deployer(guard).deploy(functionName(fn), fn, version),
 
-    configure: (fn) => deployer.configure(functionName(fn), fn),
+    configure: (fn, guard) => deployer(guard).configure(functionName(fn), fn),
 
     /**
      * Starts the run workflow (runWorkflow.ts) with an execution named after the run (one

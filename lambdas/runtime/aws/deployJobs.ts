@@ -2,6 +2,7 @@ import { InvokeCommand } from "@aws-sdk/client-lambda";
 import { z } from "zod";
 import type { DeployJob, DeployJobs } from "../../deps";
 import { type DeployJobDeps, type DeployJobOutcome, runDeployJob } from "../../functions/deployJob";
+import { DEPLOY_ID_PATTERN } from "../../functions/ids";
 import { FUNCTION_ID_PATTERN, NAME_PATTERN } from "../../schemas/functionSchemas";
 import type { Store } from "../../store/store";
 import type { LambdaClientLike } from "./lambdaClient";
@@ -23,6 +24,7 @@ export function createLambdaDeployJobs(client: LambdaClientLike<InvokeCommand>, 
         function_id: job.function_id,
         name: job.name,
         version: job.version,
+        ...(job.deploy_id === undefined ? {} : { deploy_id: job.deploy_id }),
       };
       await client.send(new InvokeCommand({ FunctionName: functionName, InvocationType: "Event", Payload: JSON.stringify(payload) }));
     },
@@ -36,6 +38,7 @@ export const DeployJobEvent = z.object({
   function_id: z.string().regex(FUNCTION_ID_PATTERN),
   name: z.string().regex(NAME_PATTERN),
   version: z.int().min(1),
+  deploy_id: z.string().regex(DEPLOY_ID_PATTERN).optional(),
 });
 
 /**
@@ -56,6 +59,7 @@ export function makeDeployJobHandler(deps: DeployJobDeps) {
       function_id: parsed.data.function_id,
       name: parsed.data.name,
       version: parsed.data.version,
+      ...(parsed.data.deploy_id === undefined ? {} : { deploy_id: parsed.data.deploy_id }),
     };
     const outcome = await runDeployJob(deps, job);
     deps.log(`deploy job ${job.kind} ${job.function_id} v${job.version}: ${outcome}`);
@@ -77,6 +81,8 @@ export async function recordFailedDeployJob(deps: { store: Pick<Store, "function
   const job = parsed.data;
   const fn = await deps.store.functions.getByName(job.account_id, job.name);
   if (!fn || fn.function_id !== job.function_id || fn.latest_version !== job.version || fn.status !== "deploying") return "ignored";
+  // A newer deploy of the same version (a resend) has a job of its own; a job queued before deploy ids names none.
+  if (job.deploy_id !== undefined && job.deploy_id !== fn.deploy_id) return "ignored";
   deps.log(`deploy job ${job.kind} ${job.function_id} v${job.version} failed on every attempt: ${why.slice(0, 500)}`);
   return (await deps.store.functions.setStatus(fn, "failed", DEPLOY_JOB_FAILED_REASON)) ? "failed" : "ignored";
 }

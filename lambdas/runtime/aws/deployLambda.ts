@@ -10,7 +10,7 @@ import {
   UpdateFunctionConfigurationCommand,
 } from "@aws-sdk/client-lambda";
 import type { FunctionItem, VersionWithCode } from "../../functions/types";
-import type { DeployResult } from "../runtime";
+import type { DeployGuard, DeployResult } from "../runtime";
 import { isAwsError, type LambdaSend } from "./lambdaClient";
 import { functionZip } from "./functionZip";
 
@@ -59,6 +59,14 @@ const ACTIVE: DeployResult = { status: "active", status_reason: null };
 export const versionAlias = (version: number): string => `v${version}`;
 /** The alias of the function's latest version and settings. */
 export const LIVE_ALIAS = "live";
+
+/** `send`, asking `guard` before each command that changes the function (every one but GetFunctionConfiguration). */
+export function guardedSend(send: LambdaSend, guard: DeployGuard): LambdaSend {
+  return async <Output>(command: Parameters<LambdaSend>[0]): Promise<Output> => {
+    if (!(command instanceof GetFunctionConfigurationCommand)) await guard();
+    return send<Output>(command);
+  };
+}
 
 /**
  * Provisioning of one function's Lambda: create or update it, wait until Lambda has applied

@@ -3,6 +3,7 @@ import type { FinishRunDeps } from "../../runs/finishRun";
 import type { Store } from "../../store/store";
 import { recordFailedDeployJob } from "./deployJobs";
 import { recordExecutionEnd } from "./recordRun";
+import { failStuckDeploys } from "./stuckDeploys";
 
 export interface SweepDeps extends FinishRunDeps {
   store: Pick<Store, "runs" | "meters" | "limits" | "functions">;
@@ -39,10 +40,12 @@ export type SweepEvent =
  *   event), it ends that run at once with the execution's error (recordExecutionEnd).
  * - When Lambda gives up on a deploy job (it threw on every attempt, or waited too long), the
  *   function it deployed is recorded `failed` instead of staying `deploying` (recordFailedDeployJob).
+ * - Every few minutes it also records `failed` each function `deploying` past STALE_DEPLOY_MS
+ *   (failStuckDeploys): the deploy whose job was never queued, or whose failure event was lost.
  * Store failures throw: EventBridge retries the event, and the next sweep finds what is left.
  */
 export function makeRunSweeper(deps: SweepDeps) {
-  return async (event: SweepEvent): Promise<{ settled: number }> => {
+  return async (event: SweepEvent): Promise<{ settled: number; stuck_deploys?: number }> => {
     if ("requestContext" in event) {
       const why = `${String(event.requestContext?.condition ?? "failed")}: ${JSON.stringify(event.responsePayload ?? null)}`;
       return { settled: (await recordFailedDeployJob(deps, event.requestPayload, why)) === "failed" ? 1 : 0 };
@@ -79,6 +82,7 @@ export function makeRunSweeper(deps: SweepDeps) {
     // Ends whose webhook deliveries were never queued (a recorder that stopped right after the end).
     const reconciled = await deps.webhooks?.reconcile(WEBHOOK_RECONCILE_AGE_MS);
     if (reconciled) deps.log(`run sweeper: queued the webhook deliveries of ${reconciled} ended run(s) left in the outbox`);
-    return { settled };
+    const stuck = await failStuckDeploys(deps, now);
+    return { settled, ...(stuck > 0 ? { stuck_deploys: stuck } : {}) };
   };
 }

@@ -1,4 +1,5 @@
-import { chmod, lstat, readdir, rename, writeFile } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { chmod, lstat, readdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import chromium from "@sparticuz/chromium";
 
@@ -74,10 +75,14 @@ async function writeFontConfig(fontsDir: string): Promise<string | undefined> {
 `;
   try {
     // Written beside and renamed over: a browser starting meanwhile reads the old file or the new one.
-    const fresh = `${file}.${process.pid}.tmp`;
-    await writeFile(fresh, config, { mode: 0o644, flag: "wx" });
-    await chmod(fresh, 0o644);
-    await rename(fresh, file);
+    const fresh = `${file}.${randomUUID()}.tmp`;
+    try {
+      await writeFile(fresh, config, { mode: 0o644, flag: "wx" });
+      await chmod(fresh, 0o644);
+      await rename(fresh, file);
+    } finally {
+      await rm(fresh, { force: true });
+    }
     return file;
   } catch {
     return undefined; // not the service's folder to write: the bundle's own configuration stays
