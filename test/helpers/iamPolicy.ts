@@ -3,10 +3,11 @@
  * them (test/helpers/awsFacade.ts). A request is allowed when some statement allows it and none
  * denies it (an explicit Deny wins; nothing matching is an implicit deny). A statement matches
  * on Action or NotAction and Resource or NotResource (wildcards `*` and `?`; actions without
- * regard to case) and its Condition block. A condition this evaluator cannot evaluate (an
- * operator it does not know, a key or policy variable the request has no value for, where the
- * operator needs one) counts as not satisfied: an Allow under it does not apply, and neither
- * does a Deny, so whatever it decides, it never allows more than IAM would for want of a Deny.
+ * regard to case) and its Condition block. A key or policy variable the request has no value
+ * for matches nothing (a negated operator, or …IfExists, holds). A statement that matches the
+ * request but whose condition this evaluator cannot decide (an operator it does not model, such
+ * as ForAnyValue:/ForAllValues:) throws UndecidedPolicy rather than guess either way: a test
+ * fails loudly instead of passing on a deny that IAM might not make.
  */
 
 export interface PolicyStatement {
@@ -90,7 +91,8 @@ function conditionHolds(operator: string, block: Record<string, unknown>, contex
     const values: string[] = [];
     for (const value of expected) {
       const resolved = substitute(value, context);
-      if (resolved === undefined) return undefined;
+      // A policy variable with no value in the request matches nothing, as in IAM.
+      if (resolved === undefined) return false;
       values.push(resolved);
     }
     const positive = STRING_TESTS[NEGATED[base] ?? base];
@@ -100,6 +102,9 @@ function conditionHolds(operator: string, block: Record<string, unknown>, contex
   }
   return true;
 }
+
+/** Thrown for a statement this evaluator cannot decide: a test must not pass on a guess. */
+export class UndecidedPolicy extends Error {}
 
 function statementApplies(statement: PolicyStatement, request: AuthzRequest): boolean {
   const actionMatch = (patterns: string[]) => patterns.some((p) => wildcard(p, request.action, true));
@@ -114,8 +119,14 @@ function statementApplies(statement: PolicyStatement, request: AuthzRequest): bo
   if (statement.Resource !== undefined && !resourceMatch(list(statement.Resource))) return false;
   if (statement.NotResource !== undefined && resourceMatch(list(statement.NotResource))) return false;
   if (statement.Resource === undefined && statement.NotResource === undefined) return false;
+  let undecided: string | undefined;
   for (const [operator, block] of Object.entries(statement.Condition ?? {})) {
-    if (conditionHolds(operator, block, request.context) !== true) return false;
+    const holds = conditionHolds(operator, block, request.context);
+    if (holds === false) return false;
+    if (holds === undefined) undecided ??= operator;
+  }
+  if (undecided !== undefined) {
+    throw new UndecidedPolicy(`The policy evaluator cannot decide ${request.action} on ${request.resource}: a ${statement.Effect} statement's condition ${undecided} is not modelled`);
   }
   return true;
 }

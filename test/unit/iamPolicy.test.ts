@@ -1,7 +1,7 @@
 import { Aws } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { PolicyStatement, Role } from "aws-cdk-lib/aws-iam";
-import { type AuthzRequest, evaluate, type PolicyStatement as Statement } from "../helpers/iamPolicy";
+import { type AuthzRequest, evaluate, type PolicyStatement as Statement, UndecidedPolicy } from "../helpers/iamPolicy";
 import { ACCOUNT, REGION, StackPolicies, type TemplateJson } from "../helpers/stackPolicies";
 import { testStack } from "../helpers/testStack";
 
@@ -31,7 +31,7 @@ describe("the policy evaluator", () => {
     expect(evaluate([allow, deny], request("s3:GetObject", `${BUCKET}/outcomes/run_1.json`, { "aws:SecureTransport": "true" })).effect).toBe("Allow");
   });
 
-  it("reads NotAction, `?`, policy variables, and lets no condition it cannot evaluate allow", () => {
+  it("reads NotAction, `?`, policy variables, and refuses to guess a condition it cannot evaluate", () => {
     const notAction: Statement = { Effect: "Allow", NotAction: ["iam:*", "lambda:Invoke*"], Resource: "*" };
     expect(evaluate([notAction], request("lambda:InvokeFunction", RECORDER)).effect).toBe("ImplicitDeny");
     expect(evaluate([notAction], request("states:StartExecution", RUNS)).effect).toBe("Allow");
@@ -41,9 +41,12 @@ describe("the policy evaluator", () => {
     expect(evaluate([own], request("kms:Decrypt", "k", { "aws:userid": "ROLE:fn-b", "kms:EncryptionContext:runner": "ROLE:fn-a" })).effect).toBe("ImplicitDeny");
     expect(evaluate([own], request("kms:Decrypt", "k", { "kms:EncryptionContext:runner": "ROLE:fn-a" })).effect).toBe("ImplicitDeny"); // no aws:userid
     const unknown: Statement = { Effect: "Allow", Action: "*", Resource: "*", Condition: { IpAddressSomeday: { "aws:SourceIp": "10.0.0.0/8" } } };
-    expect(evaluate([unknown], request("lambda:InvokeFunction", RECORDER, { "aws:SourceIp": "10.0.0.1" })).effect).toBe("ImplicitDeny");
-    const multi: Statement = { Effect: "Allow", Action: "*", Resource: "*", Condition: { "ForAnyValue:StringLike": { "aws:TagKeys": "a*" } } };
-    expect(evaluate([multi], request("lambda:TagResource", RECORDER, { "aws:TagKeys": "abc" })).effect).toBe("ImplicitDeny");
+    expect(() => evaluate([unknown], request("lambda:InvokeFunction", RECORDER, { "aws:SourceIp": "10.0.0.1" }))).toThrow(UndecidedPolicy);
+    const multi: Statement = { Effect: "Deny", Action: "*", Resource: "*", Condition: { "ForAnyValue:StringLike": { "aws:TagKeys": "a*" } } };
+    expect(() => evaluate([multi], request("lambda:TagResource", RECORDER, { "aws:TagKeys": "abc" }))).toThrow(UndecidedPolicy);
+    // A statement that does not match the request by action or resource is not in question.
+    const tagging: Statement = { Effect: "Deny", Action: "lambda:TagResource", Resource: "*", Condition: { "ForAnyValue:StringLike": { "aws:TagKeys": "a*" } } };
+    expect(evaluate([tagging], request("lambda:InvokeFunction", RECORDER)).effect).toBe("ImplicitDeny");
   });
 });
 
