@@ -1,9 +1,10 @@
 import { FrameReader, encodeFrame } from "../../runner/frames";
-import { MAX_LOG_BYTES, capBytes, parseRunOutcome, resultTooLarge } from "../../runner/outcomeSchema";
+import { parseRunOutcome, resultTooLarge } from "../../runner/outcomeSchema";
 import { type CaptureEvidence, MAX_FRAME_BYTES, type HostInit, type RunOutcome, type RunRequest, type WorkerInit } from "../../runner/protocol";
 import { artifactContentType } from "../../artifacts/artifacts";
 import type { ArtifactReceiver } from "./localArtifacts";
-import { NO_SECRETS, Redactor } from "../../secrets/redactor";
+import { type Deferred, deferred } from "./deferred";
+import { StreamedLogs } from "./streamedLogs";
 import { MAX_ARTIFACT_FRAMES_PER_RUN, MAX_FRAMES_PER_RUN, MAX_LOG_FRAMES_PER_RUN, type WorkerFrame, parseFrame } from "./workerChannel";
 import type { SandboxedHost } from "./sandbox/sandboxedHost";
 
@@ -42,23 +43,6 @@ export interface WorkerRun {
 
 const START_TIMEOUT_MS = 30_000;
 
-interface Deferred<T> {
-  promise: Promise<T>;
-  resolve: (value: T) => void;
-  reject: (error: Error) => void;
-}
-
-function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (error: Error) => void;
-  const promise = new Promise<T>((yes, no) => {
-    resolve = yes;
-    reject = no;
-  });
-  promise.catch(() => undefined); // awaited by whoever needs it; never an unhandled rejection
-  return { promise, resolve, reject };
-}
-
 type State =
   | { name: "starting"; ready: Deferred<void> }
   | { name: "idle" }
@@ -90,14 +74,10 @@ export class WorkerProcess {
   private state: State = { name: "starting", ready: deferred() };
   private exitReason: string | null = null;
   private killing: Promise<void> | undefined;
-  /** The console output of the last run, as streamed while it ran (capped). */
-  private streamedLogs = "";
-  /** The streamed output reached the cap: nothing more is taken. */
-  private logsFull = false;
+  /** The console output of the last run, as streamed while it ran. */
+  private readonly logs = new StreamedLogs();
   /** The host's word that the evidence of a stuck run is kept (see captureEvidence). */
   private evidenceTaken: { runId: string; done: () => void } | undefined;
-  /** Redacts the run's secret values from its streamed console output (a line's end that may start one waits for the next). */
-  private logRedaction: ReturnType<Redactor["stream"]> = NO_SECRETS.stream();
 
   private constructor(
     private readonly host: SandboxedHost,
@@ -145,13 +125,13 @@ export class WorkerProcess {
    * crashed keeps (a run that answered carries its whole output in its answer).
    */
   get logsSoFar(): string {
-    return this.logsFull ? this.streamedLogs : capBytes(this.streamedLogs + this.logRedaction.held(), MAX_LOG_BYTES);
+    return this.logs.all;
   }
 
   /** What the run `runId` has logged so far while it is this worker's run ("" before it started here, or once another one has). */
   logsOf(runId: string): string {
     const state = this.state;
-    return (state.name === "running" || state.name === "finishing") && state.runId === runId ? this.streamedLogs : "";
+    return (state.name === "running" || state.name === "finishing") && state.runId === runId ? this.logs.sent : "";
   }
 
   /** True when the kernel's memory ceiling of the sandbox was hit (cgroups only). */
@@ -181,10 +161,8 @@ export class WorkerProcess {
       idle: deferred<{ leftover: string[] }>(),
     };
     this.state = state;
-    this.streamedLogs = "";
-    this.logsFull = false;
     // The worker redacts its lines itself; this side does again, for what a run writes around it.
-    this.logRedaction = new Redactor(Object.values(options.secrets ?? {})).stream();
+    this.logs.reset(Object.values(options.secrets ?? {}));
     // The kernel's ceiling sits well above the sampled limit: it stops a burst between samples.
     await this.host.limitMemory(memoryMb * 2 + 512);
     await this.host.thaw();
@@ -281,13 +259,7 @@ export class WorkerProcess {
     }
     if (state.name !== "running") return;
     if (++state.logFrames > MAX_LOG_FRAMES_PER_RUN) return void this.kill("the worker broke the protocol: too many log messages in one run");
-    // Not "until the worker's truncation note": the worker cuts the function's own output short of
-    // the cap and writes the runtime's notes (the failure evidence) after it, as the host does.
-    if (!this.logsFull) {
-      const next = this.streamedLogs + this.logRedaction.push(text);
-      this.logsFull = Buffer.byteLength(next, "utf8") > MAX_LOG_BYTES;
-      this.streamedLogs = capBytes(next, MAX_LOG_BYTES);
-    }
+    this.logs.push(text);
     // Whoever follows the run live reads the text from here (logsSoFar): the one copy of it.
     try {
       state.onLog?.();
@@ -318,7 +290,7 @@ export class WorkerProcess {
     const state = this.state;
     if (state.name === "running") {
       this.state = { name: "finishing", runId: state.runId, frames: state.frames, idle: state.idle };
-      state.done.resolve({ status: "failed", error: resultTooLarge(), logs: this.streamedLogs, browser_ms: 0 });
+      state.done.resolve({ status: "failed", error: resultTooLarge(), logs: this.logs.sent, browser_ms: 0 });
     }
     void this.kill(`the worker sent too much: ${problem}`);
   }
