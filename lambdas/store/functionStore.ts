@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { schemaFromText, schemaToText, type InputSchema, type JsonSchema } from "../code/jsonSchema";
+import { copyWarnings } from "../functions/copyWarnings";
 import type { FunctionItem } from "../functions/types";
 import { isConditionFailed, scanAll, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored, keys } from "./keys";
@@ -245,6 +246,7 @@ function namedFields(stored: Omit<FunctionItem, "input_schema" | "output_schema"
     code_sha256: stored.code_sha256,
     revision: stored.revision,
     ...(stored.has_secrets === true ? { has_secrets: true } : {}),
+    ...(Array.isArray(stored.warnings) ? { warnings: copyWarnings(stored.warnings) } : {}),
   };
 }
 
