@@ -54,13 +54,12 @@ function encodeVlq(n: number): string {
   return out;
 }
 
-/** The segments of `mappings` that name a source (1- and 5-field ones: those with a name keep their position only). Throws on a malformed one. */
+/** The segments of `mappings` that name a source (a 5-field one's name is left out: names are relative, and never read). Throws on a malformed one. */
 export function decodeMappings(mappings: string, sourceCount: number): Segment[][] {
   const lines: Segment[][] = [];
   let source = 0;
   let line = 0;
   let sourceColumn = 0;
-  let name = 0;
   let count = 0;
   for (const text of mappings.split(";")) {
     const segments: Segment[] = [];
@@ -75,7 +74,6 @@ export function decodeMappings(mappings: string, sourceCount: number): Segment[]
       source += fields[1] ?? 0;
       line += fields[2] ?? 0;
       sourceColumn += fields[3] ?? 0;
-      name += fields[4] ?? 0;
       if (column < 0 || source < 0 || source >= sourceCount || line < 0 || sourceColumn < 0) throw new Error("segment out of range");
       if (++count > MAX_SEGMENTS) throw new Error("too many segments");
       segments.push({ column, source, line, sourceColumn });
