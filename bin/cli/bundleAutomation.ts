@@ -4,6 +4,7 @@ import path from "node:path";
 import { type Metafile, build } from "esbuild";
 import { CliError } from "./args";
 import { bundleFailure } from "./bundleErrors";
+import { decodeMappings, type PositionMap, type Segment, withInlineMap } from "../../lambdas/code/sourceMaps";
 import { namespaceImports } from "./namespaceImports";
 import { typedDefaultExport } from "./typedDefaultExport";
 
@@ -20,6 +21,59 @@ export interface BundledAutomation {
   dependencyBytes: number;
   /** What the bundled imports weigh, by npm package or local file (`./helpers/x.ts`), largest first; empty when the file is sent as written. */
   parts: { name: string; bytes: number }[];
+  /**
+   * `code` with an inline source map on its last line back to the user's own files (not npm
+   * packages'), which the service composes into its own so that stack frames name them
+   * (`thrower.ts:8:11`); absent when the file is sent as written (its lines are the user's).
+   */
+  withSourceMap?: string;
+}
+
+/** A character a map's source name may not hold (the service refuses the map): replaced by `_`. */
+const UNSAFE_SOURCE_CHARACTER = /[^\w./@+-]/g;
+
+/** Offsets of the starts of `text`'s lines. */
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/**
+ * esbuild's map of the bundle `js`, carried over to `code` (what typedDefaultExport made of it:
+ * `offset` says where each character went), with the segments of the user's own files only:
+ * an npm package's frames keep their place in the bundle, and the map stays small (a few
+ * bytes per token of the user's code). Undefined when no segment is left.
+ */
+function ownSourcesMap(json: string, js: string, code: string, offset: (at: number) => number | undefined): PositionMap | undefined {
+  const esbuildMap = JSON.parse(json) as { sources: string[]; mappings: string };
+  const sources: string[] = [];
+  const index = new Map<number, number>();
+  esbuildMap.sources.forEach((source, i) => {
+    if (!source.split("/").includes("node_modules")) index.set(i, sources.push(source.replace(UNSAFE_SOURCE_CHARACTER, "_").slice(0, 200)) - 1);
+  });
+  const from = lineStarts(js);
+  const to = lineStarts(code);
+  const lines: Segment[][] = to.map(() => []);
+  let kept = 0;
+  decodeMappings(esbuildMap.mappings, esbuildMap.sources.length).forEach((segments, line) => {
+    for (const segment of segments) {
+      const source = index.get(segment.source);
+      const at = source === undefined ? undefined : offset((from[line] ?? Infinity) + segment.column);
+      if (source === undefined || at === undefined) continue;
+      // The line of `code` that holds `at`: the last start at or before it.
+      let low = 0;
+      let high = to.length - 1;
+      while (low < high) {
+        const mid = (low + high + 1) >> 1;
+        if ((to[mid] ?? 0) <= at) low = mid;
+        else high = mid - 1;
+      }
+      lines[low]?.push({ column: at - (to[low] ?? 0), source, line: segment.line, sourceColumn: segment.sourceColumn });
+      kept++;
+    }
+  });
+  return kept > 0 ? { sources, lines: lines.map((segments) => segments.sort((a, b) => a.column - b.column)) } : undefined;
 }
 
 function isProvided(specifier: string): boolean {
@@ -36,7 +90,7 @@ function partName(input: string): string {
 
 /** Bytes in the output of every input but the entry, summed by partName, largest first. */
 function partsOf(metafile: Metafile, entry: string): { name: string; bytes: number }[] {
-  const output = Object.values(metafile.outputs)[0];
+  const output = Object.entries(metafile.outputs).find(([file]) => file.endsWith(".js"))?.[1];
   const sums = new Map<string, number>();
   for (const [input, { bytesInOutput }] of Object.entries(output?.inputs ?? {})) {
     if (input === entry) continue;
@@ -81,6 +135,11 @@ export async function bundleAutomation(file: string): Promise<BundledAutomation>
       supported: { using: true },
       minify: true,
       legalComments: "none",
+      // A map back to the user's files (positions only), for the stacks of errors: see entrySourceMap.
+      sourcemap: "external",
+      sourcesContent: false,
+      outfile: path.join(workingDir, "bundle.js"), // names the map's sources relative to the entry's directory; nothing is written
+
       external: EXTERNAL,
       plugins: [namespaceImports(isProvided)],
       logLevel: "silent",
@@ -91,7 +150,11 @@ export async function bundleAutomation(file: string): Promise<BundledAutomation>
   // Nothing but the entry went in: its imports are all provided (or types only).
   if (Object.keys(result.metafile.inputs).length <= 1) return { code: source, entryBytes: Buffer.byteLength(source), dependencyBytes: 0, parts: [] };
   const parts = partsOf(result.metafile, path.relative(workingDir, absolute).split(path.sep).join("/"));
-  const code = typedDefaultExport(result.outputFiles[0]?.text ?? "", source, name);
+  const js = result.outputFiles.find((file) => file.path.endsWith(".js"))?.text ?? "";
+  const moved: { offset?: (at: number) => number | undefined } = {};
+  const code = typedDefaultExport(js, source, name, moved);
   const dependencyBytes = parts.reduce((sum, part) => sum + part.bytes, 0);
-  return { code, entryBytes: Buffer.byteLength(code) - dependencyBytes, dependencyBytes, parts };
+  const mapFile = result.outputFiles.find((file) => file.path.endsWith(".map"));
+  const map = mapFile && moved.offset ? ownSourcesMap(mapFile.text, js, code, moved.offset) : undefined;
+  return { code, entryBytes: Buffer.byteLength(code) - dependencyBytes, dependencyBytes, parts, ...(map ? { withSourceMap: withInlineMap(code, map) } : {}) };
 }

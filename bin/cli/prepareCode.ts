@@ -16,7 +16,7 @@ function partsText(bundled: BundledAutomation): string {
 
 /**
  * Bundles an automation file (see bundleAutomation) and checks it against the service's code
- * limit. An entry file the service would refuse (no default export, a parameter form it does
+ * limit; the code returned carries its source map when that fits in the limit too. An entry file the service would refuse (no default export, a parameter form it does
  * not take) is reported as the API reports it (invalid_code).
  */
 export async function prepareCode(file: string, out: Output): Promise<BundledAutomation> {
@@ -40,5 +40,13 @@ export async function prepareCode(file: string, out: Output): Promise<BundledAut
     );
   }
   out.note(bundled.parts.length > 0 ? `Bundled ${kb(total)}: ${name} ${kb(bundled.entryBytes)}, ${partsText(bundled)}` : `Bundled ${kb(total)}: ${name}, nothing to bundle (sent as written)`);
-  return bundled;
+  if (bundled.withSourceMap === undefined) return bundled;
+  // The source map goes inline, on the code's last line, and counts toward the limit with it.
+  const mapBytes = Buffer.byteLength(bundled.withSourceMap) - total;
+  if (Buffer.byteLength(bundled.withSourceMap) > MAX_CODE_BYTES) {
+    out.note(`Sent without its source map (${kb(mapBytes)} more would pass the limit): errors will name lines of the bundle, not of ${name}`);
+    return bundled;
+  }
+  out.note(`With a source map to ${name} (${kb(mapBytes)}, counted in the limit): errors name its lines`);
+  return { ...bundled, code: bundled.withSourceMap };
 }

@@ -1,8 +1,21 @@
 import type { FunctionRecord } from "../../client";
-import type { Output } from "./output";
+import { type Output, printable } from "./output";
 
-/** Prints a deployed function's record: name, version, status, URL and parameters. */
-export function printRecord(out: Output, record: FunctionRecord): void {
+/** The record's code warnings, one line each (the line they name first). */
+function warningLines(record: FunctionRecord): string[] {
+  return (record.warnings ?? []).map((warning) => `warning (${warning.code}): ${printable(warning.message)}`);
+}
+
+/** The code's warnings on stderr, after a deploy (they do not stop it: the code deploys, but probably fails when it runs). */
+export function noteWarnings(out: Output, record: FunctionRecord): void {
+  for (const line of warningLines(record)) out.note(line);
+}
+
+/**
+ * Prints a deployed function's record: name, version, status, URL, parameters and the latest
+ * version's code warnings (left out with `withWarnings: false`: deploy notes them on stderr).
+ */
+export function printRecord(out: Output, record: FunctionRecord, withWarnings = true): void {
   out.fields([
     ["name", record.name],
     ["function_id", record.function_id],
@@ -23,4 +36,9 @@ export function printRecord(out: Output, record: FunctionRecord): void {
     ["PARAMETER", "TYPE", "REQUIRED", "DEFAULT"],
     (record.variables ?? []).map((v) => [v.name, v.type, v.required ? "yes" : "no", v.default]),
   );
+  const warnings = withWarnings ? warningLines(record) : [];
+  if (warnings.length > 0) {
+    out.line(`\nwarnings (version ${record.latest_version}):`);
+    for (const line of warnings) out.line(`  ${line}`);
+  }
 }

@@ -14,10 +14,14 @@ import { CliError } from "./args";
  * check that the service sees exactly the same parameters). Import declarations move to the
  * top: ES imports are hoisted, while the CommonJS the service compiles them to requires in place.
  *
+ * `moved.offset` is set to where a character of the bundle (by its offset) is in the result;
+ * undefined for one the result does not keep (a moved import, the export clause): what a
+ * source map of the bundle needs to map the result.
+ *
  * Throws the service's ApiError (invalid_code) when the entry file itself is one the service
  * refuses, as the service would.
  */
-export function typedDefaultExport(bundle: string, entrySource: string, entryName: string): string {
+export function typedDefaultExport(bundle: string, entrySource: string, entryName: string, moved: { offset?: (at: number) => number | undefined } = {}): string {
   const signature = extractSignature(entrySource);
   const entry = parseModule(entrySource);
   const fn = findDefaultExport(entry);
@@ -53,7 +57,24 @@ export function typedDefaultExport(bundle: string, entrySource: string, entryNam
     `export default ${isAsync ? "async " : ""}function${named}(${parameterList(signature)}) {\n` +
     `  return ${target}.apply(this, arguments);\n` +
     `}\n`;
-  const code = `${imports.length > 0 ? `${imports.join("\n")}\n` : ""}${body.trim()}\n${wrapper}`;
+  const trimmed = body.trim();
+  const prefix = imports.length > 0 ? `${imports.join("\n")}\n` : "";
+  const code = `${prefix}${trimmed}\n${wrapper}`;
+  const leading = body.length - body.trimStart().length;
+  const sorted = [...edits].reverse(); // in text order again
+  const hashbang = bundle.length - text.length;
+  moved.offset = (inBundle) => {
+    const at = inBundle - hashbang;
+    if (at < 0) return undefined;
+    let delta = 0;
+    for (const edit of sorted) {
+      if (at < edit.start) break;
+      if (at < edit.end) return undefined;
+      delta += edit.text.length - (edit.end - edit.start);
+    }
+    const inBody = at + delta - leading;
+    return inBody < 0 || inBody >= trimmed.length ? undefined : prefix.length + inBody;
+  };
   // Over the limit it is refused before it is sent (prepareCode), and the service's reading would refuse it for its size.
   if (Buffer.byteLength(code) <= MAX_CODE_BYTES && !sameSignature(extractSignature(code), signature)) {
     throw new CliError(`Bundling ${entryName} would change the parameters the service reads from it; deploy it without imports to bundle, and report this`, 2);

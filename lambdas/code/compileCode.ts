@@ -4,6 +4,7 @@ import { deriveSchemas } from "./deriveSchemas";
 import { checkCodeSize, parseModule, signatureOf, type ParameterInfo, type ParameterStyle } from "./extractParameters";
 import type { InputSchema, JsonSchema } from "./jsonSchema";
 import { findUnawaitedReturns, type Warning } from "./findUnawaitedReturns";
+import { composeMaps, type PositionMap, takeInlineMap, withInlineMap } from "./sourceMaps";
 
 export type { Warning } from "./findUnawaitedReturns";
 
@@ -14,8 +15,10 @@ export interface CompiledCode {
   /**
    * The module as CommonJS JavaScript (`exports.default = run`, imports as `require(...)`):
    * the runner evaluates it with its own `require`, with no files and no loader hooks. Its last
-   * line is an inline source map (`//# sourceMappingURL=data:…`) back to SOURCE_NAME, with which
-   * the runner names the user's lines in the stack of an error (see automationStack.ts).
+   * line is an inline source map (`//# sourceMappingURL=data:…`) back to SOURCE_NAME (and, for a
+   * module that carried a source map of its own on its last line, as `browserfn deploy`'s bundles
+   * do, on to the files that map names), with which the runner names the user's lines in the
+   * stack of an error (see automationStack.ts).
    */
   js: string;
   /** The default export's call parameters (`schema_note` on those the schema describes only in part). */
@@ -56,10 +59,12 @@ export function compileCode(source: string): CompiledCode {
   const sf = parseModule(source);
   const signature = signatureOf(sf);
   const { variables, input_schema, output_schema } = deriveSchemas(sf, signature);
-  const { outputText } = ts.transpileModule(source, { compilerOptions: COMPILER_OPTIONS, fileName: SOURCE_NAME });
+  // A bundle's own map (`browserfn deploy` adds one) is taken off and composed into the compiler's.
+  const { code: module, map: bundleMap } = takeInlineMap(source);
+  const { outputText } = ts.transpileModule(module, { compilerOptions: COMPILER_OPTIONS, fileName: SOURCE_NAME });
   const code_sha256 = createHash("sha256").update(source, "utf8").digest("hex");
   return {
-    js: outputText,
+    js: bundleMap ? composeInlineMap(outputText, bundleMap) : outputText,
     variables,
     input_schema,
     output_schema,
@@ -67,6 +72,17 @@ export function compileCode(source: string): CompiledCode {
     code_sha256,
     warnings: findUnawaitedReturns(sf),
   };
+}
+
+/**
+ * The compiled module with its inline map (to SOURCE_NAME, the module as sent) composed with
+ * the module's own (to the files it was bundled from): stack frames then name the user's files
+ * and lines, and SOURCE_NAME's lines only where the bundle map says nothing (the typed default
+ * export the CLI adds). Without a readable compiler map, the code is kept as it is.
+ */
+function composeInlineMap(js: string, bundleMap: PositionMap): string {
+  const { code, map } = takeInlineMap(js);
+  return map ? withInlineMap(code, composeMaps(map, bundleMap)) : js;
 }
 
 /**

@@ -96,17 +96,42 @@ function shortText(node: ts.Node, sf: ts.SourceFile): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
+/** `T` of `Promise<T>` or `PromiseLike<T>`; undefined for any other type. */
+function promisedType(type: ts.TypeNode, sf: ts.SourceFile): string | undefined {
+  if (!ts.isTypeReferenceNode(type) || !ts.isIdentifier(type.typeName)) return undefined;
+  if (type.typeName.text !== "Promise" && type.typeName.text !== "PromiseLike") return undefined;
+  const [only, ...more] = type.typeArguments ?? [];
+  return only && more.length === 0 ? only.getText(sf).replace(/\s+/g, " ") : undefined;
+}
+
+/**
+ * What to write after `return` instead of `expression`: `await expression`. A type assertion is kept
+ * outside the await, on the awaited value: `return x as T` becomes `return (await x) as T`
+ * (`await x as Promise<T>` would assert a promise of a value that is not one: a type error, so
+ * `x as Promise<T>` becomes `(await x) as T`). A conditional is awaited as a whole (`await a ?
+ * b() : c()` would await `a`).
+ */
+function awaitedText(expression: ts.Expression, sf: ts.SourceFile): string {
+  const node = ts.isParenthesizedExpression(expression) && !ts.isConditionalExpression(unwrapExpression(expression)) ? expression.expression : expression;
+  if (ts.isAsExpression(node) || ts.isSatisfiesExpression(node) || ts.isTypeAssertionExpression(node)) {
+    const keyword = ts.isSatisfiesExpression(node) ? "satisfies" : "as";
+    const type = promisedType(node.type, sf) ?? node.type.getText(sf).replace(/\s+/g, " ");
+    return `(await ${shortText(node.expression, sf)}) ${keyword} ${type}`;
+  }
+  const text = shortText(expression, sf);
+  return `await ${ts.isConditionalExpression(unwrapExpression(expression)) && !ts.isParenthesizedExpression(expression) ? `(${text})` : text}`;
+}
+
 function warningFor(statement: ts.ReturnStatement, expression: ts.Expression, name: string, sf: ts.SourceFile): Warning {
   const line = sf.getLineAndCharacterOfPosition(statement.getStart(sf)).line + 1;
   const text = shortText(expression, sf);
-  // `await a ? b() : c()` would await `a`: a conditional is awaited as a whole.
-  const awaited = ts.isConditionalExpression(unwrapExpression(expression)) && !ts.isParenthesizedExpression(expression) ? `(${text})` : text;
+  const awaited = awaitedText(expression, sf);
   const closes = name === "session" ? "the session" : `\`${name}\``;
   return {
     code: "unawaited_return_in_session",
     message:
       `line ${line}: \`return ${text}\` returns a promise while \`await using ${name}\` closes ${closes} at the return: ` +
-      `write \`return await ${awaited}\``,
+      `write \`return ${awaited}\``,
     line,
   };
 }

@@ -26,6 +26,7 @@ export async function renderFunctionPage(view, api, name) {
     h("p", { class: "crumbs" }, h("a", { href: "#/functions" }, "Functions"), " / "),
     h("h1", { id: "function-name" }, record.name, " ", statusBadge(record.status)),
     record.description ? h("p", { id: "function-description", class: "lead" }, record.description) : null,
+    warningsBox(record),
     h(
       "div",
       { class: "columns" },
@@ -36,6 +37,22 @@ export async function renderFunctionPage(view, api, name) {
     section("Invoke", invokeForm(api, record, refresh)),
     activity,
     section("Code", versionsView(api, name, record, versions.items)),
+  );
+}
+
+/** The latest version's code warnings (it deploys, but probably fails when it runs); nothing when there are none. */
+function warningsBox(record) {
+  const warnings = record.warnings ?? [];
+  if (warnings.length === 0) return null;
+  return h(
+    "div",
+    { id: "code-warnings", class: "warnings", role: "note" },
+    h("strong", {}, `Version ${record.latest_version} will probably fail when it runs:`),
+    h(
+      "ul",
+      {},
+      warnings.map((warning) => h("li", { class: "code-warning", "data-line": String(warning.line) }, h("code", {}, warning.code), " ", warning.message)),
+    ),
   );
 }
 

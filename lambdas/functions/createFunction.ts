@@ -1,4 +1,5 @@
 import { compileCode } from "../code/compileOnDemand";
+import { copyWarnings } from "./copyWarnings";
 import type { Deps } from "../deps";
 import { ApiError } from "../http/errors";
 import type { Principal } from "../identity/identity";
@@ -38,6 +39,7 @@ export async function createFunction(deps: Deps, principal: Principal, input: Ne
     variables: compiled.variables,
     input_schema: compiled.input_schema,
     output_schema: compiled.output_schema,
+    warnings: compiled.warnings,
     reference_workflow_id: null,
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
@@ -77,7 +79,7 @@ export async function insertFunction(
 export function newVersion(
   functionId: string,
   number: number,
-  compiled: Pick<VersionWithCode, "js" | "variables" | "code_sha256" | "parameter_style" | "input_schema" | "output_schema">,
+  compiled: Pick<VersionWithCode, "js" | "variables" | "code_sha256" | "parameter_style" | "input_schema" | "output_schema" | "warnings">,
   source: string,
   now: Date,
 ): VersionWithCode {
@@ -90,6 +92,7 @@ export function newVersion(
     parameter_style: compiled.parameter_style,
     ...(compiled.input_schema ? { input_schema: compiled.input_schema } : {}),
     ...(compiled.output_schema ? { output_schema: compiled.output_schema } : {}),
+    ...(compiled.warnings ? { warnings: copyWarnings(compiled.warnings) } : {}),
     source,
     js: compiled.js,
   };

@@ -1,6 +1,8 @@
 import type { Deps } from "../deps";
 import { ApiError } from "../http/errors";
 import type { Principal } from "../identity/identity";
+import { codeWarnings } from "../code/compileOnDemand";
+import { copyWarnings } from "./copyWarnings";
 import { insertFunction, newVersion } from "./createFunction";
 import { newFunctionId, newDeployId } from "./ids";
 import { fitPlanCaps } from "./planCaps";
@@ -36,7 +38,9 @@ export async function forkFunction(
     now,
   );
   await deps.checkFunctionSettings?.({ memory_mb: settings.memory_mb, timeout_seconds: settings.timeout_seconds });
-  const version = newVersion(newFunctionId(), 1, code, code.source, now);
+  // Versions stored before warnings were kept have none: their source is checked again.
+  const warnings = code.warnings ?? codeWarnings(code.source);
+  const version = newVersion(newFunctionId(), 1, { ...code, warnings }, code.source, now);
   const fn: FunctionItem = {
     ...settings,
     account_id: principal.account_id,
@@ -49,6 +53,7 @@ export async function forkFunction(
     variables: code.variables,
     ...(code.input_schema ? { input_schema: code.input_schema } : {}),
     ...(code.output_schema ? { output_schema: code.output_schema } : {}),
+    warnings: copyWarnings(warnings),
     reference_workflow_id: source.function_id,
     created_at: now.toISOString(),
     updated_at: now.toISOString(),

@@ -1,14 +1,13 @@
-import type { Warning } from "../code/compileCode";
+import { copyWarnings } from "./copyWarnings";
 import type { FunctionRecord } from "../schemas/functionSchemas";
 import { inputSchemaOf } from "./inputSchemaOf";
 import type { FunctionItem } from "./types";
 
 /**
- * The Function record of API.md for a stored function. Create and update pass the warnings
- * about the code they were sent (compileCode's; [] when none, or when no code was sent): the
- * record then carries `warnings`, which no other answer has.
+ * The Function record of API.md for a stored function, with the latest version's code warnings
+ * (compileCode's, stored with it; [] when none, and for records stored before they were kept).
  */
-export function toRecord(fn: FunctionItem, baseUrl: string, warnings?: Warning[]): FunctionRecord {
+export function toRecord(fn: FunctionItem, baseUrl: string): FunctionRecord {
   const record: FunctionRecord = {
     function_id: fn.function_id,
     workflow_id: fn.function_id,
@@ -32,8 +31,8 @@ export function toRecord(fn: FunctionItem, baseUrl: string, warnings?: Warning[]
     webhooks: fn.webhooks.map((webhook) => ({ url: webhook.url, events: [...webhook.events] })),
     created_at: fn.created_at,
     updated_at: fn.updated_at,
+    warnings: copyWarnings(fn.warnings ?? []),
   };
-  if (warnings) record.warnings = warnings.map((warning) => ({ code: warning.code, message: warning.message, line: warning.line }));
   return record;
 }
 

@@ -1,6 +1,7 @@
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
 import type { Webhook } from "../webhooks/webhookTypes";
 import type { InputSchema, JsonSchema } from "../code/jsonSchema";
+import type { Warning } from "../code/findUnawaitedReturns";
 
 export type FunctionStatus = "deploying" | "active" | "failed";
 
@@ -21,6 +22,8 @@ export interface FunctionItem {
    * when undeclared; records written before it have none).
    */
   output_schema?: JsonSchema;
+  /** The latest version's code warnings (see findUnawaitedReturns; records stored before them have none: []). */
+  warnings?: Warning[];
   schedule: string | null;
   schedule_timezone: string;
   /** Parameters of scheduled runs (the automation's defaults fill the rest). */
@@ -70,6 +73,8 @@ export interface VersionItem {
   input_schema?: InputSchema;
   /** The declared return type's JSON Schema (`{}` when undeclared; absent on versions stored before it). */
   output_schema?: JsonSchema;
+  /** What compileCode warned of in this version's code ([] when nothing; absent on versions stored before it). */
+  warnings?: Warning[];
 }
 
 /** A version together with its code (source as uploaded, JS compiled at deploy time). */

@@ -72,6 +72,7 @@ export async function updateFunction(
         variables: compiled.variables,
         input_schema: compiled.input_schema,
         output_schema: compiled.output_schema,
+        warnings: compiled.warnings,
         code_sha256: compiled.code_sha256,
       });
     }

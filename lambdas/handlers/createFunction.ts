@@ -1,4 +1,3 @@
-import { codeWarnings } from "../code/compileOnDemand";
 import { createFunction as create } from "../functions/createFunction";
 import { toRecord } from "../functions/toRecord";
 import { defineRoute } from "../http/defineRoute";
@@ -12,7 +11,7 @@ export const createFunction = defineRoute(
   async ({ body, principal, baseUrl }, deps) => {
     const fn = await create(deps, principal, body);
     const secret = await ensureWebhookSecret(deps, fn);
-    const record = toRecord(fn, baseUrl, codeWarnings(body.code));
+    const record = toRecord(fn, baseUrl);
     if (secret) record.webhook_secret = secret;
     return json(201, record, { location: `${record.url}/info` });
   },

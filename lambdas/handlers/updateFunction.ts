@@ -1,4 +1,3 @@
-import { codeWarnings } from "../code/compileOnDemand";
 import { toRecord } from "../functions/toRecord";
 import { updateFunction as update } from "../functions/updateFunction";
 import { defineRoute } from "../http/defineRoute";
@@ -12,7 +11,7 @@ export const updateFunction = defineRoute(
   async ({ body, params, principal, baseUrl }, deps) => {
     const fn = await update(deps, principal, params.ref ?? "", body);
     const secret = await ensureWebhookSecret(deps, fn);
-    const record = toRecord(fn, baseUrl, body.code === undefined ? [] : codeWarnings(body.code));
+    const record = toRecord(fn, baseUrl);
     if (secret) record.webhook_secret = secret;
     return json(200, record);
   },

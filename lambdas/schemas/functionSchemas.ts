@@ -111,8 +111,7 @@ export const FunctionRecord = z
     updated_at: DateTime,
     warnings: z
       .array(CodeWarning)
-      .optional()
-      .describe("In the answers of create and update only: what in the code sent deploys but will probably fail when it runs ([] when nothing)"),
+      .describe("What in the latest version's code deploys but will probably fail when it runs ([] when nothing); kept with each version"),
   })
   .meta({ id: "FunctionRecord" });
 export type FunctionRecord = z.infer<typeof FunctionRecord>;

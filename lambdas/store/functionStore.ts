@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { schemaFromText, schemaToText, type InputSchema, type JsonSchema } from "../code/jsonSchema";
+import { copyWarnings } from "../functions/copyWarnings";
 import type { FunctionItem } from "../functions/types";
 import { isConditionFailed, scanAll, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored, DEPLOYING_PK, keys } from "./keys";
@@ -281,6 +282,7 @@ function namedFields(stored: Omit<FunctionItem, "input_schema" | "output_schema"
     revision: stored.revision,
     ...(stored.has_secrets === true ? { has_secrets: true } : {}),
     ...(typeof stored.deploy_id === "string" ? { deploy_id: stored.deploy_id } : {}),
+    ...(Array.isArray(stored.warnings) ? { warnings: copyWarnings(stored.warnings) } : {}),
   };
 }
 

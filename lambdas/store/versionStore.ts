@@ -5,6 +5,7 @@ import {
   PutCommand,
   QueryCommand,
 } from "@aws-sdk/lib-dynamodb";
+import { copyWarnings } from "../functions/copyWarnings";
 import type { VersionItem, VersionWithCode } from "../functions/types";
 import { schemaFromText, schemaToText, type InputSchema } from "../code/jsonSchema";
 import { fromParts, toParts } from "./blobParts";
@@ -230,6 +231,7 @@ function versionToItem(version: VersionItem, token: string): Record<string, unkn
   if (version.parameter_style !== undefined) item.parameter_style = version.parameter_style;
   if (version.input_schema !== undefined) item.input_schema = schemaToText(version.input_schema);
   if (version.output_schema !== undefined) item.output_schema = schemaToText(version.output_schema);
+  if (version.warnings !== undefined) item.warnings = copyWarnings(version.warnings);
   return item;
 }
 
@@ -247,5 +249,6 @@ function toVersion(stored: StoredVersion): VersionItem {
   if (input) version.input_schema = input;
   const output = schemaFromText(stored.output_schema);
   if (output) version.output_schema = output;
+  if (Array.isArray(stored.warnings)) version.warnings = copyWarnings(stored.warnings);
   return version;
 }

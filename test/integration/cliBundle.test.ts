@@ -5,6 +5,8 @@ import { bundleAutomation } from "../../bin/cli/bundleAutomation";
 import { compileCode } from "../../lambdas/code/compileCode";
 import { MAX_CODE_BYTES } from "../../lambdas/code/extractParameters";
 import { loadAutomation } from "../../lambdas/runner/loadAutomation";
+import { mapAutomationStack } from "../../lambdas/runner/automationStack";
+import { takeInlineMap } from "../../lambdas/code/sourceMaps";
 import { FIXTURES, cliEnv, runCli } from "../fixtures/cli/runCli";
 import { type TestService, startTestService } from "../helpers/localService";
 
@@ -119,6 +121,32 @@ describe("bundleAutomation", () => {
     expect(await loadAutomation(fromBundle.js)("abc", { pages: 2 })).toBe("62fast");
   });
 
+  it("carries a map to the user's own files (a shebang line and moved imports kept in step), which names their lines in a stack", async () => {
+    await writeFile(path.join(dir, "fail.ts"), `export function fail(why: string): never {\n  throw new Error(why);\n}\n`);
+    const entry = await write("mapped.ts", [
+      `#!/usr/bin/env node`,
+      `import { Session } from "browserfn/runtime";`,
+      `import ms from "ms";`,
+      `import { fail } from "./fail";`,
+      `export default async function run(n: number) {`,
+      `  if (n > ms("1s")) return typeof Session;`,
+      `  fail("too small");`,
+      `}`,
+    ]);
+    const bundled = await bundleAutomation(entry);
+    expect(bundled.withSourceMap?.startsWith(bundled.code)).toBe(true);
+    const compiled = compileCode(bundled.withSourceMap ?? "");
+    expect(compiled.variables).toEqual(compileCode(bundled.code).variables);
+    const thrown = await Promise.resolve()
+      .then(() => loadAutomation(compiled.js)(1))
+      .catch((error: Error) => error);
+    const frames = mapAutomationStack(String((thrown as Error).stack), compiled.js).split("\n");
+    expect(frames.slice(0, 3)).toEqual(["Error: too small", expect.stringMatching(/^ {4}at [\w$]+ \(fail\.ts:2:9\)$/), expect.stringMatching(/^ {4}at [\w$]+ \(mapped\.ts:7:3\)$/)]);
+    // The npm package's code is left out of the map (its frames keep their place in the bundle).
+    const { map } = takeInlineMap(bundled.withSourceMap ?? "");
+    expect(map?.sources.sort()).toEqual(["fail.ts", "mapped.ts"]);
+  });
+
   it("sends a file with nothing to bundle as written", async () => {
     const source = `import { Session } from "browserfn/runtime";\nimport type { Opts } from "./math";\nimport { readFile } from "node:fs/promises";\nexport default async (o: Opts) => typeof Session + typeof readFile;\n`;
     const entry = path.join(dir, "plain.ts");
@@ -184,6 +212,27 @@ describe("browserfn deploy with npm packages, on a real local service", () => {
     expect(JSON.parse(valid.stdout)).toEqual({ ok: true, order: { id: "abc", qty: 2 } });
     const invalid = await cli("invoke", "zod-mini", "--data", '{"id": "x", "qty": -1}', "--json");
     expect(JSON.parse(invalid.stdout)).toEqual({ ok: false, invalid: ["id", "qty"] });
+  });
+
+  it("deploys a bundle with a source map to the file: a thrown error's stack names the file's own line, in the 500 and the run", async () => {
+    const deployed = await cli("deploy", path.join(FIXTURES, "zodThrows.ts"), "--name", "zod-throws");
+    expect(deployed.code).toBe(0);
+    expect(deployed.stderr).toMatch(/With a source map to zodThrows\.ts \(\d+\.\d KB, counted in the limit\): errors name its lines/);
+    const source = (await svc.call("GET", "/functions/zod-throws/versions/1")).body.code as string;
+    expect(source).toMatch(/\n\/\/# sourceMappingURL=data:application\/json;base64,[A-Za-z0-9+/]+=*\n$/);
+    expect(Buffer.byteLength(source)).toBeLessThan(32 * 1024);
+
+    expect((await svc.call("POST", "/functions/zod-throws", { body: { id: "abc" } })).body).toEqual({ id: "abc" });
+    const failed = await svc.call("POST", "/functions/zod-throws", { body: { id: "q" } });
+    expect(failed.status).toBe(500);
+    const error = (failed.body as { error: { code: string; message: string; details: { run_id: string; stack: string } } }).error;
+    expect(error).toMatchObject({ code: "function_error", message: "id q is too short" });
+    // The minified helper's name is the bundle's; its place is the file's (line 12, column 9: `new Error`).
+    expect(error.details.stack).toMatch(/^Error: id q is too short\n {4}at [\w$]+ \(zodThrows\.ts:12:9\)\n {4}at [\w$]+ \(zodThrows\.ts:16:16\)\n/);
+    const run = await svc.call("GET", `/runs/${error.details.run_id}`);
+    expect((run.body as { error: { stack: string } }).error.stack).toBe(error.details.stack);
+    const shown = await cli("runs", "get", error.details.run_id);
+    expect(shown.stdout).toMatch(/\n {6}at [\w$]+ \(zodThrows\.ts:12:9\)\n/);
   });
 
   it("deploys the whole of zod under the limit when it is used through its members, and it runs", async () => {

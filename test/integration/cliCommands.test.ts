@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, rm, stat, readFile } from "node:fs/promises";
+import { mkdtemp, rm, stat, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type TestService, startTestService } from "../helpers/localService";
@@ -51,6 +51,32 @@ describe("browserfn CLI commands against a real local service", () => {
     // Same code again: no new version, the description kept.
     const info = JSON.parse((await cli("info", "shout", "--json")).stdout);
     expect(info).toMatchObject({ latest_version: "1", memory_mb: 512, shared: true, description: "shouts" });
+  });
+
+  it("notes the code's warnings on stderr at deploy, keeps them in --json, and `info` shows them", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "browserfn-cli-trap-"));
+    try {
+      const file = path.join(dir, "trap.ts");
+      const trap = ["import { Session } from \"browserfn/runtime\";", "export default async function run() {", "  await using session = await Session.start();", "  const page = await session.newPage();", "  return page.title();", "}", ""];
+      await writeFile(file, trap.join("\n"));
+      const message = "line 5: `return page.title()` returns a promise while `await using session` closes the session at the return: write `return await page.title()`";
+      const deployed = await cli("deploy", file);
+      expect(deployed.code).toBe(0);
+      expect(deployed.stderr).toContain(`warning (unawaited_return_in_session): ${message}\n`);
+      expect(deployed.stdout).not.toContain("warning");
+      const asJson = await cli("deploy", file, "--description", "again", "--json");
+      expect(asJson.stderr).toContain(`warning (unawaited_return_in_session): ${message}\n`);
+      expect(JSON.parse(asJson.stdout).warnings).toEqual([{ code: "unawaited_return_in_session", message, line: 5 }]);
+      const info = await cli("info", "trap");
+      expect(info.stdout).toContain(`\nwarnings (version 1):\n  warning (unawaited_return_in_session): ${message}\n`);
+      await writeFile(file, trap.join("\n").replace("return page.title()", "return await page.title()"));
+      const fixed = await cli("deploy", file);
+      expect(fixed.stderr).not.toContain("warning");
+      expect((await cli("info", "trap")).stdout).not.toContain("warning");
+      expect((await svc.call("DELETE", "/functions/trap")).status).toBe(204);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("invokes with -p (converted to the declared types) and --data; a failing function exits 1", async () => {

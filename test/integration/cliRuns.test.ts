@@ -39,7 +39,17 @@ describe("browserfn runs, against a real local service", () => {
     expect(shown.stdout).toMatch(/duration:\s+\d+/);
     expect(shown.stdout).toMatch(/\nparams:\s+\{"text":"hi"\}\n/);
     expect(shown.stdout).toContain('result:\n{\n  "saved": 3\n}\n');
-    expect(shown.stdout).toMatch(/\nlogs:\n(LOG )?saved 3 artifacts for hi\n$/);
+    expect(shown.stdout).toMatch(/\nlogs:\n(LOG )?saved 3 artifacts for hi\n\nartifacts:\n/);
+    // Without --artifacts: listed (name, type, bytes), not saved.
+    const table = shown.stdout.slice(shown.stdout.indexOf("\nartifacts:\n") + "\nartifacts:\n".length).trimEnd().split("\n");
+    expect(table[0]).toMatch(/^NAME\s+TYPE\s+BYTES\s+CREATED$/);
+    expect(table.slice(1).map((row) => /^(\S+)\s+(.+?)\s+(\d+)\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/.exec(row)?.slice(1))).toEqual([
+      ["bytes.bin", "application/octet-stream", "4"],
+      ["data.json", expect.stringMatching(/^application\/json/), "13"],
+      ["note.txt", expect.stringMatching(/^text\/plain/), "2"],
+    ]);
+    expect(shown.stderr).toContain(`Save them with: browserfn runs get ${runId} --artifacts DIR`);
+    expect(await readdir(home)).not.toContain("artifacts");
 
     const dir = path.join(home, "artifacts", "of-run");
     const saved = await cli("runs", "get", runId, "--artifacts", dir);
@@ -69,7 +79,7 @@ describe("browserfn runs, against a real local service", () => {
     expect(JSON.parse((await cli("runs", "get", runId, "--json")).stdout)).toMatchObject({ run_id: runId, logs: expect.stringContaining("saved 3 artifacts for hi\n") });
   });
 
-  it("runs get: a failed run's error, with its stack when the service kept one; an unknown run exits 3", async () => {
+  it("runs get: a failed run's error with the stack the service kept (in the user's lines), and no artifacts; an unknown run exits 3", async () => {
     const failed = await svc.call("POST", "/functions/fails", { body: { reason: "on a Tuesday" } });
     const runId = String((failed.body as { error: { details: { run_id: string } } }).error.details.run_id);
     const shown = await cli("runs", "get", runId);
@@ -77,8 +87,9 @@ describe("browserfn runs, against a real local service", () => {
     expect(shown.stdout).toMatch(/status:\s+failed\n/);
     expect(shown.stdout).toContain("\nerror: function_error: failed on a Tuesday\n");
     expect(shown.stdout).not.toContain("result:");
-    const stack = ((await svc.call("GET", `/runs/${runId}`)).body as { error: { stack?: string } }).error.stack;
-    if (stack !== undefined) expect(shown.stdout).toContain(stack.split("\n").map((line) => `  ${line}`).join("\n"));
+    const stack = ((await svc.call("GET", `/runs/${runId}`)).body as { error: { stack?: string } }).error.stack ?? "";
+    expect(stack).toMatch(/^Error: failed on a Tuesday\n {4}at run \(automation\.ts:3:9\)\n/);
+    expect(shown.stdout).toContain(`\nerror: function_error: failed on a Tuesday\n${stack.split("\n").map((line) => `  ${line}`).join("\n")}\n\nlogs:\n(none)\n\nartifacts:\n(none)\n`);
 
     const unknown = await cli("runs", "get", "run_00000000000000000000000000");
     expect(unknown.code).toBe(3);

@@ -38,7 +38,7 @@ it("a function_error answers with the user-code stack, which GET /runs/{id} keep
   expect((logs.body as { items: { error: unknown }[] }).items[0]?.error).toEqual({ code: "function_error", message: "only 1 item" });
 }, 60_000);
 
-it("create and update answer with the code's warnings, [] when none", async () => {
+it("the latest version's warnings are kept: create, update, a settings-only update, /info and fork answer with them, [] when none", async () => {
   const trap = `import { Session } from "browserfn/runtime";
 export default async function run() {
   await using session = await Session.start();
@@ -46,11 +46,20 @@ export default async function run() {
   return page.title();
 }`;
   const created = await t.deploy("trap", trap);
-  expect(created.warnings).toEqual([expect.objectContaining({ code: "unawaited_return_in_session", line: 5 })]);
-  const fixed = await t.call("PATCH", "/functions/trap", { body: { code: trap.replace("return page.title()", "return await page.title()") } });
-  expect((fixed.body as { warnings: unknown[] }).warnings).toEqual([]);
+  const expected = [expect.objectContaining({ code: "unawaited_return_in_session", line: 5 })];
+  expect(created.warnings).toEqual(expected);
+  const warningsOf = (body: unknown) => (body as { warnings: unknown[] }).warnings;
+  // The code still has the trap: a change of settings alone answers its warnings, and so does /info.
   const settings = await t.call("PATCH", "/functions/trap", { body: { description: "x" } });
-  expect((settings.body as { warnings: unknown[] }).warnings).toEqual([]);
-  const info = await t.call("GET", "/functions/trap/info");
-  expect(info.body).not.toHaveProperty("warnings");
+  expect(warningsOf(settings.body)).toEqual(expected);
+  expect(warningsOf((await t.call("GET", "/functions/trap/info")).body)).toEqual(expected);
+  const fork = await t.call("POST", `/functions/${created.function_id}/fork`, { body: { name: "trap-copy" } });
+  expect(fork.status).toBe(201);
+  expect(warningsOf(fork.body)).toEqual(expected);
+  expect(warningsOf((await t.call("GET", "/functions/trap-copy/info")).body)).toEqual(expected);
+  const fixed = await t.call("PATCH", "/functions/trap", { body: { code: trap.replace("return page.title()", "return await page.title()") } });
+  expect(warningsOf(fixed.body)).toEqual([]);
+  expect(warningsOf((await t.call("GET", "/functions/trap/info")).body)).toEqual([]);
+  // Another settings change keeps the fixed version's (none).
+  expect(warningsOf((await t.call("PATCH", "/functions/trap", { body: { description: "y" } })).body)).toEqual([]);
 }, 60_000);

@@ -1,4 +1,7 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { compileCode } from "../../lambdas/code/compileCode";
+import { typecheck } from "../helpers/typecheck";
 
 /** The module around `body`: an automation whose function body is `body`. */
 const automation = (body: string) => `import { Session } from "browserfn/runtime";
@@ -69,5 +72,52 @@ export default async function run(urls: string[]) {
 
   it("gives [] for a module without sessions", () => {
     expect(compileCode("export default async () => ({ ok: true });").warnings).toEqual([]);
+  });
+});
+
+describe("compileCode: the fix a warning suggests for `return x as T`", () => {
+  let dir: string;
+  beforeAll(async () => {
+    // Inside the project (test-artifacts/ is git-ignored), so that the project's compiler options and types apply.
+    await mkdir(path.join(__dirname, "../../test-artifacts"), { recursive: true });
+    dir = await mkdtemp(path.join(__dirname, "../../test-artifacts/code-warnings-"));
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A module whose session's page has typed methods, returning `expression` inside `await using`. */
+  const module = (expression: string) => `interface Page { title(): Promise<string>; evaluate<T>(fn: () => T): Promise<T> }
+async function start(): Promise<{ page: Page; [Symbol.asyncDispose](): Promise<void> }> {
+  return { page: { title: async () => "t", evaluate: async (fn) => fn() }, [Symbol.asyncDispose]: async () => undefined };
+}
+export default async function run(): Promise<number[] | string> {
+  await using session = await start();
+  const page = session.page;
+  return ${expression};
+}
+`;
+  const suggestion = (message: string | undefined) => /write `return (.*)`$/.exec(message ?? "")?.[1] ?? "";
+
+  it.each([
+    ["page.evaluate(() => [1]) as Promise<number[]>", "(await page.evaluate(() => [1])) as number[]"],
+    ["(page.evaluate(() => [1]) as Promise<number[]>)", "(await page.evaluate(() => [1])) as number[]"],
+    ["page.title() as unknown as Promise<string>", "(await page.title() as unknown) as string"],
+    ["page.title() as Promise<string> | string", "(await page.title()) as Promise<string> | string"],
+    ["page.evaluate(() => [1]) satisfies Promise<number[]>", "(await page.evaluate(() => [1])) satisfies number[]"],
+  ])("`return %s` suggests `return %s`, which type-checks and warns no more", async (expression, fixed) => {
+    const warnings = compileCode(module(expression)).warnings;
+    expect(warnings).toHaveLength(1);
+    expect(suggestion(warnings[0]?.message)).toBe(fixed);
+    const file = path.join(dir, `fixed-${expression.length}-${fixed.length}.ts`);
+    await writeFile(file, module(fixed));
+    expect(typecheck([file])).toEqual([]);
+    expect(compileCode(module(fixed)).warnings).toEqual([]);
+  });
+
+  it("`await x as Promise<T>`, the old suggestion, is a type error", async () => {
+    const file = path.join(dir, "naive.ts");
+    await writeFile(file, module("await page.evaluate(() => [1]) as Promise<number[]>"));
+    expect(typecheck([file]).join("\n")).toMatch(/Conversion of type 'number\[\]' to type 'Promise<number\[\]>' may be a mistake/);
   });
 });

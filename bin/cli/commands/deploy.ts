@@ -4,7 +4,7 @@ import { UsageError, flag, intOption, positionals, stringOption } from "../args"
 import type { Command } from "../command";
 import { prepareCode } from "../prepareCode";
 import { EXIT } from "../exitCodes";
-import { printRecord } from "../printRecord";
+import { noteWarnings, printRecord } from "../printRecord";
 
 export const deploy: Command = {
   summary: "bundle an automation file and create or update the function",
@@ -46,13 +46,17 @@ export const deploy: Command = {
       record = await api.updateFunction(name, { code, ...settings });
       out.note(`Updated ${name}, now at version ${record.latest_version}`);
     }
+    // The answer's warnings are about the code just sent: a record read afterwards without them (a service that does not keep them) keeps these.
+    const warnings = record.warnings ?? [];
     if (record.status === "deploying") {
       // On AWS a deploy job provisions the function's Lambda after the answer.
       out.note(`Waiting for ${name} to be deployed…`);
-      record = await api.waitUntilDeployed(name);
+      const deployed = await api.waitUntilDeployed(name);
+      record = deployed.warnings === undefined ? { ...deployed, warnings } : deployed;
     }
+    noteWarnings(out, record);
     if (out.json) out.printJson(record);
-    else printRecord(out, record);
+    else printRecord(out, record, false);
     if (record.status === "failed") out.note(`The deploy failed: ${record.status_reason ?? "no reason given"}; fix it and deploy again`);
     return record.status === "failed" ? EXIT.api : EXIT.ok;
   },

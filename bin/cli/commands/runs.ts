@@ -28,10 +28,11 @@ export const runs: Command = {
         return 0;
       }
       printRun(out, run);
-      if (saved !== undefined) {
-        out.line(`\nartifacts (saved to ${dir}):`);
-        out.table(["NAME", "TYPE", "BYTES", "CREATED"], saved.map((a) => [a.name, a.content_type, a.bytes, shortTime(a.created_at)]));
-      }
+      // Without --artifacts, what the run kept is listed (not downloaded): the hint says how to save it.
+      const listed = saved ?? (await api.listArtifacts(run.run_id)).items;
+      out.line(saved === undefined ? "\nartifacts:" : `\nartifacts (saved to ${dir}):`);
+      out.table(["NAME", "TYPE", "BYTES", "CREATED"], listed.map((a) => [a.name, a.content_type, a.bytes, shortTime(a.created_at)]));
+      if (saved === undefined && listed.length > 0) out.note(`Save them with: browserfn runs get ${run.run_id} --artifacts DIR`);
       return 0;
     }
     if (action === "list") {
