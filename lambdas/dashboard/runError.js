@@ -1,9 +1,14 @@
 // A failed run's error: its code, message and stack, with the frames in the user's own source
-// (`automation.ts:12:5`) marked, so the line that threw stands out from the runtime's frames.
+// (`automation.ts:12:5`, or the file a CLI bundle came from) marked, so the line that threw stands
+// out from the runtime's frames.
 import { h } from "./dom.js";
 
-/** A position in the automation's own file: `automation.ts:12` or `automation.ts:12:5`. */
-const USER_FRAME = /(?:automation\.[cm]?[jt]s|\/automation\/index\.js):\d+(?::\d+)?/g;
+/**
+ * A position in the user's own source: `automation.ts:12:5`, or a file of a bundle the CLI made
+ * (`src/scrape.ts:12:5`, through its source map). The service's frames say `browserfn-runtime`
+ * and Node's `node:internal/…` (no file extension): neither is marked.
+ */
+const USER_FRAME = /(?<![\w:/.-])\/?(?:[\w.-]+\/)*[\w.-]+\.(?:[cm]?[jt]sx?):\d+(?::\d+)?/g;
 
 /** The error of `GET /runs/{id}`: `{code, message, stack?}`. */
 export function runErrorView(error) {
