@@ -4,11 +4,11 @@
 import { h } from "./dom.js";
 
 /**
- * A position in the user's own source: `automation.ts:12:5`, or a file of a bundle the CLI made
- * (`src/scrape.ts:12:5`, through its source map). The service's frames say `browserfn-runtime`
- * and Node's `node:internal/…` (no file extension): neither is marked.
+ * A position in the user's own source: `automation.ts:12:5` wherever it is, or a relative file
+ * name a CLI bundle's source map gives (`src/scrape.ts:12:5`). Absolute paths and URLs are the
+ * runtime's (`/var/task/runner.js:120:3`), as are `browserfn-runtime` and Node's `node:internal/…`.
  */
-const USER_FRAME = /(?<![\w:/.-])\/?(?:[\w.-]+\/)*[\w.-]+\.(?:[cm]?[jt]sx?):\d+(?::\d+)?/g;
+const USER_FRAME = /(?:automation\.[cm]?[jt]s|\/automation\/index\.js):\d+(?::\d+)?|(?<![\w:/.-])(?:[\w.-]+\/)*[\w.-]+\.[cm]?[jt]sx?:\d+(?::\d+)?/g;
 
 /** The error of `GET /runs/{id}`: `{code, message, stack?}`. */
 export function runErrorView(error) {
