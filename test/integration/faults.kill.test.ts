@@ -191,8 +191,9 @@ describe("SIGKILL in the middle of creates, updates and deletes", () => {
       const gone = await t.deploy("gone", code(2));
       expect(await store.functions.delete({ ...gone, account_id: "local" })).toBe(true);
       // A create cut after its record was written: still deploying.
-      const stuck = await t.deploy("stuck", code(3));
-      expect(await store.functions.setStatus({ ...stuck, account_id: "local", latest_version: 1 }, "deploying", null)).toMatchObject({ status: "deploying" });
+      await t.deploy("stuck", code(3));
+      const stuck = await store.functions.getByName("local", "stuck"); // as stored, with its deploy_id
+      expect(await store.functions.setStatus(stuck!, "deploying", null)).toMatchObject({ status: "deploying" });
       await t.stop();
 
       next = await startTestService({ dataDir, adminKey });

@@ -35,7 +35,8 @@ export function parseFrame(value: unknown): { ok: true; frame: WorkerFrame } | {
   const parsed = frameSchema.safeParse(value);
   if (parsed.success) return { ok: true, frame: parsed.data };
   const type = typeof (value as { type?: unknown })?.type === "string" ? String((value as { type: string }).type).slice(0, 40) : "?";
-  return { ok: false, problem: `an unexpected message (${type}): ${parsed.error.issues[0]?.message ?? "invalid"}` };
+  // The schema's own words can list every known type: cut, as the type is, to keep the log line short.
+  return { ok: false, problem: `an unexpected message (${type}): ${(parsed.error.issues[0]?.message ?? "invalid").slice(0, 120)}` };
 }
 
 /** Messages one run may send (done and idle, and a little room); past it the worker is replaced. */
