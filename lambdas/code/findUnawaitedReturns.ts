@@ -92,16 +92,24 @@ function awaitUsingInScope(node: ts.Node, sf: ts.SourceFile): string | undefined
 }
 
 function shortText(node: ts.Node, sf: ts.SourceFile): string {
-  const text = node.getText(sf).replace(/\s+/g, " ");
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  return cut(node.getText(sf));
 }
+
+/** Source text as a warning quotes it: one line, at most 60 characters. */
+function cut(text: string): string {
+  const line = text.replace(/\s+/g, " ");
+  return line.length > 60 ? `${line.slice(0, 57)}...` : line;
+}
+
+/** Warnings a deploy answers and stores at most; one more says how many were left out. */
+export const MAX_WARNINGS = 20;
 
 /** `T` of `Promise<T>` or `PromiseLike<T>`; undefined for any other type. */
 function promisedType(type: ts.TypeNode, sf: ts.SourceFile): string | undefined {
   if (!ts.isTypeReferenceNode(type) || !ts.isIdentifier(type.typeName)) return undefined;
   if (type.typeName.text !== "Promise" && type.typeName.text !== "PromiseLike") return undefined;
   const [only, ...more] = type.typeArguments ?? [];
-  return only && more.length === 0 ? only.getText(sf).replace(/\s+/g, " ") : undefined;
+  return only && more.length === 0 ? cut(only.getText(sf)) : undefined;
 }
 
 /**
@@ -115,7 +123,7 @@ function awaitedText(expression: ts.Expression, sf: ts.SourceFile): string {
   const node = ts.isParenthesizedExpression(expression) && !ts.isConditionalExpression(unwrapExpression(expression)) ? expression.expression : expression;
   if (ts.isAsExpression(node) || ts.isSatisfiesExpression(node) || ts.isTypeAssertionExpression(node)) {
     const keyword = ts.isSatisfiesExpression(node) ? "satisfies" : "as";
-    const type = promisedType(node.type, sf) ?? node.type.getText(sf).replace(/\s+/g, " ");
+    const type = promisedType(node.type, sf) ?? cut(node.type.getText(sf));
     return `(await ${shortText(node.expression, sf)}) ${keyword} ${type}`;
   }
   const text = shortText(expression, sf);
@@ -126,6 +134,7 @@ function warningFor(statement: ts.ReturnStatement, expression: ts.Expression, na
   const line = sf.getLineAndCharacterOfPosition(statement.getStart(sf)).line + 1;
   const text = shortText(expression, sf);
   const awaited = awaitedText(expression, sf);
+  name = cut(name);
   const closes = name === "session" ? "the session" : `\`${name}\``;
   return {
     code: "unawaited_return_in_session",
@@ -153,5 +162,14 @@ export function findUnawaitedReturns(sf: ts.SourceFile): Warning[] {
     ts.forEachChild(node, visit);
   };
   visit(sf);
-  return warnings;
+  if (warnings.length <= MAX_WARNINGS) return warnings;
+  const [first] = warnings.slice(MAX_WARNINGS);
+  return [
+    ...warnings.slice(0, MAX_WARNINGS),
+    {
+      code: "unawaited_return_in_session",
+      message: `${warnings.length - MAX_WARNINGS} more like these, from line ${first?.line ?? 0} on (only the first ${MAX_WARNINGS} are listed)`,
+      line: first?.line ?? 0,
+    },
+  ];
 }

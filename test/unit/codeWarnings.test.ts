@@ -12,6 +12,20 @@ ${body}
 `;
 
 describe("compileCode: warnings", () => {
+  it("lists at most 20, then one that counts the rest, and quotes no more than 60 characters of a type or a name", () => {
+    const returns = Array.from({ length: 30 }, (_, i) => `  if (url === "${i}") return session.newPage();`).join("\n");
+    const { warnings } = compileCode(automation(`  await using session = await Session.start();\n${returns}\n  return null;`));
+    expect(warnings).toHaveLength(21);
+    expect(warnings[19]?.line).toBe(24);
+    expect(warnings[20]).toEqual({ code: "unawaited_return_in_session", message: "10 more like these, from line 25 on (only the first 20 are listed)", line: 25 });
+
+    const huge = `{ ${Array.from({ length: 500 }, (_, i) => `field${i}: string`).join("; ")} }`;
+    const longName = `s${"x".repeat(5000)}`;
+    const typed = compileCode(automation(`  await using ${longName} = await Session.start();\n  return ${longName}.newPage() as Promise<${huge}>;`)).warnings;
+    expect(typed).toHaveLength(1);
+    expect(typed[0]?.message.length).toBeLessThan(500); // of a type of ~10 KB and a name of 5,001 characters
+  });
+
   it("warns of `return <call>` without await while `await using session` is in force, naming the line and the fix", () => {
     const source = automation(`  await using session = await Session.start();
   const page = await session.newPage();
