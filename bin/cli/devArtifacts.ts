@@ -1,4 +1,4 @@
-import { constants, closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { constants, closeSync, linkSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";
 import { isArtifactName, MAX_ARTIFACT_BYTES_PER_RUN, MAX_ARTIFACTS_PER_RUN } from "../../lambdas/artifacts/artifacts";
 import type { ArtifactReceiver } from "../../lambdas/runtime/local/localArtifacts";
@@ -16,6 +16,9 @@ export interface DevArtifacts extends ArtifactReceiver {
   readonly saved: DevArtifact[];
 }
 
+/** Where each file is written as its parts come, in the folder (so that it can be moved in, not copied). */
+const PARTIAL = ".partial";
+
 /** Opens a file for writing, replacing one of the same name but never following a symbolic link. */
 function openHere(file: string, append: boolean): number {
   return openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (append ? constants.O_APPEND : constants.O_TRUNC), 0o644);
@@ -24,13 +27,14 @@ function openHere(file: string, append: boolean): number {
 /**
  * Where `browserfn dev` keeps the artifacts of its run (`artifacts.save`, failure evidence,
  * downloads): files in `dir`, created on the first one, each written to `dir/.partial/` as its
- * parts come and moved into `dir` when complete (a file of the same name is replaced). The
+ * parts come and moved into `dir` when complete (replacing a file of the same name this run wrote,
+ * never one that was there before: that artifact is dropped, with `onDropped`). The
  * service's caps hold as they do for a deployed run (at most MAX_ARTIFACTS_PER_RUN files and
  * MAX_ARTIFACT_BYTES_PER_RUN bytes; a file over them is dropped, with `onDropped`), and a name
  * that is not a plain file name is never written. `onSaved` hears of each complete file.
  */
 export function devArtifacts(dir: string, onSaved: (artifact: DevArtifact) => void, onDropped: (name: string, why: string) => void): DevArtifacts {
-  const partial = path.join(dir, ".partial");
+  const partial = path.join(dir, PARTIAL);
   const saved: DevArtifact[] = [];
   const sizes = new Map<string, number>();
   let current: { name: string; contentType: string; bytes: number; rejected: boolean } | undefined;
@@ -44,6 +48,12 @@ export function devArtifacts(dir: string, onSaved: (artifact: DevArtifact) => vo
     saved,
     part(name, contentType, data, last) {
       if (!isArtifactName(name)) return;
+      if (name === PARTIAL) {
+        if (current?.name !== name) onDropped(name, "the name is the folder's own (files are written there first)");
+        current = { name, contentType, bytes: 0, rejected: true };
+        if (last) current = undefined;
+        return;
+      }
       if (current?.name !== name) {
         if (current) rmSync(path.join(partial, current.name), { force: true }); // a file never finished
         current = { name, contentType, bytes: 0, rejected: false };
@@ -68,7 +78,19 @@ export function devArtifacts(dir: string, onSaved: (artifact: DevArtifact) => vo
       current = undefined;
       if (done.rejected) return;
       const file = path.join(dir, name);
-      renameSync(path.join(partial, name), file);
+      // A file this run wrote is replaced; one that was in the folder before is not (a page's
+      // download could be named .env or package.json, and the folder may be the project's own).
+      if (sizes.has(name)) renameSync(path.join(partial, name), file);
+      else {
+        try {
+          linkSync(path.join(partial, name), file);
+        } catch (error) {
+          rmSync(path.join(partial, name), { force: true });
+          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+          return void onDropped(name, `a file of that name was in ${dir} already (not replaced)`);
+        }
+        rmSync(path.join(partial, name), { force: true });
+      }
       sizes.set(name, done.bytes);
       const artifact = { name, content_type: done.contentType, bytes: done.bytes, path: file };
       const again = saved.findIndex((earlier) => earlier.name === name);
