@@ -17,7 +17,7 @@ describe("dev's artifacts folder", () => {
     const saved: string[] = [];
     const dropped: string[] = [];
     const receiver = devArtifacts(dir, (artifact) => saved.push(artifact.name), (name, why) => dropped.push(`${name}: ${why}`));
-    const save = (name: string, text: string) => receiver.part(name, "text/plain", new TextEncoder().encode(text), true);
+    const save = (name: string, text: string) => receiver.part(name, "text/plain", Buffer.from(text), true);
 
     save(".env", "STOLEN=1\n");
     save(".partial", "x");
