@@ -49,8 +49,8 @@ export class CachedFunctionStore extends FunctionStore {
     return this.writing(previous, () => super.replace(previous, next));
   }
 
-  override async setStatus(fn: FunctionItem, status: FunctionItem["status"], reason: string | null): Promise<FunctionItem | undefined> {
-    return this.writing(fn, () => super.setStatus(fn, status, reason));
+  override async setStatus(fn: FunctionItem, status: FunctionItem["status"], reason: string | null, onlyIfDeploying = false): Promise<FunctionItem | undefined> {
+    return this.writing(fn, () => super.setStatus(fn, status, reason, onlyIfDeploying));
   }
 
   override async setWebhookSecret(fn: FunctionItem, sealed: string, onlyIfUnset: boolean): Promise<boolean> {

@@ -56,8 +56,10 @@ export class FunctionStore {
     fn: FunctionItem,
     status: FunctionItem["status"],
     reason: string | null,
+    /** Only a record still `deploying` (a deploy found lost ends it; one that finished meanwhile keeps its end). */
+    onlyIfDeploying = false,
   ): Promise<FunctionItem | undefined> {
-    const sameDeploy = fn.deploy_id === undefined ? " AND attribute_not_exists(deploy_id)" : " AND deploy_id = :deploy";
+    const sameDeploy = (fn.deploy_id === undefined ? " AND attribute_not_exists(deploy_id)" : " AND deploy_id = :deploy") + (onlyIfDeploying ? " AND #status = :deploying" : "");
     const deploying = keys.deployingIndex(fn.updated_at, fn.function_id);
     // `deploying` enters the deploying index (by the record's updated_at as the caller holds it); any other status leaves it.
     const index = status === "deploying" ? ", runs_pk = :dpk, runs_sk = :dsk" : " REMOVE runs_pk, runs_sk";
@@ -76,6 +78,7 @@ export class FunctionStore {
             ":id": fn.function_id,
             ":version": fn.latest_version,
             ...(fn.deploy_id === undefined ? {} : { ":deploy": fn.deploy_id }),
+            ...(onlyIfDeploying ? { ":deploying": "deploying" } : {}),
             ...(status === "deploying" ? { ":dpk": deploying.runs_pk, ":dsk": deploying.runs_sk } : {}),
           },
           ReturnValues: "ALL_NEW",

@@ -81,8 +81,9 @@ export async function recordFailedDeployJob(deps: { store: Pick<Store, "function
   const job = parsed.data;
   const fn = await deps.store.functions.getByName(job.account_id, job.name);
   if (!fn || fn.function_id !== job.function_id || fn.latest_version !== job.version || fn.status !== "deploying") return "ignored";
-  // A newer deploy of the same version (a resend) has a job of its own; a job queued before deploy ids names none.
-  if (job.deploy_id !== undefined && job.deploy_id !== fn.deploy_id) return "ignored";
+  // A newer deploy of the same version (a resend) has a job of its own. A job queued before deploy
+  // ids names none: it is the record's only if the record has none either.
+  if (job.deploy_id !== fn.deploy_id) return "ignored";
   deps.log(`deploy job ${job.kind} ${job.function_id} v${job.version} failed on every attempt: ${why.slice(0, 500)}`);
-  return (await deps.store.functions.setStatus(fn, "failed", DEPLOY_JOB_FAILED_REASON)) ? "failed" : "ignored";
+  return (await deps.store.functions.setStatus(fn, "failed", DEPLOY_JOB_FAILED_REASON, true)) ? "failed" : "ignored";
 }

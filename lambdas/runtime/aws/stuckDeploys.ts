@@ -19,7 +19,7 @@ export async function failStuckDeploys(deps: { store: Pick<Store, "functions">; 
   for (const fn of await deps.store.functions.listDeployingSince(new Date(now.getTime() - STALE_DEPLOY_MS), STUCK_DEPLOY_BATCH)) {
     // Changed since its index entry was read: not stuck any more.
     if (!isDeployStuck(fn, now)) continue;
-    if (!(await deps.store.functions.setStatus(fn, "failed", STUCK_DEPLOY_REASON))) continue;
+    if (!(await deps.store.functions.setStatus(fn, "failed", STUCK_DEPLOY_REASON, true))) continue;
     failed++;
     deps.log(`run sweeper: ${fn.function_id} v${fn.latest_version} was deploying since ${fn.updated_at}: recorded failed`);
   }
