@@ -3,10 +3,11 @@ import ts from "typescript";
 import { deriveSchemas } from "./deriveSchemas";
 import { checkCodeSize, parseModule, signatureOf, type ParameterInfo, type ParameterStyle } from "./extractParameters";
 import type { InputSchema, JsonSchema } from "./jsonSchema";
-import { findUnawaitedReturns, type Warning } from "./findUnawaitedReturns";
+import { findUnawaitedReturns } from "./findUnawaitedReturns";
+import type { Warning } from "./warnings";
 import { composeMaps, type PositionMap, takeInlineMap, withInlineMap } from "./sourceMaps";
 
-export type { Warning } from "./findUnawaitedReturns";
+export type { Warning } from "./warnings";
 
 /** The name the user's source goes by in stack traces (`at run (automation.ts:12:11)`). */
 export const SOURCE_NAME = "automation.ts";

@@ -1,13 +1,6 @@
 import ts from "typescript";
 import { unwrapExpression } from "./literalToJson";
-
-/** Something in a module that deploys, but probably does not do what its author meant. */
-export interface Warning {
-  code: "unawaited_return_in_session";
-  message: string;
-  /** 1-based line of the source the warning is about. */
-  line: number;
-}
+import { MAX_WARNINGS, type Warning } from "./warnings";
 
 /**
  * Calls that give no promise, by the name of the method called: built-in array, string and
@@ -101,8 +94,6 @@ function cut(text: string): string {
   return line.length > 60 ? `${line.slice(0, 57)}...` : line;
 }
 
-/** Warnings a deploy answers and stores at most; one more says how many were left out. */
-export const MAX_WARNINGS = 20;
 
 /** `T` of `Promise<T>` or `PromiseLike<T>`; undefined for any other type. */
 function promisedType(type: ts.TypeNode, sf: ts.SourceFile): string | undefined {

@@ -1,4 +1,4 @@
-import { MAX_WARNINGS, type Warning } from "../code/findUnawaitedReturns";
+import { MAX_WARNINGS, type Warning } from "../code/warnings";
 
 /**
  * A list of code warnings, each by its named fields: what is stored, read back or answered is

@@ -1,7 +1,7 @@
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
 import type { Webhook } from "../webhooks/webhookTypes";
 import type { InputSchema, JsonSchema } from "../code/jsonSchema";
-import type { Warning } from "../code/findUnawaitedReturns";
+import type { Warning } from "../code/warnings";
 
 export type FunctionStatus = "deploying" | "active" | "failed";
 

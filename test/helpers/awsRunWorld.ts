@@ -9,23 +9,12 @@ import type { HttpResult } from "../../lambdas/http/response";
 import { lambdaContext } from "../../lambdas/local/lambdaContext";
 import type { FunctionItem } from "../../lambdas/functions/types";
 import type { RunItem } from "../../lambdas/runs/types";
+import { apiGatewayEvent } from "./apiGatewayEvent";
 import { type AwsPipeline, type AwsPipelineOptions, startAwsPipeline } from "./awsPipeline";
 
 /** A route event of `account` (pro plan) as API Gateway hands it to a route Lambda. */
 export function apiEvent(account: string, method: string, rawPath: string, body: unknown, pathParameters?: Record<string, string>): APIGatewayProxyEventV2 {
-  const principal = principalContext({ account_id: account, plan: "pro", admin: false, key_id: `key_${account}` });
-  return {
-    version: "2.0", routeKey: "$default", rawPath, rawQueryString: "", isBase64Encoded: false,
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    ...(pathParameters ? { pathParameters } : {}),
-    requestContext: {
-      accountId: "123456789012", apiId: "api", domainName: "api.example.com", domainPrefix: "api",
-      http: { method, path: rawPath, protocol: "HTTP/1.1", sourceIp: "203.0.113.1", userAgent: "test" },
-      requestId: `req-${Math.random()}`, routeKey: "$default", stage: "$default", time: "", timeEpoch: 0,
-      authorizer: { lambda: principal },
-    },
-  } as unknown as APIGatewayProxyEventV2;
+  return apiGatewayEvent(principalContext({ account_id: account, plan: "pro", admin: false, key_id: `key_${account}` }), method, rawPath, body, pathParameters);
 }
 
 export const answerJson = (result: HttpResult) => JSON.parse(result.body ?? "null") as Record<string, unknown>;

@@ -1,5 +1,4 @@
 import { type InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
-import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { principalContext } from "../../lambdas/aws/authorizerContext";
 import { DEFAULT_PLANS } from "../../lambdas/config/plans";
 import { MAX_BODY_BYTES } from "../../lambdas/config/serviceConfig";
@@ -15,6 +14,7 @@ import { lambdaContext } from "../../lambdas/local/lambdaContext";
 import { createLambdaDeployJobs, DEPLOY_JOB_FAILED_REASON, makeDeployJobHandler } from "../../lambdas/runtime/aws/deployJobs";
 import type { ControlPlaneCommand, LambdaCommand } from "../../lambdas/runtime/aws/lambdaClient";
 import { STUCK_DEPLOY_REASON } from "../../lambdas/runtime/aws/stuckDeploys";
+import { apiGatewayEvent } from "../helpers/apiGatewayEvent";
 import { type AwsPipeline, startAwsPipeline } from "../helpers/awsPipeline";
 import { ECHO_FN } from "../helpers/code";
 import { sdkLambdaClient } from "../helpers/sdkLambdaClient";
@@ -30,20 +30,7 @@ const DEPLOY_JOB = "bfn-deploy-job";
 const principal = principalContext({ account_id: "acme", plan: "pro", admin: false, key_id: "key_1" });
 const json = (result: HttpResult) => JSON.parse(result.body ?? "null") as Record<string, unknown>;
 
-function apiEvent(method: string, rawPath: string, body: unknown, pathParameters?: Record<string, string>): APIGatewayProxyEventV2 {
-  return {
-    version: "2.0", routeKey: "$default", rawPath, rawQueryString: "", isBase64Encoded: false,
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    ...(pathParameters ? { pathParameters } : {}),
-    requestContext: {
-      accountId: "123456789012", apiId: "api", domainName: "api.example.com", domainPrefix: "api",
-      http: { method, path: rawPath, protocol: "HTTP/1.1", sourceIp: "203.0.113.1", userAgent: "test" },
-      requestId: `req-${Math.random()}`, routeKey: "$default", stage: "$default", time: "", timeEpoch: 0,
-      authorizer: { lambda: principal },
-    },
-  } as unknown as APIGatewayProxyEventV2;
-}
+const apiEvent = (method: string, rawPath: string, body: unknown, pathParameters?: Record<string, string>) => apiGatewayEvent(principal, method, rawPath, body, pathParameters);
 
 const lambdaError = (name: string, message: string, status: number) => () => Object.assign(new Error(message), { name, $metadata: { httpStatusCode: status } });
 const throttled = lambdaError("TooManyRequestsException", "Rate exceeded", 429);

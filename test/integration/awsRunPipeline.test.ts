@@ -1,4 +1,3 @@
-import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { principalContext } from "../../lambdas/aws/authorizerContext";
 import { DEFAULT_PLANS } from "../../lambdas/config/plans";
 import { MAX_BODY_BYTES } from "../../lambdas/config/serviceConfig";
@@ -17,6 +16,7 @@ import type { LambdaCommand } from "../../lambdas/runtime/aws/lambdaClient";
 import { outcomeKey } from "../../lambdas/runtime/aws/outcomeBucket";
 import { newRun } from "../../lambdas/runs/newRun";
 import type { RunItem } from "../../lambdas/runs/types";
+import { apiGatewayEvent } from "../helpers/apiGatewayEvent";
 import { type AwsPipeline, DEAD_LETTER_URL, startAwsPipeline } from "../helpers/awsPipeline";
 import type { ServiceLambda } from "../helpers/inProcessLambda";
 import { THROTTLE_ATTEMPTS } from "../../lambdas/runtime/aws/runWorkflow";
@@ -34,20 +34,8 @@ const BIG = 'export default async (n: number) => { console.log("making", n); ret
 const HANGS = 'export default async () => { console.log("started"); await new Promise(() => undefined); };';
 const principal = principalContext({ account_id: "acme", plan: "pro", admin: false, key_id: "key_1" });
 
-function apiEvent(method: string, rawPath: string, body: unknown, pathParameters?: Record<string, string>, headers: Record<string, string> = {}): APIGatewayProxyEventV2 {
-  return {
-    version: "2.0", routeKey: "$default", rawPath, rawQueryString: "", isBase64Encoded: false,
-    headers: { "content-type": "application/json", ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    ...(pathParameters ? { pathParameters } : {}),
-    requestContext: {
-      accountId: "123456789012", apiId: "api", domainName: "api.example.com", domainPrefix: "api",
-      http: { method, path: rawPath, protocol: "HTTP/1.1", sourceIp: "203.0.113.1", userAgent: "test" },
-      requestId: `req-${Math.random()}`, routeKey: "$default", stage: "$default", time: "", timeEpoch: 0,
-      authorizer: { lambda: principal },
-    },
-  } as unknown as APIGatewayProxyEventV2;
-}
+const apiEvent = (method: string, rawPath: string, body: unknown, pathParameters?: Record<string, string>, headers: Record<string, string> = {}) =>
+  apiGatewayEvent(principal, method, rawPath, body, pathParameters, headers);
 
 const json = (result: HttpResult) => JSON.parse(result.body ?? "null") as Record<string, unknown>;
 
@@ -324,7 +312,7 @@ describe("a deploy job Lambda gave up on", () => {
       const store = world.pipeline.memory.store;
       const fn = await store.functions.getByName("acme", "stuck");
       await store.functions.setStatus(fn!, "deploying", null);
-      const job = { kind: "deploy", account_id: "acme", function_id: fn!.function_id, name: "stuck", version: 1 };
+      const job = { kind: "deploy", account_id: "acme", function_id: fn!.function_id, name: "stuck", version: 1, deploy_id: fn!.deploy_id };
       const failure = (payload: unknown) => ({
         version: "1.0",
         requestContext: { requestId: "r", functionArn: "arn:aws:lambda:eu-west-1:123456789012:function:bfn-deploy-job", condition: "RetriesExhausted", approximateInvokeCount: 3 },
@@ -333,6 +321,8 @@ describe("a deploy job Lambda gave up on", () => {
       });
       expect(await world.pipeline.sweeper(failure({ ...job, version: 2 }))).toEqual({ settled: 0 }); // not its latest version
       expect(await world.pipeline.sweeper(failure({ junk: true }))).toEqual({ settled: 0 });
+      const { deploy_id: _mine, ...withoutId } = job;
+      expect(await world.pipeline.sweeper(failure(withoutId))).toEqual({ settled: 0 }); // a job of a deploy before ids: not this one
       expect((await store.functions.getByName("acme", "stuck"))?.status).toBe("deploying");
       expect(await world.pipeline.sweeper(failure(job))).toEqual({ settled: 1 });
       expect(await store.functions.getByName("acme", "stuck")).toMatchObject({ status: "failed", status_reason: DEPLOY_JOB_FAILED_REASON });
