@@ -6,7 +6,9 @@ import type { LambdaHandlerOptions } from "../../lambdas/runner/lambdaHandler";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type Clock, systemClock } from "../../lambdas/deps";
+import { type Clock, type Deps, systemClock } from "../../lambdas/deps";
+import { DEFAULT_PLANS } from "../../lambdas/config/plans";
+import { MAX_BODY_BYTES } from "../../lambdas/config/serviceConfig";
 import { type AwsRuntimeOptions, createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
 import { createS3OutcomeBucket, type OutcomeBucket } from "../../lambdas/runtime/aws/outcomeBucket";
 import { makeRunRecorder } from "../../lambdas/runtime/aws/recordRun";
@@ -138,5 +140,28 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
       await memory.close();
       await rm(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * What the route handlers get on AWS, over `pipeline`: its store, runtime and secret box, no
+ * identity (the events carry the authorizer's principal) and no scheduler, the pro plan's
+ * defaults, the sync window of `syncWaitSeconds`, and log lines into `pipeline.logs`.
+ */
+export function pipelineRouteDeps(
+  pipeline: AwsPipeline,
+  options: { syncWaitSeconds: number; clock?: Clock; deployJobs?: Deps["deployJobs"] },
+): Deps {
+  const unused = () => Promise.reject(new Error("not used here"));
+  return {
+    store: pipeline.memory.store,
+    identity: { authenticate: unused, forget: () => undefined },
+    runtime: pipeline.runtime,
+    scheduler: { check: () => undefined, sync: async () => undefined, remove: async () => undefined, close: async () => undefined },
+    clock: options.clock ?? systemClock,
+    secretBox: pipeline.secretBox,
+    config: { plans: DEFAULT_PLANS, publicUrl: null, syncWaitSeconds: options.syncWaitSeconds, maxBodyBytes: MAX_BODY_BYTES },
+    log: (line: string) => void pipeline.logs.push(line),
+    ...(options.deployJobs ? { deployJobs: options.deployJobs } : {}),
   };
 }

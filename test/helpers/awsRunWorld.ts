@@ -1,8 +1,6 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { principalContext } from "../../lambdas/aws/authorizerContext";
-import { DEFAULT_PLANS } from "../../lambdas/config/plans";
-import { MAX_BODY_BYTES } from "../../lambdas/config/serviceConfig";
-import { type Deps, systemClock } from "../../lambdas/deps";
+import type { Deps } from "../../lambdas/deps";
 import { createFunction } from "../../lambdas/handlers/createFunction";
 import { invokePost } from "../../lambdas/handlers/invokePost";
 import type { HttpResult } from "../../lambdas/http/response";
@@ -10,7 +8,7 @@ import { lambdaContext } from "../../lambdas/local/lambdaContext";
 import type { FunctionItem } from "../../lambdas/functions/types";
 import type { RunItem } from "../../lambdas/runs/types";
 import { apiGatewayEvent } from "./apiGatewayEvent";
-import { type AwsPipeline, type AwsPipelineOptions, startAwsPipeline } from "./awsPipeline";
+import { type AwsPipeline, type AwsPipelineOptions, pipelineRouteDeps, startAwsPipeline } from "./awsPipeline";
 
 /** A route event of `account` (pro plan) as API Gateway hands it to a route Lambda. */
 export function apiEvent(account: string, method: string, rawPath: string, body: unknown, pathParameters?: Record<string, string>): APIGatewayProxyEventV2 {
@@ -41,17 +39,7 @@ export interface AwsRunWorld {
 
 export async function startAwsRunWorld(options: AwsPipelineOptions = {}): Promise<AwsRunWorld> {
   const pipeline = await startAwsPipeline(options);
-  const unused = () => Promise.reject(new Error("not used here"));
-  const deps: Deps = {
-    store: pipeline.memory.store,
-    identity: { authenticate: unused, forget: () => undefined },
-    runtime: pipeline.runtime,
-    scheduler: { check: () => undefined, sync: async () => undefined, remove: async () => undefined, close: async () => undefined },
-    clock: systemClock,
-    secretBox: pipeline.secretBox,
-    config: { plans: DEFAULT_PLANS, publicUrl: null, syncWaitSeconds: 1, maxBodyBytes: MAX_BODY_BYTES },
-    log: (line: string) => void pipeline.logs.push(line),
-  };
+  const deps = pipelineRouteDeps(pipeline, { syncWaitSeconds: 1 });
   const store = pipeline.memory.store;
   return {
     pipeline,

@@ -1,7 +1,5 @@
 import { type InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
 import { principalContext } from "../../lambdas/aws/authorizerContext";
-import { DEFAULT_PLANS } from "../../lambdas/config/plans";
-import { MAX_BODY_BYTES } from "../../lambdas/config/serviceConfig";
 import type { Clock, Deps } from "../../lambdas/deps";
 import { STALE_DEPLOY_MS } from "../../lambdas/functions/deployLimits";
 import type { FunctionItem } from "../../lambdas/functions/types";
@@ -15,7 +13,7 @@ import { createLambdaDeployJobs, DEPLOY_JOB_FAILED_REASON, makeDeployJobHandler 
 import type { ControlPlaneCommand, LambdaCommand } from "../../lambdas/runtime/aws/lambdaClient";
 import { STUCK_DEPLOY_REASON } from "../../lambdas/runtime/aws/stuckDeploys";
 import { apiGatewayEvent } from "../helpers/apiGatewayEvent";
-import { type AwsPipeline, startAwsPipeline } from "../helpers/awsPipeline";
+import { type AwsPipeline, pipelineRouteDeps, startAwsPipeline } from "../helpers/awsPipeline";
 import { ECHO_FN } from "../helpers/code";
 import { sdkLambdaClient } from "../helpers/sdkLambdaClient";
 
@@ -75,19 +73,12 @@ async function startWorld(options: { enqueue?: "lost" } = {}): Promise<World> {
   late.control = control;
   const log = (line: string) => void pipeline.logs.push(line);
   late.jobHandler = makeDeployJobHandler({ store: pipeline.memory.store, runtime: pipeline.runtime, log });
-  const unused = () => Promise.reject(new Error("not used here"));
-  const deps: Deps = {
-    store: pipeline.memory.store,
-    identity: { authenticate: unused, forget: () => undefined },
-    runtime: pipeline.runtime,
-    scheduler: { check: () => undefined, sync: async () => undefined, remove: async () => undefined, close: async () => undefined },
+  const deps = pipelineRouteDeps(pipeline, {
+    syncWaitSeconds: 10,
     clock,
-    secretBox: pipeline.secretBox,
-    config: { plans: DEFAULT_PLANS, publicUrl: null, syncWaitSeconds: 10, maxBodyBytes: MAX_BODY_BYTES },
-    log,
     // "lost": the job is queued nowhere, as when the route handler stopped right after writing the record.
     deployJobs: options.enqueue === "lost" ? { enqueue: async () => undefined } : createLambdaDeployJobs(control, DEPLOY_JOB),
-  };
+  });
   return Object.assign(world, {
     pipeline,
     deps,

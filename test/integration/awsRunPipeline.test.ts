@@ -1,7 +1,5 @@
 import { principalContext } from "../../lambdas/aws/authorizerContext";
-import { DEFAULT_PLANS } from "../../lambdas/config/plans";
-import { MAX_BODY_BYTES } from "../../lambdas/config/serviceConfig";
-import { type Deps, systemClock } from "../../lambdas/deps";
+import type { Deps } from "../../lambdas/deps";
 import { createFunction } from "../../lambdas/handlers/createFunction";
 import { deleteFunction } from "../../lambdas/handlers/deleteFunction";
 import { dashboard } from "../../lambdas/handlers/dashboard";
@@ -17,7 +15,7 @@ import { outcomeKey } from "../../lambdas/runtime/aws/outcomeBucket";
 import { newRun } from "../../lambdas/runs/newRun";
 import type { RunItem } from "../../lambdas/runs/types";
 import { apiGatewayEvent } from "../helpers/apiGatewayEvent";
-import { type AwsPipeline, DEAD_LETTER_URL, startAwsPipeline } from "../helpers/awsPipeline";
+import { type AwsPipeline, DEAD_LETTER_URL, pipelineRouteDeps, startAwsPipeline } from "../helpers/awsPipeline";
 import type { ServiceLambda } from "../helpers/inProcessLambda";
 import { THROTTLE_ATTEMPTS } from "../../lambdas/runtime/aws/runWorkflow";
 import { DEPLOY_JOB_FAILED_REASON } from "../../lambdas/runtime/aws/deployJobs";
@@ -58,18 +56,7 @@ async function startWorld(options: Parameters<typeof startAwsPipeline>[0] = {}):
     runtime: { runs: { get: (runId: string) => (frozen ? new Promise<RunItem | undefined>(() => undefined) : (runs as NonNullable<typeof runs>).get(runId)) } },
   });
   runs = pipeline.memory.store.runs;
-  const log = (line: string) => void pipeline.logs.push(line);
-  const unused = () => Promise.reject(new Error("not used here"));
-  const deps: Deps = {
-    store: pipeline.memory.store,
-    identity: { authenticate: unused, forget: () => undefined },
-    runtime: pipeline.runtime,
-    scheduler: { check: () => undefined, sync: async () => undefined, remove: async () => undefined, close: async () => undefined },
-    clock: systemClock,
-    secretBox: pipeline.secretBox,
-    config: { plans: DEFAULT_PLANS, publicUrl: null, syncWaitSeconds: 1, maxBodyBytes: MAX_BODY_BYTES },
-    log,
-  };
+  const deps = pipelineRouteDeps(pipeline, { syncWaitSeconds: 1 });
   return {
     pipeline,
     deps,
