@@ -5,12 +5,12 @@ import { compileCode } from "../../lambdas/code/compileCode";
 import { runInvocation } from "../../lambdas/runner/runInvocation";
 import { startTestService, type TestService } from "../helpers/localService";
 import { launchTestBrowser, startPageServer, type PageServer } from "../helpers/testBrowser";
+import { isPng } from "../helpers/png";
 
 // File paths in automation code, on the local service (real sandboxed workers under the
 // permission model, real Chromium): `page.screenshot({ path })` and `page.pdf({ path })` keep
 // their file as an artifact; any other write fails with the fix in the run's error.
 
-const isPng = (bytes: Buffer) => bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
 
 describe("file paths in automations", () => {
   let t: TestService;

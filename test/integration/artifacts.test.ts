@@ -2,13 +2,13 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { startTestService, type TestService } from "../helpers/localService";
 import { startPageServer, type PageServer } from "../helpers/testBrowser";
+import { isPng } from "../helpers/png";
 
 // Artifacts end to end on the local service: the runtime's artifacts.save in a real sandboxed
 // worker, the parts sent over the worker's channel, files under the data dir, the routes.
 
 /** A 1×1 PNG. */
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
-const isPng = (bytes: Buffer) => bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
 
 describe("artifacts", () => {
   let t: TestService;

@@ -1,10 +1,10 @@
 import { startTestService, type TestService } from "../helpers/localService";
 import { startPageServer, type PageServer } from "../helpers/testBrowser";
+import { isPng } from "../helpers/png";
 
 // A run whose code blocks its worker's event loop cannot keep its own evidence at its timeout:
 // the sandbox's host takes it over the browser's pipe before the worker is killed.
 
-const isPng = (bytes: Buffer) => bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
 const SECRET = "hunter2-evidence-value";
 
 describe.each(["namespaces", "process"] as const)("a run stuck in its own code (%s sandbox)", (mode) => {
