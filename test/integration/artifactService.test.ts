@@ -61,6 +61,28 @@ describe("the service's artifact caps and metering", () => {
     expect((await readdir(path.join(t.dataDir, "artifacts", runId))).sort()).toEqual(["after.txt", "forged.bin", "small.txt"]);
   }, 120_000);
 
+  it("drops an artifact named like its partial folder, and keeps the run's others", async () => {
+    await t.deploy(
+      "partial-name",
+      `import { artifacts } from "browserfn/runtime";
+      export default async () => {
+        await artifacts.save("before.txt", "a");
+        await artifacts.save(".partial", "x");
+        await artifacts.save("after.txt", "b");
+        return "ok";
+      }`,
+    );
+    const answer = await t.call("POST", "/functions/partial-name");
+    expect([answer.status, answer.body]).toEqual([200, "ok"]);
+    const runId = String(answer.headers.get("x-run-id"));
+    expect(await listed(t, runId)).toEqual([
+      { name: "after.txt", bytes: 1 },
+      { name: "before.txt", bytes: 1 },
+    ]);
+    expect(errors).toContain(`run ${runId}: artifact .partial dropped: the name is the folder's own (files are written there first)`);
+    expect((await readdir(path.join(t.dataDir, "artifacts", runId))).sort()).toEqual(["after.txt", "before.txt"]);
+  }, 60_000);
+
   it("meters each name a run kept once, with the bytes it ended with (as on AWS), however often it was saved", async () => {
     const token = await t.newAccount("artifact-meter");
     await t.deploy(

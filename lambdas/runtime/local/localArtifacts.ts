@@ -1,7 +1,8 @@
-import { appendFileSync, mkdirSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { renameSync, utimesSync } from "node:fs";
 import { readdir, readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import { type ArtifactItem, isArtifactName, MAX_ARTIFACT_BYTES_PER_RUN, MAX_ARTIFACTS_PER_RUN } from "../../artifacts/artifacts";
+import { artifactParts } from "../../artifacts/artifactParts";
+import { type ArtifactItem, isArtifactName } from "../../artifacts/artifacts";
 import type { Clock } from "../../deps";
 import type { Store } from "../../store/store";
 
@@ -36,51 +37,22 @@ export function createLocalArtifacts(root: string, store: Pick<Store, "artifacts
   return {
     receiver(run) {
       const dir = runDir(run.run_id);
-      const partial = path.join(dir, ".partial");
-      const sizes = new Map<string, number>();
       /** The items recorded, by name: the last of each is metered when the run ends. */
       const kept = new Map<string, ArtifactItem>();
       const pending = new Set<Promise<void>>();
-      let current: { name: string; contentType: string; bytes: number; rejected: string | null } | undefined;
-      const tmp = (name: string) => path.join(partial, name);
-      const reject = (why: string) => {
-        if (!current || current.rejected) return;
-        current.rejected = why;
-        rmSync(tmp(current.name), { force: true });
-        log(`run ${run.run_id}: artifact ${current.name} dropped: ${why}`);
-      };
-      return {
-        part(name, contentType, data, last) {
-          if (!isArtifactName(name)) return;
-          if (current?.name !== name) {
-            if (current) rmSync(tmp(current.name), { force: true }); // a file never finished
-            current = { name, contentType, bytes: 0, rejected: null };
-            mkdirSync(partial, { recursive: true });
-            writeFileSync(tmp(name), "");
-            if (!sizes.has(name) && sizes.size >= MAX_ARTIFACTS_PER_RUN) reject(`a run keeps at most ${MAX_ARTIFACTS_PER_RUN} artifacts`);
-          }
-          let others = 0;
-          for (const [other, size] of sizes) if (other !== name) others += size;
-          if (others + current.bytes + data.length > MAX_ARTIFACT_BYTES_PER_RUN) reject(`a run keeps at most ${MAX_ARTIFACT_BYTES_PER_RUN} bytes of artifacts`);
-          if (!current.rejected) {
-            appendFileSync(tmp(name), data);
-            current.bytes += data.length;
-          }
-          if (!last) return;
-          const done = current;
-          current = undefined;
-          if (done.rejected) return;
+      const parts = artifactParts(
+        dir,
+        ({ name, contentType, bytes, tmpPath }) => {
           const createdAt = clock.now();
-          renameSync(tmp(name), path.join(dir, name));
+          renameSync(tmpPath, path.join(dir, name));
           utimesSync(path.join(dir, name), createdAt, createdAt);
-          sizes.set(name, done.bytes);
           const item: ArtifactItem = {
             run_id: run.run_id,
             account_id: run.account_id,
             function_id: run.function_id,
             name,
-            content_type: done.contentType,
-            bytes: done.bytes,
+            content_type: contentType,
+            bytes,
             created_at: createdAt.toISOString(),
           };
           // The last save of a name is what counts, whichever write ends first.
@@ -91,10 +63,14 @@ export function createLocalArtifacts(root: string, store: Pick<Store, "artifacts
           });
           pending.add(write);
           void write.finally(() => pending.delete(write));
+          return true;
         },
+        (name, why) => log(`run ${run.run_id}: artifact ${name} dropped: ${why}`),
+      );
+      return {
+        part: parts.part,
         async finish() {
-          current = undefined;
-          rmSync(partial, { recursive: true, force: true });
+          parts.discard();
           await Promise.all(pending);
           for (const item of kept.values()) {
             await store.meters.recordArtifactBytes(run, item.created_at, item.bytes).catch((error: unknown) => log(`run ${run.run_id}: metering artifact ${item.name} failed: ${(error as Error).message}`));
