@@ -13,7 +13,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { type Server, Socket, createServer } from "node:net";
 import path from "node:path";
-import { ARTIFACT_CHUNK_BYTES } from "../artifacts/artifacts";
+import { artifactMessages } from "./artifactMessages";
 import { htmlForms } from "../secrets/htmlForms";
 import { Redactor } from "../secrets/redactor";
 import { guardCommand } from "./cdpGuard";
@@ -207,12 +207,7 @@ async function captureEvidence(request: CaptureEvidence): Promise<void> {
     const redactor = new Redactor(run.secrets.flatMap(htmlForms));
     const { files, log } = await captureStuckPages(link.toBrowser, link.fromBrowser, request.budgetMs, (html) => redactor.text(html));
     for (const file of files) {
-      for (let offset = 0; ; offset += ARTIFACT_CHUNK_BYTES) {
-        const chunk = file.bytes.subarray(offset, offset + ARTIFACT_CHUNK_BYTES);
-        const last = offset + ARTIFACT_CHUNK_BYTES >= file.bytes.length;
-        tell({ type: "artifact", runId: run.runId, name: file.name, content_type: file.contentType, data: Buffer.from(chunk).toString("base64"), last });
-        if (last) break;
-      }
+      for (const message of artifactMessages(run.runId, file.name, file.contentType, file.bytes)) tell(message);
     }
     if (log.length > 0) tell({ type: "log", runId: run.runId, text: `${log.join("\n")}\n` });
   } catch {

@@ -16,7 +16,7 @@ import type { BrowserReply, RunOutcome, RunRequest, SupervisorMessage, WorkerIni
 import { startInvocation } from "./runInvocation";
 import { pendingUserTimers } from "./userTimers";
 import type { ArtifactSink } from "../../layers/runtime/runContext";
-import { ARTIFACT_CHUNK_BYTES } from "../artifacts/artifacts";
+import { artifactMessages } from "./artifactMessages";
 
 function send(message: WorkerMessage): void {
   process.send?.(message);
@@ -72,12 +72,7 @@ function artifactChannel(runId: string, artifactsUrl: string): ArtifactSink {
     save(name, data, contentType) {
       // One artifact's parts in a row: saves are sent one after another.
       const sent = queue.then(async () => {
-        for (let offset = 0; ; offset += ARTIFACT_CHUNK_BYTES) {
-          const chunk = data.subarray(offset, offset + ARTIFACT_CHUNK_BYTES);
-          const last = offset + ARTIFACT_CHUNK_BYTES >= data.byteLength;
-          await sendPart({ type: "artifact", runId, name, content_type: contentType, data: Buffer.from(chunk).toString("base64"), last });
-          if (last) break;
-        }
+        for (const message of artifactMessages(runId, name, contentType, data)) await sendPart(message);
         return { name, url: `${artifactsUrl}${encodeURIComponent(name)}`, bytes: data.byteLength };
       });
       queue = sent.catch(() => undefined);
