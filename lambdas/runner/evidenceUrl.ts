@@ -5,3 +5,8 @@ export const MAX_URL_CHARS = 300;
 export function evidenceUrl(url: string): string {
   return url.length > MAX_URL_CHARS ? `${url.slice(0, MAX_URL_CHARS)}…` : url;
 }
+
+/** The log line of one page's evidence: its URL (cut) and the files kept of it. */
+export function evidenceLine(n: number, url: string, kept: readonly string[]): string {
+  return `[browserfn] page ${n} was at ${evidenceUrl(url)}${kept.length > 0 ? `: kept ${kept.join(", ")}` : " (no evidence could be kept)"}`;
+}

@@ -1,7 +1,7 @@
 import type { Page } from "puppeteer-core";
 import { pagesOfRun } from "../../layers/runtime/runContext";
 import type { ArtifactSink } from "../../layers/runtime/runContext";
-import { evidenceUrl } from "./evidenceUrl";
+import { evidenceLine } from "./evidenceUrl";
 
 /** Pages of a failed run kept as evidence at most (a screenshot and the HTML each). */
 const MAX_PAGES = 5;
@@ -41,23 +41,19 @@ export async function saveFailureEvidence(
       if (typeof html === "string") files.push((await sink.save(`failure-${n}.html`, new TextEncoder().encode(redactHtml(html)), "text/html; charset=utf-8").catch(() => undefined))?.name ?? "");
       const kept = files.filter(Boolean);
       saved.push(...kept);
-      note(`[browserfn] page ${n} was at ${url}${kept.length > 0 ? `: kept ${kept.join(", ")}` : " (no evidence could be kept)"}`);
+      note(evidenceLine(n, url, kept));
     }
   })().catch(() => undefined);
   await within(until, work);
   return saved;
 }
 
-export { htmlForms } from "../secrets/htmlForms";
-
 function safeUrl(page: Page): string {
-  let url: string;
   try {
-    url = page.url();
+    return page.url();
   } catch {
     return "(unknown)";
   }
-  return evidenceUrl(url);
 }
 
 /** The value of `promise`, or undefined when it fails or is not there by `until`. */

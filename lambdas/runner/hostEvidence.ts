@@ -1,5 +1,5 @@
 import type { Socket } from "node:net";
-import { evidenceUrl } from "./evidenceUrl";
+import { evidenceLine } from "./evidenceUrl";
 import { splitMessages } from "./pipeTransport";
 
 /** One file of a run's failure evidence, as the sandbox's host captured it. */
@@ -61,7 +61,7 @@ export async function captureStuckPages(
           kept.push(`failure-${n}.html`);
         }
       }
-      log.push(`ERROR [browserfn] page ${n} was at ${evidenceUrl(page.url)}${kept.length > 0 ? `: kept ${kept.join(", ")}` : " (no evidence could be kept)"} (taken by the sandbox: the run had stopped answering)`);
+      log.push(`ERROR ${evidenceLine(n, page.url, kept)} (taken by the sandbox: the run had stopped answering)`);
     }
   } finally {
     cdp.close();
