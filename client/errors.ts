@@ -62,7 +62,8 @@ export class RateLimitError extends BrowserfnError {}
 
 /**
  * The automation ran and failed: it threw (`function_error`), returned something that is not
- * JSON (`result_not_serializable`) or more than 6 MB of it (`result_too_large`), its process
+ * JSON (`result_not_serializable`), more than 6 MB of it (`result_too_large`) or JSON nested
+ * more than 64 levels deep (`result_too_deep`), its process
  * died (`function_crashed`) or it ran out of
  * time (`function_timeout`, as FunctionTimeoutError). `runId` names the run.
  */
@@ -97,7 +98,7 @@ export class WaitTimeoutError extends BrowserfnError {
   }
 }
 
-const FUNCTION_FAILURES = new Set(["function_error", "result_not_serializable", "result_too_large", "function_crashed"]);
+const FUNCTION_FAILURES = new Set(["function_error", "result_not_serializable", "result_too_large", "result_too_deep", "function_crashed"]);
 
 /** The error class for an API error `code` (and its HTTP `status` when the code is unknown). */
 export function errorClassFor(status: number, code: string): new (init: ErrorInit) => BrowserfnError {

@@ -35,6 +35,7 @@ export const ERROR_STATUS = {
   function_error: 500,
   result_not_serializable: 500,
   result_too_large: 500,
+  result_too_deep: 500,
   function_crashed: 500,
   internal_error: 500,
   service_unavailable: 503,

@@ -2,11 +2,13 @@ import type { z } from "zod";
 import { ApiError, ERROR_STATUS } from "../http/errors";
 import { type HttpResult, json } from "../http/response";
 import { runErrorStack } from "../runs/toRunView";
+import { runWithinDepth } from "../runs/resultDepth";
 import type { RunItem } from "../runs/types";
 import type { AcceptedRun } from "../schemas/runSchemas";
 
 /** The answer to an invocation whose run has ended: its result, or its error. */
-export function finishedResponse(run: RunItem): HttpResult {
+export function finishedResponse(stored: RunItem): HttpResult {
+  const run = runWithinDepth(stored);
   const headers = {
     "x-run-id": run.run_id,
     "x-function-version": String(run.version),
@@ -36,6 +38,7 @@ function knownCode(code: string) {
     case "function_error":
     case "result_not_serializable":
     case "result_too_large":
+    case "result_too_deep":
     case "function_crashed":
     case "concurrency_limit_exceeded":
     case "invocation_quota_exceeded":

@@ -9,6 +9,8 @@ import { invokeFunction } from "../invoke/invokeFunction";
 import { NAME_PATTERN } from "../schemas/functionSchemas";
 import type { JsonSchema } from "../code/jsonSchema";
 import { sharedSchemaChecker } from "../invoke/schemaChecker";
+import { jsonTextDeeperThan } from "../runner/jsonDepth";
+import { MAX_JSON_DEPTH } from "../runner/outputLimits";
 import { toolOutputSchema, type ToolOutputSchema } from "./outputSchema";
 
 
@@ -79,10 +81,13 @@ function unknownTool(name: string): McpError {
   return protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 128)}`);
 }
 
-/** The run's result: as JSON text, and as structured content when it is a JSON object. */
+/**
+ * The run's result: as JSON text, and as structured content when it is a JSON object (nested
+ * at most MAX_JSON_DEPTH levels, as every recorded result is: a deeper one stays text only).
+ */
 function succeeded(answer: HttpResult): CallToolResult {
   const text = answer.body ?? "null";
-  const result = JSON.parse(text) as unknown;
+  const result = jsonTextDeeperThan(text, MAX_JSON_DEPTH) ? null : (JSON.parse(text) as unknown);
   const isObject = typeof result === "object" && result !== null && !Array.isArray(result);
   return {
     content: [{ type: "text", text }],
@@ -101,6 +106,9 @@ function succeeded(answer: HttpResult): CallToolResult {
  */
 function checkedResult(answer: HttpResult, declared: ToolOutputSchema): CallToolResult {
   const text = answer.body ?? "null";
+  if (jsonTextDeeperThan(text, MAX_JSON_DEPTH)) {
+    return { isError: true, content: [{ type: "text", text: `The run's result is nested more than ${MAX_JSON_DEPTH} levels deep: it cannot be structured content` }], _meta: runMeta(answer) };
+  }
   const result = JSON.parse(text) as unknown;
   const mismatch = sharedSchemaChecker().check(declared as JsonSchema, result);
   if (!mismatch) return succeeded(answer);

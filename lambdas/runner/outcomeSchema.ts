@@ -5,10 +5,11 @@
  * RunOutcome with named fields only, every string capped; nothing else of the input survives.
  */
 import { z } from "zod";
-import { MAX_LOG_BYTES, MAX_RESULT_BYTES, capBytes, resultTooLarge } from "./outputLimits";
+import { jsonTextDeeperThan } from "./jsonDepth";
+import { MAX_JSON_DEPTH, MAX_LOG_BYTES, MAX_RESULT_BYTES, capBytes, resultTooDeep, resultTooLarge } from "./outputLimits";
 import type { RunOutcome } from "./protocol";
 
-export { MAX_LOG_BYTES, MAX_RESULT_BYTES, capBytes, resultTooLarge } from "./outputLimits";
+export { MAX_JSON_DEPTH, MAX_LOG_BYTES, MAX_RESULT_BYTES, capBytes, resultTooDeep, resultTooLarge } from "./outputLimits";
 
 const MAX_MESSAGE_CHARS = 4096;
 const MAX_STACK_CHARS = 16_384;
@@ -19,7 +20,7 @@ const TRUNCATED = "…[truncated]";
  * Lambda runner reports `function_timeout` when it stopped the run at its deadline (a run that
  * claims it falsely only makes its own outcome a timeout).
  */
-export const RUN_ERROR_CODES = ["function_error", "result_not_serializable", "result_too_large", "function_timeout"] as const;
+export const RUN_ERROR_CODES = ["function_error", "result_not_serializable", "result_too_large", "result_too_deep", "function_timeout"] as const;
 
 const capped = (max: number) => z.string().transform((text) => (text.length > max ? `${text.slice(0, max)}${TRUNCATED}` : text));
 const logs = z.string().transform((text) => capBytes(text, MAX_LOG_BYTES));
@@ -37,7 +38,8 @@ export type ParsedOutcome = { ok: true; outcome: RunOutcome } | { ok: false; pro
 /**
  * Parses what a run says it ended with. The result must be JSON text of at most
  * MAX_RESULT_BYTES (a bigger one becomes a `result_too_large` failure, as the runner itself
- * reports it); logs, messages and stacks are cut to their caps; `browser_ms` is at most
+ * reports it) nested at most MAX_JSON_DEPTH levels (a deeper one becomes `result_too_deep`,
+ * found by a linear scan of the text before it is parsed); logs, messages and stacks are cut to their caps; `browser_ms` is at most
  * `maxBrowserMs` (the run's own duration, as the supervisor measured it).
  */
 export function parseRunOutcome(value: unknown, maxBrowserMs: number): ParsedOutcome {
@@ -52,6 +54,9 @@ export function parseRunOutcome(value: unknown, maxBrowserMs: number): ParsedOut
   }
   if (Buffer.byteLength(sent.result_json, "utf8") > MAX_RESULT_BYTES) {
     return { ok: true, outcome: { status: "failed", error: resultTooLarge(Buffer.byteLength(sent.result_json, "utf8")), logs: sent.logs, browser_ms } };
+  }
+  if (jsonTextDeeperThan(sent.result_json, MAX_JSON_DEPTH)) {
+    return { ok: true, outcome: { status: "failed", error: resultTooDeep(), logs: sent.logs, browser_ms } };
   }
   try {
     JSON.parse(sent.result_json);

@@ -6,6 +6,14 @@
 export const MAX_RESULT_BYTES = 6 * 1024 * 1024;
 /** Console output kept per run; the rest is cut with a note. */
 export const MAX_LOG_BYTES = 64 * 1024;
+/**
+ * How deeply JSON that crosses from a run into the service may nest (a result, a worker's
+ * frame, a Lambda's answer): arrays and objects inside each other, `[[1]]` being 2. Deeper
+ * values overflow the recursion of whatever writes them out again (JSON.stringify, schema
+ * checks, redaction), so they are refused where they come in (jsonDepth.ts counts without
+ * parsing).
+ */
+export const MAX_JSON_DEPTH = 64;
 
 /** The longest prefix of `text` within `bytes` UTF-8 bytes, with a note when it was cut. */
 export function capBytes(text: string, bytes: number): string {
@@ -24,6 +32,14 @@ export function capBytes(text: string, bytes: number): string {
   const code = text.charCodeAt(low - 1);
   const end = code >= 0xd800 && code <= 0xdbff ? low - 1 : low;
   return `${text.slice(0, end)}${note}`;
+}
+
+/** The error of a result nested deeper than MAX_JSON_DEPTH. */
+export function resultTooDeep(): { code: "result_too_deep"; message: string } {
+  return {
+    code: "result_too_deep",
+    message: `The return value is nested more than ${MAX_JSON_DEPTH} levels deep (arrays and objects inside each other); flatten it, or save it as an artifact`,
+  };
 }
 
 /** The error of a result over MAX_RESULT_BYTES (`bytes` when known). */

@@ -71,7 +71,7 @@ export interface BrowserExited {
 export type SupervisorMessage = WorkerInit | RunRequest | BrowserReply | BrowserExited;
 
 /** `function_timeout`: the Lambda runner stopped a run at its deadline (a local worker is killed instead). */
-export type ErrorCode = "function_error" | "result_not_serializable" | "result_too_large" | "function_timeout";
+export type ErrorCode = "function_error" | "result_not_serializable" | "result_too_large" | "result_too_deep" | "function_timeout";
 
 export type RunOutcome = (
   | { status: "succeeded"; result_json: string; logs: string; browser_ms: number }

@@ -10,7 +10,8 @@ import { captureConsole } from "./captureConsole";
 import { explainAccessDenied } from "./accessDeniedHint";
 import { explainClosedSession, sessionClosedCheck } from "./closedSessionHint";
 import { type Automation, loadAutomation } from "./loadAutomation";
-import { MAX_RESULT_BYTES, resultTooLarge } from "./outputLimits";
+import { jsonTextDeeperThan } from "./jsonDepth";
+import { MAX_JSON_DEPTH, MAX_RESULT_BYTES, resultTooDeep, resultTooLarge } from "./outputLimits";
 import { MAX_LOG_BYTES, type ErrorCode, type RunOutcome } from "./protocol";
 import { resetBrowser } from "./resetBrowser";
 
@@ -77,6 +78,8 @@ function serialize(value: unknown): Result {
   try {
     json = JSON.stringify(value === undefined ? null : value);
   } catch (error) {
+    // Nested so deeply that writing it out overflowed the stack: what the service refuses anyway.
+    if (types.isNativeError(error) && /Maximum call stack/.test(error.message)) return { ok: false, error: resultTooDeep() };
     return notSerializable(types.isNativeError(error) ? error.message : String(error));
   }
   // JSON.stringify gives undefined for a function or a symbol at the top level.
@@ -86,6 +89,7 @@ function serialize(value: unknown): Result {
     const bytes = Buffer.byteLength(json, "utf8");
     if (bytes > MAX_RESULT_BYTES) return { ok: false, error: resultTooLarge(bytes) };
   }
+  if (jsonTextDeeperThan(json, MAX_JSON_DEPTH)) return { ok: false, error: resultTooDeep() };
   return { ok: true, json };
 }
 

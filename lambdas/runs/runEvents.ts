@@ -1,3 +1,4 @@
+import { runWithinDepth } from "./resultDepth";
 import { runErrorView } from "./toRunView";
 import { FINAL_STATUSES, type RunItem } from "./types";
 
@@ -79,7 +80,8 @@ export function nextEvents(run: RunItem, live: string | null, from: EventCursor)
 }
 
 /** The `result` of a run that succeeded, or the `error` of one that did not. */
-function endEvent(run: RunItem): RunEvent {
+function endEvent(stored: RunItem): RunEvent {
+  const run = runWithinDepth(stored);
   const about = { run_id: run.run_id, status: run.status, duration_ms: run.duration_ms, finished_at: run.finished_at };
   if (run.status === "succeeded") {
     const json = run.result_json ?? "null";

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { LogEntry, RunView } from "../schemas/runSchemas";
+import { runWithinDepth } from "./resultDepth";
 import type { RunError, RunItem } from "./types";
 
 /** The longest error stack the API shows (the runner's outcome is cut to this length already). */
@@ -25,7 +26,9 @@ export function runErrorView(error: RunError | null): { code: string; message: s
 }
 
 /** The run of `GET /runs/{run_id}`, of the documented shape (RunView). */
-export function toRunView(run: RunItem): z.infer<typeof RunView> {
+export function toRunView(stored: RunItem): z.infer<typeof RunView> {
+  // Whatever the record holds, no result nested past the cap is parsed, nor written out again.
+  const run = runWithinDepth(stored);
   return {
     run_id: run.run_id,
     function_id: run.function_id,

@@ -1,4 +1,6 @@
 import { inspect } from "node:util";
+import { jsonTextDeeperThan } from "../runner/jsonDepth";
+import { MAX_JSON_DEPTH } from "../runner/outputLimits";
 
 /** What a secret value becomes wherever the service keeps or sends text (shared/API.md). */
 export const SECRET_MARK = "[secret]";
@@ -68,25 +70,52 @@ export class Redactor {
   /**
    * A JSON-like value with every string and key redacted (plain objects and arrays copied); a
    * number whose digits hold a secret (a PIN, an account number) becomes its redacted text.
+   * Walked with a stack of its own, never the call stack: no nesting makes it overflow.
    */
   value<T>(value: T): T {
     if (this.values.length === 0) return value;
-    if (typeof value === "string") return this.text(value) as T;
+    const root: { value?: unknown } = {};
+    // Each entry: where the copy goes (a container and a key), and what is copied there.
+    const pending: [object, string | number, unknown][] = [[root, "value", value]];
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      const [into, key, item] = next;
+      if (Array.isArray(item)) {
+        const copy: unknown[] = new Array<unknown>(item.length);
+        setOwn(into, key, copy);
+        for (let i = item.length - 1; i >= 0; i--) pending.push([copy, i, item[i]]);
+      } else if (typeof item === "object" && item !== null) {
+        const copy = {};
+        setOwn(into, key, copy);
+        const entries = Object.entries(item);
+        const names = entries.map(([name]) => this.text(name));
+        // Keys in their order; where two redact to the same key, the later value wins (as Object.fromEntries).
+        for (const name of names) setOwn(copy, name, undefined);
+        for (let i = entries.length - 1; i >= 0; i--) pending.push([copy, names[i] as string, (entries[i] as [string, unknown])[1]]);
+      } else {
+        setOwn(into, key, this.scalar(item));
+      }
+    }
+    return root.value as T;
+  }
+
+  /** A string or number redacted (a number whose digits hold a secret becomes its redacted text); anything else as it is. */
+  private scalar(value: unknown): unknown {
+    if (typeof value === "string") return this.text(value);
     if (typeof value === "number" || typeof value === "bigint") {
       const digits = String(value);
       const redacted = this.text(digits);
-      return (redacted === digits ? value : redacted) as T;
-    }
-    if (Array.isArray(value)) return value.map((item: unknown) => this.value(item)) as T;
-    if (typeof value === "object" && value !== null) {
-      return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.text(key), this.value(item)])) as T;
+      return redacted === digits ? value : redacted;
     }
     return value;
   }
 
-  /** JSON text redacted as its value (text that does not parse is redacted as text). */
+  /**
+   * JSON text redacted as its value (text that does not parse, or nests more than
+   * MAX_JSON_DEPTH levels, is redacted as text).
+   */
   json(json: string): string {
     if (this.values.length === 0 || !this.values.some((value) => json.includes(value) || json.includes(JSON.stringify(value).slice(1, -1)))) return json;
+    if (jsonTextDeeperThan(json, MAX_JSON_DEPTH)) return this.text(json);
     try {
       return JSON.stringify(this.value(JSON.parse(json) as unknown));
     } catch {
@@ -163,6 +192,11 @@ function splitFormOf(value: string): RegExp {
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const lines = value.split(/(?<=\n)/).map((line) => escape(inspect(line, { breakLength: Infinity })));
   return new RegExp(lines.join(" \\+\\n *"), "g");
+}
+
+/** Sets an own, enumerable property (also one named `__proto__`, which assignment would take for the prototype). */
+function setOwn(into: object, key: string | number, value: unknown): void {
+  Object.defineProperty(into, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 /** No secrets: every method gives back what it was given. */

@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { DeliveryItem, DeliveryStatus, WebhookEvent } from "../webhooks/webhookTypes";
-import { sendConditional, type DocumentSender } from "./dynamo";
+import { queryUpTo, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored } from "./keys";
 
 /** Deliveries are kept this long after they were created. */
@@ -9,12 +9,26 @@ const RETENTION_SECONDS = 30 * 86_400;
 /** A delivery beside its function's versions, by id (ids start with the run's ULID: by time). */
 const deliveryKey = (functionId: string, deliveryId: string) => ({ pk: `FNID#${functionId}`, sk: `DLV#${deliveryId}` });
 /**
- * Pending deliveries in gsi1 by when they are due: what the local dispatcher polls (on AWS the
- * queue's own delays schedule attempts, and the entry is only bookkeeping). One partition: a
- * delivery is written a few times in its life, far below a partition's write rate.
+ * Pending deliveries in gsi1 by when they are due, one partition per account: what the local
+ * dispatcher polls, account by account, so one account's backlog is never in front of another's
+ * (on AWS the queue's own delays schedule attempts, and the entry is only bookkeeping).
  */
-const DUE_PK = "WHDUE";
-const dueKey = (delivery: DeliveryItem) => ({ gsi1pk: DUE_PK, gsi1sk: `${delivery.next_attempt_at}#${delivery.function_id}#${delivery.delivery_id}` });
+const duePk = (accountId: string) => `WHDUE#${accountId}`;
+const dueKey = (delivery: DeliveryItem) => ({ gsi1pk: duePk(delivery.account_id), gsi1sk: `${delivery.next_attempt_at}#${delivery.function_id}#${delivery.delivery_id}` });
+/** Where deliveries written before the due index had a partition per account were due, all in one. */
+const SHARED_DUE_PK = "WHDUE";
+/**
+ * The accounts that may have pending deliveries: one marker item each, made (or its `seq`
+ * counted up) by every new delivery, removed by the dispatcher once it finds none pending.
+ */
+const DUE_ACCOUNTS_PK = "WHDUEACCT";
+const dueAccountKey = (accountId: string) => ({ pk: DUE_ACCOUNTS_PK, sk: accountId });
+
+/** An account that may have pending deliveries, and the count of its marker as read. */
+export interface DueAccount {
+  account_id: string;
+  seq: number;
+}
 
 /** Webhook deliveries: one item per event and webhook, with its attempts. */
 export class DeliveryStore {
@@ -23,9 +37,17 @@ export class DeliveryStore {
     private readonly table: string,
   ) {}
 
-  /** Writes a new delivery; false when it exists already (materializing a run's end twice is harmless). */
+  /**
+   * Writes a new delivery, then marks its account as one with deliveries pending; false when it
+   * exists already (materializing a run's end twice is harmless).
+   */
   async create(delivery: DeliveryItem): Promise<boolean> {
-    return sendConditional(this.doc, new PutCommand({ TableName: this.table, Item: this.toItem(delivery), ConditionExpression: "attribute_not_exists(pk)" }));
+    const created = await sendConditional(this.doc, new PutCommand({ TableName: this.table, Item: this.toItem(delivery), ConditionExpression: "attribute_not_exists(pk)" }));
+    // After the item: a dispatcher that found the account's partition empty before it cannot remove this count.
+    await this.doc.send(
+      new UpdateCommand({ TableName: this.table, Key: dueAccountKey(delivery.account_id), UpdateExpression: "ADD seq :one", ExpressionAttributeValues: { ":one": 1 } }),
+    );
+    return created;
   }
 
   /**
@@ -64,14 +86,44 @@ export class DeliveryStore {
     return (Items ?? []).map(toDelivery);
   }
 
-  /** Pending deliveries due before `now`, soonest first, at most `limit`. */
-  async due(now: Date, limit: number): Promise<DeliveryItem[]> {
+  /** The accounts that may have pending deliveries (their markers), at most `limit`. */
+  async dueAccounts(limit: number): Promise<DueAccount[]> {
+    const items = await queryUpTo(this.doc, { TableName: this.table, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": DUE_ACCOUNTS_PK } }, limit);
+    return items.map((item) => ({ account_id: String(item.sk), seq: Number(item.seq) || 0 }));
+  }
+
+  /** The account's pending deliveries due before `now`, soonest first, at most `limit`. */
+  async dueOf(accountId: string, now: Date, limit: number): Promise<DeliveryItem[]> {
+    return this.dueIn(duePk(accountId), now, limit);
+  }
+
+  /** Pending deliveries written before the due index had a partition per account, due before `now`, soonest first. */
+  async dueShared(now: Date, limit: number): Promise<DeliveryItem[]> {
+    return this.dueIn(SHARED_DUE_PK, now, limit);
+  }
+
+  /**
+   * Removes the account's marker when it has no pending delivery at all, unless a delivery was
+   * made since the marker was read (its `seq` moved on): true when it was removed.
+   */
+  async forgetIfIdle(account: DueAccount): Promise<boolean> {
+    const { Items } = await this.doc.send(
+      new QueryCommand({ TableName: this.table, IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :pk", ExpressionAttributeValues: { ":pk": duePk(account.account_id) }, Limit: 1 }),
+    );
+    if ((Items ?? []).length > 0) return false;
+    return sendConditional(
+      this.doc,
+      new DeleteCommand({ TableName: this.table, Key: dueAccountKey(account.account_id), ConditionExpression: "seq = :seq", ExpressionAttributeValues: { ":seq": account.seq } }),
+    );
+  }
+
+  private async dueIn(partition: string, now: Date, limit: number): Promise<DeliveryItem[]> {
     const { Items } = await this.doc.send(
       new QueryCommand({
         TableName: this.table,
         IndexName: "gsi1",
         KeyConditionExpression: "gsi1pk = :pk AND gsi1sk < :now",
-        ExpressionAttributeValues: { ":pk": DUE_PK, ":now": now.toISOString() },
+        ExpressionAttributeValues: { ":pk": partition, ":now": now.toISOString() },
         Limit: limit,
       }),
     );

@@ -5,6 +5,9 @@ import {
   QueryCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
+import { jsonTextDeeperThan } from "../runner/jsonDepth";
+import { MAX_JSON_DEPTH } from "../runner/outputLimits";
+import { runWithinDepth } from "../runs/resultDepth";
 import { FINAL_STATUSES, type RunItem } from "../runs/types";
 import { fromParts, toParts } from "./blobParts";
 import { queryAll, queryUpTo, scanAll, sendConditional, type DocumentSender } from "./dynamo";
@@ -205,8 +208,11 @@ export class RunStore {
     const stored = asStored<StoredRun>(item);
     const paramsText = stored.params_parts && load.result ? await this.readParts(stored.run_id, "PARAMS") : stored.params_json;
     const resultText = stored.result_parts && load.result ? await this.readParts(stored.run_id, "RESULT") : (stored.result_json ?? null);
-    const params = typeof paramsText === "string" ? (JSON.parse(paramsText) as Record<string, unknown>) : (stored.params ?? {});
-    return itemToRun(stored, params, resultText);
+    // Parameters are checked to MAX_STORED_DEPTH before a run is made; text nested past the cap (a record no version wrote) is not read.
+    const params =
+      typeof paramsText === "string" ? (jsonTextDeeperThan(paramsText, MAX_JSON_DEPTH) ? {} : (JSON.parse(paramsText) as Record<string, unknown>)) : (stored.params ?? {});
+    // A result nested past the cap (recorded before there was one) is never handed out.
+    return runWithinDepth(itemToRun(stored, params, resultText));
   }
 
   /** Writes `text` as gzipped part items of the run; returns how many. */

@@ -26,7 +26,8 @@ export interface AttemptDeps {
  * Makes one attempt of a pending delivery and records it: the function's current signing
  * secret and the run's stored final record (as `GET /runs/{id}` shows it) make the signed body;
  * a 2xx makes it `delivered`, anything else schedules the next attempt (retrySchedule.ts) or,
- * after the last, makes it `failed`. A deleted function's delivery is `cancelled`. Returns the
+ * after the last, makes it `failed`. A deleted function's delivery is `cancelled`; one whose body
+ * cannot be built (a record nothing can write out) is `failed` at once, with why. Returns the
  * delivery as recorded (or as it was, when another attempt was recorded meanwhile). `signal`
  * aborts it unrecorded (the service is stopping; it stays due).
  */
@@ -43,7 +44,15 @@ export async function attemptDelivery(deps: AttemptDeps, delivery: DeliveryItem,
   if (secret === null) {
     result = { ok: false, status_code: null, error: "the function has no webhook secret (POST /functions/{ref}/webhook-secret makes one)" };
   } else {
-    const body = deliveryBody(delivery.event, run);
+    let body: string;
+    try {
+      body = deliveryBody(delivery.event, run);
+    } catch (error) {
+      // Not a failure a retry can mend: the delivery ends here, with why, and never holds a slot again.
+      const why = `its body could not be built (${(error as Error).message.slice(0, 200)}); GET /runs/${run.run_id} shows the run`;
+      deps.log(`webhook ${delivery.delivery_id} (run ${delivery.run_id}): ${why}; failed`);
+      return finish(deps, delivery, { status: "failed", error: why });
+    }
     const timestamp = Math.floor(deps.clock.now().getTime() / 1000);
     const headers = {
       "webhook-id": delivery.delivery_id,

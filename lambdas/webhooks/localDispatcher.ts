@@ -1,24 +1,40 @@
 import { type AttemptDeps, attemptDelivery } from "./attemptDelivery";
+import { fairTurns } from "./fairTurns";
 import type { DeliveryQueue, WebhookOutbox } from "./webhookOutbox";
+import type { DeliveryItem } from "./webhookTypes";
 
 export interface LocalDispatcherOptions {
   /** How often due deliveries are looked for (besides every wake-up); default 1 s. */
   pollMs?: number;
   /** How many deliveries are attempted at once at most; default 8. */
   concurrency?: number;
+  /** How many of one account's deliveries are attempted at once at most; default 2. */
+  perAccount?: number;
 }
 
 /** Outbox entries this old are reconciled by the dispatcher's periodic pass (at start: every one). */
 const RECONCILE_AGE_MS = 30_000;
 const RECONCILE_EVERY_MS = 30_000;
-const DUE_BATCH = 50;
+/** Accounts with pending deliveries looked at per pass at most (the rest are next, as markers come and go). */
+const ACCOUNTS_PER_PASS = 1_000;
+/** One account's due deliveries read per pass at most (past those under way and held). */
+const MAX_READ_PER_ACCOUNT = 100;
+/** Deliveries of the shared due partition (written before it was per account) read per pass. */
+const SHARED_BATCH = 50;
+/** An attempt that could not be recorded (the store failed) is held back this long, doubling to the most. */
+const HOLD_FIRST_MS = 1_000;
+const HOLD_MOST_MS = 60_000;
 
 /**
  * The local service's webhook sender: polls the store for due deliveries (so what was pending
  * when the service stopped, or was killed, goes out after the next start), attempts each once at
- * a time (attemptDelivery), and is woken when a run's end queues new ones. At start, and every
- * half minute, it makes the deliveries of runs' ends left in the outbox. `close` stops the timer
- * and aborts attempts under way (unrecorded: they stay due for the next start).
+ * a time (attemptDelivery), and is woken when a run's end queues new ones. Due deliveries are
+ * read account by account and started fairly (fairTurns: the account with the fewest under way
+ * first, at most `perAccount` each), so no account's backlog delays another's. An attempt that
+ * could not be recorded is held back, with a growing delay, instead of being tried again at once.
+ * At start, and every half minute, it makes the deliveries of runs' ends left in the outbox.
+ * `close` stops the timer and aborts attempts under way (unrecorded: they stay due for the next
+ * start).
  */
 export class LocalWebhookDispatcher implements DeliveryQueue {
   private outbox: WebhookOutbox | undefined;
@@ -27,7 +43,11 @@ export class LocalWebhookDispatcher implements DeliveryQueue {
   private again = false;
   private closed = false;
   private lastReconcile = 0;
-  private readonly inFlight = new Map<string, Promise<unknown>>();
+  private turn = 0;
+  /** Attempts under way, by delivery id, with their account. */
+  private readonly inFlight = new Map<string, { account: string; attempt: Promise<unknown> }>();
+  /** Deliveries whose last attempt was not recorded: not tried again before `until`. */
+  private readonly held = new Map<string, { account: string; until: number; delayMs: number }>();
   private readonly stop = new AbortController();
 
   constructor(
@@ -74,7 +94,7 @@ export class LocalWebhookDispatcher implements DeliveryQueue {
     clearTimeout(this.timer);
     this.stop.abort(new Error("the service is stopping"));
     await this.ticking;
-    await Promise.allSettled(this.inFlight.values());
+    await Promise.allSettled([...this.inFlight.values()].map((entry) => entry.attempt));
   }
 
   private async tick(): Promise<void> {
@@ -84,20 +104,81 @@ export class LocalWebhookDispatcher implements DeliveryQueue {
       this.lastReconcile = now.getTime();
       await this.outbox.reconcile(age);
     }
-    const limit = this.options.concurrency ?? 8;
-    for (const delivery of await this.deps.store.deliveries.due(now, DUE_BATCH)) {
-      if (this.closed || this.inFlight.size >= limit) break;
-      if (this.inFlight.has(delivery.delivery_id)) continue;
-      const attempt = attemptDelivery(this.deps, delivery, this.stop.signal)
-        .catch((error: unknown) => {
-          if (!this.stop.signal.aborted) this.deps.log(`webhook ${delivery.delivery_id}: attempt not recorded (${(error as Error).message}); it stays due`);
-        })
-        .finally(() => {
-          this.inFlight.delete(delivery.delivery_id);
-          // A freed slot may take the next due delivery at once.
-          this.wake();
-        });
-      this.inFlight.set(delivery.delivery_id, attempt);
+    this.forgetOldHolds(now.getTime());
+    const slots = (this.options.concurrency ?? 8) - this.inFlight.size;
+    if (slots <= 0 || this.closed) return;
+    const chosen = fairTurns(await this.dueByAccount(now), this.underWayByAccount(), { slots, perAccount: this.options.perAccount ?? 2 }, this.turn++);
+    for (const delivery of chosen) {
+      if (this.closed) break;
+      this.begin(delivery);
     }
+  }
+
+  /** Due deliveries by account, soonest first: enough of each account's to fill its share, none under way or held. */
+  private async dueByAccount(now: Date): Promise<Map<string, DeliveryItem[]>> {
+    const store = this.deps.store.deliveries;
+    const perAccount = this.options.perAccount ?? 2;
+    const due = new Map<string, DeliveryItem[]>();
+    const add = (delivery: DeliveryItem) => {
+      if (this.inFlight.has(delivery.delivery_id) || this.isHeld(delivery.delivery_id, now.getTime())) return;
+      due.set(delivery.account_id, [...(due.get(delivery.account_id) ?? []), delivery]);
+    };
+    for (const account of await store.dueAccounts(ACCOUNTS_PER_PASS)) {
+      // Those under way and held come back in the query too: read past them.
+      const skipped = this.countOf(account.account_id);
+      const found = await store.dueOf(account.account_id, now, Math.min(perAccount + skipped, MAX_READ_PER_ACCOUNT));
+      if (found.length === 0) await store.forgetIfIdle(account);
+      for (const delivery of found) add(delivery);
+    }
+    for (const delivery of await store.dueShared(now, SHARED_BATCH)) add(delivery);
+    return due;
+  }
+
+  /** Starts one attempt; when it ends, its slot is free and the next due delivery may take it at once. */
+  private begin(delivery: DeliveryItem): void {
+    const attempt = attemptDelivery(this.deps, delivery, this.stop.signal)
+      .then((recorded) => {
+        // Nothing was recorded (another attempt was, or the store refused): not again at once.
+        if (recorded === delivery) this.hold(delivery, "its attempt was not recorded");
+        else this.held.delete(delivery.delivery_id);
+      })
+      .catch((error: unknown) => {
+        if (!this.stop.signal.aborted) this.hold(delivery, `attempt not recorded (${(error as Error).message})`);
+      })
+      .finally(() => {
+        this.inFlight.delete(delivery.delivery_id);
+        this.wake();
+      });
+    this.inFlight.set(delivery.delivery_id, { account: delivery.account_id, attempt });
+  }
+
+  private hold(delivery: DeliveryItem, why: string): void {
+    const previous = this.held.get(delivery.delivery_id);
+    const delayMs = previous ? Math.min(previous.delayMs * 2, HOLD_MOST_MS) : HOLD_FIRST_MS;
+    this.held.set(delivery.delivery_id, { account: delivery.account_id, until: this.deps.clock.now().getTime() + delayMs, delayMs });
+    this.deps.log(`webhook ${delivery.delivery_id}: ${why}; it stays due, tried again in ${delayMs} ms at the soonest`);
+  }
+
+  /** Forgets holds long past (their delay would start over): what is held stays bounded by what keeps failing. */
+  private forgetOldHolds(now: number): void {
+    for (const [deliveryId, held] of this.held) if (held.until + HOLD_MOST_MS < now) this.held.delete(deliveryId);
+  }
+
+  private isHeld(deliveryId: string, now: number): boolean {
+    const held = this.held.get(deliveryId);
+    return held !== undefined && held.until > now;
+  }
+
+  /** The account's deliveries under way, and held back, as this dispatcher knows them. */
+  private countOf(accountId: string): number {
+    let count = 0;
+    for (const entry of [...this.inFlight.values(), ...this.held.values()]) if (entry.account === accountId) count++;
+    return count;
+  }
+
+  private underWayByAccount(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const { account } of this.inFlight.values()) counts.set(account, (counts.get(account) ?? 0) + 1);
+    return counts;
   }
 }

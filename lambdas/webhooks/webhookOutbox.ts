@@ -8,6 +8,8 @@ import { type DeliveryItem, deliveryIdOf, eventOfStatus, type PendingDelivery } 
 export interface DeliveryRef {
   function_id: string;
   delivery_id: string;
+  /** Whose it is: the SQS queue takes it as the message group, so one account's messages do not hold back another's. */
+  account_id: string;
 }
 
 /** Where new deliveries are handed to be sent: the local dispatcher, or the SQS queue of the delivery Lambda. */
@@ -66,7 +68,7 @@ export function createWebhookOutbox(deps: OutboxDeps): WebhookOutbox {
       };
       await deps.store.deliveries.create(delivery);
     }
-    await deps.queue.enqueue(run.pending.map((pending) => ({ function_id: run.function_id, delivery_id: pending.delivery_id })));
+    await deps.queue.enqueue(run.pending.map((pending) => ({ function_id: run.function_id, delivery_id: pending.delivery_id, account_id: run.account_id })));
     await deps.store.runs.clearPendingDeliveries(run.run_id);
   };
   return {

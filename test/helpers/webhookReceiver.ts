@@ -17,6 +17,8 @@ export interface WebhookReceiver {
   /** Statuses to answer, in turn; once used up, `fallback` (200 unless set). */
   answers: number[];
   fallback: number;
+  /** While true, requests are kept (answered: 0) and never answered: a slow receiver (the sender times out). */
+  hang: boolean;
   /** Resolves when `count` requests have arrived (or rejects after `timeoutMs`). */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedWebhook[]>;
   close(): Promise<void>;
@@ -32,6 +34,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     received,
     answers: [],
     fallback: 200,
+    hang: false,
     async waitFor(count, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       while (received.length < count) {
@@ -56,6 +59,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
+      if (receiver.hang) {
+        received.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf8"), answered: 0 });
+        for (const wake of waiters.splice(0)) wake();
+        return;
+      }
       const answered = receiver.answers.shift() ?? receiver.fallback;
       received.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf8"), answered });
       response.writeHead(answered, { "content-type": "text/plain" }).end("ok");

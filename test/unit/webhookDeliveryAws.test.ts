@@ -65,7 +65,7 @@ describe("webhook deliveries on AWS (SQS)", () => {
     const ended = await finishRun({ store: memory.store, clock, log: (line) => logs.push(line), webhooks: down }, runItem(fn, { run_id: RUN_ID }), result, "now");
     expect(ended.status).toBe("succeeded");
     const message = JSON.stringify({ function_id: fn.function_id, delivery_id: deliveryIdOf(RUN_ID, 0) });
-    expect(failing.commands.map((command) => (command as SendMessageBatchCommand).input)).toEqual([{ QueueUrl: QUEUE_URL, Entries: [{ Id: "0", MessageBody: message }] }]);
+    expect(failing.commands.map((command) => (command as SendMessageBatchCommand).input)).toEqual([{ QueueUrl: QUEUE_URL, Entries: [{ Id: "0", MessageBody: message, MessageGroupId: "acct" }] }]);
     expect(logs.some((line) => line.includes("not queued yet"))).toBe(true);
     // The end stays in the outbox: the sweeper queues it later.
     const later = new Date(clock.now().getTime() + 60_000);
@@ -78,7 +78,7 @@ describe("webhook deliveries on AWS (SQS)", () => {
     expect(await outbox.reconcile(0)).toBe(1);
     expect(sqs.send).toHaveBeenCalledTimes(1);
     expect(sqs.commands[0]).toBeInstanceOf(SendMessageBatchCommand);
-    expect((sqs.commands[0] as SendMessageBatchCommand).input).toEqual({ QueueUrl: QUEUE_URL, Entries: [{ Id: "0", MessageBody: message }] });
+    expect((sqs.commands[0] as SendMessageBatchCommand).input).toEqual({ QueueUrl: QUEUE_URL, Entries: [{ Id: "0", MessageBody: message, MessageGroupId: "acct" }] });
     expect(await memory.store.runs.listPendingDeliveries(later, 10)).toEqual([]);
     expect(await outbox.reconcile(0)).toBe(0);
   });

@@ -20,6 +20,7 @@ const INVOKE_ERRORS = [
   "function_error",
   "result_not_serializable",
   "result_too_large",
+  "result_too_deep",
   "function_crashed",
   "function_timeout",
 ] as const;

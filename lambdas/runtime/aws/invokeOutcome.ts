@@ -1,5 +1,6 @@
 import type { FunctionItem } from "../../functions/types";
-import { parseRunOutcome, resultTooLarge } from "../../runner/outcomeSchema";
+import { jsonTextDeeperThan, valueDeeperThan } from "../../runner/jsonDepth";
+import { MAX_JSON_DEPTH, parseRunOutcome, resultTooDeep, resultTooLarge } from "../../runner/outcomeSchema";
 import type { InvokeResult } from "../runtime";
 
 /** The settings an ending's message names. */
@@ -76,13 +77,15 @@ export interface OutcomeBounds {
 /**
  * The run's ending from a successful invocation: the runner's answer, parsed as untrusted
  * input with the run outcome schema (parseRunOutcome: a fixed set of statuses and error codes,
- * a result of JSON text up to 6 MB, capped logs and messages, browser_ms within
+ * a result of JSON text up to 6 MB nested at most MAX_JSON_DEPTH levels (an answer nested
+ * deeper, or a result: `result_too_deep`), capped logs and messages, browser_ms within
  * `maxBrowserMs`). A `function_timeout` failure (the runner stopped the run at its deadline)
  * ends the run as timed_out. The stack trace of a failure is dropped; an answer that is not an
  * outcome ends the run as crashed. The ending is built from named fields: nothing else of the
  * answer survives.
  */
 export function outcomeEnding(payload: string, bounds: OutcomeBounds): Ending {
+  if (jsonTextDeeperThan(payload, MAX_JSON_DEPTH)) return resultTooDeepEnding();
   let answer: unknown;
   try {
     answer = JSON.parse(payload);
@@ -94,6 +97,8 @@ export function outcomeEnding(payload: string, bounds: OutcomeBounds): Ending {
 
 /** outcomeEnding of an answer parsed already; `shown` gives its text for the message of one that is no outcome. */
 export function outcomeEndingOf(answer: unknown, bounds: OutcomeBounds, shown: () => string = () => JSON.stringify(answer) ?? ""): Ending {
+  // Nested deeper than a runner's answer can be (its result is JSON text): nothing of it is read, or written out again.
+  if (valueDeeperThan(answer, MAX_JSON_DEPTH)) return resultTooDeepEnding();
   const parsed = parseRunOutcome(answer, bounds.maxBrowserMs);
   if (!parsed.ok) {
     return endedWithout("failed", "function_crashed", `The function's runner gave an answer that is not a run outcome (${parsed.problem}): ${shown().slice(0, 200)}`);
@@ -109,6 +114,12 @@ export function outcomeEndingOf(answer: unknown, bounds: OutcomeBounds, shown: (
   // The runner stopped the run at its deadline: a timeout, as when Lambda stops it, with the logs kept.
   const status = outcome.error.code === "function_timeout" ? "timed_out" : "failed";
   return { status, result_json: null, error, logs: outcome.logs, browser_ms: outcome.browser_ms, peak_memory_mb };
+}
+
+/** The ending of an answer, or a result, nested more than MAX_JSON_DEPTH levels deep. */
+export function resultTooDeepEnding(): Ending {
+  const { code, message } = resultTooDeep();
+  return endedWithout("failed", code, message);
 }
 
 /**

@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { isUploadedAnswer } from "../../runner/lambdaPackage";
 import { MAX_FRAME_BYTES } from "../../runner/protocol";
-import { resultTooLarge } from "../../runner/outputLimits";
+import { jsonTextDeeperThan } from "../../runner/jsonDepth";
+import { MAX_JSON_DEPTH, resultTooLarge } from "../../runner/outputLimits";
 import { finishRun, type FinishRunDeps } from "../../runs/finishRun";
 import { FINAL_STATUSES, type RunItem, runTimeoutMs } from "../../runs/types";
 import type { Store } from "../../store/store";
 import type { InvokeResult } from "../runtime";
-import { endedWithout, type Ending, type FunctionLimits, functionErrorEnding, outcomeEndingOf } from "./invokeOutcome";
+import { endedWithout, type Ending, type FunctionLimits, functionErrorEnding, outcomeEndingOf, resultTooDeepEnding } from "./invokeOutcome";
 import type { OutcomeBucket } from "./outcomeBucket";
 import { artifactNamesOf, recordArtifacts } from "./recordArtifacts";
 import { RUN_NOT_RECORDED } from "./runWorkflow";
@@ -144,6 +145,8 @@ async function endingOf(
         const { code, message } = resultTooLarge(uploaded.tooLarge);
         return ranWithout(endedWithout("failed", code, message));
       }
+      // Counted before it is parsed: an answer nested deeper than a runner's can be is not read at all.
+      if (jsonTextDeeperThan(uploaded.text, MAX_JSON_DEPTH)) return ranWithout(resultTooDeepEnding());
       answer = parseJson(uploaded.text);
       shown = () => uploaded.text;
     }

@@ -1,5 +1,5 @@
-import { FrameReader, encodeFrame } from "../../runner/frames";
-import { parseRunOutcome, resultTooLarge } from "../../runner/outcomeSchema";
+import { type FrameProblem, FrameReader, encodeFrame } from "../../runner/frames";
+import { MAX_JSON_DEPTH, parseRunOutcome, resultTooDeep, resultTooLarge } from "../../runner/outcomeSchema";
 import { type CaptureEvidence, MAX_FRAME_BYTES, type HostInit, type RunOutcome, type RunRequest, type WorkerInit } from "../../runner/protocol";
 import { artifactContentType } from "../../artifacts/artifacts";
 import type { ArtifactReceiver } from "./localArtifacts";
@@ -86,7 +86,8 @@ export class WorkerProcess {
     const reader = new FrameReader(
       MAX_FRAME_BYTES,
       (message) => this.onFrame(message),
-      (problem) => this.onOversize(problem),
+      (problem, kind) => this.onUnreadable(problem, kind),
+      MAX_JSON_DEPTH,
     );
     host.channel.on("data", (chunk: Buffer) => reader.push(chunk));
     host.channel.on("error", () => undefined);
@@ -243,7 +244,7 @@ export class WorkerProcess {
       case "worker_exit":
         return void this.kill(`the worker process exited (${frame.signal ?? `code ${frame.code}`})`);
       case "oversize":
-        return this.onOversize(`a message of ${frame.bytes} bytes is over the limit`);
+        return this.onUnreadable(`a message of ${frame.bytes} bytes is over the limit`, "too_large");
       case "evidence_done":
         // From the host, or forged by the run itself: either way it only ends its own wait early.
         if (this.evidenceTaken?.runId === frame.runId) this.evidenceTaken.done();
@@ -285,14 +286,17 @@ export class WorkerProcess {
     }
   }
 
-  /** A message too big to read: the run in progress fails as result_too_large, and the worker goes. */
-  private onOversize(problem: string): void {
+  /**
+   * A message too big or nested too deeply to read (or not JSON): the run in progress fails as
+   * result_too_large or result_too_deep (a broken frame as too large), and the worker goes.
+   */
+  private onUnreadable(problem: string, kind: FrameProblem): void {
     const state = this.state;
     if (state.name === "running") {
       this.state = { name: "finishing", runId: state.runId, frames: state.frames, idle: state.idle };
-      state.done.resolve({ status: "failed", error: resultTooLarge(), logs: this.logs.sent, browser_ms: 0 });
+      state.done.resolve({ status: "failed", error: kind === "too_deep" ? resultTooDeep() : resultTooLarge(), logs: this.logs.sent, browser_ms: 0 });
     }
-    void this.kill(`the worker sent too much: ${problem}`);
+    void this.kill(`the worker sent ${kind === "too_deep" ? "a message nested too deeply" : "too much"}: ${problem}`);
   }
 
   private onExit(reason: string): void {
