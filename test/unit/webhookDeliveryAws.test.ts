@@ -145,4 +145,51 @@ describe("webhook deliveries on AWS (SQS)", () => {
     expect(delivery).toMatchObject({ status: "pending", attempts: 1, last_status_code: null });
     expect(delivery?.last_error).toMatch(/^refused: 127\.0\.0\.1/);
   });
+
+  it("fails at once, with why, a delivery whose body cannot be built: the message is done with, never retried", async () => {
+    const runId = `run_${"0".repeat(25)}3`;
+    await memory.store.runs.put(runItem(fn, { run_id: runId }));
+    const outbox = createWebhookOutbox({ store: memory.store, queue: createSqsDeliveryQueue(fakeSqs(() => ({})), QUEUE_URL), clock, log: () => undefined });
+    const result = { status: "succeeded" as const, result_json: "1", error: null, logs: "", duration_ms: 5, browser_ms: 0, peak_memory_mb: null };
+    await finishRun({ store: memory.store, clock, log: () => undefined, webhooks: outbox }, runItem(fn, { run_id: runId }), result, "now");
+    // A run as no version writes it (parameters are checked to 30 levels): JSON.stringify overflows on it.
+    let params: unknown = 1;
+    for (let i = 0; i < 100_000; i++) params = { p: params };
+    const stored = await memory.store.runs.get(runId);
+    if (!stored) throw new Error("no run");
+    const runs = { get: async (id: string) => (id === runId ? { ...stored, params: params as Record<string, unknown> } : memory.store.runs.get(id)) };
+    const store = { functions: memory.store.functions, deliveries: memory.store.deliveries, runs: runs as unknown as typeof memory.store.runs };
+    const sqs = fakeSqs();
+    const lines: string[] = [];
+    const consume = makeDeliveryConsumer({ store, secretBox, sqs, queueUrl: QUEUE_URL, clock, log: (line) => lines.push(line), allowLocalNetwork: true, retryBaseMs: 5_000 });
+    const body = JSON.stringify({ function_id: fn.function_id, delivery_id: deliveryIdOf(runId, 0) });
+    const seen = receiver.received.length;
+    expect(await consume(sqsEvent([{ messageId: "m6", receiptHandle: "rh-7", body }]))).toEqual({ batchItemFailures: [] });
+    expect(sqs.commands).toEqual([]);
+    expect(receiver.received).toHaveLength(seen);
+    expect(await memory.store.deliveries.get(fn.function_id, deliveryIdOf(runId, 0))).toMatchObject({
+      status: "failed",
+      attempts: 0,
+      next_attempt_at: null,
+      last_error: expect.stringMatching(/^its body could not be built \(Maximum call stack size exceeded\)/),
+    });
+    expect(lines.some((line) => line.includes(deliveryIdOf(runId, 0)) && line.endsWith("failed"))).toBe(true);
+  });
+
+  it("delivers the end of a run recorded with a result nested past the cap as failed, result_too_deep", async () => {
+    const runId = `run_${"0".repeat(25)}4`;
+    await memory.store.runs.put(runItem(fn, { run_id: runId }));
+    const outbox = createWebhookOutbox({ store: memory.store, queue: createSqsDeliveryQueue(fakeSqs(() => ({})), QUEUE_URL), clock, log: () => undefined });
+    const deep = "[".repeat(100_000) + "]".repeat(100_000);
+    const result = { status: "succeeded" as const, result_json: deep, error: null, logs: "", duration_ms: 5, browser_ms: 0, peak_memory_mb: null };
+    await finishRun({ store: memory.store, clock, log: () => undefined, webhooks: outbox }, runItem(fn, { run_id: runId }), result, "now");
+    const sqs = fakeSqs();
+    const consume = makeDeliveryConsumer({ store: memory.store, secretBox, sqs, queueUrl: QUEUE_URL, clock, log: () => undefined, allowLocalNetwork: true, retryBaseMs: 5_000 });
+    const body = JSON.stringify({ function_id: fn.function_id, delivery_id: deliveryIdOf(runId, 0) });
+    expect(await consume(sqsEvent([{ messageId: "m7", receiptHandle: "rh-8", body }]))).toEqual({ batchItemFailures: [] });
+    const sent = receiver.received.at(-1);
+    expect(sent?.headers["webhook-id"]).toBe(deliveryIdOf(runId, 0));
+    expect(JSON.parse(String(sent?.body)).data.run).toMatchObject({ run_id: runId, status: "failed", result: null, error: { code: "result_too_deep" } });
+    expect(await memory.store.deliveries.get(fn.function_id, deliveryIdOf(runId, 0))).toMatchObject({ status: "delivered", attempts: 1 });
+  });
 });
