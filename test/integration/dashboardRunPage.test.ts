@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "puppeteer-core";
+import { copyRun } from "../../lambdas/runs/copyRun";
 import { startTestService, type TestService } from "../helpers/localService";
 import { expectNoProcessesWith } from "../helpers/processes";
 import { launchTestBrowser } from "../helpers/testBrowser";
@@ -315,6 +316,20 @@ describe("the dashboard's run page", () => {
     const run = (await t.call("GET", `/runs/${runId}`)).body;
     await page.waitForFunction((logs: string) => document.querySelector("#run-log")?.textContent === logs, {}, run.logs);
     expect(requested).toContain(`${t.url}/runs/${runId}/events`);
+  });
+
+  it("shows a run recorded before the depth cap with a result 100,000 deep as failed, result_too_deep", async () => {
+    const store = t.service.deps.store;
+    const echo = await store.runs.get(echoRun);
+    if (!echo) throw new Error("no run");
+    const deepRun = { ...copyRun(echo), run_id: `${echoRun.slice(0, -4)}zzzz`, status: "running" as const };
+    await store.runs.put(deepRun);
+    expect(await store.runs.putIfActive({ ...deepRun, status: "succeeded", result_json: "[".repeat(100_000) + "]".repeat(100_000) })).toBe(true);
+    await open(`#/runs/${deepRun.run_id}`, "#run-error");
+    expect(await textOf("#run-title .badge")).toBe("failed");
+    expect(await textOf("#run-error .error-code")).toBe("result_too_deep");
+    expect(await textOf("#run-error .error-message")).toContain("64 levels");
+    expect(await textOf("#run-result")).toBe("No result: the run failed.");
   });
 
   it("asked the API for the last runs and the artifacts, loaded nothing from anywhere else, and logged no error", async () => {
