@@ -41,6 +41,23 @@ describe("browserfn dev", () => {
     await expectNoProcessesWith(path.join(tmpdir(), "browserfn-dev-"));
   });
 
+  it("exits 1 with result_too_deep for a result nested past the cap, forged onto the worker's channel or returned", async () => {
+    // In a directory of its own: the artifacts' default folder, browserfn-artifacts/<run id>/, tells the run its id.
+    const cwd = await mkdtemp(path.join(tmpdir(), "browserfn-cli-dev-cwd-"));
+    try {
+      const deep = await runCli(["dev", path.join(FIXTURES, "deep.ts"), "--json"], cliEnv(configHome), "", cwd);
+      expect(deep.code).toBe(1);
+      expect(JSON.parse(deep.stderr.trim().split("\n").pop() ?? "").error).toMatchObject({ code: "result_too_deep" });
+      // Returned only, 65 levels (JSON.stringify manages it; the runtime's own check refuses it).
+      const returned = await runCli(["dev", path.join(FIXTURES, "deep.ts"), "-p", "depth=65", "-p", "forge=false", "--json"], cliEnv(configHome), "", cwd);
+      expect(returned.code).toBe(1);
+      expect(JSON.parse(returned.stderr.trim().split("\n").pop() ?? "").error).toMatchObject({ code: "result_too_deep" });
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
+    await expectNoProcessesWith(path.join(tmpdir(), "browserfn-dev-"));
+  });
+
   it("writes the run's artifacts and its failure evidence to --artifacts DIR, naming each file", async () => {
     const dir = path.join(configHome, "evidence");
     const url = `${pages.url}/title/Evidence%20page`;
