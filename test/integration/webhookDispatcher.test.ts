@@ -1,0 +1,87 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { systemClock } from "../../lambdas/deps";
+import { finishRun } from "../../lambdas/runs/finishRun";
+import { createLocalSecretBox } from "../../lambdas/secrets/localSecretBox";
+import { webhookSecretContext } from "../../lambdas/secrets/secretContexts";
+import { LocalWebhookDispatcher } from "../../lambdas/webhooks/localDispatcher";
+import { createWebhookOutbox } from "../../lambdas/webhooks/webhookOutbox";
+import { deliveryIdOf } from "../../lambdas/webhooks/webhookTypes";
+import { type MemoryStore, startMemoryStore } from "../helpers/memoryStore";
+import { functionItem, runItem } from "../helpers/records";
+import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhookReceiver";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+/**
+ * The local dispatcher on a real store (dynalite) and a real receiver: an attempt it cannot
+ * record is held back, never retried at once; an account's marker in the due index goes once
+ * nothing of it is pending.
+ */
+describe("the local webhook dispatcher", () => {
+  let memory: MemoryStore;
+  let receiver: WebhookReceiver;
+  let dir: string;
+  let dispatcher: LocalWebhookDispatcher | undefined;
+  const lines: string[] = [];
+  const fn = functionItem({ webhooks: [] });
+
+  beforeEach(async () => {
+    memory = await startMemoryStore();
+    receiver = await startWebhookReceiver();
+    dir = await mkdtemp(path.join(tmpdir(), "browserfn-dispatcher-"));
+  });
+  afterEach(async () => {
+    await dispatcher?.close();
+    await memory.close();
+    await receiver.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A dispatcher polling every 20 ms, over `store`, with the function's webhook on the receiver and one run's end queued. */
+  async function start(store: MemoryStore["store"], runId: string) {
+    const secretBox = await createLocalSecretBox(dir);
+    const sealed = await secretBox.seal(SECRET, webhookSecretContext(fn.function_id));
+    await memory.store.functions.create({ ...fn, webhooks: [{ url: receiver.url, events: ["run.succeeded"] }], webhook_secret_sealed: sealed });
+    dispatcher = new LocalWebhookDispatcher(
+      { store, secretBox, clock: systemClock, log: (line) => lines.push(line), allowLocalNetwork: true, retryBaseMs: 20 },
+      { pollMs: 20 },
+    );
+    const outbox = createWebhookOutbox({ store, queue: dispatcher, clock: systemClock, log: (line) => lines.push(line) });
+    dispatcher.start(outbox);
+    const run = runItem(fn, { run_id: runId, queued_at: new Date().toISOString() });
+    await store.runs.put(run);
+    const result = { status: "succeeded" as const, result_json: "1", error: null, logs: "", duration_ms: 5, browser_ms: 0, peak_memory_mb: null };
+    await finishRun({ store, clock: systemClock, log: () => undefined, webhooks: outbox }, run, result, "now");
+  }
+
+  it("holds back an attempt it could not record (1 s, then longer) instead of trying it again at once", async () => {
+    const runId = `run_${"0".repeat(25)}1`;
+    const deliveries = memory.store.deliveries;
+    // The store refuses the write that records an attempt (an outage of that one write).
+    const failing = Object.assign(Object.create(deliveries) as typeof deliveries, {
+      update: async () => {
+        throw new Error("the store refused the write");
+      },
+    });
+    await start({ ...memory.store, deliveries: failing }, runId);
+    await receiver.waitFor(1);
+    await sleep(1_500);
+    // The first attempt, then one after the 1 s hold; not one per poll (20 ms) or per wake-up.
+    expect(receiver.received.length).toBeGreaterThanOrEqual(1);
+    expect(receiver.received.length).toBeLessThanOrEqual(2);
+    expect(lines.some((line) => line.includes(deliveryIdOf(runId, 0)) && line.includes("tried again in 1000 ms"))).toBe(true);
+    expect(await deliveries.get(fn.function_id, deliveryIdOf(runId, 0))).toMatchObject({ status: "pending", attempts: 0 });
+  });
+
+  it("forgets an account in the due index once none of its deliveries is pending", async () => {
+    const runId = `run_${"0".repeat(25)}2`;
+    await start(memory.store, runId);
+    await receiver.waitFor(1);
+    for (let i = 0; i < 100 && (await memory.store.deliveries.dueAccounts(10)).length > 0; i++) await sleep(20);
+    expect(await memory.store.deliveries.dueAccounts(10)).toEqual([]);
+    expect(await memory.store.deliveries.get(fn.function_id, deliveryIdOf(runId, 0))).toMatchObject({ status: "delivered", attempts: 1 });
+  });
+});
