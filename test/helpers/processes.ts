@@ -44,3 +44,38 @@ export function rssMb(pid: number | undefined): number {
     return 0;
   }
 }
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time (user + system, ms) used so far by `root` and each live process below it, by pid,
+ * read from /proc (10 ms ticks): for the service, its store's child process too.
+ */
+export function treeCpuMs(root: number): Map<number, number> {
+  const stats = new Map<number, { parent: number; ms: number }>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // Fields after the command's closing parenthesis: state, ppid, …, utime (the 14th field of the line) and stime (15th).
+      const fields = (readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1] ?? "").split(" ");
+      stats.set(Number(entry), { parent: Number(fields[1]), ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND });
+    } catch {
+      // ended meanwhile
+    }
+  }
+  const inTree = (pid: number): boolean => {
+    for (let at = pid, hops = 0; at > 1 && hops < 64; at = stats.get(at)?.parent ?? 0, hops++) if (at === root) return true;
+    return false;
+  };
+  const tree = new Map<number, number>();
+  for (const [pid, stat] of stats) if (inTree(pid)) tree.set(pid, stat.ms);
+  return tree;
+}
+
+/** CPU ms the tree used between two readings of treeCpuMs (a process that ended meanwhile counts for nothing). */
+export function cpuMsBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let ms = 0;
+  for (const [pid, now] of after) ms += now - (before.get(pid) ?? 0);
+  return ms;
+}

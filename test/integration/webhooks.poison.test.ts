@@ -2,6 +2,7 @@ import { copyRun } from "../../lambdas/runs/copyRun";
 import { deliveryIdOf } from "../../lambdas/webhooks/webhookTypes";
 import { NO_PARAMS_FN } from "../helpers/code";
 import { openEventStream } from "../helpers/eventStream";
+import { cpuMsBetween, treeCpuMs } from "../helpers/processes";
 import { startTestService, type TestService } from "../helpers/localService";
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from "../helpers/webhookReceiver";
 
@@ -32,13 +33,15 @@ export default async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The share of one core this process (the service, its store and its dispatcher) used over `ms` of idle time. */
+/**
+ * The share of one core the service used over `ms` of idle time: this process (the service and
+ * its dispatcher) and its children (the store's dynalite process; idle workers are frozen).
+ */
 async function idleCpuShare(ms: number): Promise<number> {
-  const before = process.cpuUsage();
+  const before = treeCpuMs(process.pid);
   const started = performance.now();
   await sleep(ms);
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / 1000 / (performance.now() - started);
+  return cpuMsBetween(before, treeCpuMs(process.pid)) / (performance.now() - started);
 }
 
 /** The first request about a run of the function `name` (as its body says), waiting up to `timeoutMs`; it throws when none came. */
