@@ -2,6 +2,7 @@ import { compileCode } from "../../lambdas/code/compileCode";
 import { toRecord } from "../../lambdas/functions/toRecord";
 import { ApiError } from "../../lambdas/http/errors";
 import { finishedResponse } from "../../lambdas/invoke/invokeResponse";
+import { nextEvents, START } from "../../lambdas/runs/runEvents";
 import { MAX_STACK_CHARS, toLogEntry, toRunView } from "../../lambdas/runs/toRunView";
 import { FunctionRecord } from "../../lambdas/schemas/functionSchemas";
 import { functionItem, runItem } from "../helpers/records";
@@ -73,5 +74,28 @@ export default async function run() {
     expect(record.warnings?.[0]).not.toBe(warnings[0]);
     expect(toRecord({ ...fn, warnings: [] }, "http://x").warnings).toEqual([]);
     expect(toRecord({ ...fn, warnings: undefined }, "http://x").warnings).toEqual([]);
+  });
+});
+
+describe("a run recorded with a result nested past the depth cap (before there was one)", () => {
+  const deep = runItem(fn, { status: "succeeded", result_json: "[".repeat(100_000) + "]".repeat(100_000), finished_at: "2026-01-01T00:00:01.000Z", duration_ms: 5 });
+
+  it("is shown failed, result_too_deep, without its result, and written out without recursing on it", () => {
+    const view = toRunView(deep);
+    expect(view).toMatchObject({ status: "failed", result: null, error: { code: "result_too_deep", message: expect.stringContaining("recorded before") } });
+    expect(() => JSON.stringify(view)).not.toThrow();
+    const { events } = nextEvents(deep, null, START);
+    expect(events.at(-1)).toMatchObject({ id: "error", event: "error", data: { status: "failed", error: { code: "result_too_deep" } } });
+  });
+
+  it("answers an idempotent replay with 500 result_too_deep, not the deep text", () => {
+    const error = thrownBy(() => finishedResponse(deep));
+    expect([error.status, error.code]).toEqual([500, "result_too_deep"]);
+  });
+
+  it("keeps a result at the cap as it is", () => {
+    const atCap = runItem(fn, { status: "succeeded", result_json: "[".repeat(64) + "]".repeat(64) });
+    expect(toRunView(atCap)).toMatchObject({ status: "succeeded", error: null });
+    expect(finishedResponse(atCap)).toMatchObject({ statusCode: 200, body: atCap.result_json });
   });
 });
