@@ -131,6 +131,26 @@ describe("the recorder Lambda", () => {
     expect(await memory.store.runs.get("run_huge")).toMatchObject({ status: "failed", error: { code: "result_too_large" } });
   });
 
+  it("fails an answer nested past the depth cap as result_too_deep: an uploaded outcome, its result, or an inline answer", async () => {
+    const deep = "[".repeat(100_000) + "]".repeat(100_000);
+    // Another function's runs: fn_own's are counted below.
+    const deepFn = functionItem({ function_id: "fn_deep", account_id: "acct" });
+    const running = (runId: string) => memory.store.runs.put(runItem(deepFn, { run_id: runId, status: "running", queued_at: STARTED, started_at: STARTED }));
+    await running("run_deep_upload");
+    uploads.set("run_deep_upload", `{"status":"succeeded","result_json":"1","logs":"","browser_ms":1,"extra":${deep}}`);
+    expect(await recorder(request("run_deep_upload", { answer: { outcome_uploaded: true, bytes: 200_060 } }))).toEqual({ status: "failed" });
+    await running("run_deep_result");
+    uploads.set("run_deep_result", JSON.stringify({ status: "succeeded", result_json: deep, logs: "", browser_ms: 1 }));
+    expect(await recorder(request("run_deep_result", { answer: { outcome_uploaded: true, bytes: 200_060 } }))).toEqual({ status: "failed" });
+    await running("run_deep_inline");
+    let extra: unknown = 1;
+    for (let i = 0; i < 100_000; i++) extra = [extra];
+    expect(await recorder(request("run_deep_inline", { answer: { status: "succeeded", result_json: "1", logs: "", browser_ms: 1, extra } }))).toEqual({ status: "failed" });
+    for (const runId of ["run_deep_upload", "run_deep_result", "run_deep_inline"]) {
+      expect(await memory.store.runs.get(runId)).toMatchObject({ status: "failed", result_json: null, error: { code: "result_too_deep" } });
+    }
+  });
+
   it("ends a run with what Step Functions caught, and calls an answer that is no outcome a crash", async () => {
     await running("run_caught");
     await recorder({ ...request("run_caught", { Error: "States.Timeout", Cause: "" }), ended_at: "2026-03-01T10:02:00.000Z" });
