@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { systemClock } from "../../lambdas/deps";
 import { finishRun } from "../../lambdas/runs/finishRun";
 import { createLocalSecretBox } from "../../lambdas/secrets/localSecretBox";
@@ -83,5 +84,28 @@ describe("the local webhook dispatcher", () => {
     for (let i = 0; i < 100 && (await memory.store.deliveries.dueAccounts(10)).length > 0; i++) await sleep(20);
     expect(await memory.store.deliveries.dueAccounts(10)).toEqual([]);
     expect(await memory.store.deliveries.get(fn.function_id, deliveryIdOf(runId, 0))).toMatchObject({ status: "delivered", attempts: 1 });
+  });
+
+  it("still sends a delivery an earlier version left due in the shared partition (gsi1pk WHDUE)", async () => {
+    const runId = `run_${"0".repeat(25)}3`;
+    await start(memory.store, runId);
+    await receiver.waitFor(1);
+    // The same end's second webhook, as the item an earlier version wrote: due in the one shared partition, no account marker.
+    const legacyId = deliveryIdOf(runId, 1);
+    const now = new Date().toISOString();
+    await memory.doc.send(
+      new PutCommand({
+        TableName: memory.table,
+        Item: {
+          pk: `FNID#${fn.function_id}`, sk: `DLV#${legacyId}`, gsi1pk: "WHDUE", gsi1sk: `${now}#${fn.function_id}#${legacyId}`,
+          delivery_id: legacyId, account_id: fn.account_id, function_id: fn.function_id, run_id: runId, event: "run.succeeded", url: receiver.url,
+          status: "pending", attempts: 0, last_status_code: null, last_error: null, next_attempt_at: now, created_at: now, updated_at: now, expires_at: 2_000_000_000,
+        },
+      }),
+    );
+    const [, second] = await receiver.waitFor(2);
+    expect(second?.headers["webhook-id"]).toBe(legacyId);
+    for (let i = 0; i < 100 && (await memory.store.deliveries.get(fn.function_id, legacyId))?.status !== "delivered"; i++) await sleep(20);
+    expect(await memory.store.deliveries.get(fn.function_id, legacyId)).toMatchObject({ status: "delivered", attempts: 1 });
   });
 });
