@@ -23,12 +23,13 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 /**
  * Checks one CDP command (JSON text) of the worker: passes it on, with a download behaviour's
  * path set to `downloadsDir`, or refuses it with the reason the worker gets as its error.
- * A command whose text has no escape and names neither kind of method passes untouched (most
- * do, unparsed); any other is parsed and passed on as this side read it, so that the browser
- * reads exactly what was checked (one key twice, say, cannot mean two things).
+ * A command whose text names neither kind of method and has no `\u` escape (the only way JSON
+ * can spell a letter or a dot otherwise) passes untouched and unparsed, as nearly all do, big
+ * ones too; any other is parsed and passed on as this side read it, so that the browser reads
+ * exactly what was checked (one key twice, say, cannot mean two things).
  */
 export function keepDownloadsIn(text: string, downloadsDir: string): GuardVerdict {
-  if (!text.includes("\\") && !text.includes("DownloadBehavior") && !text.includes("sendMessageToTarget")) return { ok: true, message: text };
+  if (!text.includes("\\u") && !text.includes("DownloadBehavior") && !text.includes("sendMessageToTarget")) return { ok: true, message: text };
   let command: Command;
   try {
     const parsed: unknown = JSON.parse(text);
