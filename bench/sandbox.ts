@@ -54,7 +54,7 @@ async function measure(kind: Kind, compiled: ReturnType<typeof compileCode>, run
     return answered;
   };
   try {
-    const start = await timed(async () => (worker = await WorkerProcess.start({ startHost: hostStarter(kind.sandbox, kind.files), init })));
+    const start = await timed(async () => (worker = await WorkerProcess.start({ startHost: hostStarter(kind.sandbox, kind.files, limits.memoryMb), init })));
     const firstRun = await run(false);
     const firstBrowserRun = await run(true);
     const warm: number[] = [];

@@ -1,17 +1,16 @@
 /**
  * What a worker may not ask its browser in the `process` sandbox, where the browser shares the
  * machine's file system: to open local files (`file:` and `filesystem:` URLs, also behind
- * `view-source:`; file inputs and drops, which read local paths), or to download anywhere but
- * its own profile. The sandbox's host passes each CDP command through `guardCommand` on its way
- * to the browser. (In the `namespaces` sandbox the browser sees no file of the service at all,
- * and the worker speaks to it directly.)
+ * `view-source:`; file inputs and drops, which read local paths). The sandbox's host passes each
+ * CDP command through `guardCommand` on its way to the browser, after cdpDownloads (which, in
+ * both sandboxes, keeps downloads in the run's own folder). (In the `namespaces` sandbox the
+ * browser sees no file of the service at all, and this guard is not used.)
  */
-import path from "node:path";
 
 export type GuardVerdict = { ok: true; message: string } | { ok: false; id: unknown; sessionId: unknown; reason: string };
 
 /** Commands that read local files by path. */
-const DENIED = new Set(["DOM.setFileInputFiles", "Page.setDownloadBehavior"]);
+const DENIED = new Set(["DOM.setFileInputFiles"]);
 const LOCAL_SCHEME = /^(view-source:)*(file|filesystem):/i;
 
 /** True for URLs Chromium would resolve to a local file (whitespace and control characters it strips, any case). */
@@ -20,17 +19,11 @@ export function isLocalUrl(url: string): boolean {
   return LOCAL_SCHEME.test(url.replace(/[\u0000-\u0020\u007f]+/g, ""));
 }
 
-/** Whether `dir` is `root` or inside it, after resolving `..` and the like. */
-function inside(root: string, dir: string): boolean {
-  const relative = path.relative(root, path.resolve(root, dir));
-  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
-}
-
 /**
- * Checks one CDP command (JSON text) from the worker: passes it on (possibly with its download
- * path moved into the profile), or refuses it with the reason the worker gets as the command's error.
+ * Checks one CDP command (JSON text) from the worker: passes it on as it is, or refuses it with
+ * the reason the worker gets as the command's error.
  */
-export function guardCommand(text: string, profileDir: string): GuardVerdict {
+export function guardCommand(text: string): GuardVerdict {
   let command: { id?: unknown; method?: unknown; sessionId?: unknown; params?: Record<string, unknown> };
   try {
     command = JSON.parse(text) as typeof command;
@@ -41,17 +34,12 @@ export function guardCommand(text: string, profileDir: string): GuardVerdict {
   const params = command.params && typeof command.params === "object" ? command.params : {};
   const refuse = (reason: string): GuardVerdict => ({ ok: false, id, sessionId, reason: `browserfn refused ${String(method)}: ${reason}` });
   if (typeof method !== "string") return refuse("no method");
-  if (DENIED.has(method)) return refuse("local files are not available to automations (use Browser.setDownloadBehavior for downloads)");
+  if (DENIED.has(method)) return refuse("local files are not available to automations");
   if (method === "Input.dispatchDragEvent" && Array.isArray((params.data as { files?: unknown } | undefined)?.files)) {
     return refuse("dropping local files is not available to automations");
   }
   for (const value of Object.values(params)) {
     if (typeof value === "string" && isLocalUrl(value)) return refuse("local files (file: URLs) are not available to automations");
-  }
-  if (method === "Browser.setDownloadBehavior" && typeof params.downloadPath === "string" && !inside(profileDir, params.downloadPath)) {
-    // Downloads go to the profile, whatever the path asked for.
-    const moved = { ...params, downloadPath: path.join(profileDir, "Downloads") };
-    return { ok: true, message: JSON.stringify(sessionId === undefined ? { id, method, params: moved } : { id, sessionId, method, params: moved }) };
   }
   return { ok: true, message: text };
 }

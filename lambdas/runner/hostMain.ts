@@ -16,7 +16,9 @@ import path from "node:path";
 import { artifactMessages } from "./artifactMessages";
 import { htmlForms } from "../secrets/htmlForms";
 import { Redactor } from "../secrets/redactor";
+import { keepDownloadsIn } from "./cdpDownloads";
 import { guardCommand } from "./cdpGuard";
+import { emptyScratch } from "./emptyScratch";
 import { captureStuckPages } from "./hostEvidence";
 import { splitMessages } from "./pipeTransport";
 import { keepTail } from "./streamTail";
@@ -58,9 +60,9 @@ function killQuietly(pid: number): void {
 
 function startWorker(init: HostInit): void {
   const { bundle } = init.worker;
-  // What the browser downloads lands here (the guard keeps every download in the profile): the
-  // worker may read it, to keep it as an artifact, and nothing else of the profile.
-  const downloads = path.join(init.browser.profileDir, "Downloads");
+  // What the browser downloads lands here (cdpDownloads keeps every download here): the worker
+  // may read it, to keep it as an artifact, and nothing else of the profile.
+  const downloads = downloadsDir(init);
   mkdirSync(downloads, { recursive: true });
   worker = spawn(
     process.execPath,
@@ -70,12 +72,18 @@ function startWorker(init: HostInit): void {
   );
   worker.on("message", (message: WorkerMessage & { type: string }) => {
     if (message?.type === "browser_request") return void launchBrowser();
+    // Nothing a run wrote to the sandbox's file systems is there for the next run (or held in memory).
+    if (message?.type === "idle") emptyScratch([...init.scratchDirs, downloads], [init.browser.profileDir]);
     tell(message);
   });
   worker.once("exit", (code, signal) => {
     tell({ type: "worker_exit", code, signal });
     stopAll(1);
   });
+}
+
+function downloadsDir(init: HostInit): string {
+  return path.join(init.browser.profileDir, "Downloads");
 }
 
 /** Empties the browser profile (a killed browser leaves its lock and state behind), keeping an empty Downloads. */
@@ -118,7 +126,7 @@ function launchBrowser(): void {
       });
       const [, , , toBrowser, fromBrowser] = child.stdio as [unknown, unknown, unknown, Socket | null, Socket | null];
       if (!toBrowser || !fromBrowser || !worker?.connected) throw new Error("the browser's pipes are missing");
-      relay = await relayedSocket(toBrowser, fromBrowser, current.browser.profileDir, current.browser.guard);
+      relay = await relayedSocket(toBrowser, fromBrowser, current.browser.profileDir, downloadsDir(current), current.browser.guard);
       worker.send({ type: "browser_pipe", end: "both" }, relay.workerEnd);
     } catch (error) {
       if (worker?.connected) worker.send({ type: "browser_failed", message: (error as Error).message });
@@ -144,10 +152,11 @@ interface CdpRelay {
 /**
  * A connected pair of Unix sockets (through a server on a path in the profile, closed at once):
  * one end for the worker; at the other, the worker's CDP commands go on to the browser whole
- * (checked by guardCommand first, with `guard`), and the browser's answers pass as they are.
- * Relaying whole messages lets the host speak to the browser itself when the worker is stuck.
+ * (downloads kept in `downloads` by keepDownloadsIn, then checked by guardCommand with
+ * `guard`), and the browser's answers pass as they are. Relaying whole messages lets the host
+ * speak to the browser itself when the worker is stuck.
  */
-async function relayedSocket(toBrowser: Socket, fromBrowser: Socket, profileDir: string, guard: boolean): Promise<CdpRelay> {
+async function relayedSocket(toBrowser: Socket, fromBrowser: Socket, profileDir: string, downloads: string, guard: boolean): Promise<CdpRelay> {
   const address = path.join(profileDir, ".cdp.sock");
   const server: Server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -164,8 +173,8 @@ async function relayedSocket(toBrowser: Socket, fromBrowser: Socket, profileDir:
   server.close();
   rmSync(address, { force: true });
   const relayCommands = splitMessages((message) => {
-    if (!guard) return void toBrowser.write(`${message}\0`);
-    const verdict = guardCommand(message, profileDir);
+    const kept = keepDownloadsIn(message, downloads);
+    const verdict = kept.ok && guard ? guardCommand(kept.message) : kept;
     if (verdict.ok) return void toBrowser.write(`${verdict.message}\0`);
     const answer = { id: verdict.id, ...(verdict.sessionId === undefined ? {} : { sessionId: verdict.sessionId }), error: { code: -32000, message: verdict.reason } };
     hostEnd.write(`${JSON.stringify(answer)}\0`);
@@ -225,7 +234,7 @@ const reader = new FrameReader(
       if (spec) return;
       spec = sent;
       startWorker(sent);
-      worker?.send({ type: "init", ...sent.init, downloads_dir: path.join(sent.browser.profileDir, "Downloads") });
+      worker?.send({ type: "init", ...sent.init, downloads_dir: downloadsDir(sent) });
       return;
     }
     if (sent.type === "capture_evidence") return void captureEvidence(sent);

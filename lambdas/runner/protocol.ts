@@ -39,6 +39,12 @@ export interface HostInit {
   type: "host_init";
   worker: { bundle: string };
   browser: BrowserSpec;
+  /**
+   * Folders the host empties after each run, besides the browser's downloads folder (mounts in
+   * them and the profile kept): the namespaces sandbox's private file systems. None in the
+   * process sandbox, whose /tmp is the machine's.
+   */
+  scratchDirs: string[];
   init: Omit<WorkerInit, "type">;
 }
 

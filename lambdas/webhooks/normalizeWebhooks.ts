@@ -1,5 +1,5 @@
 import { ApiError } from "../http/errors";
-import { literalAddressOf, refusedAddressReason } from "./addressPolicy";
+import { literalAddressOf, refusedAddressReason } from "../network/addressPolicy";
 import { WEBHOOK_EVENTS, type Webhook, type WebhookEvent } from "./webhookTypes";
 
 /** A webhook as a request sends it (the schema has checked the URL's form and the events' names). */

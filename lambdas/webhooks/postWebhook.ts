@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-import { literalAddressOf, refusedAddressReason } from "./addressPolicy";
+import { literalAddressOf, refusedAddressReason } from "../network/addressPolicy";
 
 /** How long an attempt may take, from resolving the host to the answer's status line. */
 export const DELIVERY_TIMEOUT_MS = 10_000;

@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
-import { literalAddressOf, refusedAddressReason } from "../../lambdas/webhooks/addressPolicy";
+import { literalAddressOf, refusedAddressReason } from "../../lambdas/network/addressPolicy";
 import { deliveryBody, MAX_DELIVERY_BODY_BYTES } from "../../lambdas/webhooks/deliveryBody";
 import { postWebhook } from "../../lambdas/webhooks/postWebhook";
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from "../../lambdas/webhooks/retrySchedule";

@@ -47,7 +47,7 @@ async function runOnce(
     const setting = process.env.BROWSERFN_SANDBOX === "namespaces" || process.env.BROWSERFN_SANDBOX === "process" ? process.env.BROWSERFN_SANDBOX : "auto";
     const sandbox = await confirmSandbox(await chooseSandbox(setting, true), setting, files);
     worker = await WorkerProcess.start({
-      startHost: hostStarter(sandbox, files),
+      startHost: hostStarter(sandbox, files, limits.memoryMb),
       init: { code: code.js, parameter_style: code.parameter_style, variables: code.variables },
     });
     const running = worker;

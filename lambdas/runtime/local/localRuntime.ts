@@ -1,3 +1,4 @@
+import { DEFAULT_MEMORY_MB } from "../../functions/settings";
 import { ApiError } from "../../http/errors";
 import type { Store } from "../../store/store";
 import type { Runtime } from "../runtime";
@@ -20,15 +21,18 @@ export interface LocalRuntimeOptions {
   artifacts?: LocalArtifacts;
 }
 
-/** Starts worker sandboxes, each under a uid of its own when the service runs as root. */
-export function hostStarter(sandbox: Sandbox, files: RuntimeFiles): WorkerOptions["startHost"] {
+/**
+ * Starts worker sandboxes for functions of `memoryMb` (the size of each of their file systems),
+ * each under a uid of its own when the service runs as root.
+ */
+export function hostStarter(sandbox: Sandbox, files: RuntimeFiles, memoryMb: number): WorkerOptions["startHost"] {
   return async () => {
     const uid = sandbox.uidPerWorker ? WORKER_UIDS.acquire() : undefined;
     const release = () => {
       if (uid !== undefined) WORKER_UIDS.release(uid);
     };
     try {
-      const host = await startSandboxedHost(sandbox, files, uid);
+      const host = await startSandboxedHost(sandbox, files, uid, memoryMb);
       return { host, release };
     } catch (error) {
       release();
@@ -43,14 +47,20 @@ export function hostStarter(sandbox: Sandbox, files: RuntimeFiles): WorkerOption
  * from the store when they start, so a deploy has nothing to provision.
  */
 export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { pool: WorkerPool; live: LiveRuns } {
-  const startHost = hostStarter(options.sandbox, options.files);
+  // A sandbox's file systems are sized for its function's memory_mb when it starts: the latest
+  // invocation's, by function; a worker sized for another (memory_mb changed) is not reused.
+  const memoryOf = new Map<string, number>();
+  const sizedFor = new WeakMap<WorkerProcess, number>();
   const startWorker = async (functionId: string, version: number) => {
     const code = await options.store.versions.get(functionId, version);
     if (!code) throw new ApiError("version_not_found", `Version ${version} of ${functionId} is gone`);
-    return WorkerProcess.start({
-      startHost,
+    const memoryMb = memoryOf.get(functionId) ?? DEFAULT_MEMORY_MB;
+    const worker = await WorkerProcess.start({
+      startHost: hostStarter(options.sandbox, options.files, memoryMb),
       init: { code: code.js, parameter_style: code.parameter_style ?? "positional", variables: code.variables },
     });
+    sizedFor.set(worker, memoryMb);
+    return worker;
   };
   const pool = new WorkerPool(options.limits, startWorker);
   const live = new LiveRuns();
@@ -61,6 +71,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
       return { status: "active", status_reason: null };
     },
     async invoke(request, hooks) {
+      memoryOf.set(request.fn.function_id, request.fn.memory_mb);
       const lease = await pool.acquire(request.fn.function_id, request.version, request.waitMs);
       let finished: Promise<boolean> = Promise.resolve(false);
       try {
@@ -89,7 +100,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
           // Every artifact the run kept is recorded before its end is.
           await receiver?.finish();
         }
-        finished = run.finished;
+        finished = run.finished.then((reusable) => reusable && sizedFor.get(worker) === limits.memoryMb);
         lease.answered();
         return run.result;
       } finally {
@@ -99,6 +110,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
     },
     watchLogs: (runId, onChange) => live.watch(runId, onChange),
     async remove(fn) {
+      memoryOf.delete(fn.function_id);
       await pool.removeFunction(fn.function_id);
     },
     close: () => pool.close(),

@@ -13,6 +13,12 @@ const RESET_GRACE_MS = 2_000;
  * sandbox's host keeps the pages' evidence (within EVIDENCE_BUDGET_MS), and it is killed.
  */
 export const TIMEOUT_GRACE_MS = EVIDENCE_BUDGET_MS + 1_500;
+/**
+ * What a sandbox's file systems may still hold once its run is over and its host has emptied
+ * them (the browser's profile and cache, its live shared memory: a few MB). More is files the
+ * browser keeps open or a profile a run made grow: the worker is replaced, not reused.
+ */
+export const FILES_KEPT_MAX_MB = 64;
 
 export interface LimitedRun {
   /** How the run ended, as soon as it did. */
@@ -30,7 +36,8 @@ export interface LimitedRun {
  * worker's whole turn (from taking the run until it is idle again, not only until it answers):
  * past `timeoutMs` (plus a short grace after an answer, to reset the browser) the worker is
  * killed (timed_out / function_timeout before the answer); above `memoryMb` (its whole
- * sandbox) it is killed (function_crashed). A worker whose run left code running is replaced.
+ * sandbox, its files included) it is killed (function_crashed). A worker whose run left code
+ * running, or files its host could not empty (FILES_KEPT_MAX_MB), is replaced.
  */
 export async function runWithLimits(
   worker: WorkerProcess,
@@ -78,7 +85,7 @@ export async function runWithLimits(
     throw error;
   }
   const finished = turn.idle.then(
-    ({ leftover }) => leftover.length === 0 && ended === null,
+    ({ leftover }) => leftover.length === 0 && ended === null && worker.filesMb() <= FILES_KEPT_MAX_MB,
     () => false,
   );
   void finished.then(stop);

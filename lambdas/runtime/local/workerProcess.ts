@@ -97,7 +97,7 @@ export class WorkerProcess {
   static async start(options: WorkerOptions): Promise<WorkerProcess> {
     const { host, release } = await options.startHost();
     const worker = new WorkerProcess(host, release);
-    const hello: HostInit = { type: "host_init", worker: { bundle: host.workerBundle }, browser: host.browser, init: options.init };
+    const hello: HostInit = { type: "host_init", worker: { bundle: host.workerBundle }, browser: host.browser, scratchDirs: host.scratchDirs, init: options.init };
     host.channel.write(encodeFrame(hello));
     const timer = setTimeout(() => void worker.kill(`the worker did not start within ${START_TIMEOUT_MS / 1000} s`), START_TIMEOUT_MS);
     try {
@@ -116,9 +116,14 @@ export class WorkerProcess {
     return this.state.name !== "dead" && this.exitReason === null && this.host.alive();
   }
 
-  /** Memory of the worker's whole sandbox (its host, the worker, its browser), in MB (`exactly`: see TreeMeter). */
+  /** Memory of the worker's whole sandbox (its host, the worker, its browser, its files), in MB (`exactly`: see TreeMeter). */
   memoryMb(exactly = false): Promise<number> {
     return this.host.memoryMb(exactly);
+  }
+
+  /** What the sandbox's private file systems hold (MB): after a run, what its host could not empty. */
+  filesMb(): number {
+    return this.host.filesMb();
   }
 
   /**

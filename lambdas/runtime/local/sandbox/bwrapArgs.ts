@@ -3,11 +3,6 @@ import path from "node:path";
 import type { Sandbox } from "./sandbox";
 import type { RuntimeFiles } from "./sandboxedHost";
 
-/** Size caps of a namespaces sandbox's private file systems. */
-const TMP_BYTES = 512 * 1024 * 1024;
-const SHM_BYTES = 256 * 1024 * 1024;
-const RUNTIME_BYTES = 512 * 1024 * 1024;
-
 /** Read-only system paths a sandbox needs (node, Chromium's libraries, certificates, fonts). */
 const SYSTEM_PATHS = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"];
 const ETC_PATHS = [
@@ -23,8 +18,11 @@ const ETC_PATHS = [
   "/etc/mime.types",
 ];
 
-/** bubblewrap's arguments: what the sandbox sees, and the host as its command. */
-export async function bwrapArgs(sandbox: Sandbox, files: RuntimeFiles): Promise<string[]> {
+/**
+ * bubblewrap's arguments: what the sandbox sees, and the host as its command. Its private file
+ * systems (sandboxMounts) hold `tmpfsBytes` each.
+ */
+export async function bwrapArgs(sandbox: Sandbox, files: RuntimeFiles, tmpfsBytes: number): Promise<string[]> {
   const ro = (source: string, target = source) => ["--ro-bind-try", source, target];
   const node = await realpath(process.execPath);
   const nodeDir = path.dirname(node);
@@ -47,9 +45,9 @@ export async function bwrapArgs(sandbox: Sandbox, files: RuntimeFiles): Promise<
     ...ro(path.join(files.etcDir, "group"), "/etc/group"),
     "--proc", "/proc",
     "--dev", "/dev",
-    "--size", String(SHM_BYTES), "--tmpfs", "/dev/shm",
-    "--size", String(TMP_BYTES), "--tmpfs", "/tmp",
-    "--size", String(RUNTIME_BYTES), "--tmpfs", files.runtimeDir,
+    "--size", String(tmpfsBytes), "--tmpfs", "/dev/shm",
+    "--size", String(tmpfsBytes), "--tmpfs", "/tmp",
+    "--size", String(tmpfsBytes), "--tmpfs", files.runtimeDir,
     ...ro(files.hostBundle),
     ...ro(files.workerBundle),
     // Chromium at the path the service unpacked it to, over the private /tmp if it is there.

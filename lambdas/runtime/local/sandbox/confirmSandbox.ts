@@ -3,6 +3,9 @@ import { NAMESPACES_INSTALL } from "./sandbox";
 import { type RuntimeFiles, startSandboxedHost } from "./sandboxedHost";
 import { WORKER_UIDS } from "./workerUids";
 
+/** The file systems' size of the sandbox started to confirm the mode (it runs nothing). */
+const CONFIRM_MEMORY_MB = 128;
+
 /**
  * Starts one real sandbox of the chosen kind, with its network, and stops it again: what
  * chooseSandbox cannot tell from the tools alone (a user without root may create namespaces
@@ -13,7 +16,7 @@ export async function confirmSandbox(sandbox: Sandbox, setting: SandboxSetting, 
   if (sandbox.mode !== "namespaces") return sandbox;
   const uid = sandbox.uidPerWorker ? WORKER_UIDS.acquire() : undefined;
   try {
-    const host = await startSandboxedHost(sandbox, files, uid);
+    const host = await startSandboxedHost(sandbox, files, uid, CONFIRM_MEMORY_MB);
     await host.kill();
     return sandbox;
   } catch (error) {

@@ -1,31 +1,19 @@
 import { spawn } from "node:child_process";
-import { networkInterfaces } from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { keepTail } from "../../../runner/streamTail";
 import type { Sandbox } from "./sandbox";
+import { hostNetworks } from "../../../network/hostNetworks";
 import { quietPipes } from "./childPipes";
+import { refusedRoutes } from "./refusedRoutes";
 
 const READY_TIMEOUT_MS = 20_000;
 
-/** Destinations no sandbox reaches unless the local network is allowed (besides the host's own addresses). */
-const BLOCKED_NETWORKS = [
-  "0.0.0.0/8",
-  "10.0.0.0/8",
-  "100.64.0.0/10",
-  "169.254.0.0/16",
-  "172.16.0.0/12",
-  "192.0.0.0/24",
-  "192.168.0.0/16",
-  "198.18.0.0/15",
-  "224.0.0.0/4",
-  "240.0.0.0/4",
-];
-
 /**
  * Gives the sandbox's network namespace its way out: slirp4netns (user-mode NAT, host
- * loopback refused), then routes that make private, link-local and the host's own addresses
- * unreachable. Returns what stops it again.
+ * loopback refused, no IPv6), then routes that make the service's refused networks and the
+ * host's own addresses, subnets and gateways unreachable (refusedRoutes, with the host's
+ * networks as they are now). Returns what stops it again.
  */
 export async function connectNetwork(sandbox: Sandbox, pid: number, asRoot: boolean): Promise<() => Promise<void>> {
   // fd 3: slirp4netns says "1" when the network is up; fd 4: closing it (or this process dying) stops slirp4netns.
@@ -64,11 +52,9 @@ export async function connectNetwork(sandbox: Sandbox, pid: number, asRoot: bool
         reject(new Error(`slirp4netns exited (${code}): ${stderr()}`));
       });
     });
-    const hostAddresses = Object.values(networkInterfaces())
-      .flat()
-      .filter((address) => address && address.family === "IPv4" && !address.internal)
-      .map((address) => `${address?.address}/32`);
-    const routes = [...BLOCKED_NETWORKS, ...hostAddresses].map((cidr) => `route add unreachable ${cidr}`).join("\n");
+    const routes = refusedRoutes(hostNetworks())
+      .map((cidr) => `route add unreachable ${cidr}`)
+      .join("\n");
     const enter = asRoot ? [`--net=/proc/${pid}/ns/net`] : [`--user=/proc/${pid}/ns/user`, "--preserve-credentials", `--net=/proc/${pid}/ns/net`];
     await run(sandbox.tools.nsenter, [...enter, sandbox.tools.ip, "-batch", "-"], `${routes}\n`);
   } catch (error) {

@@ -11,6 +11,7 @@ import { WorkerCgroup } from "./cgroup";
 import { quietPipes } from "./childPipes";
 import { type ChromiumFiles, chromiumArgs, chromiumEnv } from "./chromium";
 import type { Sandbox } from "./sandbox";
+import { awaitSandboxMounts, sandboxFilesMb, sandboxMounts, tmpfsBytes } from "./sandboxFiles";
 import { connectNetwork } from "./sandboxNetwork";
 
 /** The service's runtime files a sandbox sees (read-only). */
@@ -30,13 +31,20 @@ export interface SandboxedHost {
   channel: Socket;
   browser: BrowserSpec;
   workerBundle: string;
+  /** What the host empties after each run (HostInit.scratchDirs). */
+  scratchDirs: string[];
   alive(): boolean;
   readonly exited: Promise<void>;
   /** Stops every process of the sandbox until `thaw` (between runs nothing of it runs). */
   freeze(): Promise<void>;
   thaw(): Promise<void>;
-  /** Memory of every process of the sandbox (MB, proportional set size; `exactly`: no estimate, see TreeMeter). */
+  /**
+   * Memory of the sandbox (MB): the proportional set size of every process of it (`exactly`:
+   * no estimate, see TreeMeter) and what its file systems hold (filesMb).
+   */
   memoryMb(exactly?: boolean): Promise<number>;
+  /** What the sandbox's private file systems hold (MB; namespaces only, 0 in process mode). */
+  filesMb(): number;
   /** Sets the kernel's hard ceiling (cgroups only): a backstop above the sampled limit. */
   limitMemory(mb: number): Promise<void>;
   hitMemoryLimit(): Promise<boolean>;
@@ -47,28 +55,28 @@ export interface SandboxedHost {
 const START_TIMEOUT_MS = 20_000;
 
 /**
- * Starts one worker's sandbox with its host running in it: in `namespaces` mode a bubblewrap
- * sandbox (own user, PID, mount, IPC, UTS and network namespaces, a read-only view of only
- * what it needs, private size-capped tmpfs, no data dir) whose only way out is slirp4netns
- * with the host's loopback and private networks unreachable; in `process` mode the host as a
- * plain process. Either way under a uid of its own when the service runs as root, in cgroups
- * when the machine has them, in a process group of its own.
- */
-/**
  * Hosts started by this process, by every service in it: the number names a host's cgroup and
  * profile, which must never be another live host's (a group is emptied with SIGKILL when its
  * host ends: a name shared by two services' hosts killed the other's worker and browser).
  */
 let hostsStarted = 0;
 
-export async function startSandboxedHost(sandbox: Sandbox, files: RuntimeFiles, uid: number | undefined): Promise<SandboxedHost> {
+/**
+ * Starts one worker's sandbox with its host running in it: in `namespaces` mode a bubblewrap
+ * sandbox (own user, PID, mount, IPC, UTS and network namespaces, a read-only view of only
+ * what it needs, private tmpfs of `memoryMb` each, no data dir) whose only way out is
+ * slirp4netns with the host's loopback, links and private networks unreachable; in `process`
+ * mode the host as a plain process. Either way under a uid of its own when the service runs as
+ * root, in cgroups when the machine has them, in a process group of its own.
+ */
+export async function startSandboxedHost(sandbox: Sandbox, files: RuntimeFiles, uid: number | undefined, memoryMb: number): Promise<SandboxedHost> {
   const id = `${process.pid}-${++hostsStarted}`;
   const profileDir = path.join(files.runtimeDir, `profile-${id}`);
-  const home = sandbox.mode === "namespaces" ? "/tmp" : profileDir;
   const browser: BrowserSpec = {
     executable: files.chromium.executable,
     args: chromiumArgs(),
-    env: chromiumEnv(files.chromium, home),
+    // HOME and TMPDIR in the profile: the browser's own files there, /tmp is the run's scratch.
+    env: chromiumEnv(files.chromium, profileDir),
     profileDir,
     // Only where the browser shares the machine's files: in namespaces it sees none of the service's.
     guard: sandbox.mode === "process",
@@ -82,6 +90,7 @@ export async function startSandboxedHost(sandbox: Sandbox, files: RuntimeFiles, 
     cleanups.push(() => rm(profileDir, { recursive: true, force: true }));
   }
   let child: ChildProcess | undefined;
+  let filesMb = () => 0;
   try {
     const identity = uid === undefined ? {} : { uid, gid: uid };
     if (sandbox.mode === "process") {
@@ -89,7 +98,7 @@ export async function startSandboxedHost(sandbox: Sandbox, files: RuntimeFiles, 
       await cgroup?.add(child.pid as number);
     } else {
       child = quietPipes(
-        spawn(sandbox.tools.bwrap, await bwrapArgs(sandbox, files), {
+        spawn(sandbox.tools.bwrap, await bwrapArgs(sandbox, files, tmpfsBytes(memoryMb)), {
           ...identity,
           detached: true,
           env: {},
@@ -100,6 +109,20 @@ export async function startSandboxedHost(sandbox: Sandbox, files: RuntimeFiles, 
       await cgroup?.add(child.pid as number, inner);
       if (!sandbox.allowLocalNetwork) cleanups.push(await connectNetwork(sandbox, inner, process.getuid?.() === 0));
       (child.stdio[5 as number] as Writable).end("go");
+      // Readable from here, or the sandbox does not start: what its files hold must count.
+      const mounts = sandboxMounts(files.runtimeDir);
+      const started = child;
+      const stderr = keepTail(started.stdio[2]);
+      await awaitSandboxMounts(inner, mounts, tmpfsBytes(memoryMb), START_TIMEOUT_MS, () => {
+        if (started.exitCode !== null || started.signalCode !== null) throw new Error(`bubblewrap exited (${started.exitCode ?? started.signalCode}) as the sandbox started: ${stderr()}`);
+      });
+      filesMb = () => {
+        try {
+          return sandboxFilesMb(inner, mounts);
+        } catch {
+          return 0; // the sandbox is gone, and its files with it
+        }
+      };
     }
   } catch (error) {
     if (child?.pid && child.exitCode === null && child.signalCode === null) signalGroup(child.pid, "SIGKILL");
@@ -128,12 +151,14 @@ export async function startSandboxedHost(sandbox: Sandbox, files: RuntimeFiles, 
     channel: started.stdio[3] as Socket,
     browser,
     workerBundle: files.workerBundle,
+    scratchDirs: sandbox.mode === "namespaces" ? sandboxMounts(files.runtimeDir) : [],
     alive: () => started.exitCode === null && started.signalCode === null && !killing,
     exited,
     // The whole process group: bubblewrap, the host, the worker, the browser and its helpers.
     freeze: async () => signal("SIGSTOP"),
     thaw: async () => signal("SIGCONT"),
-    memoryMb: (exactly) => meter.sample(exactly),
+    memoryMb: async (exactly) => (await meter.sample(exactly)) + filesMb(),
+    filesMb: () => filesMb(),
     limitMemory: async (mb) => cgroup?.limitMemory(mb),
     hitMemoryLimit: async () => (cgroup ? cgroup.hitMemoryLimit() : false),
     kill: () => {

@@ -1,42 +1,58 @@
 import { BlockList, isIP } from "node:net";
 
+/** A network of addresses that are no single public host. */
+export interface RefusedNetwork {
+  family: "ipv4" | "ipv6";
+  /** Its first address. */
+  network: string;
+  prefix: number;
+}
+
 /**
- * Where webhooks may not go unless the local network is allowed (SSRF): the host's own and
- * private networks, and addresses that are no single public host.
+ * The one address policy of the service: where neither a webhook nor a sandboxed run may go
+ * unless the local network is allowed (BROWSERFN_ALLOW_LOCAL_NETWORK) — the host's own and
+ * private networks, and addresses that are no single public host. The webhook sender checks
+ * every address it connects to against it; the namespaces sandbox makes each IPv4 network of it
+ * unreachable inside (lambdas/runtime/local/sandbox/sandboxNetwork.ts), with the host's own
+ * subnets and gateways besides (lambdas/network/hostNetworks.ts).
  */
+export const REFUSED_NETWORKS: readonly RefusedNetwork[] = [
+  ...(
+    [
+      ["0.0.0.0", 8], // "this network", unspecified
+      ["10.0.0.0", 8], // private (RFC 1918)
+      ["100.64.0.0", 10], // carrier-grade NAT
+      ["127.0.0.0", 8], // loopback
+      ["169.254.0.0", 16], // link-local (cloud metadata endpoints live here)
+      ["172.16.0.0", 12], // private (RFC 1918)
+      ["192.0.0.0", 24], // IETF protocol assignments
+      ["192.0.2.0", 24], // documentation (TEST-NET-1)
+      ["198.51.100.0", 24], // documentation (TEST-NET-2)
+      ["203.0.113.0", 24], // documentation (TEST-NET-3)
+      ["192.168.0.0", 16], // private (RFC 1918)
+      ["198.18.0.0", 15], // benchmarking
+      ["224.0.0.0", 4], // multicast
+      ["240.0.0.0", 4], // reserved, broadcast
+    ] as const
+  ).map(([network, prefix]) => ({ family: "ipv4" as const, network, prefix })),
+  ...(
+    [
+      ["::", 128], // unspecified
+      ["::1", 128], // loopback
+      ["fc00::", 7], // unique local
+      ["fe80::", 10], // link-local
+      ["fec0::", 10], // site-local (deprecated, still private)
+      ["ff00::", 8], // multicast
+      ["2002::", 16], // 6to4: relays to an embedded IPv4 address that may be private
+      ["2001:db8::", 32], // documentation
+      ["100::", 64], // discard-only
+      ["64:ff9b:1::", 48], // local-use NAT64 (RFC 8215): translated inside some network
+    ] as const
+  ).map(([network, prefix]) => ({ family: "ipv6" as const, network, prefix })),
+];
+
 const REFUSED = new BlockList();
-for (const [network, prefix] of [
-  ["0.0.0.0", 8], // "this network", unspecified
-  ["10.0.0.0", 8], // private (RFC 1918)
-  ["100.64.0.0", 10], // carrier-grade NAT
-  ["127.0.0.0", 8], // loopback
-  ["169.254.0.0", 16], // link-local (cloud metadata endpoints live here)
-  ["172.16.0.0", 12], // private (RFC 1918)
-  ["192.0.0.0", 24], // IETF protocol assignments
-  ["192.0.2.0", 24], // documentation (TEST-NET-1)
-  ["198.51.100.0", 24], // documentation (TEST-NET-2)
-  ["203.0.113.0", 24], // documentation (TEST-NET-3)
-  ["192.168.0.0", 16], // private (RFC 1918)
-  ["198.18.0.0", 15], // benchmarking
-  ["224.0.0.0", 4], // multicast
-  ["240.0.0.0", 4], // reserved, broadcast
-] as const) {
-  REFUSED.addSubnet(network, prefix, "ipv4");
-}
-for (const [network, prefix] of [
-  ["::", 128], // unspecified
-  ["::1", 128], // loopback
-  ["fc00::", 7], // unique local
-  ["fe80::", 10], // link-local
-  ["fec0::", 10], // site-local (deprecated, still private)
-  ["ff00::", 8], // multicast
-  ["2002::", 16], // 6to4: relays to an embedded IPv4 address that may be private
-  ["2001:db8::", 32], // documentation
-  ["100::", 64], // discard-only
-  ["64:ff9b:1::", 48], // local-use NAT64 (RFC 8215): translated inside some network
-] as const) {
-  REFUSED.addSubnet(network, prefix, "ipv6");
-}
+for (const { network, prefix, family } of REFUSED_NETWORKS) REFUSED.addSubnet(network, prefix, family);
 
 /**
  * The IPv4 address an IPv6 address carries, for the forms that reach it: IPv4-mapped
@@ -76,10 +92,10 @@ function expandIpv6(address: string): number[] | null {
 }
 
 /**
- * Why a webhook may not be sent to `address` (an IP address, as resolved or written), or null
- * when it may: loopback, private (RFC 1918), unique-local, link-local, CGNAT, unspecified,
- * multicast and reserved addresses are refused, and so are IPv6 forms that carry one of those
- * IPv4 addresses.
+ * Why `address` (an IP address, as resolved or written) is refused by REFUSED_NETWORKS, or null
+ * when it is not: loopback, private (RFC 1918), unique-local, link-local, CGNAT, unspecified,
+ * documentation, benchmarking, multicast and reserved addresses are refused, and so are IPv6
+ * forms that carry one of those IPv4 addresses.
  */
 export function refusedAddressReason(address: string): string | null {
   const family = isIP(address);
