@@ -5,8 +5,9 @@
  * automation could read the messages its worker gets and send messages as the runtime.
  *
  * What this closes, and what it cannot (the design, see docs/local.md "What worker code can do"):
- * - `process.send` and `process._send` are gone (`undefined`, never redefinable as accessors):
- *   only this module's closure keeps the send function.
+ * - `process.send` is gone (`undefined`, never redefinable as an accessor). Node's internal
+ *   `process._send` must stay (it acknowledges each handle passed, such as the browser's pipe),
+ *   so it is reachable, as the raw descriptor is: see the token below.
  * - `process.emit("message")` is this module's own non-configurable function: messages go to
  *   the runtime's handler and never to listeners an automation adds on `process`.
  * - The channel's descriptor is still open in the process (Node reads it; `process.channel`
@@ -52,7 +53,8 @@ export function takeChannel(onMessage: (message: SupervisorMessage, handle: unkn
     configurable: false,
   });
   // Writable (code that sets its own `process.send` keeps working; nothing of the runtime calls it), never redefinable.
-  for (const name of ["send", "_send"]) Object.defineProperty(process, name, { value: undefined, writable: true, configurable: false });
+  // `process._send` stays: Node's own handle passing acknowledges each handle with it.
+  Object.defineProperty(process, "send", { value: undefined, writable: true, configurable: false });
   return {
     send(message, onSent = () => undefined) {
       try {
