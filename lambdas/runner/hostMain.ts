@@ -212,7 +212,7 @@ function launchBrowser(): void {
       // Its worker was replaced meanwhile: this browser is no one's.
       if (worker !== owner) {
         if (browser === child) dropBrowser();
-        else killQuietly(child.pid as number);
+        else if (child.exitCode === null && child.signalCode === null) killQuietly(child.pid as number);
         return;
       }
       relay = link;
