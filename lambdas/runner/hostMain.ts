@@ -21,14 +21,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
-import { type Server, Socket, createServer } from "node:net";
+import { Socket } from "node:net";
 import path from "node:path";
 import { artifactMessages } from "./artifactMessages";
 import { htmlForms } from "../secrets/htmlForms";
 import { Redactor } from "../secrets/redactor";
-import { guardCommand } from "./cdpGuard";
 import { captureStuckPages } from "./hostEvidence";
-import { splitMessages } from "./pipeTransport";
+import { type CdpRelay, relayedSocket } from "./cdpRelay";
 import { keepTail } from "./streamTail";
 import { FrameReader, encodeFrame } from "./frames";
 import type { CaptureEvidence, HostInit, HostMessage, SupervisorMessage, WorkerMessage } from "./protocol";
@@ -42,6 +41,8 @@ let workerState = { token: "", ready: false, answered: false };
 let readyTold = false;
 /** The run whose worker was replaced: `idle` for it once the fresh worker is ready. */
 let idleFor: string | undefined;
+/** That run used a browser: the fresh worker gets one started before `idle` (as a reused one had it warm). */
+let browserEarly = false;
 let spec: HostInit | undefined;
 let browser: ChildProcess | undefined;
 let launching = false;
@@ -111,8 +112,11 @@ function fromWorker(sent: unknown): void {
       if (workerState.ready) return;
       workerState.ready = true;
       if (idleFor !== undefined) {
-        tell({ type: "idle", runId: idleFor, leftover: [] });
+        const runId = idleFor;
         idleFor = undefined;
+        const warm = browserEarly ? launchBrowser() : Promise.resolve();
+        browserEarly = false;
+        void warm.then(() => tell({ type: "idle", runId, leftover: [] }));
       } else if (!readyTold) {
         readyTold = true;
         tell({ type: "ready" });
@@ -147,6 +151,7 @@ function replaceWorker(runId: string): void {
   worker = undefined;
   currentRun = undefined;
   if (old?.pid && old.exitCode === null && old.signalCode === null) killQuietly(old.pid);
+  browserEarly = browser !== undefined || launching;
   dropBrowser();
   idleFor = runId;
   if (spec) startWorker(spec);
@@ -174,13 +179,13 @@ function freshProfile(dir: string): void {
  * worker lost its connection, so that browser is killed first. No second browser can be alive
  * or starting.
  */
-function launchBrowser(): void {
+function launchBrowser(): Promise<void> {
   if (launching) {
     // A fresh worker asks while a launch for the replaced one is under way: its turn comes next.
     if (launchingFor !== worker) relaunch = true;
-    return;
+    return Promise.resolve();
   }
-  if (!spec || !worker?.connected) return;
+  if (!spec || !worker?.connected) return Promise.resolve();
   launching = true;
   relaunch = false;
   const owner = worker;
@@ -224,72 +229,17 @@ function launchBrowser(): void {
       launchingFor = undefined;
       if (relaunch) {
         relaunch = false;
-        launchBrowser();
+        void launchBrowser();
       }
     }
   };
   if (previous && previous.exitCode === null && previous.signalCode === null) {
-    previous.once("exit", () => void start());
-    killQuietly(previous.pid as number);
-  } else void start();
-}
-
-/** A browser's CDP pipe as the host relays it: the worker's end, and a way for the host to take it over. */
-interface CdpRelay {
-  workerEnd: Socket;
-  toBrowser: Socket;
-  fromBrowser: Socket;
-  /** Stops relaying (the worker's commands are dropped from here on): the pipe is the host's. */
-  takeOver(): void;
-}
-
-/**
- * A connected pair of Unix sockets (through a server on a path in the profile, closed at once):
- * one end for the worker; at the other, the worker's CDP commands go on to the browser whole
- * (checked by guardCommand first, with `guard`), and the browser's answers pass as they are.
- * Relaying whole messages lets the host speak to the browser itself when the worker is stuck.
- */
-async function relayedSocket(toBrowser: Socket, fromBrowser: Socket, profileDir: string, guard: boolean): Promise<CdpRelay> {
-  const address = path.join(profileDir, ".cdp.sock");
-  const server: Server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(address, () => resolve());
-  });
-  const accepted = new Promise<Socket>((resolve) => server.once("connection", resolve));
-  const workerEnd = new Socket();
-  await new Promise<void>((resolve, reject) => {
-    workerEnd.once("error", reject);
-    workerEnd.connect(address, () => resolve());
-  });
-  const hostEnd = await accepted;
-  server.close();
-  rmSync(address, { force: true });
-  const relayCommands = splitMessages((message) => {
-    if (!guard) return void toBrowser.write(`${message}\0`);
-    const verdict = guardCommand(message, profileDir);
-    if (verdict.ok) return void toBrowser.write(`${verdict.message}\0`);
-    const answer = { id: verdict.id, ...(verdict.sessionId === undefined ? {} : { sessionId: verdict.sessionId }), error: { code: -32000, message: verdict.reason } };
-    hostEnd.write(`${JSON.stringify(answer)}\0`);
-  });
-  hostEnd.on("data", relayCommands);
-  fromBrowser.pipe(hostEnd);
-  const close = () => {
-    hostEnd.destroy();
-    toBrowser.destroy();
-  };
-  hostEnd.once("close", close);
-  fromBrowser.once("close", close);
-  for (const socket of [hostEnd, toBrowser, fromBrowser]) socket.on("error", () => undefined);
-  return {
-    workerEnd,
-    toBrowser,
-    fromBrowser,
-    takeOver() {
-      hostEnd.off("data", relayCommands);
-      fromBrowser.unpipe(hostEnd);
-    },
-  };
+    const last = previous;
+    const started = new Promise<void>((resolve) => last.once("exit", () => void start().then(resolve)));
+    killQuietly(last.pid as number);
+    return started;
+  }
+  return start();
 }
 
 /**

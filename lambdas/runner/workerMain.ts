@@ -36,6 +36,8 @@ function describe(error: unknown): string {
 /** The browser's pipe ends as they arrive, and who waits for them (one request at a time). */
 let pipeEnds: { write?: Socket; read?: Socket } = {};
 let browserReply: ((reply: { pipes: PipeTransport } | { failed: string }) => void) | undefined;
+/** A browser the host started before this worker asked (the last run used one): the first request takes it. */
+let startedEarly: PipeTransport | undefined;
 
 function onBrowserReply(reply: BrowserReply, handle: unknown): void {
   if (reply.type === "browser_failed") {
@@ -47,13 +49,20 @@ function onBrowserReply(reply: BrowserReply, handle: unknown): void {
   const { write, read } = pipeEnds;
   if (write && read) {
     pipeEnds = {};
-    browserReply?.({ pipes: new PipeTransport(write, read) });
+    const pipes = new PipeTransport(write, read);
+    if (browserReply) browserReply({ pipes });
+    else startedEarly = pipes;
   }
 }
 
 /** Asks the host for the worker's browser (it starts one; a browser left running is replaced). */
 function requestBrowser(): Promise<PipeTransport> {
   return new Promise((resolve, reject) => {
+    if (startedEarly) {
+      resolve(startedEarly);
+      startedEarly = undefined;
+      return;
+    }
     browserReply = (reply) => {
       browserReply = undefined;
       if ("pipes" in reply) resolve(reply.pipes);
@@ -197,7 +206,11 @@ function main(): void {
       }
       if (message.type === "browser_pipe" || message.type === "browser_failed") onBrowserReply(message, handle);
       // Into the run's console output (if a run is in progress): why its pages went away.
-      if (message.type === "browser_exited") console.error(`The browser exited (${message.detail})`);
+      if (message.type === "browser_exited") {
+        // A browser started early that died before any run used it is no one's loss.
+        if (startedEarly) startedEarly = undefined;
+        else console.error(`The browser exited (${message.detail})`);
+      }
     });
   } catch {
     process.stderr.write("workerMain must be started with an IPC channel\n");

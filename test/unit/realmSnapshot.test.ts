@@ -18,7 +18,7 @@ describe("realmChanges", () => {
       timer.unref();
       (globalThis as unknown as Loose).leftover = 1;
       delete (globalThis as unknown as Loose).queueMicrotask;
-      JSON.stringify = (...args: Parameters<typeof stringify>) => stringify(...args);
+      JSON.stringify = ((value: unknown) => stringify(value)) as typeof JSON.stringify;
       process.env.LEFTOVER_PROBE = "1";
       expect(realmChanges(snapshot).sort()).toEqual(
         ["1 timer of the automation pending", "JSON.stringify replaced", "globalThis.leftover added", "globalThis.queueMicrotask removed", "process.env changed"].sort(),
