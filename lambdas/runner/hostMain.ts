@@ -43,6 +43,10 @@ let readyTold = false;
 let idleFor: string | undefined;
 /** That run used a browser: the fresh worker gets one started before `idle` (as a reused one had it warm). */
 let browserEarly = false;
+/** Told when the fresh worker says its early browser is warm (see warmBrowser in workerMain). */
+let onWarm: (() => void) | undefined;
+/** The longest `idle` waits for a warm browser: past it the run warms it itself. */
+const WARM_WAIT_MS = 5_000;
 let spec: HostInit | undefined;
 let browser: ChildProcess | undefined;
 let launching = false;
@@ -114,7 +118,7 @@ function fromWorker(sent: unknown): void {
       if (idleFor !== undefined) {
         const runId = idleFor;
         idleFor = undefined;
-        const warm = browserEarly ? launchBrowser() : Promise.resolve();
+        const warm = browserEarly ? launchBrowser().then(warmed) : Promise.resolve();
         browserEarly = false;
         void warm.then(() => tell({ type: "idle", runId, leftover: [] }));
       } else if (!readyTold) {
@@ -122,6 +126,8 @@ function fromWorker(sent: unknown): void {
         tell({ type: "ready" });
       }
       return;
+    case "browser_warm":
+      return onWarm?.();
     case "init_failed":
       if (!workerState.ready) tell({ type: "init_failed", message: String(message.message) });
       return;
@@ -140,6 +146,20 @@ function fromWorker(sent: unknown): void {
     default:
       return;
   }
+}
+
+/** Resolves when the worker says its browser is warm, or after WARM_WAIT_MS; at once without a browser. */
+function warmed(): Promise<void> {
+  if (!relay) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, WARM_WAIT_MS);
+    function done() {
+      clearTimeout(timer);
+      onWarm = undefined;
+      resolve();
+    }
+    onWarm = done;
+  });
 }
 
 /**

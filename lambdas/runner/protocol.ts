@@ -93,6 +93,8 @@ export type RunOutcome = (
 export type WorkerMessage =
   | { type: "ready" }
   | { type: "browser_request" }
+  /** Worker to host only: the browser the host started early is connected and has opened and closed a page. */
+  | { type: "browser_warm" }
   | { type: "init_failed"; message: string }
   | ({ type: "done"; runId: string; /** worker to host only: see WorkerInit.token */ token?: string } & { outcome: RunOutcome })
   /**

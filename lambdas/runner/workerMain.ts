@@ -97,6 +97,26 @@ function artifactChannel(runId: string, artifactsUrl: string): ArtifactSink {
   };
 }
 
+/**
+ * Before any run: connects to the browser the host started early and opens and closes a page
+ * in a context of its own, so the run finds the connection made and the code that makes pages
+ * already run once (a fresh process runs puppeteer's code cold). Then tells the host.
+ */
+async function warmBrowser(getBrowser: () => Promise<Browser>): Promise<void> {
+  try {
+    const browser = await getBrowser();
+    const context = await browser.createBrowserContext();
+    try {
+      await context.newPage();
+    } finally {
+      await context.close();
+    }
+  } catch {
+    // A run that wants the browser finds out for itself.
+  }
+  send({ type: "browser_warm" });
+}
+
 /** Connects to the worker's browser on first use, and again after it disconnects. */
 function browserConnection(): () => Promise<Browser> {
   let connection: Promise<Browser> | undefined;
@@ -204,7 +224,10 @@ function main(): void {
         served = true;
         void serve(message);
       }
-      if (message.type === "browser_pipe" || message.type === "browser_failed") onBrowserReply(message, handle);
+      if (message.type === "browser_pipe" || message.type === "browser_failed") {
+        onBrowserReply(message, handle);
+        if (startedEarly && getBrowser && !served) void warmBrowser(getBrowser);
+      }
       // Into the run's console output (if a run is in progress): why its pages went away.
       if (message.type === "browser_exited") {
         // A browser started early that died before any run used it is no one's loss.
