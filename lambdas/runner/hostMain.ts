@@ -5,32 +5,55 @@
  * the worker's one browser, whose CDP pipe ends it hands to the worker: no DevTools endpoint
  * listens on any socket. It talks to the service over fd 3 in length-prefixed frames.
  *
+ * A worker process serves ONE run. When it answers, the host kills it and its browser at once,
+ * starts a fresh worker (and, at its first session, a fresh browser on an emptied profile), and
+ * says `idle` when that one is ready: nothing a run did to its process (listeners on the
+ * channel, a patched send, timers, unref'd or not, globals, patched builtins, module state)
+ * can reach the next run, and no run's own code lingers after its answer. The service's
+ * channel (fd 3 here) is out of the worker's reach; what the worker says is relayed only if a
+ * worker may say it (`done` once, with the token given to that process in `init`; its `log`
+ * and `artifact` parts until then); `ready`, `idle` and the rest are the host's alone to say.
+ *
  * The service treats everything this process says as untrusted (it shares a sandbox and a
  * user with user code); what this process guarantees is for the sandbox's own sake: one
  * browser at a time, launched only here, and nothing left when the worker or the service goes.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
-import { type Server, Socket, createServer } from "node:net";
+import { Socket } from "node:net";
 import path from "node:path";
 import { artifactMessages } from "./artifactMessages";
 import { htmlForms } from "../secrets/htmlForms";
 import { Redactor } from "../secrets/redactor";
-import { keepDownloadsIn } from "./cdpDownloads";
-import { guardCommand } from "./cdpGuard";
 import { emptyScratch } from "./emptyScratch";
 import { captureStuckPages } from "./hostEvidence";
-import { splitMessages } from "./pipeTransport";
+import { type CdpRelay, relayedSocket } from "./cdpRelay";
 import { keepTail } from "./streamTail";
 import { FrameReader, encodeFrame } from "./frames";
 import type { CaptureEvidence, HostInit, HostMessage, SupervisorMessage, WorkerMessage } from "./protocol";
 import { MAX_FRAME_BYTES } from "./protocol";
 
 const channel = new Socket({ fd: 3, readable: true, writable: true });
+/** The current worker process, and what the host knows of it. */
 let worker: ChildProcess | undefined;
+let workerState = { token: "", ready: false, answered: false };
+/** The service has heard `ready` (from the first worker; later ones make the host say `idle`). */
+let readyTold = false;
+/** The run whose worker was replaced: `idle` for it once the fresh worker is ready. */
+let idleFor: string | undefined;
+/** That run used a browser: the fresh worker gets one started before `idle` (as a reused one had it warm). */
+let browserEarly = false;
+/** Told when the fresh worker says its early browser is warm (see warmBrowser in workerMain). */
+let onWarm: (() => void) | undefined;
+/** The longest `idle` waits for a warm browser: past it the run warms it itself. */
+const WARM_WAIT_MS = 5_000;
 let spec: HostInit | undefined;
 let browser: ChildProcess | undefined;
 let launching = false;
+/** The worker a launch under way is for; `relaunch`: another worker asked meanwhile. */
+let launchingFor: ChildProcess | undefined;
+let relaunch = false;
 /** The current browser's CDP pipe, as the host relays it (see relayedSocket). */
 let relay: CdpRelay | undefined;
 /** The run the worker was last handed: its id, and its secrets (redacted from evidence taken here). */
@@ -64,22 +87,105 @@ function startWorker(init: HostInit): void {
   // may read it, to keep it as an artifact, and nothing else of the profile.
   const downloads = downloadsDir(init);
   mkdirSync(downloads, { recursive: true });
-  worker = spawn(
+  const child = spawn(
     process.execPath,
     // One flag per path: Node 20 reads a comma-separated list as one path.
     ["--experimental-permission", `--allow-fs-read=${bundle}`, `--allow-fs-read=${downloads}/*`, "--disable-warning=ExperimentalWarning", bundle],
     { env: {}, stdio: ["ignore", "ignore", "ignore", "ipc"] },
   );
-  worker.on("message", (message: WorkerMessage & { type: string }) => {
-    if (message?.type === "browser_request") return void launchBrowser();
-    // Nothing a run wrote to the sandbox's file systems is there for the next run (or held in memory).
-    if (message?.type === "idle") emptyScratch([...init.scratchDirs, downloads], [init.browser.profileDir]);
-    tell(message);
+  worker = child;
+  // A token per process: its `done` must carry it (code of the process can write on the channel, see takeChannel).
+  workerState = { token: randomBytes(32).toString("base64url"), ready: false, answered: false };
+  child.on("message", (message: unknown) => {
+    if (child === worker) fromWorker(message);
   });
-  worker.once("exit", (code, signal) => {
+  child.once("exit", (code, signal) => {
+    if (child !== worker) return; // a worker replaced after its run
     tell({ type: "worker_exit", code, signal });
     stopAll(1);
   });
+  child.send({ type: "init", ...init.init, downloads_dir: downloads, token: workerState.token });
+}
+
+/** What the current worker says: only what a worker may say, in its turn; the rest is dropped. */
+function fromWorker(sent: unknown): void {
+  const message = sent as WorkerMessage;
+  switch (message?.type) {
+    case "browser_request":
+      return void launchBrowser();
+    case "ready":
+      if (workerState.ready) return;
+      workerState.ready = true;
+      if (idleFor !== undefined) {
+        const runId = idleFor;
+        idleFor = undefined;
+        const warm = browserEarly ? launchBrowser().then(warmed) : Promise.resolve();
+        browserEarly = false;
+        void warm.then(() => tell({ type: "idle", runId, leftover: [] }));
+      } else if (!readyTold) {
+        readyTold = true;
+        tell({ type: "ready" });
+      }
+      return;
+    case "browser_warm":
+      return onWarm?.();
+    case "init_failed":
+      if (!workerState.ready) tell({ type: "init_failed", message: String(message.message) });
+      return;
+    case "done": {
+      const run = currentRun;
+      // A `done` without this process's token is its automation's, not the runtime's: dropped.
+      if (!run || workerState.answered || message.token !== workerState.token || message.runId !== run.runId) return;
+      workerState.answered = true;
+      tell({ type: "done", runId: run.runId, outcome: message.outcome });
+      return replaceWorker(run.runId);
+    }
+    case "log":
+    case "artifact":
+      if (currentRun && !workerState.answered) tell(message);
+      return;
+    default:
+      return;
+  }
+}
+
+/** Resolves when the worker says its browser is warm, or after WARM_WAIT_MS; at once without a browser. */
+function warmed(): Promise<void> {
+  if (!relay) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, WARM_WAIT_MS);
+    function done() {
+      clearTimeout(timer);
+      onWarm = undefined;
+      resolve();
+    }
+    onWarm = done;
+  });
+}
+
+/**
+ * After a run's answer: its worker and browser are killed (nothing of the run runs on), and a
+ * fresh worker is started for the next run; `idle` is said once it is ready.
+ */
+function replaceWorker(runId: string): void {
+  const old = worker;
+  worker = undefined;
+  currentRun = undefined;
+  if (old?.pid && old.exitCode === null && old.signalCode === null) killQuietly(old.pid);
+  browserEarly = browser !== undefined || launching;
+  dropBrowser();
+  // Nothing the run wrote to the sandbox's file systems is there for the next run (or held in memory).
+  if (spec) emptyScratch([...spec.scratchDirs, downloadsDir(spec)], [spec.browser.profileDir]);
+  idleFor = runId;
+  if (spec) startWorker(spec);
+}
+
+/** Kills the current browser (a launch under way for a replaced worker kills its own, see launchBrowser). */
+function dropBrowser(): void {
+  const old = browser;
+  browser = undefined;
+  relay = undefined;
+  if (old?.pid && old.exitCode === null && old.signalCode === null) killQuietly(old.pid);
 }
 
 function downloadsDir(init: HostInit): string {
@@ -100,9 +206,17 @@ function freshProfile(dir: string): void {
  * worker lost its connection, so that browser is killed first. No second browser can be alive
  * or starting.
  */
-function launchBrowser(): void {
-  if (launching || !spec || !worker?.connected) return;
+function launchBrowser(): Promise<void> {
+  if (launching) {
+    // A fresh worker asks while a launch for the replaced one is under way: its turn comes next.
+    if (launchingFor !== worker) relaunch = true;
+    return Promise.resolve();
+  }
+  if (!spec || !worker?.connected) return Promise.resolve();
   launching = true;
+  relaunch = false;
+  const owner = worker;
+  launchingFor = owner;
   const previous = browser;
   browser = undefined;
   relay = undefined;
@@ -125,78 +239,34 @@ function launchBrowser(): void {
         if (worker?.connected) worker.send({ type: "browser_exited", detail: `${signal ?? `code ${code}`}: ${stderr()}` });
       });
       const [, , , toBrowser, fromBrowser] = child.stdio as [unknown, unknown, unknown, Socket | null, Socket | null];
-      if (!toBrowser || !fromBrowser || !worker?.connected) throw new Error("the browser's pipes are missing");
-      relay = await relayedSocket(toBrowser, fromBrowser, current.browser.profileDir, downloadsDir(current), current.browser.guard);
-      worker.send({ type: "browser_pipe", end: "both" }, relay.workerEnd);
+      if (!toBrowser || !fromBrowser || worker !== owner || !owner.connected) throw new Error("the browser's pipes are missing");
+      const link = await relayedSocket(toBrowser, fromBrowser, current.browser.profileDir, downloadsDir(current), current.browser.guard);
+      // Its worker was replaced meanwhile: this browser is no one's.
+      if (worker !== owner) {
+        if (browser === child) dropBrowser();
+        else if (child.exitCode === null && child.signalCode === null) killQuietly(child.pid as number);
+        return;
+      }
+      relay = link;
+      owner.send({ type: "browser_pipe", end: "both" }, link.workerEnd);
     } catch (error) {
-      if (worker?.connected) worker.send({ type: "browser_failed", message: (error as Error).message });
+      if (worker === owner && owner.connected) owner.send({ type: "browser_failed", message: (error as Error).message });
     } finally {
       launching = false;
+      launchingFor = undefined;
+      if (relaunch) {
+        relaunch = false;
+        void launchBrowser();
+      }
     }
   };
   if (previous && previous.exitCode === null && previous.signalCode === null) {
-    previous.once("exit", () => void start());
-    killQuietly(previous.pid as number);
-  } else void start();
-}
-
-/** A browser's CDP pipe as the host relays it: the worker's end, and a way for the host to take it over. */
-interface CdpRelay {
-  workerEnd: Socket;
-  toBrowser: Socket;
-  fromBrowser: Socket;
-  /** Stops relaying (the worker's commands are dropped from here on): the pipe is the host's. */
-  takeOver(): void;
-}
-
-/**
- * A connected pair of Unix sockets (through a server on a path in the profile, closed at once):
- * one end for the worker; at the other, the worker's CDP commands go on to the browser whole
- * (downloads kept in `downloads` by keepDownloadsIn, then checked by guardCommand with
- * `guard`), and the browser's answers pass as they are. Relaying whole messages lets the host
- * speak to the browser itself when the worker is stuck.
- */
-async function relayedSocket(toBrowser: Socket, fromBrowser: Socket, profileDir: string, downloads: string, guard: boolean): Promise<CdpRelay> {
-  const address = path.join(profileDir, ".cdp.sock");
-  const server: Server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(address, () => resolve());
-  });
-  const accepted = new Promise<Socket>((resolve) => server.once("connection", resolve));
-  const workerEnd = new Socket();
-  await new Promise<void>((resolve, reject) => {
-    workerEnd.once("error", reject);
-    workerEnd.connect(address, () => resolve());
-  });
-  const hostEnd = await accepted;
-  server.close();
-  rmSync(address, { force: true });
-  const relayCommands = splitMessages((message) => {
-    const kept = keepDownloadsIn(message, downloads);
-    const verdict = kept.ok && guard ? guardCommand(kept.message) : kept;
-    if (verdict.ok) return void toBrowser.write(`${verdict.message}\0`);
-    const answer = { id: verdict.id, ...(verdict.sessionId === undefined ? {} : { sessionId: verdict.sessionId }), error: { code: -32000, message: verdict.reason } };
-    hostEnd.write(`${JSON.stringify(answer)}\0`);
-  });
-  hostEnd.on("data", relayCommands);
-  fromBrowser.pipe(hostEnd);
-  const close = () => {
-    hostEnd.destroy();
-    toBrowser.destroy();
-  };
-  hostEnd.once("close", close);
-  fromBrowser.once("close", close);
-  for (const socket of [hostEnd, toBrowser, fromBrowser]) socket.on("error", () => undefined);
-  return {
-    workerEnd,
-    toBrowser,
-    fromBrowser,
-    takeOver() {
-      hostEnd.off("data", relayCommands);
-      fromBrowser.unpipe(hostEnd);
-    },
-  };
+    const last = previous;
+    const started = new Promise<void>((resolve) => last.once("exit", () => void start().then(resolve)));
+    killQuietly(last.pid as number);
+    return started;
+  }
+  return start();
 }
 
 /**
@@ -234,7 +304,6 @@ const reader = new FrameReader(
       if (spec) return;
       spec = sent;
       startWorker(sent);
-      worker?.send({ type: "init", ...sent.init, downloads_dir: downloadsDir(sent) });
       return;
     }
     if (sent.type === "capture_evidence") return void captureEvidence(sent);

@@ -17,6 +17,7 @@ import type { RunOutcome } from "./protocol";
 import { TreeMeter, watchMemory } from "../runtime/local/processTree";
 import { startInvocation } from "./runInvocation";
 import { s3ArtifactSink } from "./s3Artifacts";
+import { realmChanges, takeRealmSnapshot } from "./realmLeftovers/realmSnapshot";
 
 export { type FunctionMeta, type LambdaRunAnswer, type LambdaRunEvent, lambdaFunctionIndex, RUNNER_LAYER_PATH } from "./lambdaPackage";
 import type { SealedSecrets } from "./lambdaPackage";
@@ -26,6 +27,22 @@ export interface LambdaHandlerOptions {
   launchBrowser?: () => Promise<Browser>;
   /** The KMS client the function's secrets are opened with (default: the SDK's, with the Lambda's own credentials). */
   kms?: { send(command: DecryptCommand): Promise<{ Plaintext?: Uint8Array }> };
+  /**
+   * Called once when a run left the realm changed (see realmSnapshot), with what changed; the
+   * handler then refuses every later invocation. Default: in Lambda (AWS_LAMBDA_RUNTIME_API is
+   * set), the process exits once the answer is out, so Lambda starts a new execution environment
+   * for the next invocation; elsewhere nothing more than the refusal.
+   */
+  onLeftovers?: (changes: string[]) => void;
+}
+
+/**
+ * Ends the container's process after the current answer: the Node runtime interface client posts
+ * a handler's answer in the continuation of its promise, before the next turn of the event
+ * loop, where this exit runs; Lambda then replaces the execution environment.
+ */
+function exitAfterAnswer(): void {
+  setImmediate(() => process.exit(0));
 }
 
 /** What the handler uses of Lambda's context object. */
@@ -127,16 +144,26 @@ async function openSecrets(kmsClient: () => NonNullable<LambdaHandlerOptions["km
  * Lambda's context leaves less than that plus DEADLINE_MARGIN_MS (never less than MIN_RUN_MS).
  * A stopped run answers `function_timeout` with its logs and browser time so far, and the
  * container's browser is then closed (launched again by the next run that needs one), so no
- * page, context or Browser object the abandoned code holds reaches the next run. What remains
- * of it: its code is not stopped. A pending promise or timer of it goes on in this process:
- * what it logs while a later run is in progress lands in that run's logs, and a
- * `Session.start` it calls then opens a session of that run. A synchronous loop blocks the
- * process, so Lambda's own timeout ends the invocation (without logs) and the container.
+ * page, context or Browser object the abandoned code holds reaches the next run. A synchronous
+ * loop blocks the process, so Lambda's own timeout ends the invocation (without logs) and the
+ * container.
+ *
+ * After each run the realm is compared with a snapshot taken before any user code
+ * (realmSnapshot: globals, builtins and their prototypes, process.env, the automation's timers,
+ * unref'd too). A run that left anything of it changed has its answer sent, and then the
+ * container is retired (`onLeftovers`: in Lambda the process exits, so Lambda replaces it) and
+ * refuses any later invocation: no caller's run sees what another's left. What the comparison
+ * cannot see: state in the module's own scope (kept across warm invocations, as on any Lambda)
+ * and promises still pending.
  *
  * Unlike a local worker, an unhandled promise rejection in user code ends the invocation:
  * the Lambda Node runtime reports it as an error and restarts the runtime process.
  */
 export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptions = {}): LambdaRunHandler {
+  // The realm as no run has touched it: a run that leaves it otherwise retires the container.
+  const realm = takeRealmSnapshot();
+  const onLeftovers = options.onLeftovers ?? (process.env.AWS_LAMBDA_RUNTIME_API ? exitAfterAnswer : () => undefined);
+  let leftovers: string[] | undefined;
   const browser = warmBrowser(options.launchBrowser ?? launchLambdaChromium);
   let code: Promise<{ js: string; meta: FunctionMeta }> | undefined;
   // The previous run's browser reset: each run starts after it (Lambda sends one event at a
@@ -162,6 +189,8 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
     const secrets = await openSecrets(() => (kms ??= options.kms ?? new KMSClient({})), event.secrets);
     const getBrowser = () => browser.get();
     const run = previous.then(() => {
+      // Checked once the previous run has settled (its leftovers are known by then).
+      if (leftovers) throw new Error(`This container serves no more runs: an earlier run left its realm changed (${leftovers.slice(0, 5).join("; ")})`);
       const stopAfterMs = Math.min(timeoutMs, Math.max(MIN_RUN_MS, lambdaEnd - DEADLINE_MARGIN_MS - Date.now()));
       const memory = watchMemory(() => meter.sample(), MEMORY_SAMPLE_MS);
       void memory.sample(); // from the start: a short run gets a measure too
@@ -193,11 +222,17 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
       const settled = started.settled
         .then(async () => {
           if (await abandoned) await browser.close();
+          // What the run left in the realm (patched builtins, globals, timers): no later run may see it.
+          const changes = realmChanges(realm);
+          if (changes.length > 0 && !leftovers) {
+            leftovers = changes;
+            onLeftovers(changes);
+          }
         })
         .catch(() => undefined); // never rejects: the next run waits for it
       return { outcome, settled };
     });
-    previous = run.then((started) => started.settled);
+    previous = run.then((started) => started.settled, () => undefined); // a refused run settles nothing
     const outcome = await (await run).outcome;
     return answerFor(outcome, { uploadUrl: event.outcome_upload_url, timeLeftMs: lambdaEnd - Date.now() - UPLOAD_MARGIN_MS });
   };

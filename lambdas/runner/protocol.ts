@@ -2,10 +2,11 @@
  * Messages between the supervising service, a worker's sandbox host (hostMain) and the
  * worker (workerMain). A worker serves one function version, one invocation at a time.
  *
- *   service ──frames on fd 3──▶ host ──Node IPC──▶ worker
+ *   service ──frames on fd 3──▶ host ──Node IPC──▶ worker (one per run, see hostMain)
  *
  * The service parses every frame it reads as untrusted (workerChannel.ts): the worker runs
- * user code, and the host shares its sandbox.
+ * user code, and the host shares its sandbox. The host relays only what a worker may say, and
+ * a `done` only with the token it gave that worker (see privateChannel/takeChannel.ts).
  */
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
 import { MAX_LOG_BYTES, MAX_RESULT_BYTES } from "./outputLimits";
@@ -21,6 +22,8 @@ export interface WorkerInit {
   variables: ParameterInfo[];
   /** Where the browser's downloads land (set by the host): the worker keeps them as artifacts. */
   downloads_dir?: string;
+  /** Set by the host: the secret this worker process's `done` carries (the host drops a `done` without it). */
+  token?: string;
 }
 
 /** How the host starts the browser: paths as the sandbox sees them. */
@@ -96,8 +99,10 @@ export type RunOutcome = (
 export type WorkerMessage =
   | { type: "ready" }
   | { type: "browser_request" }
+  /** Worker to host only: the browser the host started early is connected and has opened and closed a page. */
+  | { type: "browser_warm" }
   | { type: "init_failed"; message: string }
-  | ({ type: "done"; runId: string } & { outcome: RunOutcome })
+  | ({ type: "done"; runId: string; /** worker to host only: see WorkerInit.token */ token?: string } & { outcome: RunOutcome })
   /**
    * Console output of the run in progress, as it is written (batched per turn of the event
    * loop): the service keeps it, so a run that times out or crashes keeps what it logged.
@@ -109,9 +114,9 @@ export type WorkerMessage =
    */
   | { type: "artifact"; runId: string; name: string; content_type: string; data: string; last: boolean }
   /**
-   * After `done`: the browser is reset and the worker can take the next run. `leftover`
-   * names the timers, sockets or other handles the run's code left behind (the worker is
-   * then replaced rather than reused).
+   * After `done`, said by the host: the run's worker process and browser are replaced and a
+   * fresh one is ready for the next run. `leftover` names what could not be cleared (the
+   * whole sandbox is then replaced rather than reused).
    */
   | { type: "idle"; runId: string; leftover: string[] };
 

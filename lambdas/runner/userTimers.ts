@@ -1,9 +1,8 @@
 /**
  * The timer functions an automation's module sees (loadAutomation passes them in place of
- * the globals): the same as Node's, but the worker knows which of them are still pending
- * when a run has returned. A worker whose run left a timer pending is replaced, not reused.
- * (Code that reaches the real globals another way gets no further: the service freezes the
- * whole sandbox between runs.)
+ * the globals): the same as Node's, but the runner knows which of them are still pending
+ * when a run has returned (the Lambda runner then retires its container, see realmSnapshot).
+ * A local worker needs none of it: its process serves one run (see hostMain).
  */
 type Handle = NodeJS.Timeout | NodeJS.Immediate;
 
@@ -47,11 +46,10 @@ export const userTimers = {
   },
 };
 
-/** The automation's timers still pending that keep the process going (unref'd ones do not count). */
+/**
+ * The automation's timers still pending, unref'd ones too (an unref'd timer still fires in the
+ * process's later life: for the Lambda runner's realm, see realmSnapshot).
+ */
 export function pendingUserTimers(): number {
-  let count = 0;
-  for (const handle of pending) {
-    if (handle.hasRef()) count++;
-  }
-  return count;
+  return pending.size;
 }

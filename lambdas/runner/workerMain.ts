@@ -1,8 +1,11 @@
 /**
  * Entry point of a local worker process (bundled into worker.cjs by buildWorkerBundle),
- * started by its sandbox host (hostMain). It waits for `init`, answers `ready`, then serves
- * `run` messages one at a time: it answers each with `done`, resets the browser, and says
- * `idle` (naming what the run's code left running). It exits when the host's channel closes.
+ * started by its sandbox host (hostMain). It takes its IPC channel out of the automation's
+ * reach (takeChannel) and closes the heap's readers before any automation code exists, waits
+ * for `init` (which carries the token its `done` must carry), answers `ready`, then serves ONE
+ * `run`: it answers it with `done` and the host replaces the process. Nothing a run does to
+ * this process (listeners, timers, globals, patched builtins, module state) reaches another run.
+ * It exits when the host's channel closes.
  */
 import type { Browser } from "puppeteer-core";
 // `import = require` (not `import from`): the bundle then holds puppeteer-core's CommonJS build
@@ -14,12 +17,16 @@ import { compileAutomation } from "./loadAutomation";
 import { PipeTransport } from "./pipeTransport";
 import type { BrowserReply, RunOutcome, RunRequest, SupervisorMessage, WorkerInit, WorkerMessage } from "./protocol";
 import { startInvocation } from "./runInvocation";
-import { pendingUserTimers } from "./userTimers";
 import type { ArtifactSink } from "../../layers/runtime/runContext";
 import { artifactMessages } from "./artifactMessages";
+import { type PrivateChannel, takeChannel } from "./privateChannel/takeChannel";
+import { closeHeapReaders } from "./privateChannel/heapReaders";
+
+/** The channel to the host, taken by main() before anything else runs. */
+let channel: PrivateChannel | undefined;
 
 function send(message: WorkerMessage): void {
-  process.send?.(message);
+  channel?.send(message);
 }
 
 function describe(error: unknown): string {
@@ -29,6 +36,8 @@ function describe(error: unknown): string {
 /** The browser's pipe ends as they arrive, and who waits for them (one request at a time). */
 let pipeEnds: { write?: Socket; read?: Socket } = {};
 let browserReply: ((reply: { pipes: PipeTransport } | { failed: string }) => void) | undefined;
+/** A browser the host started before this worker asked (the last run used one): the first request takes it. */
+let startedEarly: PipeTransport | undefined;
 
 function onBrowserReply(reply: BrowserReply, handle: unknown): void {
   if (reply.type === "browser_failed") {
@@ -40,13 +49,20 @@ function onBrowserReply(reply: BrowserReply, handle: unknown): void {
   const { write, read } = pipeEnds;
   if (write && read) {
     pipeEnds = {};
-    browserReply?.({ pipes: new PipeTransport(write, read) });
+    const pipes = new PipeTransport(write, read);
+    if (browserReply) browserReply({ pipes });
+    else startedEarly = pipes;
   }
 }
 
 /** Asks the host for the worker's browser (it starts one; a browser left running is replaced). */
 function requestBrowser(): Promise<PipeTransport> {
   return new Promise((resolve, reject) => {
+    if (startedEarly) {
+      resolve(startedEarly);
+      startedEarly = undefined;
+      return;
+    }
     browserReply = (reply) => {
       browserReply = undefined;
       if ("pipes" in reply) resolve(reply.pipes);
@@ -64,8 +80,8 @@ function requestBrowser(): Promise<PipeTransport> {
 function artifactChannel(runId: string, artifactsUrl: string): ArtifactSink {
   const sendPart = (message: WorkerMessage) =>
     new Promise<void>((resolve, reject) => {
-      if (!process.send) return reject(new Error("no channel to the service"));
-      process.send(message, undefined, {}, (error) => (error ? reject(error) : resolve()));
+      if (!channel) return reject(new Error("no channel to the service"));
+      channel.send(message, (error) => (error ? reject(error) : resolve()));
     });
   let queue: Promise<unknown> = Promise.resolve();
   return {
@@ -79,6 +95,26 @@ function artifactChannel(runId: string, artifactsUrl: string): ArtifactSink {
       return sent;
     },
   };
+}
+
+/**
+ * Before any run: connects to the browser the host started early and opens and closes a page
+ * in a context of its own, so the run finds the connection made and the code that makes pages
+ * already run once (a fresh process runs puppeteer's code cold). Then tells the host.
+ */
+async function warmBrowser(getBrowser: () => Promise<Browser>): Promise<void> {
+  try {
+    const browser = await getBrowser();
+    const context = await browser.createBrowserContext();
+    try {
+      await context.newPage();
+    } finally {
+      await context.close();
+    }
+  } catch {
+    // A run that wants the browser finds out for itself.
+  }
+  send({ type: "browser_warm" });
 }
 
 /** Connects to the worker's browser on first use, and again after it disconnects. */
@@ -101,13 +137,6 @@ function browserConnection(): () => Promise<Browser> {
   };
 }
 
-/** Counts of the kinds of handles and requests that keep this process's event loop going. */
-function activeResources(): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const kind of process.getActiveResourcesInfo()) counts.set(kind, (counts.get(kind) ?? 0) + 1);
-  return counts;
-}
-
 /**
  * Sends a run's console output to the service as it is written, what one turn of the event loop
  * wrote in one message (the output is capped before it gets here, see captureConsole).
@@ -122,24 +151,6 @@ function logStream(runId: string): (text: string) => void {
       send({ type: "log", runId, text: batch });
     });
   };
-}
-
-/** Kinds of handles a run's code may open and leave open: servers and sockets. */
-const WATCHED = new Set(["TCPServerWrap", "PipeServerWrap", "UDPWRAP", "TCPSocketWrap", "ProcessWrap"]);
-
-/**
- * What a run left running: its own timers still pending, and servers or sockets beyond those
- * the worker had when it was ready. A worker with leftovers is replaced, not reused.
- */
-function leftovers(baseline: Map<string, number>): string[] {
-  const found: string[] = [];
-  const timers = pendingUserTimers();
-  if (timers > 0) found.push(`${timers} timer${timers === 1 ? "" : "s"}`);
-  for (const [kind, count] of activeResources()) {
-    const extra = count - (baseline.get(kind) ?? 0);
-    if (WATCHED.has(kind) && extra > 0) found.push(`${extra} ${kind}`);
-  }
-  return found;
 }
 
 function checkInit(message: WorkerInit): string | undefined {
@@ -157,23 +168,21 @@ function checkInit(message: WorkerInit): string | undefined {
 }
 
 function main(): void {
-  if (!process.send) {
-    process.stderr.write("workerMain must be started with an IPC channel\n");
-    process.exit(2);
-  }
   let init: WorkerInit | undefined;
   let getBrowser: (() => Promise<Browser>) | undefined;
-  let baseline = new Map<string, number>();
-  // Runs are chained: never more than one at a time, even if the supervisor sends two.
-  let queue: Promise<void> = Promise.resolve();
+  // The host's token for this process (see takeChannel): kept in this closure only, never
+  // passed as an argument (a sloppy-mode caller chain could read a caller's arguments).
+  let token = "";
+  let served = false;
+
+  // A prototype-less message: no getter an automation puts on Object.prototype sees it being sent.
+  const answer = (runId: string, outcome: RunOutcome) =>
+    send(Object.assign(Object.create(null) as WorkerMessage, { type: "done", runId, token, outcome }));
 
   const serve = async (request: RunRequest): Promise<void> => {
     if (!init || !getBrowser) {
       const error = { code: "function_error" as const, message: "The worker received a run before init" };
-      const outcome: RunOutcome = { status: "failed", error, logs: "", browser_ms: 0 };
-      send({ type: "done", runId: request.runId, outcome });
-      send({ type: "idle", runId: request.runId, leftover: [] });
-      return;
+      return answer(request.runId, { status: "failed", error, logs: "", browser_ms: 0 });
     }
     const { code, parameter_style: style, variables } = init;
     const { params, timeoutMs } = request;
@@ -194,33 +203,45 @@ function main(): void {
       secrets: request.secrets,
       onLog: logStream(request.runId),
     });
-    // Answer first; the browser is reset before the next run is taken from the queue.
-    const outcome = await run.outcome;
-    send({ type: "done", runId: request.runId, outcome });
-    await run.settled;
-    // Timers of this turn (the outcome's own send) are done once the next turn comes.
-    await new Promise((resolve) => setImmediate(resolve));
-    // A run stopped at its timeout left its code pending (maybe on nothing a handle shows): the worker is replaced.
-    const stopped = outcome.status === "failed" && outcome.error.code === "function_timeout" ? ["a run stopped at its timeout"] : [];
-    send({ type: "idle", runId: request.runId, leftover: [...stopped, ...leftovers(baseline)] });
+    // The answer is this process's last word: the host replaces it (and its browser) at once.
+    answer(request.runId, await run.outcome);
   };
 
-  process.on("message", (message: SupervisorMessage, handle: unknown) => {
-    if (message.type === "init") {
-      const problem = init ? "the worker is already initialized" : checkInit(message);
-      if (problem) return send({ type: "init_failed", message: problem });
-      init = message;
-      getBrowser = browserConnection();
-      baseline = activeResources();
-      return send({ type: "ready" });
-    }
-    if (message.type === "run") queue = queue.then(() => serve(message));
-    if (message.type === "browser_pipe" || message.type === "browser_failed") onBrowserReply(message, handle);
-    // Into the run's console output (if a run is in progress): why its pages went away.
-    if (message.type === "browser_exited") console.error(`The browser exited (${message.detail})`);
-  });
+  try {
+    channel = takeChannel((message: SupervisorMessage, handle: unknown) => {
+      if (message.type === "init") {
+        const problem = init ? "the worker is already initialized" : checkInit(message);
+        if (problem) return send({ type: "init_failed", message: problem });
+        token = typeof message.token === "string" ? message.token : "";
+        // Field by field: the token stays out of the init the runs read.
+        init = { type: "init", code: message.code, parameter_style: message.parameter_style, variables: message.variables };
+        if (typeof message.downloads_dir === "string") init.downloads_dir = message.downloads_dir;
+        getBrowser = browserConnection();
+        return send({ type: "ready" });
+      }
+      // One run per process: a second one is the host's mistake, and is not served here.
+      if (message.type === "run" && !served) {
+        served = true;
+        void serve(message);
+      }
+      if (message.type === "browser_pipe" || message.type === "browser_failed") {
+        onBrowserReply(message, handle);
+        if (startedEarly && getBrowser && !served) void warmBrowser(getBrowser);
+      }
+      // Into the run's console output (if a run is in progress): why its pages went away.
+      if (message.type === "browser_exited") {
+        // A browser started early that died before any run used it is no one's loss.
+        if (startedEarly) startedEarly = undefined;
+        else console.error(`The browser exited (${message.detail})`);
+      }
+    });
+  } catch {
+    process.stderr.write("workerMain must be started with an IPC channel\n");
+    process.exit(2);
+  }
+  closeHeapReaders();
   // Stray failures of user code (a promise nobody awaited, a throw in a timer) must not take
-  // the warm worker down: they go to the console, which is captured when a run is in progress.
+  // the worker down before it answers: they go to the console, which is captured during the run.
   process.on("unhandledRejection", (reason) => console.error("Unhandled promise rejection:", reason));
   process.on("uncaughtException", (error) => console.error("Uncaught exception:", error));
   process.on("disconnect", () => process.exit(0));

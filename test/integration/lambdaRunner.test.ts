@@ -31,14 +31,14 @@ afterAll(async () => {
 });
 
 /** A function's code directory as its zip unpacks (code.cjs, meta.json), served by a handler on the test browser. */
-async function handlerFor(source: string): Promise<{ handler: LambdaRunHandler; launched: Browser[] }> {
+async function handlerFor(source: string, options: { onLeftovers?: (changes: string[]) => void } = {}): Promise<{ handler: LambdaRunHandler; launched: Browser[] }> {
   const compiled = compileCode(source);
   const dir = await mkdtemp(path.join(root, "fn-"));
   const meta: FunctionMeta = { parameter_style: compiled.parameter_style, variables: compiled.variables };
   await writeFile(path.join(dir, "code.cjs"), compiled.js);
   await writeFile(path.join(dir, "meta.json"), JSON.stringify(meta));
   const launched: Browser[] = [];
-  const handler = createLambdaHandler(dir, { launchBrowser: async () => launched[launched.push(await launchTestBrowser()) - 1]! });
+  const handler = createLambdaHandler(dir, { launchBrowser: async () => launched[launched.push(await launchTestBrowser()) - 1]!, ...options });
   handlers.push(handler);
   return { handler, launched };
 }
@@ -117,6 +117,51 @@ describe("the Lambda runner's deadline", () => {
       peak_memory_mb: expect.any(Number),
     });
   }, 30_000);
+});
+
+/** Leaves the realm as it found it, or not: a patched builtin and a new global, or an unref'd timer. */
+const LEAVES = `export default async function run(leave: string) {
+  if (leave === "builtins") {
+    const stringify = JSON.stringify;
+    (JSON as any).stringify = (...args: any[]) => (stringify as any)(...args);
+    (Array.prototype as any).leftoverProbe = "an earlier run's";
+    (globalThis as any).leftoverStash = { seen: [] };
+  }
+  if (leave === "timer") setTimeout(() => undefined, 60_000).unref();
+  return leave;
+}`;
+
+describe("the Lambda runner's realm between invocations (issue #26)", () => {
+  const stringify = JSON.stringify;
+  afterEach(() => {
+    JSON.stringify = stringify;
+    delete (Array.prototype as unknown as Record<string, unknown>).leftoverProbe;
+    delete (globalThis as unknown as Record<string, unknown>).leftoverStash;
+  });
+
+  it("retires the container after a run that patched builtins or added a global, and serves no later run", async () => {
+    const retired: string[][] = [];
+    const { handler } = await handlerFor(LEAVES, { onLeftovers: (changes) => retired.push(changes) });
+    expect(await handler(event({ leave: "nothing" }), contextWith(30_000))).toMatchObject({ status: "succeeded", result_json: '"nothing"' });
+    expect(await handler(event({ leave: "nothing" }), contextWith(30_000))).toMatchObject({ status: "succeeded" });
+    expect(retired).toEqual([]);
+    // The poisoned run itself gets its answer.
+    expect(await handler(event({ leave: "builtins" }), contextWith(30_000))).toMatchObject({ status: "succeeded", result_json: '"builtins"' });
+    await handler.close(); // its settling (when the realm is compared) is over
+    expect(retired).toHaveLength(1);
+    expect(retired[0]).toEqual(expect.arrayContaining(["JSON.stringify replaced", "Array.prototype.leftoverProbe added", "globalThis.leftoverStash added"]));
+    await expect(handler(event({ leave: "nothing" }), contextWith(30_000))).rejects.toThrow(/serves no more runs: an earlier run left its realm changed \(/);
+    expect(retired).toHaveLength(1);
+  }, 60_000);
+
+  it("retires the container after a run that left a timer pending, unref'd too", async () => {
+    const retired: string[][] = [];
+    const { handler } = await handlerFor(LEAVES, { onLeftovers: (changes) => retired.push(changes) });
+    expect(await handler(event({ leave: "timer" }), contextWith(30_000))).toMatchObject({ status: "succeeded", result_json: '"timer"' });
+    await handler.close();
+    expect(retired).toEqual([["1 timer of the automation pending"]]);
+    await expect(handler(event({ leave: "nothing" }), contextWith(30_000))).rejects.toThrow(/serves no more runs/);
+  }, 60_000);
 });
 
 const BIG = `export default async (chars: number) => { console.log("made", chars); return "x".repeat(chars); };`;

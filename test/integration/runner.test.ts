@@ -232,52 +232,58 @@ describe("the worker bundle in a real child process", () => {
     // One copy of puppeteer-core (CommonJS), without its launchers: ~1.8 MB; both builds or the
     // launcher dependencies would more than double it.
     expect((await stat(bundle)).size).toBeLessThan(2_500_000);
-    const child = spawn(process.execPath, ["--experimental-permission", `--allow-fs-read=${bundle}`, bundle], {
-      env: {},
-      stdio: ["ignore", "pipe", "pipe", "ipc"],
-    });
-    child.stdout?.resume();
-    child.stderr?.resume();
-    const exited = once(child, "exit");
-    // The worker asks for its browser when a session first needs one; the test plays the sandbox's
-    // host: it starts Chromium with a CDP pipe and hands the worker both ends.
-    const replies: WorkerMessage[] = [];
-    const waiting: ((message: WorkerMessage) => void)[] = [];
+    // The test plays the sandbox's host: a worker process per run (hostMain replaces it after its answer).
     const browsers: ReturnType<typeof spawn>[] = [];
+    const children: ReturnType<typeof spawn>[] = [];
     const { executable } = await chromiumFiles();
-    const streamed = new Map<string, string>(); // console output as it was written, per run
-    child.on("message", (message: WorkerMessage) => {
-      if (message.type === "log") return void streamed.set(message.runId, (streamed.get(message.runId) ?? "") + message.text);
-      if (message.type === "browser_request") {
-        const chromium = spawn(executable, [...chromiumArgs(), "--remote-debugging-pipe", `--user-data-dir=${dir}/profile-${browsers.length}`, "about:blank"], {
-          stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"],
-        });
-        browsers.push(chromium);
-        child.send({ type: "browser_pipe", end: "write" }, chromium.stdio[3] as never);
-        child.send({ type: "browser_pipe", end: "read" }, chromium.stdio[4] as never);
-        return;
-      }
-      const resolve = waiting.shift();
-      if (resolve) resolve(message);
-      else replies.push(message);
-    });
-    const next = () =>
-      replies.length > 0 ? Promise.resolve(replies.shift() as WorkerMessage) : new Promise<WorkerMessage>((r) => waiting.push(r));
-    try {
+    const runOnce = async (runId: string, params: Record<string, unknown>): Promise<RunOutcome> => {
+      const child = spawn(process.execPath, ["--experimental-permission", `--allow-fs-read=${bundle}`, bundle], {
+        env: {},
+        stdio: ["ignore", "pipe", "pipe", "ipc"],
+      });
+      children.push(child);
+      child.stdout?.resume();
+      child.stderr?.resume();
+      const exited = once(child, "exit");
+      // The worker asks for its browser when a session first needs one: the test starts Chromium
+      // with a CDP pipe and hands the worker both ends.
+      const replies: WorkerMessage[] = [];
+      const waiting: ((message: WorkerMessage) => void)[] = [];
+      let streamed = ""; // console output as it was written
+      child.on("message", (message: WorkerMessage) => {
+        if (message.type === "log") return void (streamed += message.text);
+        if (message.type === "browser_request") {
+          const chromium = spawn(executable, [...chromiumArgs(), "--remote-debugging-pipe", `--user-data-dir=${dir}/profile-${browsers.length}`, "about:blank"], {
+            stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"],
+          });
+          browsers.push(chromium);
+          child.send({ type: "browser_pipe", end: "write" }, chromium.stdio[3] as never);
+          child.send({ type: "browser_pipe", end: "read" }, chromium.stdio[4] as never);
+          return;
+        }
+        const resolve = waiting.shift();
+        if (resolve) resolve(message);
+        else replies.push(message);
+      });
+      const next = () =>
+        replies.length > 0 ? Promise.resolve(replies.shift() as WorkerMessage) : new Promise<WorkerMessage>((r) => waiting.push(r));
       const { js: code, variables, parameter_style } = compileCode(ESCAPES);
-      child.send({ type: "init", code, parameter_style, variables });
+      child.send({ type: "init", code, parameter_style, variables, token: `token-${runId}` });
       expect(await next()).toEqual({ type: "ready" });
-      const runOnce = async (runId: string, params: Record<string, unknown>): Promise<RunOutcome> => {
-        child.send({ type: "run", runId, params, timeoutMs: 20_000 });
-        const done = await next();
-        if (done.type !== "done" || done.runId !== runId) throw new Error(`unexpected ${JSON.stringify(done)}`);
-        // Then the worker resets its browser and says it is ready for the next run.
-        expect(await next()).toEqual({ type: "idle", runId, leftover: [] });
-        // What was streamed while it ran is what the answer carries.
-        expect(streamed.get(runId) ?? "").toBe(done.outcome.logs);
-        return done.outcome;
-      };
-      // The first run drops the worker's browser connection; the second must connect again.
+      child.send({ type: "run", runId, params, timeoutMs: 20_000 });
+      const done = await next();
+      if (done.type !== "done" || done.runId !== runId) throw new Error(`unexpected ${JSON.stringify(done)}`);
+      // Its answer carries the token the host gave it in init: what makes it the runtime's.
+      expect(done.token).toBe(`token-${runId}`);
+      // What was streamed while it ran is what the answer carries.
+      expect(streamed).toBe(done.outcome.logs);
+      // The worker ends itself when the supervisor's IPC channel closes.
+      child.disconnect();
+      expect(await exited).toEqual([0, null]);
+      return done.outcome;
+    };
+    try {
+      // The first run drops the worker's browser connection (and answers anyway).
       const outcome = await runOnce("r1", { url: `${base}/worker`, disconnect: true });
       expect(outcome.logs).toMatch(/^ERROR Unhandled promise rejection: Error: nobody awaits this\n/);
       expect(succeeded(await runOnce("r2", { url: `${base}/again` }))).toMatchObject({ title: "Hello /again" });
@@ -290,18 +296,14 @@ describe("the worker bundle in a real child process", () => {
         thread: expect.stringMatching(/^ERR_ACCESS_DENIED: /),
         env: [],
       });
-      // The worker ends itself when the supervisor's IPC channel closes.
-      child.disconnect();
-      expect(await exited).toEqual([0, null]);
     } finally {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGKILL");
-        await exited;
-      }
+      for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       for (const chromium of browsers) chromium.kill("SIGKILL");
       await rm(dir, { recursive: true, force: true });
     }
-    expect(child.exitCode !== null || child.signalCode !== null).toBe(true);
-    expect(() => process.kill(child.pid ?? 0, 0)).toThrow(expect.objectContaining({ code: "ESRCH" }));
-  });
+    for (const child of children) {
+      if (child.exitCode === null && child.signalCode === null) await once(child, "exit");
+      expect(() => process.kill(child.pid ?? 0, 0)).toThrow(expect.objectContaining({ code: "ESRCH" }));
+    }
+  }, 90_000);
 });

@@ -31,21 +31,24 @@ describe.each(MODES)("a hostile automation in %s mode", (mode) => {
     const victim = await t.deploy("victim-fn", "export default async () => 1;", {}, otherKey);
     const usageBefore = (await t.call("GET", "/usage", { token: otherKey })).body;
     // At load the module listens for the run messages its worker gets, and answers each run
-    // itself with a forged outcome that carries store keys, another account and absurd numbers.
+    // itself with a forged outcome that carries store keys, another account and absurd numbers:
+    // with process.send where it has it, else raw on the IPC channel's descriptor (issue #26).
     await t.deploy(
       "forger",
-      `const forged = (runId: string) => ({
+      `import { writeSync } from "node:fs";
+      const say = (message: unknown) => { try { if ((process as any).send) (process as any).send(message); else writeSync(3, JSON.stringify(message) + "\\n"); } catch { /* no channel */ } };
+      const forged = (runId: string) => ({
         type: "done", runId, pk: "KEY#${hash}", sk: "KEY",
         outcome: { status: "succeeded", result_json: "{\\"forged\\":true}", logs: "", browser_ms: 3.6e12,
           pk: "KEY#${hash}", sk: "KEY", account_id: "local", admin: true, key_hash: "${hash}", key_id: "k", name: "x",
           function_id: "${victim.function_id}", run_id: "run_x", gsi1pk: "ACCOUNT#victim", gsi1sk: "KEY#k", duration_ms: 1e12 },
       });
-      process.on("message", (message: any) => { if (message?.type === "run") (process as any).send(forged(message.runId)); });
-      export default async () => { (process as any).send(forged("run_not_mine")); await new Promise((r) => setTimeout(r, 200)); return "honest"; };`,
+      process.on("message", (message: any) => { if (message?.type === "run") say(forged(message.runId)); });
+      export default async () => { say(forged("run_not_mine")); await new Promise((r) => setTimeout(r, 200)); return "honest"; };`,
     );
     const first = await t.call("POST", "/functions/forger");
-    // A done for a run that is not the worker's: the worker is replaced and the run fails.
-    expectError(first, 500, "function_crashed");
+    // A done without the worker process's token is the automation's: the host drops it, and the run's own answer counts.
+    expect([first.status, first.body]).toEqual([200, "honest"]);
     await t.call("POST", "/functions/forger");
     const second = await t.call("POST", "/functions/forger");
     // Whatever the runs say about themselves, only their own outcome fields were taken.
@@ -242,9 +245,11 @@ describe.each(MODES)("a hostile automation in %s mode", (mode) => {
   it("fails a 40 MB result as result_too_large without holding it, and a forged 40 MB message too", async () => {
     await t.deploy(
       "big",
-      `export default async function run(forge: boolean = false) {
+      `import { writeSync } from "node:fs";
+      export default async function run(forge: boolean = false) {
         const big = "x".repeat(40 * 1024 * 1024);
-        if (forge) { (process as any).send({ type: "done", runId: "r", outcome: { status: "succeeded", result_json: JSON.stringify(big), logs: "", browser_ms: 0 } }); await new Promise((r) => setTimeout(r, 3000)); }
+        // Raw on the IPC channel's descriptor (process.send is the runtime's, issue #26).
+        if (forge) { writeSync(3, JSON.stringify({ type: "done", runId: "r", outcome: { status: "succeeded", result_json: JSON.stringify(big), logs: "", browser_ms: 0 } }) + "\\n"); await new Promise((r) => setTimeout(r, 3000)); }
         return big;
       }`,
       { memory_mb: 2048 },

@@ -58,11 +58,11 @@ describe("userTimers.setTimeout", () => {
     }
   });
 
-  it("does not count an unref'd timeout, and counts it again once ref'd", () => {
+  it("counts an unref'd timeout too: it still fires later in the process's life", () => {
     const handle = userTimers.setTimeout(() => undefined, 60_000);
     try {
       handle.unref();
-      expect(pendingUserTimers()).toBe(0);
+      expect(pendingUserTimers()).toBe(1);
       handle.ref();
       expect(pendingUserTimers()).toBe(1);
     } finally {
@@ -94,11 +94,11 @@ describe("userTimers.setInterval", () => {
     expect(ticks).toBe(ticksAtClear);
   });
 
-  it("does not count an unref'd interval", () => {
+  it("counts an unref'd interval", () => {
     const handle = userTimers.setInterval(() => undefined, 60_000);
     try {
       handle.unref();
-      expect(pendingUserTimers()).toBe(0);
+      expect(pendingUserTimers()).toBe(1);
     } finally {
       userTimers.clearInterval(handle);
     }
@@ -127,11 +127,11 @@ describe("userTimers.setImmediate", () => {
     expect(calls).toBe(0);
   });
 
-  it("does not count an unref'd immediate", () => {
+  it("counts an unref'd immediate", () => {
     const handle = userTimers.setImmediate(() => undefined);
     try {
       handle.unref();
-      expect(pendingUserTimers()).toBe(0);
+      expect(pendingUserTimers()).toBe(1);
     } finally {
       userTimers.clearImmediate(handle);
     }

@@ -4,8 +4,11 @@ import { EVIDENCE_BUDGET_MS } from "../../runner/failureEvidence";
 import { type RunOptions, WorkerExit, type WorkerProcess } from "./workerProcess";
 
 const SAMPLE_MS = 200;
-/** Time a worker gets after its run's deadline to reset its browser and say it is idle. */
-const RESET_GRACE_MS = 2_000;
+/**
+ * Time a worker's sandbox gets after its run's answer (at least; or the run's time left) to
+ * replace the run's worker process and browser with fresh ones and say it is idle.
+ */
+const RESET_GRACE_MS = 10_000;
 /**
  * Time a worker gets past its run's timeout to answer it: the worker stops the run itself at
  * the timeout, keeps its pages' evidence (EVIDENCE_BUDGET_MS) and answers `function_timeout`

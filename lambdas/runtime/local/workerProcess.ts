@@ -66,8 +66,9 @@ type State =
  * One worker serving one function version, one run at a time, in a sandbox of its own with
  * its own browser (started by its host when the first session asks). The service reads
  * nothing from it but frames it parses (workerChannel, parseRunOutcome); a worker that says
- * anything out of turn, too much, or too big is killed. Between runs the whole sandbox is
- * frozen: nothing a run left behind runs on after `idle`.
+ * anything out of turn, too much, or too big is killed. After each answer the sandbox's host
+ * replaces the worker process and its browser (hostMain), and says `idle` when a fresh one is
+ * ready; between runs the whole sandbox is frozen.
  */
 export class WorkerProcess {
   lastUsed = Date.now();
