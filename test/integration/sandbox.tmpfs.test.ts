@@ -8,7 +8,7 @@
  * The local network is allowed so that the sandbox's browser can download from a server on
  * this machine; the file systems are the sandbox's own either way.
  */
-import { readFileSync, statfsSync } from "node:fs";
+import { readFileSync, readlinkSync, statfsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expectError } from "../helpers/http";
@@ -18,13 +18,10 @@ import { workerPids } from "../helpers/sandboxProbes";
 /**
  * Has the browser save one file from `url` into each of `dirs` (as the automation asks), then
  * lists each of `look` through file:// as the browser sees it, and the downloads folder of
- * each browser profile it finds there. `runs` counts the runs of this worker (its module is
- * loaded once per worker).
+ * each browser profile it finds there.
  */
 const SAVER = `import { Session } from "browserfn/runtime";
-let runs = 0;
 export default async function run(url: string, dirs: string[], name: string, look: string[]) {
-  runs++;
   await using session = await Session.start();
   const page = await session.newPage();
   const cdp = await page.createCDPSession();
@@ -53,7 +50,7 @@ export default async function run(url: string, dirs: string[], name: string, loo
     for (const [, entry] of listings[dir].matchAll(/addRow\\("(profile-[^"]+)"/g)) await list(dir + "/" + entry + "/Downloads");
   };
   for (const dir of look) await list(dir);
-  return { runs, saved, listings };
+  return { saved, listings };
 }`;
 
 const MB = 1024 * 1024;
@@ -88,6 +85,13 @@ async function startFileServer(): Promise<{ url: string; close: () => Promise<vo
         server.close(() => resolve());
       }),
   };
+}
+
+/** The mount namespaces of the service's sandboxes: a sandbox keeps its own while its worker processes are replaced. */
+function sandboxMounts(t: TestService): string[] {
+  return workerPids(t.service.runtimeDir)
+    .map((pid) => readlinkSync(`/proc/${pid}/ns/mnt`))
+    .sort();
 }
 
 /** What the private file systems of each of the service's sandboxes hold now (MB), read through its worker's root. */
@@ -172,9 +176,13 @@ describe("the namespaces sandbox's file systems", () => {
     expect(first.body.saved).toEqual(["completed", "completed"]);
     // The first run sees its own files (where the browser put them): the probe is sound.
     expect(Object.values(first.body.listings as Record<string, string>).some((listing) => listing.includes("left-behind"))).toBe(true);
+    await settle(t);
+    const sandboxes = sandboxMounts(t);
     const second = await t.call("POST", "/functions/leaver", { body: { url: `${files.url}/1`, dirs: [], name: "unused", look } });
     expect(second.status).toBe(200);
-    expect(second.body.runs).toBe(2); // the same worker
+    // The same sandbox (its file systems kept), though a fresh worker process and browser.
+    await settle(t);
+    expect(sandboxMounts(t)).toEqual(sandboxes);
     const listings = second.body.listings as Record<string, string>;
     expect(Object.keys(listings).length).toBeGreaterThanOrEqual(4); // the three, and the profile's downloads folder
     for (const listing of Object.values(listings)) {
