@@ -27,6 +27,7 @@ import type { DocumentSender } from "../store/dynamo";
 import { startDynalite } from "./dynaliteServer";
 import { DEFAULT_STREAMS_PER_ACCOUNT, createHttpServer } from "./httpServer";
 import { OpenStreams } from "./openStreams";
+import { DEFAULT_CONNECTION_GUARDS, REQUEST_TIMEOUTS } from "./requestGuards/connectionGuards";
 import { createLocalArtifacts } from "../runtime/local/localArtifacts";
 import { createLocalSecretBox } from "../secrets/localSecretBox";
 import { LocalWebhookDispatcher } from "../webhooks/localDispatcher";
@@ -154,7 +155,10 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     };
     const requestLog = config.requestLog ? (options.log ?? ((line: string) => console.log(line))) : null;
     const streams = new OpenStreams(DEFAULT_STREAMS_PER_ACCOUNT);
-    const server = createHttpServer(ROUTES, deps, requestLog, {}, streams);
+    const guards = config.connections
+      ? { maxConnectionsPerClient: config.connections.maxPerClient, bodyIdleMs: config.connections.bodyIdleSeconds * 1000 }
+      : DEFAULT_CONNECTION_GUARDS;
+    const server = createHttpServer(ROUTES, deps, requestLog, REQUEST_TIMEOUTS, streams, guards);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(config.port, config.host, () => resolve());
