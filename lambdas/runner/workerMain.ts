@@ -17,6 +17,7 @@ import { startInvocation } from "./runInvocation";
 import { pendingUserTimers } from "./userTimers";
 import type { ArtifactSink } from "../../layers/runtime/runContext";
 import { artifactMessages } from "./artifactMessages";
+import { withStorageBudget } from "../artifacts/storageBudget";
 
 function send(message: WorkerMessage): void {
   process.send?.(message);
@@ -179,7 +180,7 @@ function main(): void {
     const { params, timeoutMs } = request;
     // The run stops itself at its timeout (keeping its logs and its pages' evidence); the
     // supervisor kills the worker only if it does not answer within a grace after it.
-    const artifacts = artifactChannel(request.runId, request.artifactsUrl);
+    const artifacts = withStorageBudget(artifactChannel(request.runId, request.artifactsUrl), request.storageBytesLeft);
     const downloadsDir = init.downloads_dir;
     const run = startInvocation({
       code,

@@ -47,7 +47,11 @@ export async function recordArtifacts(deps: RecordRunDeps, run: RunItem, names: 
       bytes: head.bytes,
       created_at: deps.clock.now().toISOString(),
     };
-    if (await deps.store.artifacts.putIfAbsent(item)) await deps.store.meters.recordArtifactBytes(run, item.created_at, item.bytes);
+    if (await deps.store.artifacts.putIfAbsent(item)) {
+      await deps.store.meters.recordArtifactBytes(run, item.created_at, item.bytes);
+      // Held until its item expires (S3's lifecycle and DynamoDB's TTL remove both).
+      await deps.store.storage.add(run.account_id, item.bytes, deps.store.artifacts.expiryOf(item.created_at), deps.clock.now());
+    }
   }
   for (let i = 0; i < overCaps.length; i += DELETE_CONCURRENCY) {
     await Promise.all(

@@ -14,7 +14,7 @@ import { redactorFor, redactResult } from "../../secrets/functionSecrets";
 import type { SecretBox } from "../../secrets/secretBox";
 
 export interface RecordRunDeps extends FinishRunDeps {
-  store: Pick<Store, "runs" | "meters" | "limits" | "artifacts" | "secrets">;
+  store: Pick<Store, "runs" | "meters" | "limits" | "artifacts" | "secrets" | "storage">;
   outcomes: OutcomeBucket;
   /** Opens the function's secrets, whose values are redacted from what its run answered. */
   secretBox: SecretBox;
