@@ -16,7 +16,8 @@ import { toApiGatewayEvent } from "./toApiGatewayEvent";
 import { authenticateHead } from "./requestGuards/authenticateHead";
 import { capConnectionsPerClient } from "./requestGuards/clientConnections";
 import { readBody } from "./requestGuards/readBody";
-import { type ConnectionGuards, DEFAULT_CONNECTION_GUARDS } from "./requestGuards/connectionGuards";
+import { type ConnectionGuards, DEFAULT_CONNECTION_GUARDS, REFUSAL_PACING } from "./requestGuards/connectionGuards";
+import { clientAddress, createRefusalPacing } from "./requestGuards/refusalPacing";
 
 /** How many event streams one account may hold open at once, unless the service says otherwise. */
 export const DEFAULT_STREAMS_PER_ACCOUNT = 20;
@@ -37,6 +38,7 @@ export function createHttpServer(
 ): Server {
   const match = createRouteMatcher(routes);
   const handlers = new Map(routes.map((route) => [route, route.handler(deps)]));
+  const pacing = createRefusalPacing(REFUSAL_PACING);
 
   /** Requests whose body was left unread (their token was refused, or the body stalled): their connection closes after the answer. */
   const unread = new WeakSet<IncomingMessage>();
@@ -60,7 +62,10 @@ export function createHttpServer(
     const { route, params } = found;
     // The token is checked on the head, before any of the body is read: a refused caller's body never is.
     const verdict = await authenticateHead(request, route.auth, deps.identity);
-    if (!verdict.readBody) unread.add(request);
+    if (!verdict.readBody) {
+      unread.add(request);
+      await pacing.wait(clientAddress(request.socket.remoteAddress));
+    }
     const body = verdict.readBody ? await readBody(request, deps.config.maxBodyBytes, guards.bodyIdleMs).catch(closeAfter(request)) : "";
     const event = toApiGatewayEvent({
       request,

@@ -1,6 +1,7 @@
 import type { Server } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Socket } from "node:net";
+import { clientAddress } from "./refusalPacing";
 
 /** How long a refused connection is given to read its answer before it is closed. */
 const REFUSED_CLOSE_MS = 1_000;
@@ -17,7 +18,7 @@ export function capConnectionsPerClient(server: Server, maxPerClient: number, re
   const refused = new WeakSet<Duplex>();
   // Before Node's own listener: the HTTP parser then reads a refused socket, but nothing answers it.
   server.prependListener("connection", (socket: Socket) => {
-    const client = clientAddress(socket);
+    const client = clientAddress(socket.remoteAddress);
     const count = (open.get(client) ?? 0) + 1;
     if (count > maxPerClient) {
       refused.add(socket);
@@ -36,7 +37,3 @@ export function capConnectionsPerClient(server: Server, maxPerClient: number, re
   return (socket) => refused.has(socket);
 }
 
-function clientAddress(socket: Socket): string {
-  const address = socket.remoteAddress ?? "unknown";
-  return address.startsWith("::ffff:") ? address.slice("::ffff:".length) : address;
-}

@@ -10,6 +10,9 @@ export interface ConnectionGuards {
 
 export const DEFAULT_CONNECTION_GUARDS: ConnectionGuards = { maxConnectionsPerClient: 256, bodyIdleMs: 10_000 };
 
+/** Refused tokens one client address gets answered at once: 20 a second, bursts of 40; past that each 401 waits 1 s. */
+export const REFUSAL_PACING = { perSecond: 20, burst: 40, holdMs: 1_000 } as const;
+
 /**
  * Node's own timeouts for a request's arrival: the head within 10 s, the whole request within
  * 60 s (a body that keeps trickling; a stalled one is cut by `bodyIdleMs` first), checked every
