@@ -6,8 +6,10 @@
  * connection the service closes is opened again at once, so the flood never lets up. Idle
  * and flooded phases alternate (BENCH_PHASES, default 5; BENCH_ROUNDS invocations in all of each).
  */
+import { spawn } from "node:child_process";
 import { connect } from "node:net";
 import { startBenchService } from "./benchService";
+import { readTreeCpu } from "./processCpu";
 import { readTreeMemory } from "./processMemory";
 import { round, summary, timed } from "./stats";
 
@@ -70,18 +72,33 @@ async function main(): Promise<void> {
     let memoryIdle: number | null = null;
     let memoryFlooded: number | null = null;
     const perPhase = Math.ceil(ROUNDS / PHASES);
+    /** The service process's own CPU (ms) and the wall time (ms) each kind of phase took. */
+    const cpu = { idle: { ms: 0, wall: 0 }, flood: { ms: 0, wall: 0 } };
+    const serviceCpu = () => (service.pid === null ? 0 : readTreeCpu(service.pid).service);
+    const measure = async (into: { ms: number; wall: number }, work: () => Promise<void>) => {
+      const [cpu0, wall0] = [serviceCpu(), performance.now()];
+      await work();
+      into.ms += serviceCpu() - cpu0;
+      into.wall += performance.now() - wall0;
+    };
     for (let phase = 0; phase < PHASES; phase++) {
-      for (let i = 0; i < perPhase; i++) idle.push(await timed(invoke));
+      await measure(cpu.idle, async () => {
+        for (let i = 0; i < perPhase; i++) idle.push(await timed(invoke));
+      });
       memoryIdle = Math.max(memoryIdle ?? 0, (await memory()) ?? 0);
-      let stop = false;
-      const count = { count: 0 };
-      const slots = Array.from({ length: CONNECTIONS }, () => floodSlot(new URL(service.url), () => stop, count));
+      // The flood from a process of its own: its sockets do not share the tenant's event loop.
+      const flood = spawn(process.execPath, [...process.execArgv, __filename, "--flood", service.url], { stdio: ["ignore", "pipe", "inherit"] });
+      let floodOutput = "";
+      flood.stdout.on("data", (chunk: Buffer) => (floodOutput += chunk.toString()));
+      const floodEnded = new Promise((resolve) => flood.once("exit", resolve));
       await new Promise((resolve) => setTimeout(resolve, 1_000)); // the flood under way
-      for (let i = 0; i < perPhase; i++) flooded.push(await timed(() => invoke().catch(() => failures++)));
+      await measure(cpu.flood, async () => {
+        for (let i = 0; i < perPhase; i++) flooded.push(await timed(() => invoke().catch(() => failures++)));
+      });
       memoryFlooded = Math.max(memoryFlooded ?? 0, (await memory()) ?? 0);
-      stop = true;
-      await Promise.all(slots);
-      opened += count.count;
+      flood.kill("SIGTERM");
+      await floodEnded;
+      opened += Number(/opened=(\d+)/.exec(floodOutput)?.[1] ?? 0);
     }
 
     const idleSummary = summary(idle);
@@ -98,6 +115,8 @@ async function main(): Promise<void> {
           tenant_invoke_during_flood_ms: floodSummary,
           flood_over_idle_p50_ratio: round(floodSummary.p50 / idleSummary.p50),
           tenant_failures_during_flood: failures,
+          // The service's own process (not its workers or dynalite): CPU ms per second of each kind of phase.
+          service_cpu_ms_per_s: { idle: round((cpu.idle.ms / cpu.idle.wall) * 1000), during_flood: round((cpu.flood.ms / cpu.flood.wall) * 1000) },
           service_pss_mb_max: { idle: memoryIdle, during_flood: memoryFlooded },
         },
         null,
@@ -109,7 +128,17 @@ async function main(): Promise<void> {
   }
 }
 
-void main().catch((error: unknown) => {
+/** The flood's own process: floods `url` until SIGTERM, then says how many connections it opened. */
+async function flood(url: string): Promise<void> {
+  let stop = false;
+  const opened = { count: 0 };
+  process.once("SIGTERM", () => (stop = true));
+  await Promise.all(Array.from({ length: CONNECTIONS }, () => floodSlot(new URL(url), () => stop, opened)));
+  process.stdout.write(`opened=${opened.count}\n`);
+}
+
+const floodUrl = process.argv[2] === "--flood" ? process.argv[3] : undefined;
+void (floodUrl ? flood(floodUrl) : main()).catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;
 });

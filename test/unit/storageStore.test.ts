@@ -84,7 +84,7 @@ describe("run items carry their expiry (DynamoDB TTL on AWS)", () => {
 describe("withStorageBudget (what artifacts.save is told at a run's start)", () => {
   const sink = () => {
     const saved: string[] = [];
-    return { saved, save: async (name: string, data: Uint8Array) => (saved.push(name), { name, url: `u/${name}`, bytes: data.byteLength }) };
+    return { saved, save: async (name: string, data: Uint8Array, _contentType: string) => (saved.push(name), { name, url: `u/${name}`, bytes: data.byteLength }) };
   };
 
   it("refuses a file past the room with storage_limit_exceeded and sends nothing of it", async () => {
