@@ -212,6 +212,8 @@ export class Handlers extends Construct {
       role: this.roles.runRecorder,
       environment: {
         ...storeEnv,
+        // The plans' storage caps: the recorder counts each artifact against its account's.
+        [AWS_ENV.plans]: JSON.stringify(settings.plans),
         [AWS_ENV.runBucket]: props.pipeline.bucket.bucketName,
         [AWS_ENV.secretsKeyArn]: props.secretsKey.key.keyArn,
         [AWS_ENV.functionPrefix]: settings.functionPrefix,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_PLAN, PlanSchema, type Plans } from "../config/plans";
+import { DEFAULT_PLAN, DEFAULT_PLANS, PlanSchema, type Plans } from "../config/plans";
 import { DEFAULT_ARTIFACT_RETENTION_DAYS } from "../artifacts/artifacts";
 import { DEFAULT_RUN_RETENTION_DAYS } from "../store/store";
 
@@ -160,12 +160,20 @@ function toSecretsConfig(e: z.infer<typeof SecretsEnv>): SecretsEnvConfig {
   return { secretsKeyArn: e[AWS_ENV.secretsKeyArn], functionPrefix: e[AWS_ENV.functionPrefix], executionRoleId: e[AWS_ENV.executionRoleId] };
 }
 
-const RecorderEnv = StoreEnv.extend({ [AWS_ENV.runBucket]: bucketName, [AWS_ENV.webhookQueueUrl]: queueUrl }).extend(SecretsEnv.shape);
+const RecorderEnv = StoreEnv.extend({ [AWS_ENV.runBucket]: bucketName, [AWS_ENV.webhookQueueUrl]: queueUrl, [AWS_ENV.plans]: plansJson.optional() }).extend(
+  SecretsEnv.shape,
+);
 
-/** The run recorder's settings: the table, the bucket of uploaded outcomes, what opens secrets (whose values it redacts), the webhook queue. */
-export function readRecorderEnv(env: NodeJS.ProcessEnv): StoreEnvConfig & { runBucket: string; secrets: SecretsEnvConfig; webhookQueueUrl: string } {
+/** The run recorder's settings: the table, the bucket of uploaded outcomes, what opens secrets (whose values it redacts), the webhook queue, the plans (their storage caps). */
+export function readRecorderEnv(env: NodeJS.ProcessEnv): StoreEnvConfig & { runBucket: string; secrets: SecretsEnvConfig; webhookQueueUrl: string; plans: Plans } {
   const e = parse(RecorderEnv, env);
-  return { ...readStoreEnv(env), runBucket: e[AWS_ENV.runBucket], secrets: toSecretsConfig(e), webhookQueueUrl: e[AWS_ENV.webhookQueueUrl] };
+  return {
+    ...readStoreEnv(env),
+    runBucket: e[AWS_ENV.runBucket],
+    secrets: toSecretsConfig(e),
+    webhookQueueUrl: e[AWS_ENV.webhookQueueUrl],
+    plans: e[AWS_ENV.plans] ?? DEFAULT_PLANS,
+  };
 }
 
 const WebhookEnv = StoreEnv.extend({ [AWS_ENV.webhookQueueUrl]: queueUrl });

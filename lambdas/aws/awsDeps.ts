@@ -4,6 +4,7 @@ import { SchedulerClient } from "@aws-sdk/client-scheduler";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { MAX_BODY_BYTES } from "../config/serviceConfig";
+import { DEFAULT_PLAN, type Plans, storageCapBytes } from "../config/plans";
 import { type Deps, systemClock } from "../deps";
 import { createIdentity, type Identity } from "../identity/identity";
 import { createJwtVerifier } from "../identity/jwtVerifier";
@@ -102,11 +103,12 @@ export function createAwsSweepDeps(config: StoreEnvConfig & { webhookQueueUrl: s
 }
 
 /** The run recorder's deps: the store on DynamoDB, the bucket of uploaded outcomes, KMS (to redact secrets), the webhook outbox. */
-export function createAwsRecorderDeps(config: StoreEnvConfig & { runBucket: string; secrets: SecretsEnvConfig; webhookQueueUrl: string }): RecordRunDeps {
+export function createAwsRecorderDeps(config: StoreEnvConfig & { runBucket: string; secrets: SecretsEnvConfig; webhookQueueUrl: string; plans: Plans }): RecordRunDeps {
   const { doc } = createDocumentClient({ region: config.region });
   const store = createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays, artifactRetentionDays: config.artifactRetentionDays });
   return {
     store,
+    storageCap: async (accountId) => storageCapBytes(config.plans[(await store.accounts.getAccount(accountId))?.plan ?? DEFAULT_PLAN]),
     clock: systemClock,
     log: (line) => console.error(line),
     outcomes: createS3OutcomeBucket(createRunBucketClient(config.region), config.runBucket),

@@ -5,6 +5,8 @@ import { DEFAULT_ARTIFACT_RETENTION_DAYS } from "../artifacts/artifacts";
 import { DEFAULT_JWT_ALGORITHMS, JWT_ALGORITHMS } from "../identity/jwtVerifier";
 import { DEFAULT_PLAN, DEFAULT_PLANS, PlanSchema, type Plans } from "./plans";
 import { DEFAULT_RETRY_BASE_MS } from "../webhooks/retrySchedule";
+import { DEFAULT_CONNECTION_GUARDS } from "../local/requestGuards/connectionGuards";
+import { DEFAULT_RUN_RETENTION_DAYS } from "../store/store";
 
 /** Settings of the local service (`npm start`), read from the environment once at start-up. */
 export interface LocalConfig {
@@ -31,6 +33,10 @@ export interface LocalConfig {
   allowLocalNetwork?: boolean;
   /** Days runs' artifacts are kept; default 7. */
   artifactRetentionDays?: number;
+  /** Days runs (their record, result, logs and artifacts) are kept; default 30. */
+  runRetentionDays?: number;
+  /** Connections one client address may hold open at once (default 256), and how long a request body may stall (default 10 s). */
+  connections?: { maxPerClient: number; bodyIdleSeconds: number };
   /** Webhook deliveries: the retry schedule's base delay (default 5 s) and how often due ones are looked for (default 1 s). */
   webhooks?: { retryBaseMs?: number; pollMs?: number };
 }
@@ -64,6 +70,9 @@ const EnvSchema = z.object({
     .optional(),
   BROWSERFN_SYNC_WAIT_SECONDS: z.coerce.number().positive().max(900).default(25),
   BROWSERFN_ARTIFACT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(DEFAULT_ARTIFACT_RETENTION_DAYS),
+  BROWSERFN_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(DEFAULT_RUN_RETENTION_DAYS),
+  BROWSERFN_MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).max(100_000).default(DEFAULT_CONNECTION_GUARDS.maxConnectionsPerClient),
+  BROWSERFN_BODY_IDLE_SECONDS: z.coerce.number().positive().max(3_600).default(DEFAULT_CONNECTION_GUARDS.bodyIdleMs / 1000),
   BROWSERFN_TABLE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,200}$/).default("browserfn"),
   BROWSERFN_PLANS: z
     .string()
@@ -124,6 +133,8 @@ export function readLocalConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Lo
     bootstrapKey: e.BROWSERFN_BOOTSTRAP_KEY ?? null,
     syncWaitSeconds: e.BROWSERFN_SYNC_WAIT_SECONDS,
     artifactRetentionDays: e.BROWSERFN_ARTIFACT_RETENTION_DAYS,
+    runRetentionDays: e.BROWSERFN_RUN_RETENTION_DAYS,
+    connections: { maxPerClient: e.BROWSERFN_MAX_CONNECTIONS_PER_CLIENT, bodyIdleSeconds: e.BROWSERFN_BODY_IDLE_SECONDS },
     tablePrefix: e.BROWSERFN_TABLE_PREFIX,
     plans: e.BROWSERFN_PLANS,
     requestLog: e.BROWSERFN_REQUEST_LOG === "1",

@@ -10,6 +10,11 @@ export const PlanSchema = z.strictObject({
   invocations_per_month: z.int().min(0),
   max_timeout_seconds: z.int().min(TIMEOUT_SECONDS.min).max(TIMEOUT_SECONDS.max),
   max_memory_mb: z.int().min(MEMORY_MB.min).max(MEMORY_MB.max),
+  /**
+   * What the account may hold (artifacts, run records: params, results, logs; profiles count
+   * here too when they come), in MB; DEFAULT_MAX_STORAGE_MB when a plan does not say.
+   */
+  max_storage_mb: z.int().min(1).max(100 * 1024 * 1024).optional(),
 });
 
 export type Plan = z.infer<typeof PlanSchema>;
@@ -17,8 +22,16 @@ export type Plans = Record<string, Plan>;
 
 /** The plans of API.md; a deployment may replace them (BROWSERFN_PLANS locally, context on AWS). */
 export const DEFAULT_PLANS: Plans = {
-  free: { concurrency: 2, invocations_per_month: 1_000, max_timeout_seconds: 300, max_memory_mb: 2048 },
-  pro: { concurrency: 25, invocations_per_month: 100_000, max_timeout_seconds: 900, max_memory_mb: 10240 },
+  free: { concurrency: 2, invocations_per_month: 1_000, max_timeout_seconds: 300, max_memory_mb: 2048, max_storage_mb: 1024 },
+  pro: { concurrency: 25, invocations_per_month: 100_000, max_timeout_seconds: 900, max_memory_mb: 10240, max_storage_mb: 51_200 },
 };
+
+/** The storage cap of a plan that names none (a deployment's own plans written before the cap). */
+export const DEFAULT_MAX_STORAGE_MB = 1024;
+
+/** A plan's storage cap in bytes. */
+export function storageCapBytes(plan: Plan | undefined): number {
+  return (plan?.max_storage_mb ?? DEFAULT_MAX_STORAGE_MB) * 1024 * 1024;
+}
 
 export const DEFAULT_PLAN = "free";

@@ -3,6 +3,7 @@
 import { duration, errorBox, fields, h, section, stat, table } from "./dom.js";
 
 const number = (n) => (typeof n === "number" ? n.toLocaleString() : "—");
+const megabytes = (bytes) => (typeof bytes === "number" ? `${(bytes / 1024 / 1024).toLocaleString(undefined, { maximumFractionDigits: 1 })} MB` : "—");
 
 export async function renderUsagePage(view, api) {
   document.title = "Usage · browserfn";
@@ -63,6 +64,7 @@ function usageSections(usage) {
             ["concurrent runs", `${number(limits.concurrency)}${remaining ? ` (${number(remaining.concurrency)} free now)` : ""}`],
             ["longest timeout", `${number(limits.max_timeout_seconds)} s`],
             ["most memory", `${number(limits.max_memory_mb)} MB`],
+            ["storage", `${megabytes(usage.storage_bytes)} of ${megabytes(usage.max_storage_bytes)} held`],
           ])
         : h("p", { class: "muted" }, "This plan is not configured."),
     ),

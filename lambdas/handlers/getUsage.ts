@@ -1,4 +1,4 @@
-import { DEFAULT_PLAN } from "../config/plans";
+import { DEFAULT_PLAN, storageCapBytes } from "../config/plans";
 import { defineRoute } from "../http/defineRoute";
 import { json } from "../http/response";
 import { UsageQuery } from "../schemas/querySchemas";
@@ -12,6 +12,7 @@ export const getUsage = defineRoute({ query: UsageQuery }, async ({ principal, q
   const plan = deps.config.plans[principal.plan] ?? deps.config.plans[DEFAULT_PLAN];
   const usage = await deps.store.meters.usage(principal.account_id, month);
   const current = month === thisMonth ? await deps.store.limits.current(principal.account_id, now) : null;
+  const storageBytes = await deps.store.storage.held(principal.account_id, now);
   const functions = await Promise.all(
     Object.entries(usage.functions).map(async ([functionId, counters]) => ({
       function_id: functionId,
@@ -30,6 +31,8 @@ export const getUsage = defineRoute({ query: UsageQuery }, async ({ principal, q
       current && plan
         ? { invocations: Math.max(0, plan.invocations_per_month - current.invocations), concurrency: Math.max(0, plan.concurrency - current.inFlight) }
         : null,
+    storage_bytes: storageBytes,
+    max_storage_bytes: storageCapBytes(plan),
   });
 });
 

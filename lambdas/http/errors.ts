@@ -32,6 +32,7 @@ export const ERROR_STATUS = {
   invocation_quota_exceeded: 429,
   rate_limited: 429,
   too_many_streams: 429,
+  too_many_connections: 429,
   function_error: 500,
   result_not_serializable: 500,
   result_too_large: 500,

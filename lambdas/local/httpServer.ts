@@ -13,6 +13,11 @@ import { OpenStreams } from "./openStreams";
 import { createRouteMatcher } from "./routeMatcher";
 import { sendStream } from "./sendStream";
 import { toApiGatewayEvent } from "./toApiGatewayEvent";
+import { authenticateHead } from "./requestGuards/authenticateHead";
+import { capConnectionsPerClient } from "./requestGuards/clientConnections";
+import { readBody } from "./requestGuards/readBody";
+import { type ConnectionGuards, DEFAULT_CONNECTION_GUARDS, REFUSAL_PACING } from "./requestGuards/connectionGuards";
+import { clientAddress, createRefusalPacing } from "./requestGuards/refusalPacing";
 
 /** How many event streams one account may hold open at once, unless the service says otherwise. */
 export const DEFAULT_STREAMS_PER_ACCOUNT = 20;
@@ -29,9 +34,14 @@ export function createHttpServer(
   timeouts: Pick<ServerOptions, "headersTimeout" | "requestTimeout" | "connectionsCheckingInterval"> = {},
   /** The streamed responses (event streams) it holds open: capped per account, ended when the service stops. */
   streams: OpenStreams = new OpenStreams(DEFAULT_STREAMS_PER_ACCOUNT),
+  guards: ConnectionGuards = DEFAULT_CONNECTION_GUARDS,
 ): Server {
   const match = createRouteMatcher(routes);
   const handlers = new Map(routes.map((route) => [route, route.handler(deps)]));
+  const pacing = createRefusalPacing(REFUSAL_PACING);
+
+  /** Requests whose body was left unread (their token was refused, or the body stalled): their connection closes after the answer. */
+  const unread = new WeakSet<IncomingMessage>();
 
   async function respond(request: IncomingMessage, url: URL | null, requestId: string): Promise<HttpResult> {
     const method = request.method ?? "GET";
@@ -49,8 +59,14 @@ export function createHttpServer(
         allow: found.allowed.join(", "),
       });
     }
-    const body = await readBody(request, deps.config.maxBodyBytes);
     const { route, params } = found;
+    // The token is checked on the head, before any of the body is read: a refused caller's body never is.
+    const verdict = await authenticateHead(request, route.auth, deps.identity);
+    if (!verdict.readBody) {
+      unread.add(request);
+      await pacing.wait(clientAddress(request.socket.remoteAddress));
+    }
+    const body = verdict.readBody ? await readBody(request, deps.config.maxBodyBytes, guards.bodyIdleMs).catch(closeAfter(request)) : "";
     const event = toApiGatewayEvent({
       request,
       url,
@@ -59,16 +75,26 @@ export function createHttpServer(
       params,
       body,
       now: deps.clock.now(),
+      authorizer: verdict.context,
     });
     const handler = handlers.get(route);
     if (!handler) throw new Error(`No handler for ${route.operationId}`);
     return handler(event, lambdaContext(route.operationId, requestId, localHandlerTimeoutMs(deps.config.syncWaitSeconds)));
   }
 
+  /** A body that stalled is not read on: its connection closes after the answer. */
+  function closeAfter(request: IncomingMessage) {
+    return (error: unknown): never => {
+      if (error instanceof ApiError && error.code === "request_timeout") unread.add(request);
+      throw error;
+    };
+  }
+
   // Node's own Host check answers a bare 400; the handler answers it in the API's shape instead.
   /** The response each connection is answering now, for parse errors that come meanwhile. */
   const answering = new WeakMap<Duplex, ServerResponse>();
   const server = createServer({ ...timeouts, requireHostHeader: false }, (request, response) => {
+    if (refused(request.socket)) return;
     const started = performance.now();
     answering.set(request.socket, response);
     const requestId = randomUUID();
@@ -78,6 +104,8 @@ export function createHttpServer(
       .then(async (result) => {
         // An event stream is written as it comes; its line is logged when it ends.
         let status = result.statusCode;
+        // The unread rest of a body is not waited for: the connection ends with this answer.
+        if (unread.has(request)) response.shouldKeepAlive = false;
         if (isStreaming(result)) status = await sendStream(response, result, requestId, streams, deps.log, send);
         else send(response, result, requestId);
         if (requestLog) requestLog(logLine(request, url, status, performance.now() - started, requestId));
@@ -88,8 +116,9 @@ export function createHttpServer(
         response.destroy();
       });
   });
+  const refused = capConnectionsPerClient(server, guards.maxConnectionsPerClient, () => refusal(deps));
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) =>
-    answerClientError(error, socket, answering.get(socket), deps, requestLog),
+    refused(socket) ? socket.destroy() : answerClientError(error, socket, answering.get(socket), deps, requestLog),
   );
   return server;
 }
@@ -132,14 +161,7 @@ function answerClientError(
           ? new ApiError("request_timeout", "The request did not arrive in time")
           : new ApiError("invalid_request", `Malformed HTTP request (${error.code ?? "parse error"})`);
   const result = errorResult(apiError, requestId, deps.log);
-  const body = result.body ?? "";
-  const head = [
-    `HTTP/1.1 ${result.statusCode} ${STATUS_CODES[result.statusCode] ?? ""}`,
-    ...Object.entries(result.headers ?? {}).map(([name, value]) => `${name}: ${String(value)}`),
-    `content-length: ${Buffer.byteLength(body)}`,
-    "connection: close",
-  ];
-  socket.end(`${head.join("\r\n")}\r\n\r\n${body}`);
+  socket.end(rawAnswer(result));
   if (requestLog) requestLog(`${new Date().toISOString()} - - ${result.statusCode} request_id=${requestId}`);
 }
 
@@ -157,35 +179,22 @@ function requestUrl(target: string | undefined): URL | null {
   return null;
 }
 
-/** Reads the body as UTF-8 up to `limit` bytes; past it, 413 without reading the rest. */
-function readBody(request: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(request.headers["content-length"] ?? 0);
-    if (declared > limit) {
-      request.resume();
-      reject(new ApiError("payload_too_large", `Body is ${declared} bytes; the limit is ${limit}`));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        request.removeAllListeners("data");
-        request.resume();
-        reject(new ApiError("payload_too_large", `Body is over the limit of ${limit} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    // A client that goes away mid-body made a bad request, not the service an internal error.
-    const cut = () => reject(new ApiError("invalid_request", "The request body ended before its declared length"));
-    request.on("error", cut);
-    request.on("close", () => {
-      if (!request.complete) cut();
-    });
-  });
+/** The answer of a connection past its client's cap (429 `too_many_connections`), as raw HTTP. */
+function refusal(deps: Deps): string {
+  const apiError = new ApiError("too_many_connections", "This client address holds too many open connections; close some and retry", {}, { "retry-after": "1" });
+  return rawAnswer(errorResult(apiError, randomUUID(), deps.log));
+}
+
+/** A whole HTTP/1.1 answer that closes its connection. */
+function rawAnswer(result: HttpResult): string {
+  const body = result.body ?? "";
+  const head = [
+    `HTTP/1.1 ${result.statusCode} ${STATUS_CODES[result.statusCode] ?? ""}`,
+    ...Object.entries(result.headers ?? {}).map(([name, value]) => `${name}: ${String(value)}`),
+    `content-length: ${Buffer.byteLength(body)}`,
+    "connection: close",
+  ];
+  return `${head.join("\r\n")}\r\n\r\n${body}`;
 }
 
 function send(response: ServerResponse, result: HttpResult, requestId: string): void {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { LocalConfig } from "../config/localConfig";
-import { DEFAULT_PLAN } from "../config/plans";
+import { DEFAULT_PLAN, storageCapBytes } from "../config/plans";
 import { MAX_BODY_BYTES } from "../config/serviceConfig";
 import { type Clock, type Deps, systemClock } from "../deps";
 import { createRateLimiter } from "../http/rateLimiter";
@@ -21,12 +21,14 @@ import { settleInterruptedRuns } from "./settleInterruptedRuns";
 import { repairInterruptedChanges } from "../functions/repairInterruptedChanges";
 import { createTablesIfMissing } from "../store/createTables";
 import { createStore } from "../store/store";
+import { removeExpiredItems } from "../store/expiredItems";
 import { type BootstrapResult, bootstrapAdminKey } from "./bootstrap";
 import { createDynaliteClients } from "./dynaliteClient";
 import type { DocumentSender } from "../store/dynamo";
 import { startDynalite } from "./dynaliteServer";
 import { DEFAULT_STREAMS_PER_ACCOUNT, createHttpServer } from "./httpServer";
 import { OpenStreams } from "./openStreams";
+import { DEFAULT_CONNECTION_GUARDS, REQUEST_TIMEOUTS } from "./requestGuards/connectionGuards";
 import { createLocalArtifacts } from "../runtime/local/localArtifacts";
 import { createLocalSecretBox } from "../secrets/localSecretBox";
 import { LocalWebhookDispatcher } from "../webhooks/localDispatcher";
@@ -66,8 +68,8 @@ export interface LocalServiceOptions {
   wrapStoreClient?: (doc: DocumentSender) => DocumentSender;
 }
 
-/** How often expired artifacts' files are removed. */
-const ARTIFACT_SWEEP_MS = 60 * 60_000;
+/** How often what is past its retention is removed (artifacts' files, expired items: dynalite has no TTL). */
+const SWEEP_MS = 60 * 60_000;
 
 /** The whole service on one machine: dynalite, the route handlers over HTTP, the local runtime. */
 export async function startLocalService(config: LocalConfig, options: LocalServiceOptions = {}): Promise<LocalService> {
@@ -101,9 +103,11 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     const sandbox = await confirmSandbox(await chooseSandbox(setting, allowLocalNetwork), setting, files);
     await createTablesIfMissing(client, config.tablePrefix);
     // Its dynalite data dir cannot be opened twice: this process is the only writer.
-    const store = createStore(options.wrapStoreClient?.(doc) ?? doc, config.tablePrefix, {
+    const storeDoc = options.wrapStoreClient?.(doc) ?? doc;
+    const store = createStore(storeDoc, config.tablePrefix, {
       soleWriter: true,
       ...(config.artifactRetentionDays ? { artifactRetentionDays: config.artifactRetentionDays } : {}),
+      ...(config.runRetentionDays ? { runRetentionDays: config.runRetentionDays } : {}),
     });
     const clock = options.clock ?? systemClock;
     const secretBox = await createLocalSecretBox(config.dataDir);
@@ -116,9 +120,15 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     const webhooks = createWebhookOutbox({ store, queue: dispatcher, clock, log });
     await settleInterruptedRuns(store, clock, webhooks);
     // Artifacts' files live in the data dir: only the service writes them, from what workers send.
-    const artifacts = createLocalArtifacts(path.join(config.dataDir, "artifacts"), store, log, clock);
-    await artifacts.sweep(clock.now());
-    sweepTimer = setInterval(() => void artifacts.sweep(clock.now()).catch(() => undefined), ARTIFACT_SWEEP_MS);
+    const storageCap = async (accountId: string) => storageCapBytes(config.plans[(await store.accounts.getAccount(accountId))?.plan ?? DEFAULT_PLAN]);
+    const artifacts = createLocalArtifacts(path.join(config.dataDir, "artifacts"), store, log, clock, storageCap);
+    // What is past its retention goes: artifacts' files, then every expired item (runs and their parts too).
+    const sweep = async () => {
+      await artifacts.sweep(clock.now());
+      await removeExpiredItems(storeDoc, config.tablePrefix, clock.now());
+    };
+    await sweep();
+    sweepTimer = setInterval(() => void sweep().catch((error: unknown) => log(`retention sweep failed: ${(error as Error).message}`)), SWEEP_MS);
     sweepTimer.unref();
     runtime = createLocalRuntime({
       store,
@@ -154,7 +164,10 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     };
     const requestLog = config.requestLog ? (options.log ?? ((line: string) => console.log(line))) : null;
     const streams = new OpenStreams(DEFAULT_STREAMS_PER_ACCOUNT);
-    const server = createHttpServer(ROUTES, deps, requestLog, {}, streams);
+    const guards = config.connections
+      ? { maxConnectionsPerClient: config.connections.maxPerClient, bodyIdleMs: config.connections.bodyIdleSeconds * 1000 }
+      : DEFAULT_CONNECTION_GUARDS;
+    const server = createHttpServer(ROUTES, deps, requestLog, REQUEST_TIMEOUTS, streams, guards);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(config.port, config.host, () => resolve());

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import type { AuthorizerContext } from "../aws/authorizerContext";
 import { setOwn } from "../code/jsonSchema";
 
 export interface EventInput {
@@ -11,10 +12,12 @@ export interface EventInput {
   params: Record<string, string>;
   body: string;
   now: Date;
+  /** The verdict on the request's token reached from its head (as the HTTP API's Lambda authorizer's), if any. */
+  authorizer?: AuthorizerContext;
 }
 
 /** Turns a local HTTP request into the API Gateway HTTP API (payload 2.0) event a handler gets on AWS. */
-export function toApiGatewayEvent({ request, url, requestId, routeKey, params, body, now }: EventInput): APIGatewayProxyEventV2 {
+export function toApiGatewayEvent({ request, url, requestId, routeKey, params, body, now, authorizer }: EventInput): APIGatewayProxyEventV2 {
   // Own properties only, as API Gateway's parsed JSON has them: a name such as `constructor`,
   // `toString` or `__proto__` is a key like any other, never something of Object.prototype.
   const headers: Record<string, string> = {};
@@ -53,6 +56,7 @@ export function toApiGatewayEvent({ request, url, requestId, routeKey, params, b
       stage: "$default",
       time: now.toISOString(),
       timeEpoch: now.getTime(),
+      ...(authorizer ? { authorizer: { lambda: authorizer } } : {}),
     },
     body: body === "" ? undefined : body,
     isBase64Encoded: false,

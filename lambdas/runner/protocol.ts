@@ -62,6 +62,8 @@ export interface RunRequest {
   artifactsUrl: string;
   /** The function's secrets by name (`secrets.get`); their values are redacted from what the run sends back. */
   secrets: Record<string, string>;
+  /** Bytes the account may still keep (its plan's storage cap less what it holds): `artifacts.save` refuses past them. */
+  storageBytesLeft?: number;
 }
 
 /**

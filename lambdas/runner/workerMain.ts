@@ -19,6 +19,7 @@ import type { BrowserReply, RunOutcome, RunRequest, SupervisorMessage, WorkerIni
 import { startInvocation } from "./runInvocation";
 import type { ArtifactSink } from "../../layers/runtime/runContext";
 import { artifactMessages } from "./artifactMessages";
+import { withStorageBudget } from "../artifacts/storageBudget";
 import { type PrivateChannel, takeChannel } from "./privateChannel/takeChannel";
 import { closeHeapReaders } from "./privateChannel/heapReaders";
 
@@ -188,7 +189,7 @@ function main(): void {
     const { params, timeoutMs } = request;
     // The run stops itself at its timeout (keeping its logs and its pages' evidence); the
     // supervisor kills the worker only if it does not answer within a grace after it.
-    const artifacts = artifactChannel(request.runId, request.artifactsUrl);
+    const artifacts = withStorageBudget(artifactChannel(request.runId, request.artifactsUrl), request.storageBytesLeft);
     const downloadsDir = init.downloads_dir;
     const run = startInvocation({
       code,

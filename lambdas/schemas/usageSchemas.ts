@@ -39,6 +39,10 @@ export const UsageReport = z
     total: UsageCounters,
     functions: z.array(UsageCounters.extend({ function_id: z.string(), name: z.string().nullable() })),
     remaining: z.object({ invocations: z.int(), concurrency: z.int() }).nullable().describe("The current month only"),
+    storage_bytes: z
+      .int()
+      .describe("Bytes the account holds now, whatever `month`: its runs' artifacts and records (params, result, logs) not yet expired"),
+    max_storage_bytes: z.int().describe("The plan's storage cap in bytes (`max_storage_mb`); past it `artifacts.save` fails with `storage_limit_exceeded`"),
   })
   .meta({ id: "UsageReport" });
 

@@ -41,6 +41,11 @@ export class ArtifactStore {
     return sendConditional(this.doc, new PutCommand({ TableName: this.table, Item: this.toItem(artifact), ConditionExpression: "attribute_not_exists(pk)" }));
   }
 
+  /** When an artifact created at `createdAt` expires (epoch seconds; its item's `expires_at`). */
+  expiryOf(createdAt: string): number {
+    return Math.floor(Date.parse(createdAt) / 1000) + this.retentionDays * 86_400;
+  }
+
   private toItem(artifact: ArtifactItem): Record<string, unknown> {
     if (!isArtifactName(artifact.name)) throw new Error(`not an artifact name: ${String(artifact.name).slice(0, 140)}`);
     const item = {
@@ -51,7 +56,7 @@ export class ArtifactStore {
       content_type: artifact.content_type,
       bytes: artifact.bytes,
       created_at: artifact.created_at,
-      expires_at: Math.floor(Date.parse(artifact.created_at) / 1000) + this.retentionDays * 86_400,
+      expires_at: this.expiryOf(artifact.created_at),
       ...artifactKey(artifact.run_id, artifact.name),
     };
     return item;

@@ -2,6 +2,7 @@ import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { queryAll, type DocumentSender } from "./dynamo";
 import { nextTurn } from "../runs/nextTurn";
 import type { RunItem } from "../runs/types";
+import type { StorageStore } from "./storageStore";
 
 export interface UsageCounters {
   invocations: number;
@@ -39,10 +40,20 @@ export class MeterStore {
   constructor(
     private readonly doc: DocumentSender,
     private readonly table: string,
+    /** Where a run's record (params, result, logs) is counted against the account's storage, until it expires. */
+    private readonly storage?: { store: StorageStore; runRetentionSeconds: number },
   ) {}
 
-  /** Counts one finished run in its function's usage of the month the run started in. */
+  /**
+   * Counts one finished run in its function's usage of the month the run started in, and the
+   * bytes of its record (params, result, logs) in what its account holds until the record
+   * expires (as RunStore sets `expires_at`: queued_at + the run retention).
+   */
   async recordRun(run: RunItem): Promise<void> {
+    if (this.storage) {
+      const expiresAt = Math.floor(Date.parse(run.queued_at) / 1000) + this.storage.runRetentionSeconds;
+      await this.storage.store.add(run.account_id, runRecordBytes(run), expiresAt, new Date());
+    }
     const duration = run.duration_ms ?? 0;
     const outcome = run.status === "succeeded" ? "succeeded" : run.status === "timed_out" ? "timed_out" : "failed";
     const { pk, sk, gsi1pk, gsi1sk } = usageKey(run.account_id, run.queued_at.slice(0, 7), run.function_id);
@@ -147,6 +158,11 @@ export class MeterStore {
   private queryAll(query: Omit<Parameters<typeof queryAll>[1], "TableName">) {
     return queryAll(this.doc, { ...query, TableName: this.table });
   }
+}
+
+/** The bytes of what a run's record keeps: its params, result and logs (as JSON text, as stored). */
+export function runRecordBytes(run: RunItem): number {
+  return Buffer.byteLength(JSON.stringify(run.params ?? {})) + Buffer.byteLength(run.result_json ?? "") + Buffer.byteLength(run.logs ?? "");
 }
 
 function sum(items: Record<string, unknown>[]): UsageCounters {

@@ -10,6 +10,7 @@ import { MeterStore } from "./meterStore";
 import { RunStore } from "./runStore";
 import { ScheduleStore } from "./scheduleStore";
 import { SecretStore } from "./secretStore";
+import { StorageStore } from "./storageStore";
 import { MAIN_TABLE, tableName } from "./tables";
 import { VersionStore } from "./versionStore";
 
@@ -26,6 +27,8 @@ export interface Store {
   idempotency: IdempotencyStore;
   secrets: SecretStore;
   deliveries: DeliveryStore;
+  /** What each account holds (artifacts, run records), against its plan's storage cap. */
+  storage: StorageStore;
 }
 
 /** Runs are kept this long by default (DynamoDB TTL on AWS). */
@@ -45,17 +48,19 @@ export interface StoreOptions {
 export function createStore(doc: DocumentSender, tablePrefix: string, options: StoreOptions = {}): Store {
   const table = tableName(tablePrefix, MAIN_TABLE);
   const runRetentionDays = options.runRetentionDays ?? DEFAULT_RUN_RETENTION_DAYS;
+  const storage = new StorageStore(doc, table);
   return {
     accounts: new AccountStore(doc, table),
     functions: options.soleWriter ? new CachedFunctionStore(doc, table) : new FunctionStore(doc, table),
     versions: new VersionStore(doc, table),
     runs: new RunStore(doc, table, runRetentionDays * 86_400),
-    meters: new MeterStore(doc, table),
+    meters: new MeterStore(doc, table, { store: storage, runRetentionSeconds: runRetentionDays * 86_400 }),
     schedules: new ScheduleStore(doc, table, runRetentionDays * 86_400),
     limits: new LimitStore(doc, table),
     artifacts: new ArtifactStore(doc, table, options.artifactRetentionDays),
     idempotency: new IdempotencyStore(doc, table),
     secrets: new SecretStore(doc, table),
     deliveries: new DeliveryStore(doc, table),
+    storage,
   };
 }

@@ -56,7 +56,7 @@ export function tableProblems(items: Record<string, unknown>[], expected: Expect
       const account = pk.slice("ACCOUNT#".length);
       if (sk === "ACCOUNT") accounts.add(account);
       else if (sk.startsWith("FN#")) records.set(String(item.function_id), item);
-      else if (sk === "LIMITS" || sk.startsWith("USAGE#")) {
+      else if (sk === "LIMITS" || sk === "STORAGE" || sk.startsWith("USAGE#")) {
         later.push(() => {
           if (!accounts.has(account)) problems.push(`${where}: belongs to an account that does not exist`);
           if (sk.startsWith("USAGE#") && !expected.everCreated.has(String(item.function_id))) {

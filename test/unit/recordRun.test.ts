@@ -243,4 +243,36 @@ describe("the recorder Lambda", () => {
     expect(calls).toEqual([head("a.bin"), head("b.bin"), head("missing.png"), head("c.txt"), ["DeleteObjectCommand", { Bucket: "bfn-run-bucket", Key: "artifacts/run_s3/b.bin" }]]);
     expect((await memory.store.artifacts.list("run_s3", new Date(ENDED))).map((a) => a.name)).toEqual(["a.bin", "c.txt"]);
   });
+
+  it("on S3: counts each artifact against its account's storage cap, and DELETEs one past it, exactly these calls", async () => {
+    const calls: [string, unknown][] = [];
+    const sizes: Record<string, number> = { "artifacts/run_cap/a.bin": 600_000, "artifacts/run_cap/b.bin": 600_000, "artifacts/run_cap/c.txt": 10 };
+    const s3 = {
+      send: async (command: { constructor: { name: string }; input: { Key: string } }) => {
+        calls.push([command.constructor.name, command.input]);
+        if (command.constructor.name === "DeleteObjectCommand") return {};
+        return { ContentLength: sizes[command.input.Key], ContentType: "application/octet-stream" };
+      },
+    };
+    const secretBox = createKmsSecretBox(new InProcessKms(KEY_ARN, "AROAEXAMPLEEXECUTION").client("recorder"), KEY_ARN, (id) => `AROAEXAMPLEEXECUTION:bfn-${id}`);
+    const capOf = async (accountId: string) => (accountId === "capped" ? 1_000_000 : Infinity);
+    const onS3 = makeRunRecorder({
+      store: memory.store,
+      clock: { now: () => new Date(ENDED) },
+      log: (line) => void logs.push(line),
+      outcomes: createS3OutcomeBucket(s3 as unknown as S3Client, "bfn-run-bucket"),
+      secretBox,
+      storageCap: capOf,
+    });
+    await memory.store.runs.put(runItem(functionItem({ function_id: "fn_cap", account_id: "capped" }), { run_id: "run_cap", status: "running", queued_at: STARTED, started_at: STARTED }));
+    const answer = { status: "succeeded", result_json: "1", logs: "", browser_ms: 0, artifacts: ["a.bin", "b.bin", "c.txt"] };
+    expect(await onS3(request("run_cap", { answer }))).toEqual({ status: "succeeded" });
+    const head = (name: string) => ["HeadObjectCommand", { Bucket: "bfn-run-bucket", Key: `artifacts/run_cap/${name}` }];
+    expect(calls).toEqual([head("a.bin"), head("b.bin"), head("c.txt"), ["DeleteObjectCommand", { Bucket: "bfn-run-bucket", Key: "artifacts/run_cap/b.bin" }]]);
+    expect((await memory.store.artifacts.list("run_cap", new Date(ENDED))).map((a) => a.name)).toEqual(["a.bin", "c.txt"]);
+    expect(logs).toContain("run recorder: artifact b.bin of run_cap dropped: the account's storage is full (its plan's max_storage_mb)");
+    // The two kept files and the run's record: "1", no logs, its params.
+    const params = Buffer.byteLength(JSON.stringify(runItem(functionItem(), {}).params));
+    expect(await memory.store.storage.held("capped", new Date(ENDED))).toBe(600_010 + 1 + params);
+  });
 });

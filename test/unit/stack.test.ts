@@ -177,7 +177,7 @@ describe("the CDK stack", () => {
     expect(recorder.Properties).toMatchObject({ Timeout: 50, MemorySize: 512 });
     const recorderEnv = (recorder.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
     expect(Object.keys(recorderEnv).sort()).toEqual(
-      [AWS_ENV.artifactRetentionDays, AWS_ENV.runBucket, AWS_ENV.runRetentionDays, AWS_ENV.tablePrefix, AWS_ENV.secretsKeyArn, AWS_ENV.functionPrefix, AWS_ENV.executionRoleId, AWS_ENV.webhookQueueUrl, "NODE_OPTIONS"].sort(),
+      [AWS_ENV.artifactRetentionDays, AWS_ENV.runBucket, AWS_ENV.runRetentionDays, AWS_ENV.tablePrefix, AWS_ENV.secretsKeyArn, AWS_ENV.functionPrefix, AWS_ENV.executionRoleId, AWS_ENV.webhookQueueUrl, AWS_ENV.plans, "NODE_OPTIONS"].sort(),
     );
     expect(() => readRecorderEnv({ ...Object.fromEntries(Object.entries(recorderEnv).map(([k, v]) => [k, fakeResolve(v)])), AWS_REGION: "eu-west-1" })).not.toThrow();
     const [, sweeper] = functionNamed("bfn-test-run-sweeper");

@@ -22,6 +22,7 @@ export function artifactNamesOf(answer: unknown): string[] {
  * never reported are left to that lifecycle.
  */
 export async function recordArtifacts(deps: RecordRunDeps, run: RunItem, names: string[]): Promise<void> {
+  const cap = deps.storageCap ? await deps.storageCap(run.account_id) : Infinity;
   let total = 0;
   let files = 0;
   const overCaps: string[] = [];
@@ -36,6 +37,14 @@ export async function recordArtifacts(deps: RecordRunDeps, run: RunItem, names: 
       overCaps.push(name);
       continue;
     }
+    const createdAt = deps.clock.now();
+    const expiresAt = deps.store.artifacts.expiryOf(createdAt.toISOString());
+    // Counted against the account's cap before it is recorded; a retried recorder gives back what it had counted.
+    if (!(await deps.store.storage.reserve(run.account_id, head.bytes, expiresAt, cap, createdAt))) {
+      deps.log(`run recorder: artifact ${name} of ${run.run_id} dropped: the account's storage is full (its plan's max_storage_mb)`);
+      overCaps.push(name);
+      continue;
+    }
     total += head.bytes;
     files++;
     const item = {
@@ -45,9 +54,10 @@ export async function recordArtifacts(deps: RecordRunDeps, run: RunItem, names: 
       name,
       content_type: artifactContentType(name, head.contentType),
       bytes: head.bytes,
-      created_at: deps.clock.now().toISOString(),
+      created_at: createdAt.toISOString(),
     };
     if (await deps.store.artifacts.putIfAbsent(item)) await deps.store.meters.recordArtifactBytes(run, item.created_at, item.bytes);
+    else await deps.store.storage.release(run.account_id, head.bytes, expiresAt);
   }
   for (let i = 0; i < overCaps.length; i += DELETE_CONCURRENCY) {
     await Promise.all(

@@ -15,8 +15,10 @@ import { redactorFor, redactResult } from "../../secrets/functionSecrets";
 import type { SecretBox } from "../../secrets/secretBox";
 
 export interface RecordRunDeps extends FinishRunDeps {
-  store: Pick<Store, "runs" | "meters" | "limits" | "artifacts" | "secrets">;
+  store: Pick<Store, "runs" | "meters" | "limits" | "artifacts" | "secrets" | "storage">;
   outcomes: OutcomeBucket;
+  /** The account's storage cap in bytes (its plan's max_storage_mb): artifacts past it are not recorded and are deleted. Absent: counted, not capped. */
+  storageCap?: (accountId: string) => Promise<number>;
   /** Opens the function's secrets, whose values are redacted from what its run answered. */
   secretBox: SecretBox;
 }

@@ -16,6 +16,8 @@ export interface ArtifactReceiver {
 export interface LocalArtifacts {
   /** A receiver for the run's artifacts: files under the data dir, records in the store. */
   receiver(run: { run_id: string; account_id: string; function_id: string }): ArtifactReceiver;
+  /** The bytes the account may still keep under its plan's storage cap (what a run is told at its start). */
+  bytesLeft(accountId: string): Promise<number>;
   /** An artifact's bytes, or null when its file is gone. */
   read(item: ArtifactItem): Promise<Uint8Array | null>;
   /** Removes the files and items of runs whose artifacts are past the retention (by the clock); returns how many runs. */
@@ -29,40 +31,73 @@ export interface LocalArtifacts {
  * store per file. A file's mtime is its item's `created_at` (the service's clock), and the sweep
  * removes a run's files and items once its newest file is past the retention.
  *
+ * Each file is counted against its account's storage cap (`storageCap`, in bytes) before it is
+ * kept: past the cap it is dropped, whatever the worker said (the runtime refuses it first, with
+ * `storage_limit_exceeded`, from the room the run was told at its start). A name saved again
+ * gives back what its previous file counted.
+ *
  * Metering is as on AWS (recordRun.ts): each name a run kept counts once, with the bytes it
  * ended with, when the run ends; saving a name again replaces the file without counting twice.
  */
-export function createLocalArtifacts(root: string, store: Pick<Store, "artifacts" | "meters">, log: (line: string) => void, clock: Clock): LocalArtifacts {
+export function createLocalArtifacts(
+  root: string,
+  store: Pick<Store, "artifacts" | "meters" | "storage">,
+  log: (line: string) => void,
+  clock: Clock,
+  storageCap: (accountId: string) => Promise<number>,
+): LocalArtifacts {
   const runDir = (runId: string) => path.join(root, runId.replace(/[^A-Za-z0-9_-]/g, "_"));
   return {
     receiver(run) {
       const dir = runDir(run.run_id);
       /** The items recorded, by name: the last of each is metered when the run ends. */
       const kept = new Map<string, ArtifactItem>();
-      const pending = new Set<Promise<void>>();
+      /** Files are counted and recorded one after another, in the order they came. */
+      let queue: Promise<void> = Promise.resolve();
+      let held = 0;
+      let cap: Promise<number> | undefined;
+      const keepFile = async (name: string, contentType: string, bytes: number, heldPath: string) => {
+        const createdAt = clock.now();
+        const expiresAt = store.artifacts.expiryOf(createdAt.toISOString());
+        cap ??= storageCap(run.account_id);
+        if (!(await store.storage.reserve(run.account_id, bytes, expiresAt, await cap, createdAt))) {
+          await rm(heldPath, { force: true });
+          log(`run ${run.run_id}: artifact ${name} dropped: the account's storage is full (its plan's max_storage_mb)`);
+          return;
+        }
+        const final = path.join(dir, name);
+        renameSync(heldPath, final);
+        utimesSync(final, createdAt, createdAt);
+        const item: ArtifactItem = {
+          run_id: run.run_id,
+          account_id: run.account_id,
+          function_id: run.function_id,
+          name,
+          content_type: contentType,
+          bytes,
+          created_at: createdAt.toISOString(),
+        };
+        const previous = kept.get(name);
+        kept.set(name, item);
+        try {
+          await store.artifacts.put(item);
+        } catch (error) {
+          kept.delete(name);
+          log(`run ${run.run_id}: recording artifact ${name} failed: ${(error as Error).message}`);
+          await store.storage.release(run.account_id, bytes, expiresAt);
+          return;
+        }
+        if (previous) await store.storage.release(run.account_id, previous.bytes, store.artifacts.expiryOf(previous.created_at));
+      };
       const parts = artifactParts(
         dir,
         ({ name, contentType, bytes, tmpPath }) => {
-          const createdAt = clock.now();
-          renameSync(tmpPath, path.join(dir, name));
-          utimesSync(path.join(dir, name), createdAt, createdAt);
-          const item: ArtifactItem = {
-            run_id: run.run_id,
-            account_id: run.account_id,
-            function_id: run.function_id,
-            name,
-            content_type: contentType,
-            bytes,
-            created_at: createdAt.toISOString(),
-          };
-          // The last save of a name is what counts, whichever write ends first.
-          kept.set(name, item);
-          const write = store.artifacts.put(item).catch((error: unknown) => {
-            if (kept.get(name) === item) kept.delete(name);
-            log(`run ${run.run_id}: recording artifact ${name} failed: ${(error as Error).message}`);
-          });
-          pending.add(write);
-          void write.finally(() => pending.delete(write));
+          // Out of the way of the next file of the same name while the store is asked (`#` is in no artifact name).
+          const heldPath = `${tmpPath}#${held++}`;
+          renameSync(tmpPath, heldPath);
+          queue = queue
+            .then(() => keepFile(name, contentType, bytes, heldPath))
+            .catch((error: unknown) => log(`run ${run.run_id}: keeping artifact ${name} failed: ${(error as Error).message}`));
           return true;
         },
         (name, why) => log(`run ${run.run_id}: artifact ${name} dropped: ${why}`),
@@ -70,14 +105,19 @@ export function createLocalArtifacts(root: string, store: Pick<Store, "artifacts
       return {
         part: parts.part,
         async finish() {
+          await queue;
           parts.discard();
-          await Promise.all(pending);
           for (const item of kept.values()) {
             await store.meters.recordArtifactBytes(run, item.created_at, item.bytes).catch((error: unknown) => log(`run ${run.run_id}: metering artifact ${item.name} failed: ${(error as Error).message}`));
           }
           kept.clear();
         },
       };
+    },
+
+    async bytesLeft(accountId) {
+      const [cap, held] = await Promise.all([storageCap(accountId), store.storage.held(accountId, clock.now())]);
+      return Math.max(0, cap - held);
     },
 
     async read(item) {

@@ -85,6 +85,8 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
         }
         await hooks.onRunning();
         const receiver = options.artifacts?.receiver({ run_id: request.runId, account_id: request.fn.account_id, function_id: request.fn.function_id });
+        // The room the run is told of (a store that fails here tells it none: the service still counts each file).
+        const storageBytesLeft = await options.artifacts?.bytesLeft(request.fn.account_id).catch(() => undefined);
         const limits = { timeoutMs: request.fn.timeout_seconds * 1000, memoryMb: request.fn.memory_mb };
         const following = live.start(request.runId, worker);
         let run;
@@ -94,6 +96,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
             artifacts: receiver,
             onLog: following.notify,
             secrets: request.secrets?.values ?? {},
+            ...(storageBytesLeft === undefined ? {} : { storageBytesLeft }),
           });
         } finally {
           following.end();

@@ -33,6 +33,8 @@ export interface RunOptions {
   onLog?: () => void;
   /** By name: handed to the run (`secrets.get`), and their values redacted from its streamed output. */
   secrets?: Readonly<Record<string, string>>;
+  /** Bytes the run's account may still keep (told to the run: its `artifacts.save` refuses past them). */
+  storageBytesLeft?: number;
 }
 
 /** One run in progress: its answer (`done`), then the worker ready again (`idle`, with what the run left running). */
@@ -174,6 +176,7 @@ export class WorkerProcess {
     await this.host.limitMemory(memoryMb * 2 + 512);
     await this.host.thaw();
     const request: RunRequest = { type: "run", runId, params, timeoutMs, artifactsUrl: options.artifactsUrl, secrets: { ...options.secrets } };
+    if (options.storageBytesLeft !== undefined) request.storageBytesLeft = options.storageBytesLeft;
     this.host.channel.write(encodeFrame(request));
     return { done: state.done.promise, idle: state.idle.promise };
   }
