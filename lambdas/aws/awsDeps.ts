@@ -1,3 +1,4 @@
+import { RunQueueState } from "../queue/queueState";
 import { KMSClient } from "@aws-sdk/client-kms";
 import { S3Client, type S3ClientConfig } from "@aws-sdk/client-s3";
 import { SchedulerClient } from "@aws-sdk/client-scheduler";
@@ -135,6 +136,7 @@ export function createAwsDeps(config: AwsConfig): Deps {
     // Downloads are short-lived presigned URLs the API redirects to: the bytes never pass through a Lambda.
     artifactContent: { open: async (item) => ({ redirect: await bucket.artifactDownloadUrl(item.run_id, item.name, item.content_type) }) },
     identity: createAwsIdentity(store.accounts, config),
+    queue: new RunQueueState(),
     runtime: createAwsRuntime({
       // The control plane with the SDK's standard retries (runs are invoked by the workflow, never from here).
       lambda: controlPlane,

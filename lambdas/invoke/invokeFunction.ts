@@ -98,7 +98,9 @@ export async function invokeFunction(
     return finishedResponse(finished);
   }
   waiting.abort();
-  return acceptedResponse({ ...run, status: "running" }, request.baseUrl);
+  // A run that waited in the queue (or for a worker) may still wait: the answer says which.
+  const now = run.status === "queued" ? await deps.store.runs.get(run.run_id).catch(() => undefined) : undefined;
+  return acceptedResponse({ ...run, status: now?.status === "queued" ? "queued" : "running" }, request.baseUrl);
 }
 
 async function pickVersion(deps: Deps, functionId: string, latest: number, header: string | undefined): Promise<number> {

@@ -43,6 +43,7 @@ export function toRunView(run: RunItem): z.infer<typeof RunView> {
     duration_ms: run.duration_ms,
     browser_ms: run.browser_ms,
     peak_memory_mb: run.peak_memory_mb,
+    ...(run.status === "queued" && run.queue_reason ? { queue_reason: run.queue_reason } : {}),
   };
 }
 

@@ -12,6 +12,8 @@ import { ScheduleStore } from "./scheduleStore";
 import { SecretStore } from "./secretStore";
 import { MAIN_TABLE, tableName } from "./tables";
 import { VersionStore } from "./versionStore";
+import { QueueCounts } from "../queue/queueCounts";
+import { QueueItems } from "../queue/queueItems";
 
 /** Everything browserfn keeps, on DynamoDB (dynalite locally). */
 export interface Store {
@@ -26,6 +28,9 @@ export interface Store {
   idempotency: IdempotencyStore;
   secrets: SecretStore;
   deliveries: DeliveryStore;
+  /** The run queue's items and its counters (lambdas/queue). */
+  queueItems: QueueItems;
+  queueCounts: QueueCounts;
 }
 
 /** Runs are kept this long by default (DynamoDB TTL on AWS). */
@@ -57,5 +62,7 @@ export function createStore(doc: DocumentSender, tablePrefix: string, options: S
     idempotency: new IdempotencyStore(doc, table),
     secrets: new SecretStore(doc, table),
     deliveries: new DeliveryStore(doc, table),
+    queueItems: new QueueItems(doc, table),
+    queueCounts: new QueueCounts(doc, table),
   };
 }

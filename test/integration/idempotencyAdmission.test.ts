@@ -36,7 +36,9 @@ describe("Idempotency-Key duplicates of a run not yet started", () => {
     const limits = t.service.deps.store.limits;
     const admission = await limits.admit("solo", "held", { concurrency: 1, invocationsPerMonth: 1000 }, Date.now() + 60_000, new Date());
     expect(admission).toMatchObject({ admitted: true });
-    return () => limits.release("solo", "held", true);
+    return async () => {
+      await limits.release("solo", "held", true);
+    };
   }
 
   const invoke = (idem: string, options: { async?: boolean; token?: string; fn?: string; ms?: number } = {}) => {
