@@ -136,7 +136,8 @@ export function createAwsDeps(config: AwsConfig): Deps {
     // Downloads are short-lived presigned URLs the API redirects to: the bytes never pass through a Lambda.
     artifactContent: { open: async (item) => ({ redirect: await bucket.artifactDownloadUrl(item.run_id, item.name, item.content_type) }) },
     identity: createAwsIdentity(store.accounts, config),
-    queue: new RunQueueState(),
+    // No dispatcher on AWS yet (the recorder and the sweeper would wake it): admission waits and refuses as before.
+    queue: new RunQueueState({ enabled: false }),
     runtime: createAwsRuntime({
       // The control plane with the SDK's standard retries (runs are invoked by the workflow, never from here).
       lambda: controlPlane,

@@ -43,10 +43,41 @@ export async function admitRun(
   const limits = { concurrency: plan.concurrency, invocationsPerMonth: plan.invocations_per_month, counted: run.counted === true };
   const now = deps.clock.now();
   const leaseUntil = now.getTime() + waitMs + MACHINE_WAIT_ALLOWANCE_MS + run.timeoutSeconds * 1000 + LEASE_MARGIN_MS;
+  if (!deps.queue.enabled) return admitWithin(deps, run, limits, plan.concurrency, waitMs);
   const admission = await deps.store.limits.admit(run.accountId, run.runId, limits, leaseUntil, now);
   if (admission.admitted) return runLease(deps, run.accountId, run.runId);
   if (admission.limit === "quota") throw quotaExceeded(run.plan, plan.invocations_per_month, admission.used, now);
   return "queued";
+}
+
+/**
+ * Admission where no dispatcher starts queued runs (RunQueueState.enabled false: AWS for now):
+ * waits up to `waitMs` for a slot, then 429 `concurrency_limit_exceeded`.
+ */
+async function admitWithin(
+  deps: Deps,
+  run: { accountId: string; plan: string; runId: string; timeoutSeconds: number },
+  limits: { concurrency: number; invocationsPerMonth: number; counted: boolean },
+  concurrency: number,
+  waitMs: number,
+): Promise<Lease> {
+  const deadline = Date.now() + waitMs;
+  for (let attempt = 0; ; attempt++) {
+    const now = deps.clock.now();
+    const leaseUntil = now.getTime() + waitMs + run.timeoutSeconds * 1000 + LEASE_MARGIN_MS;
+    const admission = await deps.store.limits.admit(run.accountId, run.runId, limits, leaseUntil, now);
+    if (admission.admitted) return runLease(deps, run.accountId, run.runId);
+    if (admission.limit === "quota") throw quotaExceeded(run.plan, limits.invocationsPerMonth, admission.used, now);
+    if (Date.now() >= deadline) {
+      throw new ApiError(
+        "concurrency_limit_exceeded",
+        `The '${run.plan}' plan allows ${concurrency} runs at a time and they are all in progress`,
+        { limit: concurrency, in_flight: admission.inFlight, waiting_for: "plan_concurrency" },
+        { "retry-after": "1" },
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(25 * 2 ** Math.min(attempt, 3), 200, Math.max(1, deadline - Date.now()))));
+  }
 }
 
 /** 429 `invocation_quota_exceeded`, retried at the start of the next month. */

@@ -7,6 +7,17 @@ import type { RunItem } from "../runs/types";
  * more), and the timer of the earliest run that is not ready yet (a retry's backoff).
  */
 export class RunQueueState {
+  /**
+   * False where no dispatcher can start queued runs yet (AWS, until the recorder and the
+   * sweeper dispatch: see docs/deploy.md): admission then waits within the caller's window
+   * and answers 429 `concurrency_limit_exceeded` as before the queue.
+   */
+  readonly enabled: boolean;
+
+  constructor(options: { enabled?: boolean } = {}) {
+    this.enabled = options.enabled !== false;
+  }
+
   private readonly waiters = new Map<string, ((run: RunItem) => void)[]>();
   private readonly dispatching = new Map<string, { again: boolean }>();
   private readonly timers = new Map<string, NodeJS.Timeout>();

@@ -158,7 +158,7 @@ export function pipelineRouteDeps(
     store: pipeline.memory.store,
     identity: { authenticate: unused, forget: () => undefined },
     runtime: pipeline.runtime,
-    queue: new RunQueueState(),
+    queue: new RunQueueState({ enabled: false }),
     scheduler: { check: () => undefined, sync: async () => undefined, remove: async () => undefined, close: async () => undefined },
     clock: options.clock ?? systemClock,
     secretBox: pipeline.secretBox,
