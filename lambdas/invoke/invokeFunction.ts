@@ -69,7 +69,7 @@ export async function invokeFunction(
     baseUrl: request.baseUrl,
     ...(runId ? { runId } : {}),
   });
-  const { run, completion } = await starting.catch(async (error: unknown) => {
+  const { run, completion, phase } = await starting.catch(async (error: unknown) => {
     await giveKeyBack();
     throw error;
   });
@@ -99,8 +99,7 @@ export async function invokeFunction(
   }
   waiting.abort();
   // A run that waited in the queue (or for a worker) may still wait: the answer says which.
-  const now = run.status === "queued" ? await deps.store.runs.get(run.run_id).catch(() => undefined) : undefined;
-  return acceptedResponse({ ...run, status: now?.status === "queued" ? "queued" : "running" }, request.baseUrl);
+  return acceptedResponse({ ...run, status: await phase() }, request.baseUrl);
 }
 
 async function pickVersion(deps: Deps, functionId: string, latest: number, header: string | undefined): Promise<number> {

@@ -20,6 +20,8 @@ export interface StartedRun {
   run: RunItem;
   /** Settles with the final run record; never rejects once the run exists. */
   completion: Promise<RunItem>;
+  /** Whether the run still waits for a slot or a worker (`queued`), or has one (`running`, a cold start included). */
+  phase(): Promise<"queued" | "running">;
 }
 
 /** A run that holds its lease, handed to the runtime. */
@@ -76,6 +78,7 @@ export async function launchRun(deps: Deps, launch: Launch): Promise<StartedRun>
     );
   };
   let ending: InvokeResult | undefined;
+  let phase: "queued" | "running" = "queued";
   const finish = async (result: InvokeResult): Promise<RunItem> => {
     ending = redactResult(redactor, result);
     clearTimeout(markTimer);
@@ -98,6 +101,8 @@ export async function launchRun(deps: Deps, launch: Launch): Promise<StartedRun>
       {
         onQueued: async () => {
           accepted = true;
+          // A worker is its own now (it starts cold): the run waits for nothing else, as a caller sees it.
+          phase = "running";
           markStarted();
         },
         onWaiting: async (reason) => {
@@ -107,6 +112,7 @@ export async function launchRun(deps: Deps, launch: Launch): Promise<StartedRun>
         },
         onRunning: async () => {
           accepted = true;
+          phase = "running";
           const startedAt = deps.clock.now().toISOString();
           run = { ...run, status: "running", started_at: startedAt, ...(launch.fromQueue ? { deadline_at: runDeadline(startedAt, fn.timeout_seconds) } : {}) };
           if (launch.markRunning === "if-long") {
@@ -154,7 +160,7 @@ export async function launchRun(deps: Deps, launch: Launch): Promise<StartedRun>
       });
   void completion.then(release(false), release(true));
   await Promise.race([startedSignal, completion]);
-  return { run, completion };
+  return { run, completion, phase: async () => phase };
 }
 
 /** Removes the record of a run that was never started (left queued, the next start removes it). */
