@@ -5,6 +5,7 @@
  * bounds it with 429 `queue_full`.
  */
 import { DEFAULT_PLANS } from "../../lambdas/config/plans";
+import { openEventStream } from "../helpers/eventStream";
 import { expectError } from "../helpers/http";
 import { startTestService, type TestService } from "../helpers/localService";
 import { peakOverlap } from "../helpers/peakOverlap";
@@ -88,6 +89,11 @@ describe("the run queue", () => {
     const waiting = (await t.call("GET", `/runs/${queued.body.run_id}`, { token: key })).body as Run;
     expect(waiting.status).toBe("queued");
     expect(waiting.queue_reason).toBe("plan_concurrency");
+    // Its event stream says queued, then running once it starts, then its end.
+    const stream = await openEventStream(t.url, `/runs/${queued.body.run_id}/events`, { token: key });
+    await stream.ended;
+    const statuses = stream.events.filter((event) => event.event === "status").map((event) => event.json.status);
+    expect(statuses).toEqual(["queued", "running", "succeeded"]);
     const run = await finished(key, queued.body.run_id);
     expect(run.status).toBe("succeeded");
     // It answered before its run entered the automation (today it is held until the slot frees).
