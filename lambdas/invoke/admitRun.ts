@@ -17,11 +17,12 @@ const LEASE_MARGIN_MS = 60_000;
 export const MACHINE_WAIT_ALLOWANCE_MS = 15 * 60_000;
 
 /** The lease of a run in flight: lease ids are run ids. Giving it back wakes the account's queue when runs wait. */
-export function runLease(deps: Deps, accountId: string, runId: string): Lease {
+export function runLease(deps: Deps, accountId: string, runId: string, plan: string): Lease {
   return {
     release: async (refund = false) => {
-      const { queued } = await deps.store.limits.release(accountId, runId, refund);
-      if (queued > 0) wakeQueue(deps, accountId);
+      // The release's own answer (the item as it is now) is the dispatcher's first look: no read of its own.
+      const { queued, item } = await deps.store.limits.release(accountId, runId, refund);
+      if (queued > 0) wakeQueue(deps, accountId, { plan, ...(item ? { limits: item } : {}) });
     },
   };
 }
@@ -45,7 +46,7 @@ export async function admitRun(
   const leaseUntil = now.getTime() + waitMs + MACHINE_WAIT_ALLOWANCE_MS + run.timeoutSeconds * 1000 + LEASE_MARGIN_MS;
   if (!deps.queue.enabled) return admitWithin(deps, run, limits, plan.concurrency, waitMs);
   const admission = await deps.store.limits.admit(run.accountId, run.runId, limits, leaseUntil, now);
-  if (admission.admitted) return runLease(deps, run.accountId, run.runId);
+  if (admission.admitted) return runLease(deps, run.accountId, run.runId, run.plan);
   if (admission.limit === "quota") throw quotaExceeded(run.plan, plan.invocations_per_month, admission.used, now);
   return "queued";
 }
@@ -66,7 +67,7 @@ async function admitWithin(
     const now = deps.clock.now();
     const leaseUntil = now.getTime() + waitMs + run.timeoutSeconds * 1000 + LEASE_MARGIN_MS;
     const admission = await deps.store.limits.admit(run.accountId, run.runId, limits, leaseUntil, now);
-    if (admission.admitted) return runLease(deps, run.accountId, run.runId);
+    if (admission.admitted) return runLease(deps, run.accountId, run.runId, run.plan);
     if (admission.limit === "quota") throw quotaExceeded(run.plan, limits.invocationsPerMonth, admission.used, now);
     if (Date.now() >= deadline) {
       throw new ApiError(

@@ -3,7 +3,17 @@ import type { Deps } from "../deps";
 import { MACHINE_WAIT_ALLOWANCE_MS } from "../invoke/admitRun";
 import { finishRun } from "../runs/finishRun";
 import type { RunItem } from "../runs/types";
+import type { LimitItem } from "../store/limitStore";
 import { startQueuedRun } from "./startQueuedRun";
+
+/**
+ * What the waker knows already, saving the dispatcher a read each: the account's plan (a lease
+ * knows the plan it was taken under) and its LIMITS item as the release's write left it.
+ */
+export interface DispatchHint {
+  plan?: string;
+  limits?: LimitItem;
+}
 
 /** Extra life of a lease past the run's own limits (as admitRun's). */
 const LEASE_MARGIN_MS = 60_000;
@@ -14,10 +24,16 @@ const MAX_STEPS = 200;
  * Wakes the account's dispatcher in this process: called when a lease is given back with runs
  * queued, after an enqueue, at start-up and by the recovery sweep. Never waits, never throws.
  */
-export function wakeQueue(deps: Deps, accountId: string): void {
+export function wakeQueue(deps: Deps, accountId: string, hint: DispatchHint = {}): void {
   if (deps.queue.isClosed) return;
+  let first: DispatchHint | undefined = hint;
   void deps.queue
-    .exclusive(accountId, () => dispatchQueue(deps, accountId))
+    .exclusive(accountId, () => {
+      // What the waker knew is good for the first loop only; a loop run again reads afresh.
+      const known = first ?? {};
+      first = undefined;
+      return dispatchQueue(deps, accountId, known);
+    })
     .catch((error: unknown) => deps.log(`dispatching the run queue of ${accountId} failed: ${(error as Error).stack ?? error}`));
 }
 
@@ -31,13 +47,15 @@ export function wakeQueue(deps: Deps, accountId: string): void {
  * longer `queued` (canceled) is not started, its lease is given back. Then the run is handed
  * to the runtime (startQueuedRun) without waiting for its end.
  */
-export async function dispatchQueue(deps: Deps, accountId: string): Promise<void> {
-  const account = await deps.store.accounts.getAccount(accountId);
-  const plan = deps.config.plans[account?.plan ?? DEFAULT_PLAN] ?? deps.config.plans[DEFAULT_PLAN];
+export async function dispatchQueue(deps: Deps, accountId: string, hint: DispatchHint = {}): Promise<void> {
+  const planName = hint.plan ?? (await deps.store.accounts.getAccount(accountId))?.plan ?? DEFAULT_PLAN;
+  const plan = deps.config.plans[planName] ?? deps.config.plans[DEFAULT_PLAN];
   if (!plan) return;
+  let known = hint.limits;
   for (let step = 0; step < MAX_STEPS && !deps.queue.isClosed; step++) {
     const now = deps.clock.now();
-    const limits = await deps.store.limits.read(accountId);
+    const limits = known ?? (await deps.store.limits.read(accountId));
+    known = undefined;
     if (!limits) return;
     if (await deps.store.limits.removeExpired(accountId, limits, now)) continue;
     if ((limits.queued ?? 0) <= 0) {
@@ -67,7 +85,7 @@ export async function dispatchQueue(deps: Deps, accountId: string): Promise<void
       if (record?.status === "queued") await endOrphan(deps, record);
       continue;
     }
-    await startQueuedRun(deps, queued, record, fn);
+    await startQueuedRun(deps, queued, record, fn, planName);
   }
 }
 

@@ -13,7 +13,7 @@ import type { QueuedRun } from "./queueItems";
  * recorded as any run's (finishRun), a caller waiting in this process gets it (RunQueueState),
  * and its lease's release wakes the queue again.
  */
-export async function startQueuedRun(deps: Deps, queued: QueuedRun, record: RunItem, fn: FunctionItem): Promise<void> {
+export async function startQueuedRun(deps: Deps, queued: QueuedRun, record: RunItem, fn: FunctionItem, plan: string): Promise<void> {
   const secrets = await secretsForRun(deps, fn.function_id, fn.has_secrets === true);
   // A runtime that records runs itself (AWS) stops watching the run once it started: nobody reads its end here.
   const watching = new AbortController();
@@ -23,7 +23,7 @@ export async function startQueuedRun(deps: Deps, queued: QueuedRun, record: RunI
     params: queued.params,
     secrets,
     redactor: new Redactor(Object.values(secrets.values)),
-    lease: runLease(deps, queued.account_id, queued.run_id),
+    lease: runLease(deps, queued.account_id, queued.run_id, plan),
     waitMs: 0,
     signal: watching.signal,
     baseUrl: queued.base_url,

@@ -98,7 +98,7 @@ export class LimitStore {
    * Gives a lease back (its run ended); `refund` also uncounts the invocation (it never started).
    * A lease no longer held (released already, or expired) is left alone: releasing twice is safe.
    */
-  async release(accountId: string, leaseId: string, refund = false): Promise<{ queued: number }> {
+  async release(accountId: string, leaseId: string, refund = false): Promise<{ queued: number; item?: LimitItem }> {
     try {
       const { Attributes } = await this.doc.send(
         new UpdateCommand({
@@ -112,8 +112,9 @@ export class LimitStore {
           ReturnValues: "ALL_NEW",
         }),
       );
-      const queued = (Attributes as { queued?: unknown } | undefined)?.queued;
-      return { queued: typeof queued === "number" ? queued : 0 };
+      if (!Attributes) return { queued: 0 };
+      const { leases, month_key, invocations, queued, rr_cursor } = asStored<LimitItem>(Attributes);
+      return { queued: typeof queued === "number" ? queued : 0, item: { leases, month_key, invocations, queued, rr_cursor } };
     } catch (error) {
       if (isConditionFailed(error)) return { queued: 0 };
       throw error;
