@@ -5,6 +5,7 @@
  * bounds it with 429 `queue_full`.
  */
 import { DEFAULT_PLANS } from "../../lambdas/config/plans";
+import { runScheduled } from "../../lambdas/schedule/runScheduled";
 import { openEventStream } from "../helpers/eventStream";
 import { expectError } from "../helpers/http";
 import { startTestService, type TestService } from "../helpers/localService";
@@ -145,5 +146,21 @@ describe("the run queue", () => {
     expect(logs).toHaveLength(3);
     const usage = (await t.call("GET", "/usage", { token: key })).body;
     expect(usage.remaining.invocations).toBe(10_000 - 3);
+  }, 60_000);
+
+  it("queues a scheduled firing past the plan's concurrency (today: a failed run), and skips the next firing while it waits", async () => {
+    const key = await t.newAccount("queue-schedule", "one");
+    await t.deploy("stamped", STAMPED, {}, key);
+    await t.deploy("nightly", STAMPED, { schedule: "0 3 * * *" }, key);
+    const holding = await t.call("POST", "/functions/stamped", { token: key, body: { ms: 1500 }, headers: async });
+    expect(holding.status).toBe(202);
+    const info = (await t.call("GET", "/functions/nightly/info", { token: key })).body;
+    const firing = await runScheduled(t.service.deps, info.function_id, "2026-08-01T03:00:00.000Z");
+    expect(firing.outcome).toBe("started");
+    const runId = firing.outcome === "started" ? firing.runId : "";
+    expect((await t.call("GET", `/runs/${runId}`, { token: key })).body).toMatchObject({ status: "queued", trigger: "schedule", queue_reason: "plan_concurrency" });
+    const next = await runScheduled(t.service.deps, info.function_id, "2026-08-02T03:00:00.000Z");
+    expect(next.outcome).toBe("skipped");
+    expect((await finished(key, runId)).status).toBe("succeeded");
   }, 60_000);
 });
