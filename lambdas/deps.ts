@@ -3,6 +3,7 @@ import type { ServiceConfig } from "./config/serviceConfig";
 import type { FunctionItem } from "./functions/types";
 import type { RateLimiter } from "./http/rateLimiter";
 import type { Identity } from "./identity/identity";
+import type { RunQueueState } from "./queue/queueState";
 import type { Runtime } from "./runtime/runtime";
 import type { Scheduler } from "./schedule/scheduler";
 import type { SecretBox } from "./secrets/secretBox";
@@ -55,6 +56,8 @@ export interface Deps {
   store: Store;
   identity: Identity;
   runtime: Runtime;
+  /** This process's part of the run queue (the queue is in the store): waiting callers, dispatch loops, timers. */
+  queue: RunQueueState;
   scheduler: Scheduler;
   /** Per-key request limits (absent: none). */
   rateLimiter?: RateLimiter;

@@ -1,3 +1,4 @@
+import { RunQueueState } from "../queue/queueState";
 import { KMSClient } from "@aws-sdk/client-kms";
 import { S3Client, type S3ClientConfig } from "@aws-sdk/client-s3";
 import { SchedulerClient } from "@aws-sdk/client-scheduler";
@@ -137,6 +138,8 @@ export function createAwsDeps(config: AwsConfig): Deps {
     // Downloads are short-lived presigned URLs the API redirects to: the bytes never pass through a Lambda.
     artifactContent: { open: async (item) => ({ redirect: await bucket.artifactDownloadUrl(item.run_id, item.name, item.content_type) }) },
     identity: createAwsIdentity(store.accounts, config),
+    // No dispatcher on AWS yet (the recorder and the sweeper would wake it): admission waits and refuses as before.
+    queue: new RunQueueState({ enabled: false }),
     runtime: createAwsRuntime({
       // The control plane with the SDK's standard retries (runs are invoked by the workflow, never from here).
       lambda: controlPlane,

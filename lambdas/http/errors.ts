@@ -30,6 +30,7 @@ export const ERROR_STATUS = {
   headers_too_large: 431,
   concurrency_limit_exceeded: 429,
   invocation_quota_exceeded: 429,
+  queue_full: 429,
   rate_limited: 429,
   too_many_streams: 429,
   too_many_connections: 429,

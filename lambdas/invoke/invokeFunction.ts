@@ -69,7 +69,7 @@ export async function invokeFunction(
     baseUrl: request.baseUrl,
     ...(runId ? { runId } : {}),
   });
-  const { run, completion } = await starting.catch(async (error: unknown) => {
+  const { run, completion, phase } = await starting.catch(async (error: unknown) => {
     await giveKeyBack();
     throw error;
   });
@@ -98,7 +98,8 @@ export async function invokeFunction(
     return finishedResponse(finished);
   }
   waiting.abort();
-  return acceptedResponse({ ...run, status: "running" }, request.baseUrl);
+  // A run that waited in the queue (or for a worker) may still wait: the answer says which.
+  return acceptedResponse({ ...run, status: await phase() }, request.baseUrl);
 }
 
 async function pickVersion(deps: Deps, functionId: string, latest: number, header: string | undefined): Promise<number> {

@@ -34,6 +34,8 @@ import { createLocalSecretBox } from "../secrets/localSecretBox";
 import { LocalWebhookDispatcher } from "../webhooks/localDispatcher";
 import { DEFAULT_RETRY_BASE_MS } from "../webhooks/retrySchedule";
 import { createWebhookOutbox } from "../webhooks/webhookOutbox";
+import { RunQueueState } from "../queue/queueState";
+import { QueueSweep } from "../queue/sweepQueues";
 
 /** Verified API keys are remembered this long; revocations through the API apply at once. */
 const IDENTITY_CACHE_MS = 5_000;
@@ -68,8 +70,14 @@ export interface LocalServiceOptions {
   wrapStoreClient?: (doc: DocumentSender) => DocumentSender;
 }
 
+/**
+ * How often the run queue's recovery sweep runs (sweepQueues.ts): releases wake the queue
+ * directly, so this only recovers what a dispatcher that died left behind.
+ */
+const QUEUE_SWEEP_MS = 30_000;
+
 /** How often what is past its retention is removed (artifacts' files, expired items: dynalite has no TTL). */
-const SWEEP_MS = 60 * 60_000;
+const ARTIFACT_SWEEP_MS = 60 * 60_000;
 
 /** The whole service on one machine: dynalite, the route handlers over HTTP, the local runtime. */
 export async function startLocalService(config: LocalConfig, options: LocalServiceOptions = {}): Promise<LocalService> {
@@ -82,10 +90,15 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
   let runtime: ReturnType<typeof createLocalRuntime> | undefined;
   let scheduler: LocalScheduler | undefined;
   let sweepTimer: NodeJS.Timeout | undefined;
+  let queueSweepTimer: NodeJS.Timeout | undefined;
+  const queue = new RunQueueState();
   let dispatcher: LocalWebhookDispatcher | undefined;
   /** Stops what has been started, in the order that lets runs end before the store goes. */
   const stopParts = async () => {
     clearInterval(sweepTimer);
+    clearInterval(queueSweepTimer);
+    // Queued runs stay queued in the store for the next start; none is started from here on.
+    queue.close();
     // Attempts under way are aborted unrecorded; runs that end from here on keep their deliveries in the outbox.
     await dispatcher?.close();
     await scheduler?.close();
@@ -128,7 +141,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       await removeExpiredItems(storeDoc, config.tablePrefix, clock.now());
     };
     await sweep();
-    sweepTimer = setInterval(() => void sweep().catch((error: unknown) => log(`retention sweep failed: ${(error as Error).message}`)), SWEEP_MS);
+    sweepTimer = setInterval(() => void sweep().catch((error: unknown) => log(`retention sweep failed: ${(error as Error).message}`)), ARTIFACT_SWEEP_MS);
     sweepTimer.unref();
     runtime = createLocalRuntime({
       store,
@@ -146,6 +159,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
         cacheMs: IDENTITY_CACHE_MS,
       }),
       runtime,
+      queue,
       scheduler,
       rateLimiter: createRateLimiter(config.rateLimit),
       clock,
@@ -177,6 +191,11 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     deps.config.publicUrl = url;
     await scheduler.start();
     dispatcher.start(webhooks);
+    // Runs queued before this start (or by another service on the same store) start now.
+    const queueSweep = new QueueSweep(deps);
+    await queueSweep.sweep();
+    queueSweepTimer = setInterval(() => void queueSweep.sweep().catch((error: unknown) => log(`sweeping the run queue failed: ${(error as Error).message}`)), QUEUE_SWEEP_MS);
+    queueSweepTimer.unref();
     let closing: Promise<void> | undefined;
     return {
       url,

@@ -37,5 +37,7 @@ export function copyRun(run: RunItem): RunItem {
     memory_mb: run.memory_mb,
     request_origin: run.request_origin,
     sdk_version: run.sdk_version,
+    // Only while it waits: a run that started (or ended) waits for nothing.
+    ...(run.status === "queued" && (run.queue_reason === "plan_concurrency" || run.queue_reason === "machine_busy") ? { queue_reason: run.queue_reason } : {}),
   };
 }

@@ -5,10 +5,14 @@ import { endedRun } from "./finishRun";
 import { type RunError, type RunItem, runTimeoutMs } from "./types";
 
 /** What settling did to a run: removed (never started), ended, or nothing (it had ended meanwhile). */
-export type Settled = "removed" | "ended" | "final";
+export type Settled = "removed" | "ended" | "final" | "waiting";
+
+/** How far a queued run that still waits in the run queue has its deadline moved each time it is found overdue. */
+const WAITING_DEADLINE_MS = 24 * 60 * 60_000;
 
 /**
- * Ends a run whose end was lost (the service stopped under it locally; on AWS, its workflow
+ * Ends a run whose end was lost (a run still waiting in the run queue is left to wait, its
+ * deadline moved on: `waiting`) (the service stopped under it locally; on AWS, its workflow
  * ended without recording it, or it passed its deadline): a queued run its account holds no
  * lease for was never admitted (its record is written beside its admission), never started,
  * and is removed; any other is ended `failed` with `error`, metered once, and its lease given
@@ -16,15 +20,23 @@ export type Settled = "removed" | "ended" | "final";
  * `run.failed` deliveries are owed as for any other end (webhookOutbox.ts).
  */
 export async function settleRun(
-  store: Pick<Store, "runs" | "meters" | "limits">,
+  store: Pick<Store, "runs" | "meters" | "limits" | "queueItems">,
   clock: Clock,
   run: RunItem,
   error: RunError,
   webhooks?: WebhookOutbox,
 ): Promise<Settled> {
-  if (run.status === "queued" && !(await store.limits.holds(run.account_id, run.run_id))) {
-    await store.runs.deleteIfQueued(run.run_id);
-    return "removed";
+  if (run.status === "queued") {
+    // Waiting in the run queue is no lost end: it starts when a slot frees, and is due later.
+    const item = { account_id: run.account_id, function_id: run.function_id, ready_at: run.queued_at, run_id: run.run_id };
+    if (await store.queueItems.has(item)) {
+      await store.runs.postponeDeadline(run, new Date(clock.now().getTime() + WAITING_DEADLINE_MS).toISOString());
+      return "waiting";
+    }
+    if (!(await store.limits.holds(run.account_id, run.run_id))) {
+      await store.runs.deleteIfQueued(run.run_id);
+      return "removed";
+    }
   }
   const finishedAt = clock.now();
   const startedAt = Date.parse(run.started_at ?? run.queued_at);

@@ -46,6 +46,7 @@ export function toRunView(stored: RunItem): z.infer<typeof RunView> {
     duration_ms: run.duration_ms,
     browser_ms: run.browser_ms,
     peak_memory_mb: run.peak_memory_mb,
+    ...(run.status === "queued" && run.queue_reason ? { queue_reason: run.queue_reason } : {}),
   };
 }
 

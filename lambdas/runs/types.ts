@@ -1,4 +1,6 @@
 export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "timed_out";
+/** What a queued run waits for: a slot of its plan's concurrency, or a worker of this machine (local). */
+export type QueueReason = "plan_concurrency" | "machine_busy";
 /** What started a run: an HTTP invocation, its schedule, or an MCP client's `tools/call`. */
 export type RunTrigger = "http" | "schedule" | "mcp";
 
@@ -37,6 +39,8 @@ export interface RunItem {
   memory_mb: number;
   request_origin: string | null;
   sdk_version: string | null;
+  /** While queued: what it waits for (absent once it started, and on runs that never waited). */
+  queue_reason?: QueueReason;
 }
 
 export const FINAL_STATUSES: readonly RunStatus[] = ["succeeded", "failed", "timed_out"];

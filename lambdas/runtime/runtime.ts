@@ -13,7 +13,7 @@ export interface InvokeRequest {
   runId: string;
   /** Validated parameters by name. */
   params: Record<string, unknown>;
-  /** How long to wait for a free worker before 429 `concurrency_limit_exceeded`. */
+  /** How long the caller waits for the run (its sync window); a run waiting for a worker waits on past it (queued). */
   waitMs: number;
   /** Where the run's artifacts are served (`…/runs/<run_id>/artifacts/`): what `artifacts.save` answers, with the name appended. */
   artifactsUrl: string;
@@ -46,6 +46,12 @@ export interface RunSecrets {
 export interface InvokeHooks {
   /** A slot is reserved but the run waits for a cold start (not called for a warm start). */
   onQueued(): Promise<void>;
+  /**
+   * The run is admitted but waits for the machine (local: every worker busy): it stays `queued`
+   * and starts when the pool grants it a worker, fairly between accounts. Optional for runtimes
+   * that never wait (AWS).
+   */
+  onWaiting?(reason: "machine_busy"): Promise<void>;
   /** The automation starts now (AWS: Lambda has its event). */
   onRunning(): Promise<void>;
 }

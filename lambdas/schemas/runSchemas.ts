@@ -39,6 +39,12 @@ export const RunView = z
     duration_ms: z.number().nullable(),
     browser_ms: z.number().describe("Browser-session time in ms"),
     peak_memory_mb: z.number().nullable(),
+    queue_reason: z
+      .enum(["plan_concurrency", "machine_busy"])
+      .optional()
+      .describe(
+        "Only while the run is `queued`: what it waits for. `plan_concurrency`: every run the account's plan allows at a time is in progress (it starts when one ends, round-robin between the account's functions); `machine_busy`: its plan admitted it, but every worker of this machine is busy (local service; workers are shared fairly between accounts)",
+      ),
   })
   .meta({ id: "Run" });
 
@@ -62,7 +68,7 @@ export const LogList = z.object({ items: z.array(LogEntry) }).meta({ id: "LogLis
 export const AcceptedRun = z
   .object({
     run_id: z.string(),
-    status: z.enum(["queued", "running"]),
+    status: z.enum(["queued", "running"]).describe("`queued`: it waits for a slot of the plan's concurrency (or a worker of the machine) and starts as soon as one frees; `running`: it started"),
     status_url: z.string().describe("GET it (GET /runs/{run_id}) for the run and, once it ended, its result; also the Location header"),
   })
   .meta({ id: "AcceptedRun" });

@@ -5,17 +5,27 @@ import { asStored } from "./keys";
 export interface AdmitLimits {
   concurrency: number;
   invocationsPerMonth: number;
+  /** The invocation was counted already (a batch reserves its items' invocations at once): take the lease only. */
+  counted?: boolean;
 }
 
-export type Admission = { admitted: true } | { admitted: false; limit: "concurrency" | "quota"; inFlight: number; used: number };
+/**
+ * `concurrency`: every slot is taken; `queue`: runs of the account are queued (a new run must
+ * not start ahead of them); `quota`: the month's invocations are used up.
+ */
+export type Admission = { admitted: true } | { admitted: false; limit: "concurrency" | "queue" | "quota"; inFlight: number; used: number };
 
-interface LimitItem {
+export interface LimitItem {
   leases?: Record<string, number>;
   month_key?: string;
   invocations?: number;
+  /** Runs of the account waiting in its run queue (lambdas/queue). */
+  queued?: number;
+  /** The function the run queue served last (round-robin between functions). */
+  rr_cursor?: string;
 }
 
-const limitKey = (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: "LIMITS" });
+export const limitKey = (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: "LIMITS" });
 const ATTEMPTS = 8;
 
 /**
@@ -31,23 +41,28 @@ export class LimitStore {
   ) {}
 
   /** Takes a lease and counts one invocation of this month, both or neither. */
+  /**
+   * Takes a lease and counts one invocation of this month, both or neither (a `counted` run: the
+   * lease only). Never ahead of the account's queued runs: the same write requires `queued` to be 0.
+   */
   async admit(accountId: string, leaseId: string, limits: AdmitLimits, leaseUntil: number, now: Date): Promise<Admission> {
     const month = now.toISOString().slice(0, 7);
+    const counted = limits.counted === true;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       try {
         await this.doc.send(
           new UpdateCommand({
             TableName: this.table,
             Key: limitKey(accountId),
-            UpdateExpression: "SET leases.#lease = :until ADD invocations :one",
-            ConditionExpression: "month_key = :month AND size(leases) < :concurrency AND invocations < :quota",
+            UpdateExpression: counted ? "SET leases.#lease = :until" : "SET leases.#lease = :until ADD invocations :one",
+            ConditionExpression: `month_key = :month AND size(leases) < :concurrency${counted ? "" : " AND invocations < :quota"} AND (attribute_not_exists(queued) OR queued <= :zero)`,
             ExpressionAttributeNames: { "#lease": leaseId },
             ExpressionAttributeValues: {
               ":until": leaseUntil,
-              ":one": 1,
               ":month": month,
               ":concurrency": limits.concurrency,
-              ":quota": limits.invocationsPerMonth,
+              ":zero": 0,
+              ...(counted ? {} : { ":one": 1, ":quota": limits.invocationsPerMonth }),
             },
           }),
         );
@@ -72,8 +87,9 @@ export class LimitStore {
       }
       const used = item.invocations ?? 0;
       const inFlight = Object.keys(leases).length;
-      if (used >= limits.invocationsPerMonth) return { admitted: false, limit: "quota", inFlight, used };
+      if (!counted && used >= limits.invocationsPerMonth) return { admitted: false, limit: "quota", inFlight, used };
       if (inFlight >= limits.concurrency) return { admitted: false, limit: "concurrency", inFlight, used };
+      if ((item.queued ?? 0) > 0) return { admitted: false, limit: "queue", inFlight, used };
     }
     throw new Error(`Could not admit a run for ${accountId}: too much contention`);
   }
@@ -82,19 +98,29 @@ export class LimitStore {
    * Gives a lease back (its run ended); `refund` also uncounts the invocation (it never started).
    * A lease no longer held (released already, or expired) is left alone: releasing twice is safe.
    */
-  async release(accountId: string, leaseId: string, refund = false): Promise<void> {
-    await sendConditional(
-      this.doc,
-      new UpdateCommand({
-        TableName: this.table,
-        Key: limitKey(accountId),
-        UpdateExpression: refund ? "REMOVE leases.#lease ADD invocations :minus" : "REMOVE leases.#lease",
-        ConditionExpression: "attribute_exists(leases.#lease)",
-        ExpressionAttributeNames: { "#lease": leaseId },
-        ...(refund ? { ExpressionAttributeValues: { ":minus": -1 } } : {}),
-      }),
-    );
+  async release(accountId: string, leaseId: string, refund = false): Promise<{ queued: number; item?: LimitItem }> {
+    try {
+      const { Attributes } = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: limitKey(accountId),
+          UpdateExpression: refund ? "REMOVE leases.#lease ADD invocations :minus" : "REMOVE leases.#lease",
+          ConditionExpression: "attribute_exists(leases.#lease)",
+          ExpressionAttributeNames: { "#lease": leaseId },
+          ...(refund ? { ExpressionAttributeValues: { ":minus": -1 } } : {}),
+          // What the run queue needs to know whether a run waits for this slot: no read of its own.
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      if (!Attributes) return { queued: 0 };
+      const { leases, month_key, invocations, queued, rr_cursor } = asStored<LimitItem>(Attributes);
+      return { queued: typeof queued === "number" ? queued : 0, item: { leases, month_key, invocations, queued, rr_cursor } };
+    } catch (error) {
+      if (isConditionFailed(error)) return { queued: 0 };
+      throw error;
+    }
   }
+
 
   /** True when the account holds a lease for this run (it was admitted and has not ended). */
   async holds(accountId: string, leaseId: string): Promise<boolean> {
@@ -110,11 +136,32 @@ export class LimitStore {
     return { invocations: sameMonth ? (item?.invocations ?? 0) : 0, inFlight: live.length };
   }
 
-  private async read(accountId: string): Promise<LimitItem | undefined> {
+  /** The account's limits item as it is now (consistent read). */
+  async read(accountId: string): Promise<LimitItem | undefined> {
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: limitKey(accountId), ConsistentRead: true }));
     if (!Item) return undefined;
-    const { leases, month_key, invocations } = asStored<LimitItem>(Item);
-    return { leases, month_key, invocations };
+    const { leases, month_key, invocations, queued, rr_cursor } = asStored<LimitItem>(Item);
+    return { leases, month_key, invocations, queued, rr_cursor };
+  }
+
+  /** Makes sure the account's limits item exists and is of this month (before a write that requires it). */
+  async ensureMonth(accountId: string, now: Date): Promise<LimitItem> {
+    const month = now.toISOString().slice(0, 7);
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const item = await this.read(accountId);
+      if (!item) await this.putIfMissing(accountId, month);
+      else if (item.month_key !== month) await this.startMonth(accountId, item.month_key, month);
+      else return item;
+    }
+    throw new Error(`Could not read the limits of ${accountId}: too much contention`);
+  }
+
+  /** Removes the leases that expired by `now` (their services died); true when some did. */
+  async removeExpired(accountId: string, item: LimitItem, now: Date): Promise<boolean> {
+    const expired = Object.entries(item.leases ?? {}).filter(([, until]) => until <= now.getTime());
+    if (expired.length === 0) return false;
+    await this.removeLeases(accountId, expired);
+    return true;
   }
 
   private async putIfMissing(accountId: string, month: string): Promise<void> {

@@ -8,7 +8,8 @@ import {
 import { jsonTextDeeperThan } from "../runner/jsonDepth";
 import { MAX_JSON_DEPTH } from "../runner/outputLimits";
 import { runWithinDepth } from "../runs/resultDepth";
-import { FINAL_STATUSES, type RunItem } from "../runs/types";
+import { copyRun } from "../runs/copyRun";
+import { FINAL_STATUSES, type QueueReason, type RunItem } from "../runs/types";
 import { fromParts, toParts } from "./blobParts";
 import { queryAll, queryUpTo, scanAll, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored } from "./keys";
@@ -22,6 +23,7 @@ import {
   runsIndexKey,
   ACTIVE_SHARDS,
   activePk,
+  activeIndexKey,
   PENDING_WEBHOOKS_PK,
   LISTED_ATTRIBUTES,
   runToItem,
@@ -115,6 +117,40 @@ export class RunStore {
       ExpressionAttributeValues: { ":pk": runKey(runId).pk, ":prefix": "PARAMS#" },
     });
     for (const part of parts) await this.doc.send(new DeleteCommand({ TableName: this.table, Key: { pk: part.pk, sk: part.sk } }));
+  }
+
+  /**
+   * Moves a run that is still queued (it waits in the run queue, legitimately) to a later
+   * deadline, so the sweeper does not take it for a lost run; false when it is not queued.
+   */
+  async postponeDeadline(run: RunItem, deadlineAt: string, reason?: QueueReason): Promise<boolean> {
+    const moved = { ...copyRun(run), deadline_at: deadlineAt };
+    return sendConditional(
+      this.doc,
+      new UpdateCommand({
+        TableName: this.table,
+        Key: runKey(run.run_id),
+        UpdateExpression: reason ? "SET deadline_at = :deadline, gsi1sk = :sk, queue_reason = :reason" : "SET deadline_at = :deadline, gsi1sk = :sk",
+        ConditionExpression: "#status = :queued",
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: { ":deadline": deadlineAt, ":sk": activeIndexKey(moved).gsi1sk, ":queued": "queued", ...(reason ? { ":reason": reason } : {}) },
+      }),
+    );
+  }
+
+  /** Notes what a queued run waits for (see markWaiting), only while it is still queued. */
+  async setQueueReason(runId: string, reason: QueueReason): Promise<boolean> {
+    return sendConditional(
+      this.doc,
+      new UpdateCommand({
+        TableName: this.table,
+        Key: runKey(runId),
+        UpdateExpression: "SET queue_reason = :reason",
+        ConditionExpression: "#status = :queued",
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: { ":reason": reason, ":queued": "queued" },
+      }),
+    );
   }
 
   /** Writes the run item (after its params and result parts, if any); false when `onlyIfActive` did not hold. */

@@ -13,6 +13,8 @@ import { SecretStore } from "./secretStore";
 import { StorageStore } from "./storageStore";
 import { MAIN_TABLE, tableName } from "./tables";
 import { VersionStore } from "./versionStore";
+import { QueueCounts } from "../queue/queueCounts";
+import { QueueItems } from "../queue/queueItems";
 
 /** Everything browserfn keeps, on DynamoDB (dynalite locally). */
 export interface Store {
@@ -29,6 +31,9 @@ export interface Store {
   deliveries: DeliveryStore;
   /** What each account holds (artifacts, run records), against its plan's storage cap. */
   storage: StorageStore;
+  /** The run queue's items and its counters (lambdas/queue). */
+  queueItems: QueueItems;
+  queueCounts: QueueCounts;
 }
 
 /** Runs are kept this long by default (DynamoDB TTL on AWS). */
@@ -62,5 +67,7 @@ export function createStore(doc: DocumentSender, tablePrefix: string, options: S
     secrets: new SecretStore(doc, table),
     deliveries: new DeliveryStore(doc, table),
     storage,
+    queueItems: new QueueItems(doc, table),
+    queueCounts: new QueueCounts(doc, table),
   };
 }

@@ -1,3 +1,4 @@
+import { RunQueueState } from "../../lambdas/queue/queueState";
 import { InProcessKms } from "./inProcessKms";
 import { createKmsSecretBox, runnerSession } from "../../lambdas/secrets/kmsSecretBox";
 import type { SecretBox } from "../../lambdas/secrets/secretBox";
@@ -157,6 +158,7 @@ export function pipelineRouteDeps(
     store: pipeline.memory.store,
     identity: { authenticate: unused, forget: () => undefined },
     runtime: pipeline.runtime,
+    queue: new RunQueueState({ enabled: false }),
     scheduler: { check: () => undefined, sync: async () => undefined, remove: async () => undefined, close: async () => undefined },
     clock: options.clock ?? systemClock,
     secretBox: pipeline.secretBox,

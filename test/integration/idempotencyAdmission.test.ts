@@ -2,12 +2,12 @@ import { DEFAULT_PLANS } from "../../lambdas/config/plans";
 import { LOCAL_ACCOUNT } from "../../lambdas/local/bootstrap";
 import { newRunId } from "../../lambdas/runs/runIds";
 import { requestHash } from "../../lambdas/store/idempotencyStore";
-import { expectError } from "../helpers/http";
+import { wakeQueue } from "../../lambdas/queue/dispatchQueue";
 import { startTestService, type TestService } from "../helpers/localService";
 
 // Idempotency-Key duplicates of a request whose run is not started yet (docs/api.md, Idempotency):
-// a duplicate never replays a run that may still be refused; it waits, and when the first
-// request is refused (its key given back) it tries itself, within its own sync window.
+// a run past the plan's concurrency (or waiting for a worker) is queued, never refused, so a
+// duplicate replays the queued run.
 
 const SLOW = "export default async (ms: number = 50) => { await new Promise((r) => setTimeout(r, ms)); return { ms }; };";
 const SYNC_MS = 3000;
@@ -36,7 +36,14 @@ describe("Idempotency-Key duplicates of a run not yet started", () => {
     const limits = t.service.deps.store.limits;
     const admission = await limits.admit("solo", "held", { concurrency: 1, invocationsPerMonth: 1000 }, Date.now() + 60_000, new Date());
     expect(admission).toMatchObject({ admitted: true });
-    return () => limits.release("solo", "held", true);
+    let freed = false;
+    return async () => {
+      if (freed) return;
+      freed = true;
+      // As a run's end does: the release wakes the account's queue.
+      const { queued } = await limits.release("solo", "held", true);
+      if (queued > 0) wakeQueue(t.service.deps, "solo");
+    };
   }
 
   const invoke = (idem: string, options: { async?: boolean; token?: string; fn?: string; ms?: number } = {}) => {
@@ -53,79 +60,47 @@ describe("Idempotency-Key duplicates of a run not yet started", () => {
     }
   }
 
-  it("answers a respond-async duplicate arriving while the first waits for a plan slot 503 within about a second, never a 202 for a run that is then removed", async () => {
+  it("replays a respond-async duplicate of a queued run: the first is answered 202 queued at once, the duplicate gets the same run", async () => {
     const free = await holdSlot();
     try {
-      const first = invoke("q2", { async: true });
-      await sleep(500);
+      const first = await invoke("q2", { async: true });
+      expect([first.status, first.body.status]).toEqual([202, "queued"]);
+      expect(first.ms).toBeLessThan(2000);
       const duplicate = await invoke("q2", { async: true });
-      expectError(duplicate, 503, "service_unavailable");
-      expect(duplicate.headers.get("retry-after")).toBe("1");
-      expect(duplicate.ms).toBeLessThan(2000);
-      expectError(await first, 429, "concurrency_limit_exceeded");
-      expect((await t.call("GET", "/functions/slow/logs", { token: key })).body.items).toHaveLength(0);
+      expect([duplicate.status, duplicate.body.run_id, duplicate.headers.get("idempotent-replayed")]).toEqual([202, first.body.run_id, "true"]);
+      await free();
+      expect(await finished(String(first.body.run_id), key)).toMatchObject({ status: "succeeded" });
+      expect((await t.call("GET", "/functions/slow/logs", { token: key })).body.items).toHaveLength(1);
     } finally {
       await free();
     }
   }, 30_000);
 
-  it("starts the duplicate's own run when the slot frees up within its window after the first was refused", async () => {
-    const free = await holdSlot();
-    let freed = false;
-    try {
-      const first = invoke("q3", { async: true });
-      await sleep(1500);
-      const duplicate = invoke("q3");
-      expectError(await first, 429, "concurrency_limit_exceeded");
-      await free();
-      freed = true;
-      const answer = await duplicate;
-      expect([answer.status, answer.headers.get("idempotent-replayed")]).toEqual([200, null]);
-      const runId = String(answer.headers.get("x-run-id"));
-      expect(await finished(runId, key)).toMatchObject({ status: "succeeded" });
-      // The key is now the duplicate's run's: a retry replays it.
-      const retry = await invoke("q3");
-      expect([retry.status, retry.headers.get("x-run-id"), retry.headers.get("idempotent-replayed")]).toEqual([200, runId, "true"]);
-    } finally {
-      if (!freed) await free();
-    }
-  }, 30_000);
-
-  it("keeps a synchronous duplicate within its own window: 429 when capacity never freed, not a second full window", async () => {
+  it("answers a synchronous call whose run stays queued past its window 202 queued, and a duplicate replays that run", async () => {
     const free = await holdSlot();
     try {
-      const first = invoke("q4");
-      await sleep(500);
-      const duplicate = await invoke("q4");
-      expectError(await first, 429, "concurrency_limit_exceeded");
-      expectError(duplicate, 429, "concurrency_limit_exceeded");
-      expect(duplicate.ms).toBeLessThan(SYNC_MS + 1500);
+      const answers = await Promise.all([invoke("q4"), sleep(300).then(() => invoke("q4"))]);
+      const runIds = new Set(answers.map((answer) => answer.body.run_id));
+      expect(runIds.size).toBe(1);
+      for (const answer of answers) expect([answer.status, answer.body.status]).toEqual([202, "queued"]);
+      await free();
+      expect(await finished(String(answers[0]!.body.run_id), key)).toMatchObject({ status: "succeeded" });
     } finally {
       await free();
     }
   }, 30_000);
 
-  it("answers simultaneous duplicates of a refused request 429, each, not 503 for a start it has not seen settle", async () => {
-    const free = await holdSlot();
-    try {
-      const answers = await Promise.all([invoke("q6"), invoke("q6")]);
-      for (const answer of answers) expectError(answer, 429, "concurrency_limit_exceeded");
-    } finally {
-      await free();
-    }
-  }, 30_000);
-
-  it("answers a respond-async duplicate of a run still waiting for a worker (which may yet be refused) 503 within about a second, not a replay", async () => {
+  it("answers a respond-async call whose run waits for a busy worker 202 queued (machine_busy) at once, and replays it to a duplicate", async () => {
     // The function's one worker is busy for longer than the window.
     const busy = await invoke("busy", { async: true, token: t.adminKey, fn: "single", ms: SYNC_MS + 2500 });
     expect(busy.status).toBe(202);
-    const first = invoke("q5", { async: true, token: t.adminKey, fn: "single" });
-    await sleep(500);
+    const first = await invoke("q5", { async: true, token: t.adminKey, fn: "single" });
+    expect([first.status, first.body.status]).toEqual([202, "queued"]);
+    expect(first.ms).toBeLessThan(2000);
+    expect((await t.call("GET", `/runs/${first.body.run_id}`)).body).toMatchObject({ status: "queued", queue_reason: "machine_busy" });
     const duplicate = await invoke("q5", { async: true, token: t.adminKey, fn: "single" });
-    expectError(duplicate, 503, "service_unavailable");
-    expect(duplicate.headers.get("retry-after")).toBe("1");
-    expect(duplicate.ms).toBeLessThan(2000);
-    expectError(await first, 429, "concurrency_limit_exceeded");
+    expect([duplicate.status, duplicate.body.run_id, duplicate.headers.get("idempotent-replayed")]).toEqual([202, first.body.run_id, "true"]);
+    expect(await finished(String(first.body.run_id), t.adminKey)).toMatchObject({ status: "succeeded" });
     expect(await finished(String(busy.body.run_id), t.adminKey)).toMatchObject({ status: "succeeded" });
   }, 30_000);
 

@@ -1,3 +1,4 @@
+import { RunQueueState } from "../../lambdas/queue/queueState";
 import type { GetAccountSettingsCommand } from "@aws-sdk/client-lambda";
 import { DEFAULT_PLANS } from "../../lambdas/config/plans";
 import { MAX_BODY_BYTES } from "../../lambdas/config/serviceConfig";
@@ -123,6 +124,7 @@ function service(options: { inline?: boolean; configure?: boolean; checkFunction
     store: memory.store,
     identity: { authenticate: () => Promise.reject(new Error("not used")) } as unknown as Deps["identity"],
     runtime,
+    queue: new RunQueueState(),
     scheduler,
     clock,
     secretBox: { seal: () => Promise.reject(new Error("not used")), open: () => Promise.reject(new Error("not used")) },

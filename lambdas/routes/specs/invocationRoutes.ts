@@ -17,6 +17,7 @@ const INVOKE_ERRORS = [
   "idempotency_key_reused",
   "concurrency_limit_exceeded",
   "invocation_quota_exceeded",
+  "queue_full",
   "function_error",
   "result_not_serializable",
   "result_too_large",

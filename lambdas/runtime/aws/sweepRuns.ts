@@ -6,7 +6,7 @@ import { recordExecutionEnd } from "./recordRun";
 import { failStuckDeploys } from "./stuckDeploys";
 
 export interface SweepDeps extends FinishRunDeps {
-  store: Pick<Store, "runs" | "meters" | "limits" | "functions">;
+  store: Pick<Store, "runs" | "meters" | "limits" | "functions" | "queueItems">;
   /** Reports how many runs a scheduled sweep ended past their deadline (on AWS: an EMF log line, sweptRunsMetric.ts). */
   sweptRuns?: (count: number) => void;
 }

@@ -72,7 +72,10 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
     },
     async invoke(request, hooks) {
       memoryOf.set(request.fn.function_id, request.fn.memory_mb);
-      const lease = await pool.acquire(request.fn.function_id, request.version, request.waitMs);
+      // No 429 for a busy machine: the admitted run waits for a worker (it stays `queued`, `machine_busy`).
+      const lease = await pool.acquire(request.fn.function_id, request.version, Number.POSITIVE_INFINITY, request.fn.account_id, () => {
+        void hooks.onWaiting?.("machine_busy");
+      });
       let finished: Promise<boolean> = Promise.resolve(false);
       try {
         if (!lease.warm) await hooks.onQueued();

@@ -26,6 +26,7 @@ export interface Lease {
 }
 
 interface Waiter {
+  accountId: string;
   functionId: string;
   key: string;
   grant: (lease: Lease) => void;
@@ -42,6 +43,7 @@ export class WorkerPool {
   private readonly starting = new Set<Promise<unknown>>(); // workers being started for a lease
   private readonly removed = new Set<string>(); // deleted functions: their workers are not kept
   private readonly active = new Map<string, number>(); // busy or starting, by function id
+  private readonly activeByAccount = new Map<string, number>(); // busy or starting, by account
   private readonly finishing = new Map<string, number>(); // answered but not yet released, by version key
   private processes = 0; // every worker process, idle ones included, and those starting
   private readonly waiters: Waiter[] = [];
@@ -56,29 +58,43 @@ export class WorkerPool {
     this.reaper.unref();
   }
 
-  /** Reserves a worker slot for a version, waiting up to `waitMs`; 429 when none frees up. */
-  acquire(functionId: string, version: number, waitMs: number): Promise<Lease> {
+  /**
+   * Reserves a worker slot for a version, waiting up to `waitMs` (default: as long as it takes;
+   * 429 past a finite one). `onWait` is called once when it has to wait. Freed slots go to the
+   * waiting account that has the fewest workers now (then the longest waiting): one account's
+   * backlog never holds every worker while another account waits.
+   */
+  acquire(functionId: string, version: number, waitMs = Number.POSITIVE_INFINITY, accountId = "", onWait?: () => void): Promise<Lease> {
     const key = `${functionId}#${version}`;
-    const lease = this.tryGrant(functionId, key);
+    const lease = this.tryGrant(accountId, functionId, key);
     if (lease) return Promise.resolve(lease);
+    onWait?.();
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = { functionId, key, grant: (granted) => {
+      let timer: NodeJS.Timeout | undefined;
+      const waiter: Waiter = { accountId, functionId, key, grant: (granted) => {
         clearTimeout(timer);
         resolve(granted);
       } };
-      const timer = setTimeout(() => {
-        this.waiters.splice(this.waiters.indexOf(waiter), 1);
-        reject(
-          new ApiError(
-            "concurrency_limit_exceeded",
-            `Every worker is busy (at most ${this.limits.perFunction} per function, ${this.limits.total} in all); try again shortly`,
-            { per_function: this.limits.perFunction, total: this.limits.total },
-            { "retry-after": "1" },
-          ),
-        );
-      }, waitMs);
+      if (Number.isFinite(waitMs)) {
+        timer = setTimeout(() => {
+          this.waiters.splice(this.waiters.indexOf(waiter), 1);
+          reject(
+            new ApiError(
+              "concurrency_limit_exceeded",
+              `Every worker of this machine is busy (at most ${this.limits.perFunction} per function, ${this.limits.total} in all); try again shortly`,
+              { per_function: this.limits.perFunction, total: this.limits.total, waiting_for: "machine_busy" },
+              { "retry-after": "1" },
+            ),
+          );
+        }, waitMs);
+      }
       this.waiters.push(waiter);
     });
+  }
+
+  /** Runs waiting for a worker now. */
+  get waiting(): number {
+    return this.waiters.length;
   }
 
   /** Stops the idle workers of a function (busy ones stop when they are released). */
@@ -110,7 +126,7 @@ export class WorkerPool {
     await Promise.allSettled([...this.starting]);
   }
 
-  private tryGrant(functionId: string, key: string): Lease | undefined {
+  private tryGrant(accountId: string, functionId: string, key: string): Lease | undefined {
     if (this.closed) throw new ApiError("service_unavailable", "The service is stopping");
     if ((this.active.get(functionId) ?? 0) >= this.limits.perFunction) return undefined;
     const idle = this.idle.get(key);
@@ -126,10 +142,11 @@ export class WorkerPool {
       this.processes++;
     }
     this.active.set(functionId, (this.active.get(functionId) ?? 0) + 1);
-    return this.lease(functionId, key, worker);
+    this.activeByAccount.set(accountId, (this.activeByAccount.get(accountId) ?? 0) + 1);
+    return this.lease(accountId, functionId, key, worker);
   }
 
-  private lease(functionId: string, key: string, warm: WorkerProcess | undefined): Lease {
+  private lease(accountId: string, functionId: string, key: string, warm: WorkerProcess | undefined): Lease {
     let worker: Promise<WorkerProcess> | undefined = warm ? Promise.resolve(warm) : undefined;
     if (warm) this.busy.add(warm);
     let released = false;
@@ -171,6 +188,9 @@ export class WorkerPool {
           else this.finishing.delete(key);
         }
         this.active.set(functionId, (this.active.get(functionId) ?? 1) - 1);
+        const accountLeft = (this.activeByAccount.get(accountId) ?? 1) - 1;
+        if (accountLeft > 0) this.activeByAccount.set(accountId, accountLeft);
+        else this.activeByAccount.delete(accountId);
         const started = worker ? await worker.catch(() => undefined) : undefined;
         if (started) this.busy.delete(started);
         const keep = reusable && started?.alive && !this.closed && !this.removed.has(functionId);
@@ -202,16 +222,23 @@ export class WorkerPool {
     return false;
   }
 
+  /** Grants freed slots: each time to the waiter whose account has the fewest workers now, the longest waiting first among equals. */
   private pump(): void {
-    for (let i = 0; i < this.waiters.length; ) {
-      const waiter = this.waiters[i] as Waiter;
-      const lease = this.closed ? undefined : this.tryGrant(waiter.functionId, waiter.key);
-      if (!lease) {
-        i++;
-        continue;
+    for (;;) {
+      if (this.closed) return;
+      const order = this.waiters
+        .map((waiter, index) => ({ waiter, index, load: this.activeByAccount.get(waiter.accountId) ?? 0 }))
+        .sort((a, b) => a.load - b.load || a.index - b.index);
+      let granted = false;
+      for (const { waiter } of order) {
+        const lease = this.tryGrant(waiter.accountId, waiter.functionId, waiter.key);
+        if (!lease) continue;
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        waiter.grant(lease);
+        granted = true;
+        break;
       }
-      this.waiters.splice(i, 1);
-      waiter.grant(lease);
+      if (!granted) return;
     }
   }
 

@@ -1,0 +1,64 @@
+import { DEFAULT_PLAN, maxQueuedOf } from "../config/plans";
+import type { Deps } from "../deps";
+import { ApiError } from "../http/errors";
+import { quotaExceeded } from "../invoke/admitRun";
+import type { RunItem } from "../runs/types";
+import { wakeQueue } from "./dispatchQueue";
+
+/** How long past its queueing a queued run's record says it is due (the sweeper postpones it while it waits: settleRun). */
+export const QUEUED_DEADLINE_MS = 24 * 60 * 60_000;
+
+/** Retry-After of a `queue_full` answer: the queue moves as runs end, not at a known time. */
+const QUEUE_FULL_RETRY_SECONDS = 5;
+
+/**
+ * Puts a recorded run (status `queued`) into its account's run queue: counts it (`queued` + 1
+ * and its invocation, unless `counted`) within the plan's `max_queued` and monthly quota, then
+ * writes its queue item, and wakes the account's dispatcher. Past `max_queued`: 429
+ * `queue_full`; past the quota: 429 `invocation_quota_exceeded`; either way nothing is left
+ * counted or queued (the caller removes the record).
+ */
+export async function enqueueRun(
+  deps: Deps,
+  run: RunItem,
+  options: { plan: string; params: Record<string, unknown>; baseUrl: string | null; counted: boolean },
+): Promise<void> {
+  const plan = deps.config.plans[options.plan] ?? deps.config.plans[DEFAULT_PLAN];
+  if (!plan) throw new Error(`no plan '${options.plan}' and no default plan`);
+  const now = deps.clock.now();
+  const account = run.account_id;
+  await deps.store.limits.ensureMonth(account, now);
+  const limits = { quota: plan.invocations_per_month, maxQueued: maxQueuedOf(plan), counted: options.counted };
+  if ((await deps.store.queueCounts.enqueue(account, limits, now.toISOString().slice(0, 7))) !== "counted") {
+    const item = await deps.store.limits.read(account);
+    const used = item?.invocations ?? 0;
+    if (!options.counted && used >= plan.invocations_per_month) throw quotaExceeded(options.plan, plan.invocations_per_month, used, now);
+    throw new ApiError(
+      "queue_full",
+      `The '${options.plan}' plan queues at most ${limits.maxQueued} runs, and as many wait already; try again once some have started`,
+      { limit: limits.maxQueued, queued: item?.queued ?? limits.maxQueued, concurrency: plan.concurrency },
+      { "retry-after": String(QUEUE_FULL_RETRY_SECONDS) },
+    );
+  }
+  try {
+    await deps.store.queueItems.put({
+      account_id: account,
+      function_id: run.function_id,
+      run_id: run.run_id,
+      version: run.version,
+      ready_at: run.queued_at,
+      params: options.params,
+      base_url: options.baseUrl,
+      counted: options.counted,
+    });
+  } catch (error) {
+    await deps.store.queueCounts.unenqueue(account, options.counted).catch((undo: unknown) => deps.log(`run ${run.run_id}: uncounting it from the queue failed: ${(undo as Error).message}`));
+    throw error;
+  }
+  // The record says what it waits for and is not overdue while it waits (one write, conditional
+  // on `queued`: the dispatcher may have started it meanwhile).
+  await deps.store.runs
+    .postponeDeadline(run, new Date(Date.parse(run.queued_at) + QUEUED_DEADLINE_MS).toISOString(), "plan_concurrency")
+    .catch((error: unknown) => deps.log(`run ${run.run_id}: noting that it waits failed: ${(error as Error).message}`));
+  wakeQueue(deps, account);
+}

@@ -1,0 +1,34 @@
+import type { Deps } from "../deps";
+import type { FunctionItem } from "../functions/types";
+import { runLease } from "../invoke/admitRun";
+import { launchRun } from "../invoke/launchRun";
+import type { RunItem } from "../runs/types";
+import { secretsForRun } from "../secrets/functionSecrets";
+import { Redactor } from "../secrets/redactor";
+import type { QueuedRun } from "./queueItems";
+
+/**
+ * Hands a run taken out of the queue (its lease held) to the runtime, as startRun does for a
+ * run admitted at once; resolves once the runtime has it. Nobody waits here for its end: it is
+ * recorded as any run's (finishRun), a caller waiting in this process gets it (RunQueueState),
+ * and its lease's release wakes the queue again.
+ */
+export async function startQueuedRun(deps: Deps, queued: QueuedRun, record: RunItem, fn: FunctionItem, plan: string): Promise<void> {
+  const secrets = await secretsForRun(deps, fn.function_id, fn.has_secrets === true);
+  // A runtime that records runs itself (AWS) stops watching the run once it started: nobody reads its end here.
+  const watching = new AbortController();
+  await launchRun(deps, {
+    run: record,
+    fn,
+    params: queued.params,
+    secrets,
+    redactor: new Redactor(Object.values(secrets.values)),
+    lease: runLease(deps, queued.account_id, queued.run_id, plan),
+    waitMs: 0,
+    signal: watching.signal,
+    baseUrl: queued.base_url,
+    markRunning: "at-start",
+    fromQueue: true,
+  });
+  watching.abort();
+}
