@@ -19,6 +19,7 @@ import { InProcessLambda, type ServiceLambda } from "./inProcessLambda";
 import { InProcessS3 } from "./inProcessS3";
 import { InProcessStepFunctions } from "./inProcessStepFunctions";
 import { type MemoryStore, startMemoryStore } from "./memoryStore";
+import { inlineCodeAnalysis } from "./inlineCodeAnalysis";
 import { launchTestBrowser } from "./testBrowser";
 
 export const RECORDER_ARN = "arn:aws:lambda:eu-west-1:123456789012:function:bfn-run-recorder";
@@ -158,6 +159,7 @@ export function pipelineRouteDeps(
     identity: { authenticate: unused, forget: () => undefined },
     runtime: pipeline.runtime,
     scheduler: { check: () => undefined, sync: async () => undefined, remove: async () => undefined, close: async () => undefined },
+    codeAnalysis: inlineCodeAnalysis,
     clock: options.clock ?? systemClock,
     secretBox: pipeline.secretBox,
     config: { plans: DEFAULT_PLANS, publicUrl: null, syncWaitSeconds: options.syncWaitSeconds, maxBodyBytes: MAX_BODY_BYTES },
