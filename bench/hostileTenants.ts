@@ -1,0 +1,103 @@
+/**
+ * `npm run bench:hostile`: another tenant's invocation latency while hostile accounts deploy
+ * code made to stall the service (issue #26), against the same on the idle service, side by
+ * side in the same run (docs/benchmarks.md, "Hostile tenants (issue #26)"). The service runs in
+ * its own process, as `npm start` runs it.
+ *
+ * Phases, each ROUNDS sequential no-browser invocations of the other account's function:
+ * idle; while two hostile accounts deploy without pause (one a module the parser needs minutes
+ * for, stopped at the 5 s budget each time; the other, in turn, 3,000 `[]` parameters, 256 KB of
+ * `string` parameters, nested Records and code nested too deeply to parse); idle again.
+ */
+import { TOO_DEEP, STRINGS_AT_LIMIT, emptyTupleParameters, nestedRecords, slowToParse } from "../test/helpers/hostileCode";
+import { startBenchService } from "./benchService";
+import { round, summary, timed } from "./stats";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
+const WARM_UP = 100;
+
+async function main(): Promise<void> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
+  const service = await startBenchService("process", "defaults");
+  const request = async (method: string, urlPath: string, key: string | null, body?: unknown) => {
+    const response = await fetch(service.url + urlPath, {
+      method,
+      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, text: await response.text() };
+  };
+  const account = async (name: string) => {
+    const { status, text } = await request("POST", "/api-keys", service.key, { account: name, plan: "pro" });
+    if (status !== 201) throw new Error(`account ${name}: ${status} ${text}`);
+    return (JSON.parse(text) as { key: string }).key;
+  };
+  try {
+    const [other, parserBomb, schemaBomb] = [await account("other"), await account("hostile-a"), await account("hostile-b")];
+    const created = await request("POST", "/functions", other, { name: "noop", code: "export default async (n: number = 1) => ({ n });" });
+    if (created.status !== 201) throw new Error(`deploy: ${created.status} ${created.text}`);
+    let n = 0;
+    const invoke = async () => {
+      const { status, text } = await request("POST", "/functions/noop", other, { n: n++ });
+      if (status !== 200) throw new Error(`invoke: ${status} ${text}`);
+    };
+    const health = () => request("GET", "/health", null);
+    for (let i = 0; i < WARM_UP; i++) await invoke();
+    const phase = async () => {
+      const invokeTimes: number[] = [];
+      const healthTimes: number[] = [];
+      for (let i = 0; i < ROUNDS; i++) {
+        invokeTimes.push(await timed(invoke));
+        healthTimes.push(await timed(health));
+      }
+      return { invoke_ms: summary(invokeTimes), health_ms: summary(healthTimes) };
+    };
+
+    const idle = await phase();
+
+    const attacks = [() => emptyTupleParameters(3000), STRINGS_AT_LIMIT, nestedRecords, ...Object.values(TOO_DEEP)];
+    const answers: Record<string, number> = {};
+    let stop = false;
+    let deploys = 0;
+    const hostile = async (key: string, code: (i: number) => string) => {
+      for (let i = 0; !stop; i++) {
+        const { status } = await request("POST", "/functions", key, { name: `attack-${deploys++}`, code: code(i) });
+        answers[status] = (answers[status] ?? 0) + 1;
+      }
+    };
+    const bomb = slowToParse();
+    const streams = [hostile(parserBomb, () => bomb), hostile(schemaBomb, (i) => (attacks[i % attacks.length] as () => string)())];
+    // The streams' first deploys are under way before the measured calls start.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const start = performance.now();
+    const underAttack = await phase();
+    const seconds = (performance.now() - start) / 1000;
+    stop = true;
+    await Promise.all(streams);
+
+    const idleAgain = await phase();
+    console.log(
+      JSON.stringify(
+        {
+          rounds: ROUNDS,
+          idle,
+          under_hostile_deploys: underAttack,
+          idle_after: idleAgain,
+          hostile_over_idle_invoke_p50_ratio: round(underAttack.invoke_ms.p50 / idle.invoke_ms.p50),
+          hostile_over_idle_health_p50_ratio: round(underAttack.health_ms.p50 / idle.health_ms.p50),
+          hostile_phase_seconds: round(seconds),
+          hostile_deploy_answers_by_status: answers,
+        },
+        null,
+        2,
+      ),
+    );
+  } finally {
+    await service.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
