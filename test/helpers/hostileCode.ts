@@ -51,11 +51,12 @@ export const TOO_DEEP: Record<string, () => string> = {
 };
 
 /**
- * A module the TypeScript parser needs minutes for: `a<b<b<…` makes it try, at each `<`, to read
- * what follows as type arguments first (a quadratic back-and-forth); a hundred such statements.
- * It deploys (it is valid code), so only a time budget stops it.
+ * A module the TypeScript parser needs a minute or more for: `a<b<b<…` makes it try, at each `<`,
+ * to read what follows as type arguments first (a quadratic back-and-forth; 500 deep is shallow
+ * enough for a main thread's stack); 150 such statements, 180 KB. It deploys (it is valid code),
+ * so only a time budget stops it.
  */
-export function slowToParse(statements = 100, depth = 1000): string {
+export function slowToParse(statements = 150, depth = 500): string {
   const lines = Array.from({ length: statements }, (_, i) => `const x${i} = a${"<b".repeat(depth)};`);
   return `declare const a: number, b: number;\n${lines.join("\n")}\nexport default async (n: number) => n;`;
 }
