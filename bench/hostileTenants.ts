@@ -4,10 +4,11 @@
  * side in the same run (docs/benchmarks.md, "Hostile tenants (issue #26)"). The service runs in
  * its own process, as `npm start` runs it.
  *
- * Phases, each ROUNDS sequential no-browser invocations of the other account's function:
- * idle; while two hostile accounts deploy without pause (one a module the parser needs minutes
- * for, stopped at the 5 s budget each time; the other, in turn, 3,000 `[]` parameters, 256 KB of
- * `string` parameters, nested Records and code nested too deeply to parse); idle again.
+ * Phases, each ROUNDS sequential no-browser invocations of the other account's function (and a
+ * GET /health after each): idle; while one hostile account deploys without pause a module the
+ * parser needs a minute for (stopped at the 5 s budget each time); while a second one also
+ * deploys, in turn, 3,000 `[]` parameters, 256 KB of `string` parameters, nested Records and
+ * code nested too deeply to parse; idle again.
  */
 import { TOO_DEEP, STRINGS_AT_LIMIT, emptyTupleParameters, nestedRecords, slowToParse } from "../test/helpers/hostileCode";
 import { startBenchService } from "./benchService";
@@ -56,37 +57,44 @@ async function main(): Promise<void> {
     const idle = await phase();
 
     const attacks = [() => emptyTupleParameters(3000), STRINGS_AT_LIMIT, nestedRecords, ...Object.values(TOO_DEEP)];
-    const answers: Record<string, number> = {};
-    let stop = false;
-    let deploys = 0;
-    const hostile = async (key: string, code: (i: number) => string) => {
-      for (let i = 0; !stop; i++) {
-        const { status } = await request("POST", "/functions", key, { name: `attack-${deploys++}`, code: code(i) });
-        answers[status] = (answers[status] ?? 0) + 1;
-      }
-    };
     const bomb = slowToParse();
-    const streams = [hostile(parserBomb, () => bomb), hostile(schemaBomb, (i) => (attacks[i % attacks.length] as () => string)())];
-    // The streams' first deploys are under way before the measured calls start.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const start = performance.now();
-    const underAttack = await phase();
-    const seconds = (performance.now() - start) / 1000;
-    stop = true;
-    await Promise.all(streams);
-
+    let deploys = 0;
+    /** A phase while hostile accounts deploy without pause, each with `code(i)` for its i-th deploy. */
+    const underAttack = async (streams: { key: string; code: (i: number) => string }[]) => {
+      const answers: Record<string, number> = {};
+      let stop = false;
+      const deploying = streams.map(async ({ key, code }) => {
+        for (let i = 0; !stop; i++) {
+          const { status } = await request("POST", "/functions", key, { name: `attack-${deploys++}`, code: code(i) });
+          answers[status] = (answers[status] ?? 0) + 1;
+        }
+      });
+      // The first deploys are under way before the measured calls start.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const start = performance.now();
+      const measured = await phase();
+      const seconds = round((performance.now() - start) / 1000);
+      stop = true;
+      await Promise.all(deploying);
+      return { ...measured, seconds, hostile_deploy_answers_by_status: answers };
+    };
+    const one = await underAttack([{ key: parserBomb, code: () => bomb }]);
+    const two = await underAttack([
+      { key: parserBomb, code: () => bomb },
+      { key: schemaBomb, code: (i) => (attacks[i % attacks.length] as () => string)() },
+    ]);
     const idleAgain = await phase();
     console.log(
       JSON.stringify(
         {
           rounds: ROUNDS,
           idle,
-          under_hostile_deploys: underAttack,
+          one_hostile_deploy: one,
+          two_hostile_accounts: two,
           idle_after: idleAgain,
-          hostile_over_idle_invoke_p50_ratio: round(underAttack.invoke_ms.p50 / idle.invoke_ms.p50),
-          hostile_over_idle_health_p50_ratio: round(underAttack.health_ms.p50 / idle.health_ms.p50),
-          hostile_phase_seconds: round(seconds),
-          hostile_deploy_answers_by_status: answers,
+          one_hostile_over_idle_invoke_p50_ratio: round(one.invoke_ms.p50 / idle.invoke_ms.p50),
+          two_hostile_over_idle_invoke_p50_ratio: round(two.invoke_ms.p50 / idle.invoke_ms.p50),
+          one_hostile_over_idle_health_p50_ratio: round(one.health_ms.p50 / idle.health_ms.p50),
         },
         null,
         2,

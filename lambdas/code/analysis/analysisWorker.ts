@@ -4,6 +4,8 @@
  * pool ends it when a module takes more than the deploy budget; its heap is capped by the
  * pool's resourceLimits.
  */
+import { readlinkSync } from "node:fs";
+import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import { codeWarnings, compileCode } from "../compileCode";
 import { ApiError } from "../../http/errors";
@@ -21,6 +23,22 @@ function answer(request: AnalysisRequest): AnalysisReply {
   }
 }
 
+/**
+ * Lowers this thread's CPU priority (nice 10) on Linux, where a thread's nice value is its own
+ * (`/proc/thread-self` names its id): on a busy machine, the service's thread (requests) and the
+ * workers that run functions come first, and a deploy's reading takes what is left. Elsewhere, or
+ * when not allowed, nothing changes.
+ */
+function lowerPriority(): void {
+  try {
+    const threadId = Number(readlinkSync("/proc/thread-self").split("/").at(-1));
+    if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, 10);
+  } catch {
+    // Not Linux, or no /proc: the thread keeps the process's priority.
+  }
+}
+
+lowerPriority();
 const port = parentPort;
 if (port) {
   port.on("message", (request: AnalysisRequest) => port.postMessage(answer(request)));
