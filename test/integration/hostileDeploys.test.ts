@@ -70,7 +70,7 @@ describe("a deploy's code is read off the service's thread, within a time budget
     // Half a second in, the deploy is being read (its reading takes the whole 5 s budget).
     const { answer, order } = await whileDeploying(slowToParse(), 500, true);
     const error = expectError(answer, 400, "invalid_code");
-    expect(error.message).toMatch(/too complex to read within the deploy budget \(5000 ms\)/);
+    expect(error.message).toMatch(/too complex to read within the deploy budget \(5000 ms of analysis\)/);
     expect(error.details).toEqual({ budget: "time", limit_ms: 5000 });
     expect(order.indexOf("health")).toBeLessThan(order.indexOf("hostile"));
     expect(order.indexOf("invoke")).toBeLessThan(order.indexOf("hostile"));

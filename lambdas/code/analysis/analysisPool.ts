@@ -5,6 +5,7 @@ import { type AnalysisOp, type AnalysisReply, compiledFromJson, warningsFromJson
 import type { AnalysisBudget, CodeAnalysis } from "./codeAnalysis";
 import { type AnalysisWorkerScript, WORKER_BOOTSTRAP } from "./analysisWorkerScript";
 import { FairQueue } from "./fairQueue";
+import { threadCpuMs } from "./threadCpu";
 
 export interface AnalysisPoolOptions {
   script: AnalysisWorkerScript;
@@ -30,17 +31,24 @@ interface Slot {
   state: "starting" | "idle" | "busy";
   job?: Job;
   budgetTimer?: NodeJS.Timeout;
+  /** The worker's Linux thread id (its CPU time is what the budget counts); null: wall-clock time. */
+  threadId: number | null;
   idleTimer?: NodeJS.Timeout;
   /** Said `ready` once: a worker that dies before that is not started again by itself. */
   wasReady: boolean;
 }
 
 const DEFAULT_IDLE_MS = 60_000;
+/** How often a reading's CPU time is looked at. */
+const CHECK_MS = 100;
+/** A reading ends after this many times the budget's time in all, whatever CPU it got. */
+export const WALL_FACTOR = 6;
 
 /**
  * CodeAnalysis on worker threads: each reads one module at a time, warm (the compiler stays
  * loaded between deploys), with its heap capped at the budget's memory and each module's time
- * capped at the budget's timeout; a worker past either is ended (and one is started again), and
+ * capped at the budget's timeout (CPU time of its thread on Linux, see watchBudget); a worker
+ * past either is ended (and one is started again), and
  * the deploy fails with 400 `invalid_code`. The thread that serves requests only passes the
  * source in and reads the answer's JSON back. Waiting deploys take turns by account (FairQueue),
  * and an account has at most one worker at a time: one tenant's hostile modules hold up at most
@@ -110,7 +118,7 @@ export class AnalysisPool implements CodeAnalysis {
       resourceLimits: { maxOldGenerationSizeMb: budget.memoryMb },
     });
     worker.unref(); // an idle worker keeps no process alive
-    const slot: Slot = { worker, state: "starting", wasReady: false };
+    const slot: Slot = { worker, state: "starting", wasReady: false, threadId: null };
     this.slots.push(slot);
     worker.on("message", (reply: AnalysisReply) => this.onReply(slot, reply));
     worker.on("error", (error: Error & { code?: string }) => this.onGone(slot, error));
@@ -123,13 +131,37 @@ export class AnalysisPool implements CodeAnalysis {
     slot.state = "busy";
     slot.job = job;
     this.running.add(job.account);
-    slot.budgetTimer = setTimeout(() => this.stop(slot, "time"), this.options.budget.timeoutMs);
+    this.watchBudget(slot);
     slot.worker.postMessage({ id: job.id, op: job.op, source: job.source });
+  }
+
+  /**
+   * Ends the deploy's reading once its worker thread has used the budget's time in CPU (Linux:
+   * a slower reading on a busy machine is not a failed one), or WALL_FACTOR times that in all;
+   * without a thread id, once the budget's time has passed.
+   */
+  private watchBudget(slot: Slot): void {
+    const { timeoutMs } = this.options.budget;
+    const threadId = slot.threadId;
+    const cpuAtStart = threadId === null ? null : threadCpuMs(threadId);
+    if (threadId === null || cpuAtStart === null) {
+      slot.budgetTimer = setTimeout(() => this.stop(slot, "time"), timeoutMs);
+      return;
+    }
+    const started = performance.now();
+    const check = () => {
+      const cpu = threadCpuMs(threadId);
+      const overCpu = cpu !== null && cpu - cpuAtStart >= timeoutMs;
+      if (overCpu || performance.now() - started >= timeoutMs * WALL_FACTOR) this.stop(slot, "time");
+      else slot.budgetTimer = setTimeout(check, Math.min(CHECK_MS, timeoutMs));
+    };
+    slot.budgetTimer = setTimeout(check, Math.min(CHECK_MS, timeoutMs));
   }
 
   private onReply(slot: Slot, reply: AnalysisReply): void {
     if (reply.type === "ready") {
       slot.wasReady = true;
+      slot.threadId = reply.threadId;
       this.becomeIdle(slot);
       return;
     }
@@ -211,7 +243,7 @@ export class AnalysisPool implements CodeAnalysis {
 }
 
 function overBudget(budget: AnalysisBudget, which: "time" | "memory"): ApiError {
-  const limit = which === "time" ? `${budget.timeoutMs} ms` : `${budget.memoryMb} MB of memory`;
+  const limit = which === "time" ? `${budget.timeoutMs} ms of analysis` : `${budget.memoryMb} MB of memory`;
   return new ApiError(
     "invalid_code",
     `The code's types (or its syntax) were too complex to read within the deploy budget (${limit}); declare simpler parameter types, or split the module`,

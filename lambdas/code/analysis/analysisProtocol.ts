@@ -14,12 +14,13 @@ export interface AnalysisRequest {
 }
 
 /**
- * Worker → service: `ready` once the compiler is loaded; per request its answer as JSON text (a
+ * Worker → service: `ready` once the compiler is loaded (with its Linux thread id, whose CPU time
+ * the budget counts; null elsewhere); per request its answer as JSON text (a
  * tree: nothing shared, so reading it back costs what it weighs), a rejection (an ApiError's code,
  * message and details), or a failure of the worker's own code (a bug: 500).
  */
 export type AnalysisReply =
-  | { type: "ready" }
+  | { type: "ready"; threadId: number | null }
   | { type: "answer"; id: number; json: string }
   | { type: "rejected"; id: number; code: ErrorCode; message: string; details: Record<string, unknown> }
   | { type: "failed"; id: number; message: string };

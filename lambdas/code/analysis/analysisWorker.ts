@@ -4,12 +4,12 @@
  * pool ends it when a module takes more than the deploy budget; its heap is capped by the
  * pool's resourceLimits.
  */
-import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import { codeWarnings, compileCode } from "../compileCode";
 import { ApiError } from "../../http/errors";
 import type { AnalysisReply, AnalysisRequest } from "./analysisProtocol";
+import { ownThreadId } from "./threadCpu";
 
 function answer(request: AnalysisRequest): AnalysisReply {
   try {
@@ -24,23 +24,23 @@ function answer(request: AnalysisRequest): AnalysisReply {
 }
 
 /**
- * Lowers this thread's CPU priority (nice 10) on Linux, where a thread's nice value is its own
- * (`/proc/thread-self` names its id): on a busy machine, the service's thread (requests) and the
- * workers that run functions come first, and a deploy's reading takes what is left. Elsewhere, or
- * when not allowed, nothing changes.
+ * Lowers this thread's CPU priority (nice 10) on Linux, where a thread's nice value is its own:
+ * on a busy machine, the service's thread (requests) and the workers that run functions come
+ * first, and a deploy's reading takes what is left (its budget counts its own CPU time, so a
+ * slower reading is not a failed one). Elsewhere, or when not allowed, nothing changes.
  */
-function lowerPriority(): void {
+function lowerPriority(threadId: number | null): void {
   try {
-    const threadId = Number(readlinkSync("/proc/thread-self").split("/").at(-1));
-    if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, 10);
+    if (threadId !== null) setPriority(threadId, 10);
   } catch {
-    // Not Linux, or no /proc: the thread keeps the process's priority.
+    // Not allowed: the thread keeps the process's priority.
   }
 }
 
-lowerPriority();
+const threadId = ownThreadId();
+lowerPriority(threadId);
 const port = parentPort;
 if (port) {
   port.on("message", (request: AnalysisRequest) => port.postMessage(answer(request)));
-  port.postMessage({ type: "ready" } satisfies AnalysisReply);
+  port.postMessage({ type: "ready", threadId } satisfies AnalysisReply);
 }
