@@ -4,17 +4,19 @@
  * side in the same run (docs/benchmarks.md, "Hostile tenants (issue #26)"). The service runs in
  * its own process, as `npm start` runs it.
  *
- * Phases, each ROUNDS sequential no-browser invocations of the other account's function (and a
- * GET /health after each): idle; while one hostile account deploys without pause a module the
- * parser needs a minute for (stopped at the 5 s budget each time); while a second one also
- * deploys, in turn, 3,000 `[]` parameters, 256 KB of `string` parameters, nested Records and
- * code nested too deeply to parse; idle again.
+ * Three conditions, each ROUNDS sequential no-browser invocations of the other account's
+ * function (and a GET /health after each), measured in interleaved blocks: idle; while one
+ * hostile account deploys without pause a module the parser needs a minute for (stopped at the
+ * 5 s budget each time); while a second one also deploys, in turn, 3,000 `[]` parameters, 256 KB
+ * of `string` parameters, nested Records and code nested too deeply to parse.
  */
 import { TOO_DEEP, STRINGS_AT_LIMIT, emptyTupleParameters, nestedRecords, slowToParse } from "../test/helpers/hostileCode";
 import { startBenchService } from "./benchService";
 import { round, summary, timed } from "./stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
+/** Each condition is measured in this many blocks of ROUNDS / BLOCKS calls, interleaved. */
+const BLOCKS = 4;
 const WARM_UP = 100;
 
 async function main(): Promise<void> {
@@ -44,57 +46,55 @@ async function main(): Promise<void> {
     };
     const health = () => request("GET", "/health", null);
     for (let i = 0; i < WARM_UP; i++) await invoke();
-    const phase = async () => {
-      const invokeTimes: number[] = [];
-      const healthTimes: number[] = [];
-      for (let i = 0; i < ROUNDS; i++) {
-        invokeTimes.push(await timed(invoke));
-        healthTimes.push(await timed(health));
+    /** `rounds` sequential invocations, each followed by a GET /health, timed into `into`. */
+    const measure = async (rounds: number, into: { invoke: number[]; health: number[] }) => {
+      for (let i = 0; i < rounds; i++) {
+        into.invoke.push(await timed(invoke));
+        into.health.push(await timed(health));
       }
-      return { invoke_ms: summary(invokeTimes), health_ms: summary(healthTimes) };
     };
-
-    const idle = await phase();
 
     const attacks = [() => emptyTupleParameters(3000), STRINGS_AT_LIMIT, nestedRecords, ...Object.values(TOO_DEEP)];
     const bomb = slowToParse();
     let deploys = 0;
-    /** A phase while hostile accounts deploy without pause, each with `code(i)` for its i-th deploy. */
-    const underAttack = async (streams: { key: string; code: (i: number) => string }[]) => {
-      const answers: Record<string, number> = {};
+    const answers: Record<string, Record<string, number>> = { one: {}, two: {} };
+    /** Measures while hostile accounts deploy without pause, each with `code(i)` for its i-th deploy. */
+    const underAttack = async (rounds: number, into: { invoke: number[]; health: number[] }, streams: { key: string; code: (i: number) => string }[], tally: Record<string, number>) => {
       let stop = false;
       const deploying = streams.map(async ({ key, code }) => {
         for (let i = 0; !stop; i++) {
           const { status } = await request("POST", "/functions", key, { name: `attack-${deploys++}`, code: code(i) });
-          answers[status] = (answers[status] ?? 0) + 1;
+          tally[status] = (tally[status] ?? 0) + 1;
         }
       });
       // The first deploys are under way before the measured calls start.
       await new Promise((resolve) => setTimeout(resolve, 1000));
-      const start = performance.now();
-      const measured = await phase();
-      const seconds = round((performance.now() - start) / 1000);
+      await measure(rounds, into);
       stop = true;
       await Promise.all(deploying);
-      return { ...measured, seconds, hostile_deploy_answers_by_status: answers };
     };
-    const one = await underAttack([{ key: parserBomb, code: () => bomb }]);
-    const two = await underAttack([
-      { key: parserBomb, code: () => bomb },
-      { key: schemaBomb, code: (i) => (attacks[i % attacks.length] as () => string)() },
-    ]);
-    const idleAgain = await phase();
+    const one = [{ key: parserBomb, code: () => bomb }];
+    const two = [...one, { key: schemaBomb, code: (i: number) => (attacks[i % attacks.length] as () => string)() }];
+    const times = { idle: { invoke: [] as number[], health: [] as number[] }, one: { invoke: [] as number[], health: [] as number[] }, two: { invoke: [] as number[], health: [] as number[] } };
+    // Interleaved blocks (idle, one hostile account, two), so that the machine's own load drifts alike over all three.
+    for (let block = 0; block < BLOCKS; block++) {
+      await measure(ROUNDS / BLOCKS, times.idle);
+      await underAttack(ROUNDS / BLOCKS, times.one, one, answers.one as Record<string, number>);
+      await underAttack(ROUNDS / BLOCKS, times.two, two, answers.two as Record<string, number>);
+    }
+    const figures = (t: { invoke: number[]; health: number[] }) => ({ invoke_ms: summary(t.invoke), health_ms: summary(t.health) });
+    const [idle, oneHostile, twoHostile] = [figures(times.idle), figures(times.one), figures(times.two)];
     console.log(
       JSON.stringify(
         {
           rounds: ROUNDS,
+          blocks: BLOCKS,
           idle,
-          one_hostile_deploy: one,
-          two_hostile_accounts: two,
-          idle_after: idleAgain,
-          one_hostile_over_idle_invoke_p50_ratio: round(one.invoke_ms.p50 / idle.invoke_ms.p50),
-          two_hostile_over_idle_invoke_p50_ratio: round(two.invoke_ms.p50 / idle.invoke_ms.p50),
-          one_hostile_over_idle_health_p50_ratio: round(one.health_ms.p50 / idle.health_ms.p50),
+          one_hostile_deploy: { ...oneHostile, hostile_deploy_answers_by_status: answers.one },
+          two_hostile_accounts: { ...twoHostile, hostile_deploy_answers_by_status: answers.two },
+          one_hostile_over_idle_invoke_p50_ratio: round(oneHostile.invoke_ms.p50 / idle.invoke_ms.p50),
+          two_hostile_over_idle_invoke_p50_ratio: round(twoHostile.invoke_ms.p50 / idle.invoke_ms.p50),
+          one_hostile_over_idle_health_p50_ratio: round(oneHostile.health_ms.p50 / idle.health_ms.p50),
         },
         null,
         2,
