@@ -1,4 +1,5 @@
 import type { ArtifactItem } from "./artifacts/artifacts";
+import type { CodeAnalysis } from "./code/analysis/codeAnalysis";
 import type { ServiceConfig } from "./config/serviceConfig";
 import type { FunctionItem } from "./functions/types";
 import type { RateLimiter } from "./http/rateLimiter";
@@ -71,6 +72,8 @@ export interface Deps {
    * account's Lambda ceiling), before anything is written. Absent: no such limit.
    */
   checkFunctionSettings?(settings: FunctionLimits): Promise<void>;
+  /** Reads deployed code (parameters, schemas, warnings, compile) off the request thread, within a budget. */
+  codeAnalysis: CodeAnalysis;
   clock: Clock;
   /** Seals what the service must read back (function secrets, webhook signing secrets). */
   secretBox: SecretBox;

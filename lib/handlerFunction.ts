@@ -5,6 +5,7 @@ import { Architecture, Runtime } from "aws-cdk-lib/aws-lambda";
 import { type BundlingOptions, LogLevel, NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { type ILogGroup, LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
+import { ANALYSIS_WORKER_BUNDLE, analysisWorkerBundleArgs } from "../lambdas/code/analysis/analysisWorkerScript";
 
 export const PROJECT_ROOT = path.resolve(__dirname, "..");
 /** One small entry module per Lambda: `lambdas/aws/entries/<name>.ts`. */
@@ -52,6 +53,11 @@ export interface HandlerFunctionProps {
   memorySize?: number;
   /** Files the handler reads at run time (relative to the project root), copied into the bundle's root. */
   files?: readonly string[];
+  /**
+   * The handler reads deployed code: the analysis worker (lambdas/code/analysis) is bundled
+   * beside its code, as ANALYSIS_WORKER_BUNDLE, for the worker thread it starts.
+   */
+  analysisWorker?: boolean;
 }
 
 /**
@@ -79,18 +85,26 @@ export function createHandlerFunction(scope: Construct, id: string, props: Handl
     environment: { ...props.environment, NODE_OPTIONS: "--enable-source-maps" },
     projectRoot: PROJECT_ROOT,
     depsLockFilePath: path.join(PROJECT_ROOT, "package-lock.json"),
-    bundling: props.files?.length ? { ...BUNDLING, commandHooks: copyFiles(props.files) } : BUNDLING,
+    bundling: props.files?.length || props.analysisWorker ? { ...BUNDLING, commandHooks: afterBundling(props.files ?? [], props.analysisWorker ?? false) } : BUNDLING,
   });
   return { fn, logGroup };
 }
 
-/** Bundling hooks that copy `files` (relative to the project root) into the bundle's root, beside `index.mjs`. */
-function copyFiles(files: readonly string[]): NonNullable<BundlingOptions["commandHooks"]> {
+/**
+ * Bundling hooks that copy `files` (relative to the project root) into the bundle's root, beside
+ * `index.mjs`, and with `analysisWorker` bundle the analysis worker there too (local esbuild).
+ */
+function afterBundling(files: readonly string[], analysisWorker: boolean): NonNullable<BundlingOptions["commandHooks"]> {
   const quote = (value: string) => `'${value.replace(/'/g, "'\\''")}'`;
   return {
     beforeBundling: () => [],
     beforeInstall: () => [],
-    afterBundling: (inputDir, outputDir) => [`cp ${files.map((file) => quote(path.join(inputDir, file))).join(" ")} ${quote(outputDir)}`],
+    afterBundling: (inputDir, outputDir) => [
+      ...(files.length > 0 ? [`cp ${files.map((file) => quote(path.join(inputDir, file))).join(" ")} ${quote(outputDir)}`] : []),
+      ...(analysisWorker
+        ? [[path.join(inputDir, "node_modules", ".bin", "esbuild"), ...analysisWorkerBundleArgs(inputDir, path.join(outputDir, ANALYSIS_WORKER_BUNDLE))].map(quote).join(" ")]
+        : []),
+    ],
   };
 }
 

@@ -161,6 +161,8 @@ export class Handlers extends Construct {
         environment: serviceEnv,
         logRetention,
         files: (spec as RouteSpec).files,
+        // Its analysis worker may take the budget's 512 MB of heap beside the handler's own.
+        ...((spec as RouteSpec).analyzesCode ? { analysisWorker: true, memorySize: 1024 } : {}),
       });
       this.routes.push({ spec, handler: fn });
     }

@@ -30,6 +30,9 @@ import type { DeliveryConsumerDeps } from "../webhooks/aws/deliveryConsumer";
 import { DEFAULT_RETRY_BASE_MS } from "../webhooks/retrySchedule";
 import { createWebhookOutbox, type WebhookOutbox } from "../webhooks/webhookOutbox";
 import { sweptRunsMetricLine } from "../runtime/aws/sweptRunsMetric";
+import { AnalysisPool } from "../code/analysis/analysisPool";
+import { bundledWorkerScript } from "../code/analysis/analysisWorkerScript";
+import { DEFAULT_ANALYSIS_BUDGET } from "../code/analysis/codeAnalysis";
 
 /** The outbox of runs' ends, queueing deliveries on the webhook queue (standard retries: a duplicate message is harmless). */
 function createAwsWebhookOutbox(store: Store, region: string, queueUrl: string): WebhookOutbox {
@@ -159,6 +162,14 @@ export function createAwsDeps(config: AwsConfig): Deps {
       ...config.schedules,
     }),
     deployJobs: config.deployJobFunction ? createLambdaDeployJobs(controlPlane, config.deployJobFunction) : undefined,
+    // The worker bundled beside this Lambda's code (lib/handlerFunction.ts); one request at a
+    // time per instance, so one thread, started by the first deploy it reads.
+    codeAnalysis: new AnalysisPool({
+      script: bundledWorkerScript(__dirname),
+      budget: DEFAULT_ANALYSIS_BUDGET,
+      maxWorkers: 1,
+      log: (line) => console.error(line),
+    }),
     checkFunctionSettings: createAccountQuotaCheck({
       client: controlPlane,
       maxMemoryMb: config.maxFunctionMemoryMb,

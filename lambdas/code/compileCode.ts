@@ -4,6 +4,7 @@ import { deriveSchemas } from "./deriveSchemas";
 import { checkCodeSize, parseModule, signatureOf, type ParameterInfo, type ParameterStyle } from "./extractParameters";
 import type { InputSchema, JsonSchema } from "./jsonSchema";
 import { findUnawaitedReturns } from "./findUnawaitedReturns";
+import { readingCode } from "./readingCode";
 import type { Warning } from "./warnings";
 import { composeMaps, type PositionMap, takeInlineMap, withInlineMap } from "./sourceMaps";
 
@@ -52,11 +53,17 @@ const COMPILER_OPTIONS: ts.CompilerOptions = {
 
 /**
  * Validates a user's module (size, syntax, default export, parameters — see extractParameters;
- * every rejection is an ApiError("invalid_code")), transpiles it once to CommonJS with an inline
- * source map, and lists its warnings.
+ * every rejection is an ApiError("invalid_code"), code nested too deeply to read too: see
+ * readingCode), transpiles it once to CommonJS with an inline source map, and lists its
+ * warnings. CPU-bound and unbounded in time for hostile code: the service runs it in a worker
+ * thread within a budget (see lambdas/code/analysis).
  */
 export function compileCode(source: string): CompiledCode {
   checkCodeSize(source); // before parsing
+  return readingCode(() => compileChecked(source));
+}
+
+function compileChecked(source: string): CompiledCode {
   const sf = parseModule(source);
   const signature = signatureOf(sf);
   const { variables, input_schema, output_schema } = deriveSchemas(sf, signature);
@@ -91,5 +98,5 @@ function composeInlineMap(js: string, bundleMap: PositionMap): string {
  * them): parses the module, nothing more. Throws ApiError("invalid_code") on code that does not parse.
  */
 export function codeWarnings(source: string): Warning[] {
-  return findUnawaitedReturns(parseModule(source));
+  return readingCode(() => findUnawaitedReturns(parseModule(source)));
 }

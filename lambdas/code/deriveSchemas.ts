@@ -1,4 +1,5 @@
 import ts from "typescript";
+import { ApiError } from "../http/errors";
 import type { ParameterInfo, Signature } from "./extractParameters";
 import { findDefaultExport, type ExportedFunction } from "./findDefaultExport";
 import { functionParamTags, parameterHints, propertyHints } from "./jsDocHints";
@@ -39,11 +40,21 @@ export function deriveSchemas(sf: ts.SourceFile, signature: Signature): DerivedS
     if (variable.default !== undefined) schema.default = JSON.parse(variable.default) as unknown;
     setOwn(properties, variable.name, schema);
   });
+  const names = new Set(signature.variables.map((v) => v.name));
   for (const note of converter.notes) {
-    const owner = signature.variables.find((v) => ownsNote(v.name, note));
-    if (owner) notes.set(owner.name, [...(notes.get(owner.name) ?? []), note]);
+    const owner = noteOwner(note, names);
+    if (owner === undefined) continue;
+    const lines = notes.get(owner);
+    if (lines) lines.push(note);
+    else notes.set(owner, [note]);
   }
-  fitSize(properties, notes);
+  if (!fitSize(properties, notes)) {
+    throw new ApiError(
+      "invalid_code",
+      `The default export's ${signature.variables.length} parameters do not fit a ${MAX_SCHEMA_BYTES}-byte schema even when each accepts any value; take fewer parameters (one object parameter, for example)`,
+      { parameters: signature.variables.length, limit: MAX_SCHEMA_BYTES },
+    );
+  }
   const variables = signature.variables.map((variable) => {
     const lines = notes.get(variable.name);
     return lines ? { ...variable, schema_note: lines.join("; ") } : variable;
@@ -52,9 +63,18 @@ export function deriveSchemas(sf: ts.SourceFile, signature: Signature): DerivedS
   return { input_schema: inputSchema(properties, required), output_schema: outputSchema(sf, fn), variables };
 }
 
-/** A note names its place first: `url: …`, `opts.page: …`, `tags[]: …`. */
-function ownsNote(name: string, note: string): boolean {
-  return note.startsWith(name) && [":", ".", "[", " "].includes(note.charAt(name.length));
+/**
+ * The parameter a note is about: a note names its place first (`url: …`, `opts.page: …`,
+ * `tags[]: …`), so its owner is the shortest of `names` that it starts with, followed by one of
+ * `:`, `.`, `[` or a space. Found by looking up each such prefix (never every name per note).
+ */
+function noteOwner(note: string, names: ReadonlySet<string>): string | undefined {
+  for (let i = 0; i < note.length; i++) {
+    if (!":.[ ".includes(note.charAt(i))) continue;
+    const name = note.slice(0, i);
+    if (names.has(name)) return name;
+  }
+  return undefined;
 }
 
 function positional(converter: TypeToSchema, param: ts.ParameterDeclaration, name: string): JsonSchema {
@@ -124,15 +144,22 @@ function outputSchema(sf: ts.SourceFile, fn: ExportedFunction): JsonSchema {
   return JSON.stringify(schema).length > MAX_SCHEMA_BYTES ? {} : schema;
 }
 
-/** Replaces the largest parameter schemas by `{}` (with a note) until the whole fits MAX_SCHEMA_BYTES. */
-function fitSize(properties: Record<string, JsonSchema>, notes: Map<string, string[]>): void {
-  const size = () => Buffer.byteLength(JSON.stringify(properties));
-  while (size() > MAX_SCHEMA_BYTES) {
-    const [largest] = Object.entries(properties).sort(([, a], [, b]) => JSON.stringify(b).length - JSON.stringify(a).length);
-    if (!largest) return;
-    const [name, schema] = largest;
-    if (Object.keys(schema).length === 0) return;
+/**
+ * Replaces the largest parameter schemas by `{}` (with a note) until the whole fits
+ * MAX_SCHEMA_BYTES; false when it does not fit even then (the parameters' names alone are too
+ * long). Linear after one sort: each schema's size is measured once, and replacing one by `{}`
+ * (2 bytes) shrinks the whole by exactly its size less 2 (its name stays).
+ */
+function fitSize(properties: Record<string, JsonSchema>, notes: Map<string, string[]>): boolean {
+  let total = Buffer.byteLength(JSON.stringify(properties));
+  if (total <= MAX_SCHEMA_BYTES) return true;
+  const sizes = Object.entries(properties).map(([name, schema]) => ({ name, bytes: Buffer.byteLength(JSON.stringify(schema)) }));
+  sizes.sort((a, b) => b.bytes - a.bytes);
+  for (const { name, bytes } of sizes) {
+    if (total <= MAX_SCHEMA_BYTES || bytes <= 2) break;
     setOwn(properties, name, {});
+    total -= bytes - 2;
     notes.set(name, [`${name}: its schema is larger than ${MAX_SCHEMA_BYTES} bytes of JSON; any value is accepted`]);
   }
+  return total <= MAX_SCHEMA_BYTES;
 }

@@ -4,6 +4,7 @@ import { findDefaultExport } from "./findDefaultExport";
 import { inferTypeFromDefault, literalToJson } from "./literalToJson";
 import { acceptsUndefined } from "./literalTypes";
 import { objectMembers } from "./objectMembers";
+import { readingCode } from "./readingCode";
 
 /** One call parameter of the user's default-exported function. */
 export interface ParameterInfo {
@@ -139,7 +140,7 @@ export function extractParameters(source: string): ParameterInfo[] {
  */
 export function extractSignature(source: string): Signature {
   checkCodeSize(source);
-  return signatureOf(parseModule(source));
+  return readingCode(() => signatureOf(parseModule(source)));
 }
 
 /** extractSignature of a module parsed already (parseModule). */

@@ -29,9 +29,9 @@ const SYNC_GLOBALS = new Set([
 
 /** The leftmost name of a callee: `JSON` in `JSON.stringify`, `String` in `String`. */
 function rootName(node: ts.Expression): string | undefined {
-  if (ts.isIdentifier(node)) return node.text;
-  if (ts.isPropertyAccessExpression(node)) return rootName(node.expression);
-  return undefined;
+  let root = node;
+  while (ts.isPropertyAccessExpression(root)) root = root.expression;
+  return ts.isIdentifier(root) ? root.text : undefined;
 }
 
 /** A call whose value may be a promise, judged by syntax alone (no type checker runs at deploy). */
@@ -56,32 +56,6 @@ function isAwaitUsing(list: ts.VariableDeclarationList): boolean {
 function declaredName(list: ts.VariableDeclarationList, sf: ts.SourceFile): string | undefined {
   const last = list.declarations[list.declarations.length - 1];
   return last?.name.getText(sf);
-}
-
-/**
- * The name of the innermost `await using` declaration that is in force at `node` within its own
- * function: declared earlier in an enclosing block, or as the variable of an enclosing
- * `for (await using … of …)`. A function boundary ends the search (its returns are its own).
- */
-function awaitUsingInScope(node: ts.Node, sf: ts.SourceFile): string | undefined {
-  let child = node;
-  for (let parent = node.parent; parent && !ts.isFunctionLike(parent) && !ts.isClassStaticBlockDeclaration(parent); parent = parent.parent) {
-    if (ts.isBlock(parent) || ts.isCaseClause(parent) || ts.isDefaultClause(parent)) {
-      const index = parent.statements.indexOf(child as ts.Statement);
-      for (let i = index - 1; i >= 0; i--) {
-        const statement = parent.statements[i];
-        if (statement && ts.isVariableStatement(statement) && isAwaitUsing(statement.declarationList)) {
-          return declaredName(statement.declarationList, sf);
-        }
-      }
-    }
-    if (ts.isForOfStatement(parent) && child === parent.statement) {
-      const initializer = parent.initializer;
-      if (ts.isVariableDeclarationList(initializer) && isAwaitUsing(initializer)) return declaredName(initializer, sf);
-    }
-    child = parent;
-  }
-  return undefined;
 }
 
 function shortText(node: ts.Node, sf: ts.SourceFile): string {
@@ -145,14 +119,32 @@ function warningFor(statement: ts.ReturnStatement, expression: ts.Expression, na
  */
 export function findUnawaitedReturns(sf: ts.SourceFile): Warning[] {
   const warnings: Warning[] = [];
-  const visit = (node: ts.Node): void => {
-    if (ts.isReturnStatement(node) && node.expression && mayBePromise(node.expression)) {
-      const name = awaitUsingInScope(node, sf);
-      if (name !== undefined) warnings.push(warningFor(node, node.expression, name, sf));
+  // `inScope`: the innermost `await using` in force here within its own function (one declared
+  // earlier in an enclosing block, or the variable of an enclosing `for (await using … of …)`),
+  // carried down the tree: one pass, however many statements and returns a block holds.
+  const visit = (node: ts.Node, inScope: string | undefined): void => {
+    if (ts.isReturnStatement(node) && node.expression && inScope !== undefined && mayBePromise(node.expression)) {
+      warnings.push(warningFor(node, node.expression, inScope, sf));
     }
-    ts.forEachChild(node, visit);
+    if (ts.isFunctionLike(node) || ts.isClassStaticBlockDeclaration(node)) {
+      ts.forEachChild(node, (child) => visit(child, undefined)); // its returns are its own
+    } else if (ts.isBlock(node) || ts.isCaseClause(node) || ts.isDefaultClause(node)) {
+      if (ts.isCaseClause(node)) visit(node.expression, inScope);
+      let current = inScope;
+      for (const statement of node.statements) {
+        visit(statement, current);
+        if (ts.isVariableStatement(statement) && isAwaitUsing(statement.declarationList)) current = declaredName(statement.declarationList, sf);
+      }
+    } else if (ts.isForOfStatement(node)) {
+      visit(node.initializer, inScope);
+      visit(node.expression, inScope);
+      const declared = ts.isVariableDeclarationList(node.initializer) && isAwaitUsing(node.initializer) ? declaredName(node.initializer, sf) : undefined;
+      visit(node.statement, declared ?? inScope);
+    } else {
+      ts.forEachChild(node, (child) => visit(child, inScope));
+    }
   };
-  visit(sf);
+  visit(sf, undefined);
   if (warnings.length <= MAX_WARNINGS) return warnings;
   const [first] = warnings.slice(MAX_WARNINGS);
   return [

@@ -30,7 +30,11 @@ function propertyKey(name: ts.PropertyName): string | typeof NOT_JSON {
   return NOT_JSON; // computed ([k]: ...), private names, bigint keys
 }
 
-function evaluate(expr: ts.Expression): JsonValue | typeof NOT_JSON {
+/** How deeply a default's arrays and objects may nest to be reported as JSON (deeper: not a JSON literal). */
+export const MAX_LITERAL_DEPTH = 64;
+
+function evaluate(expr: ts.Expression, depth = 0): JsonValue | typeof NOT_JSON {
+  if (depth > MAX_LITERAL_DEPTH) return NOT_JSON;
   const node = unwrapExpression(expr);
   if (ts.isNumericLiteral(node)) {
     const value = numericValue(node);
@@ -55,7 +59,7 @@ function evaluate(expr: ts.Expression): JsonValue | typeof NOT_JSON {
     const items: JsonValue[] = [];
     for (const element of node.elements) {
       if (ts.isSpreadElement(element) || ts.isOmittedExpression(element)) return NOT_JSON;
-      const value = evaluate(element);
+      const value = evaluate(element, depth + 1);
       if (value === NOT_JSON) return NOT_JSON;
       items.push(value);
     }
@@ -67,7 +71,7 @@ function evaluate(expr: ts.Expression): JsonValue | typeof NOT_JSON {
       if (!ts.isPropertyAssignment(property)) return NOT_JSON; // shorthand, spread, methods, accessors
       const key = propertyKey(property.name);
       if (key === NOT_JSON) return NOT_JSON;
-      const value = evaluate(property.initializer);
+      const value = evaluate(property.initializer, depth + 1);
       if (value === NOT_JSON) return NOT_JSON;
       // defineProperty so that a "__proto__" key is an ordinary property, as in JSON.
       Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
@@ -79,8 +83,8 @@ function evaluate(expr: ts.Expression): JsonValue | typeof NOT_JSON {
 
 /**
  * The JSON text of a default value written as a literal (numbers, strings in any quote style,
- * booleans, null, and arrays/objects of those), or undefined when the expression is anything
- * else (a call, an identifier, `undefined`, a template with substitutions, a bigint, ...).
+ * booleans, null, and arrays/objects of those, nested at most MAX_LITERAL_DEPTH levels), or
+ * undefined when the expression is anything else (a call, an identifier, `undefined`, a template with substitutions, a bigint, ...).
  */
 export function literalToJson(expr: ts.Expression): string | undefined {
   const value = evaluate(expr);

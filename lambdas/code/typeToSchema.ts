@@ -4,11 +4,14 @@ import { acceptsAnything, setOwn, type JsonSchema, type LiteralValue, type Schem
 import { acceptsUndefined, isUndefinedType, literalExpressionValue, literalsOf, literalValue } from "./literalTypes";
 import { propertyName } from "./objectMembers";
 import { everyPropertyRequired, isObjectSchema, mergeObjects } from "./objectSchemas";
+import { SchemaBudget, SchemaBudgetExceeded } from "./schemaBudget";
 
-/** How many type nodes one function's schemas may be built from; past it, what is left becomes `{}`. */
-export const MAX_SCHEMA_NODES = 5000;
+export { MAX_SCHEMA_NODES } from "./schemaBudget";
+
 /** How deeply types may nest (objects in arrays in objects …) before the rest becomes `{}`. */
 export const MAX_SCHEMA_DEPTH = 24;
+
+const TOO_LARGE = "the parameter types are too large to describe";
 
 type LocalDeclaration = ts.InterfaceDeclaration | ts.TypeAliasDeclaration | ts.EnumDeclaration;
 
@@ -25,7 +28,7 @@ export class TypeToSchema {
   readonly notes: string[] = [];
   private readonly declarations = new Map<string, LocalDeclaration>();
   private readonly resolving = new Set<string>();
-  private nodes = 0;
+  private readonly budget = new SchemaBudget();
 
   /**
    * @param rootParamTags the function's `@param` tags: they describe the properties of the
@@ -43,12 +46,24 @@ export class TypeToSchema {
     }
   }
 
-  /** The schema of `node` at `path` (a parameter's name, `opts.url`, `tags[]`); `integer` makes `number` an integer. */
-  convert(node: ts.TypeNode, path: string, integer = false, depth = 0): JsonSchema {
-    this.nodes++;
-    if (this.nodes > MAX_SCHEMA_NODES) return this.anyValue(path, "the parameter types are too large to describe");
+  /**
+   * The schema of `node` at `path` (a parameter's name, `opts.url`, `tags[]`); `integer` makes
+   * `number` an integer. `{}` as a whole once the function's schemas hold MAX_SCHEMA_NODES nodes.
+   */
+  convert(node: ts.TypeNode, path: string, integer = false): JsonSchema {
+    if (this.budget.exhausted) return this.anyValue(path, TOO_LARGE);
+    try {
+      return this.schemaOf(node, path, integer, 0);
+    } catch (error) {
+      if (!(error instanceof SchemaBudgetExceeded)) throw error;
+      return this.anyValue(path, TOO_LARGE);
+    }
+  }
+
+  private schemaOf(node: ts.TypeNode, path: string, integer: boolean, depth: number): JsonSchema {
+    this.budget.spend(1);
     if (depth > MAX_SCHEMA_DEPTH) return this.anyValue(path, `types nested more than ${MAX_SCHEMA_DEPTH} levels deep are not described`);
-    const next = (child: ts.TypeNode, childPath = path) => this.convert(child, childPath, integer, depth + 1);
+    const next = (child: ts.TypeNode, childPath = path) => this.schemaOf(child, childPath, integer, depth + 1);
     switch (node.kind) {
       case ts.SyntaxKind.StringKeyword:
         return { type: "string" };
@@ -65,7 +80,7 @@ export class TypeToSchema {
       case ts.SyntaxKind.UnknownKeyword:
         return this.anyValue(path, `of type \`${this.text(node)}\``);
     }
-    if (ts.isParenthesizedTypeNode(node)) return this.convert(node.type, path, integer, depth);
+    if (ts.isParenthesizedTypeNode(node)) return this.schemaOf(node.type, path, integer, depth + 1);
     if (ts.isLiteralTypeNode(node)) {
       const value = literalValue(node);
       if (value === undefined) return this.anyValue(path, `the literal type \`${this.text(node)}\` has no JSON form`);
@@ -75,7 +90,7 @@ export class TypeToSchema {
     if (ts.isUnionTypeNode(node)) return this.union(node, path, integer, depth);
     if (ts.isArrayTypeNode(node)) return arrayOf(next(node.elementType, `${path}[]`));
     if (ts.isTypeOperatorNode(node) && node.operator === ts.SyntaxKind.ReadonlyKeyword) {
-      return this.convert(node.type, path, integer, depth);
+      return this.schemaOf(node.type, path, integer, depth + 1);
     }
     if (ts.isTupleTypeNode(node)) return this.tuple(node, path, integer, depth);
     if (ts.isTypeLiteralNode(node)) return this.object(node.members, path, depth);
@@ -91,20 +106,23 @@ export class TypeToSchema {
   }
 
   private text(node: ts.Node): string {
-    const text = node.getText(this.sf).replace(/\s+/g, " ");
+    const start = node.getStart(this.sf);
+    const text = this.sf.text.slice(start, Math.min(node.end, start + 400)).replace(/\s+/g, " ");
     return text.length > 60 ? `${text.slice(0, 57)}...` : text;
   }
 
   private union(node: ts.UnionTypeNode, path: string, integer: boolean, depth: number): JsonSchema {
     const members = node.types.filter((t) => !isUndefinedType(t));
     if (members.length === 0) return { not: {} };
-    if (members.length === 1 && members[0]) return this.convert(members[0], path, integer, depth);
+    if (members.length === 1 && members[0]) return this.schemaOf(members[0], path, integer, depth);
     const literals = members.map(literalsOf);
     const hasLiteral = members.some((m) => ts.isLiteralTypeNode(m) && m.literal.kind !== ts.SyntaxKind.NullKeyword);
     if (hasLiteral && literals.every((values): values is LiteralValue[] => values !== undefined)) {
-      return { enum: [...new Set(literals.flat())] };
+      const values = [...new Set(literals.flat())];
+      this.budget.spend(values.length);
+      return { enum: values };
     }
-    const schemas = members.map((member) => this.convert(member, path, integer, depth + 1));
+    const schemas = members.map((member) => this.schemaOf(member, path, integer, depth + 1));
     if (schemas.some((schema) => Object.keys(schema).length === 0)) return {};
     const types = schemas.flatMap((schema) => (isPlainType(schema) ? [schema.type].flat() : []));
     if (types.length === schemas.length) return { type: mergeTypes(types as SchemaType[]) };
@@ -121,11 +139,11 @@ export class TypeToSchema {
       const isRest = ts.isRestTypeNode(element) || (ts.isNamedTupleMember(raw) && !!raw.dotDotDotToken);
       const inner = ts.isOptionalTypeNode(element) || ts.isRestTypeNode(element) ? element.type : element;
       if (isRest) {
-        const items = this.convert(inner, `${path}[]`, integer, depth + 1);
+        const items = this.schemaOf(inner, `${path}[]`, integer, depth + 1);
         rest = items.type === "array" && items.items !== undefined ? items.items : {};
         break;
       }
-      prefixItems.push(this.convert(inner, `${path}[${i}]`, integer, depth + 1));
+      prefixItems.push(this.schemaOf(inner, `${path}[${i}]`, integer, depth + 1));
       if (!optional) minItems = prefixItems.length;
     }
     const schema: JsonSchema = { type: "array", prefixItems, items: rest };
@@ -141,7 +159,7 @@ export class TypeToSchema {
     let additional: JsonSchema | false = false;
     for (const member of members) {
       if (ts.isIndexSignatureDeclaration(member)) {
-        additional = member.type ? this.convert(member.type, `${path}[key]`, false, depth + 1) : {};
+        additional = member.type ? this.schemaOf(member.type, `${path}[key]`, false, depth + 1) : {};
         continue;
       }
       const name = member.name ? propertyName(member.name) : undefined;
@@ -153,7 +171,7 @@ export class TypeToSchema {
       }
       const hints = propertyHints(member, name, path === "" ? this.rootParamTags : []);
       const memberPath = path === "" ? name : `${path}.${name}`;
-      const schema = member.type ? this.convert(member.type, memberPath, hints.integer, depth + 1) : this.anyValue(memberPath, "no declared type");
+      const schema = member.type ? this.schemaOf(member.type, memberPath, hints.integer, depth + 1) : this.anyValue(memberPath, "no declared type");
       if (hints.description !== undefined) schema.description = hints.description;
       setOwn(properties, name, schema);
       if (!member.questionToken && !acceptsUndefined(member.type)) required.push(name);
@@ -164,7 +182,7 @@ export class TypeToSchema {
   }
 
   private intersection(node: ts.IntersectionTypeNode, path: string, integer: boolean, depth: number): JsonSchema {
-    const parts = node.types.map((t) => this.convert(t, path, integer, depth + 1));
+    const parts = node.types.map((t) => this.schemaOf(t, path, integer, depth + 1));
     if (!parts.every(isObjectSchema)) {
       return this.anyValue(path, `the intersection \`${this.text(node)}\` is only described when every part is an object type`);
     }
@@ -173,7 +191,7 @@ export class TypeToSchema {
 
   /** `Partial<T>` or `Required<T>` of an object type; T's own note when T is not described. */
   private optionality(node: ts.TypeReferenceNode, inner: ts.TypeNode, path: string, integer: boolean, depth: number): JsonSchema {
-    const schema = this.convert(inner, path, integer, depth + 1);
+    const schema = this.schemaOf(inner, path, integer, depth + 1);
     const required = ts.isIdentifier(node.typeName) && node.typeName.text === "Required";
     if (isObjectSchema(schema)) return everyPropertyRequired(schema, required);
     if (acceptsAnything(schema)) return schema;
@@ -188,9 +206,9 @@ export class TypeToSchema {
     const args = node.typeArguments ?? [];
     const [first, second] = args;
     if ((name === "Array" || name === "ReadonlyArray") && args.length === 1 && first) {
-      return arrayOf(this.convert(first, `${path}[]`, integer, depth + 1));
+      return arrayOf(this.schemaOf(first, `${path}[]`, integer, depth + 1));
     }
-    if (name === "Readonly" && args.length === 1 && first) return this.convert(first, path, integer, depth);
+    if (name === "Readonly" && args.length === 1 && first) return this.schemaOf(first, path, integer, depth + 1);
     if ((name === "Partial" || name === "Required") && args.length === 1 && first) return this.optionality(node, first, path, integer, depth);
     if (name === "Record" && args.length === 2 && first && second) return this.record(first, second, path, integer, depth);
     if (!this.declarations.has(name)) {
@@ -211,7 +229,7 @@ export class TypeToSchema {
     this.resolving.add(name);
     try {
       if (ts.isEnumDeclaration(declaration)) return this.enumeration(declaration, path);
-      if (ts.isTypeAliasDeclaration(declaration)) return this.convert(declaration.type, path, integer, depth + 1);
+      if (ts.isTypeAliasDeclaration(declaration)) return this.schemaOf(declaration.type, path, integer, depth + 1);
       return this.interface(declaration, path, depth);
     } finally {
       this.resolving.delete(name);
@@ -219,14 +237,15 @@ export class TypeToSchema {
   }
 
   private record(key: ts.TypeNode, value: ts.TypeNode, path: string, integer: boolean, depth: number): JsonSchema {
-    const values = this.convert(value, `${path}[key]`, integer, depth + 1);
+    const values = this.schemaOf(value, `${path}[key]`, integer, depth + 1);
     if (key.kind === ts.SyntaxKind.StringKeyword) return { type: "object", additionalProperties: values };
     const names = literalsOf(key);
     if (!names?.every((n) => typeof n === "string")) {
       return this.anyValue(path, `\`Record\` with keys \`${this.text(key)}\` cannot be expressed`);
     }
+    // Each key gets a copy of its own, counted: 100 keys of 100 keys of … expand as they would be written.
     const properties: Record<string, JsonSchema> = {};
-    for (const name of names) setOwn(properties, name as string, values);
+    names.forEach((name, i) => setOwn(properties, name as string, i === 0 ? values : this.budget.copy(values)));
     return { type: "object", properties, required: names as string[], additionalProperties: false };
   }
 
@@ -264,6 +283,7 @@ export class TypeToSchema {
         next = value + 1;
       } else return this.anyValue(path, `the enum \`${declaration.name.text}\` has computed members`);
     }
+    this.budget.spend(values.length);
     return { enum: values };
   }
 }

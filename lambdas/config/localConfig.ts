@@ -7,6 +7,7 @@ import { DEFAULT_PLAN, DEFAULT_PLANS, PlanSchema, type Plans } from "./plans";
 import { DEFAULT_RETRY_BASE_MS } from "../webhooks/retrySchedule";
 import { DEFAULT_CONNECTION_GUARDS } from "../local/requestGuards/connectionGuards";
 import { DEFAULT_RUN_RETENTION_DAYS } from "../store/store";
+import { type AnalysisBudget, DEFAULT_ANALYSIS_BUDGET, DEFAULT_ANALYSIS_WORKERS } from "../code/analysis/codeAnalysis";
 
 /** Settings of the local service (`npm start`), read from the environment once at start-up. */
 export interface LocalConfig {
@@ -39,6 +40,8 @@ export interface LocalConfig {
   connections?: { maxPerClient: number; bodyIdleSeconds: number };
   /** Webhook deliveries: the retry schedule's base delay (default 5 s) and how often due ones are looked for (default 1 s). */
   webhooks?: { retryBaseMs?: number; pollMs?: number };
+  /** What reading one deploy's code may take (default 5 s, 512 MB), and on how many worker threads at most (default 2). */
+  deployAnalysis?: AnalysisBudget & { workers: number };
 }
 
 export interface LocalOAuthConfig {
@@ -97,6 +100,9 @@ const EnvSchema = z.object({
   BROWSERFN_ALLOW_LOCAL_NETWORK: z.enum(["true", "false", "1", "0"]).default("false"),
   BROWSERFN_WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(3_600_000).default(DEFAULT_RETRY_BASE_MS),
   BROWSERFN_WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
+  BROWSERFN_DEPLOY_ANALYSIS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_ANALYSIS_BUDGET.timeoutMs),
+  BROWSERFN_DEPLOY_ANALYSIS_MEMORY_MB: z.coerce.number().int().min(128).max(16_384).default(DEFAULT_ANALYSIS_BUDGET.memoryMb),
+  BROWSERFN_DEPLOY_ANALYSIS_WORKERS: z.coerce.number().int().min(1).max(64).default(DEFAULT_ANALYSIS_WORKERS),
   BROWSERFN_OAUTH_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
   BROWSERFN_OAUTH_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
   BROWSERFN_OAUTH_AUDIENCE: commaList,
@@ -148,6 +154,11 @@ export function readLocalConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Lo
     sandbox: e.BROWSERFN_SANDBOX,
     allowLocalNetwork: e.BROWSERFN_ALLOW_LOCAL_NETWORK === "true" || e.BROWSERFN_ALLOW_LOCAL_NETWORK === "1",
     webhooks: { retryBaseMs: e.BROWSERFN_WEBHOOK_RETRY_BASE_MS, pollMs: e.BROWSERFN_WEBHOOK_POLL_MS },
+    deployAnalysis: {
+      timeoutMs: e.BROWSERFN_DEPLOY_ANALYSIS_TIMEOUT_MS,
+      memoryMb: e.BROWSERFN_DEPLOY_ANALYSIS_MEMORY_MB,
+      workers: e.BROWSERFN_DEPLOY_ANALYSIS_WORKERS,
+    },
     oauth: e.BROWSERFN_OAUTH_ISSUER
       ? {
           issuer: e.BROWSERFN_OAUTH_ISSUER,

@@ -1,4 +1,3 @@
-import { compileCode } from "../code/compileOnDemand";
 import { copyWarnings } from "./copyWarnings";
 import type { Deps } from "../deps";
 import { ApiError } from "../http/errors";
@@ -21,7 +20,7 @@ export interface NewFunction extends SettingsPatch {
  * behind.
  */
 export async function createFunction(deps: Deps, principal: Principal, input: NewFunction): Promise<FunctionItem> {
-  const compiled = compileCode(input.code);
+  const compiled = await deps.codeAnalysis.compile(input.code, principal.account_id);
   const now = deps.clock.now();
   const settings = applySettings(DEFAULT_SETTINGS, input, principal, deps.config, now);
   checkSchedulable(deps.scheduler, settings, compiled.variables, compiled.input_schema);

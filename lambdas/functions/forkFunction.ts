@@ -1,7 +1,6 @@
 import type { Deps } from "../deps";
 import { ApiError } from "../http/errors";
 import type { Principal } from "../identity/identity";
-import { codeWarnings } from "../code/compileOnDemand";
 import { copyWarnings } from "./copyWarnings";
 import { insertFunction, newVersion } from "./createFunction";
 import { newFunctionId, newDeployId } from "./ids";
@@ -39,7 +38,7 @@ export async function forkFunction(
   );
   await deps.checkFunctionSettings?.({ memory_mb: settings.memory_mb, timeout_seconds: settings.timeout_seconds });
   // Versions stored before warnings were kept have none: their source is checked again.
-  const warnings = code.warnings ?? codeWarnings(code.source);
+  const warnings = code.warnings ?? (await deps.codeAnalysis.warnings(code.source, principal.account_id));
   const version = newVersion(newFunctionId(), 1, { ...code, warnings }, code.source, now);
   const fn: FunctionItem = {
     ...settings,

@@ -1,5 +1,4 @@
 import { isDeepStrictEqual } from "node:util";
-import { compileCode } from "../code/compileOnDemand";
 import type { Deps } from "../deps";
 import { ApiError } from "../http/errors";
 import type { Principal } from "../identity/identity";
@@ -32,7 +31,7 @@ export async function updateFunction(
   ref: string,
   patch: FunctionPatch,
 ): Promise<FunctionItem> {
-  const compiled = patch.code === undefined ? undefined : compileCode(patch.code);
+  const compiled = patch.code === undefined ? undefined : await deps.codeAnalysis.compile(patch.code, principal.account_id);
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     if (attempt > 0) await backoff(attempt);
     const current = await resolveFunction(deps.store, principal, ref);

@@ -36,6 +36,9 @@ import { DEFAULT_RETRY_BASE_MS } from "../webhooks/retrySchedule";
 import { createWebhookOutbox } from "../webhooks/webhookOutbox";
 import { RunQueueState } from "../queue/queueState";
 import { QueueSweep } from "../queue/sweepQueues";
+import { AnalysisPool } from "../code/analysis/analysisPool";
+import { sourceWorkerScript } from "../code/analysis/analysisWorkerScript";
+import { DEFAULT_ANALYSIS_BUDGET, DEFAULT_ANALYSIS_WORKERS } from "../code/analysis/codeAnalysis";
 
 /** Verified API keys are remembered this long; revocations through the API apply at once. */
 const IDENTITY_CACHE_MS = 5_000;
@@ -51,6 +54,8 @@ export interface LocalService {
   streams(): { open: number; logWatchers: number };
   /** Worker processes now: all of them, and the idle (warm) ones. */
   workers(): { processes: number; idle: number };
+  /** Deploy analysis now: its worker threads, and the deploys they read or that wait for one. */
+  analyses(): { workers: number; running: number; waiting: number };
   /** Holds the worker bundle and browser profiles; every worker and browser names it in its command line. */
   runtimeDir: string;
   bootstrap: BootstrapResult;
@@ -93,6 +98,14 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
   let queueSweepTimer: NodeJS.Timeout | undefined;
   const queue = new RunQueueState();
   let dispatcher: LocalWebhookDispatcher | undefined;
+  // No thread is started before the first deploy: the compiler loads then, in the worker.
+  const { workers: analysisWorkers, ...budget } = config.deployAnalysis ?? { ...DEFAULT_ANALYSIS_BUDGET, workers: DEFAULT_ANALYSIS_WORKERS };
+  const codeAnalysis = new AnalysisPool({
+    script: sourceWorkerScript(),
+    budget,
+    maxWorkers: analysisWorkers,
+    log: options.errorLog ?? ((line: string) => console.error(line)),
+  });
   /** Stops what has been started, in the order that lets runs end before the store goes. */
   const stopParts = async () => {
     clearInterval(sweepTimer);
@@ -103,6 +116,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     await dispatcher?.close();
     await scheduler?.close();
     await runtime?.close();
+    await codeAnalysis.close();
     clients.destroy();
     await dynamo.close();
     await rm(runtimeDir, { recursive: true, force: true });
@@ -161,6 +175,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       runtime,
       queue,
       scheduler,
+      codeAnalysis,
       rateLimiter: createRateLimiter(config.rateLimit),
       clock,
       secretBox,
@@ -205,6 +220,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       runtimeDir,
       sandbox,
       workers: () => runtime?.pool.size ?? { processes: 0, idle: 0 },
+      analyses: () => codeAnalysis.size,
       streams: () => ({ open: streams.count, logWatchers: runtime?.live.watchers ?? 0 }),
       bootstrap,
       deps,

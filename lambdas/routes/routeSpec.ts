@@ -48,6 +48,8 @@ export interface RouteSpec {
   openapi?: false;
   /** Files the handler reads at run time, relative to the project root; bundled beside its Lambda's code. */
   files?: readonly string[];
+  /** The handler reads deployed code on an analysis worker thread (lambdas/code/analysis), bundled beside its Lambda's code. */
+  analyzesCode?: true;
   /** Request headers the route reads (schemas in REQUEST_HEADERS). */
   headers?: readonly RequestHeaderName[];
   /** The success body's content type when it is not JSON (e.g. `text/event-stream`). */

@@ -20,6 +20,7 @@ import { InProcessLambda, type ServiceLambda } from "./inProcessLambda";
 import { InProcessS3 } from "./inProcessS3";
 import { InProcessStepFunctions } from "./inProcessStepFunctions";
 import { type MemoryStore, startMemoryStore } from "./memoryStore";
+import { inlineCodeAnalysis } from "./inlineCodeAnalysis";
 import { launchTestBrowser } from "./testBrowser";
 
 export const RECORDER_ARN = "arn:aws:lambda:eu-west-1:123456789012:function:bfn-run-recorder";
@@ -160,6 +161,7 @@ export function pipelineRouteDeps(
     runtime: pipeline.runtime,
     queue: new RunQueueState({ enabled: false }),
     scheduler: { check: () => undefined, sync: async () => undefined, remove: async () => undefined, close: async () => undefined },
+    codeAnalysis: inlineCodeAnalysis,
     clock: options.clock ?? systemClock,
     secretBox: pipeline.secretBox,
     config: { plans: DEFAULT_PLANS, publicUrl: null, syncWaitSeconds: options.syncWaitSeconds, maxBodyBytes: MAX_BODY_BYTES },

@@ -19,6 +19,7 @@ import type { DeployGuard, DeployResult, Runtime } from "../../lambdas/runtime/r
 import type { Scheduler } from "../../lambdas/schedule/scheduler";
 import { ECHO_FN, NO_PARAMS_FN } from "../helpers/code";
 import { FakeClock } from "../helpers/fakeClock";
+import { inlineCodeAnalysis } from "../helpers/inlineCodeAnalysis";
 import { type MemoryStore, startMemoryStore } from "../helpers/memoryStore";
 
 const START = "2026-11-22T12:00:00.000Z";
@@ -126,6 +127,7 @@ function service(options: { inline?: boolean; configure?: boolean; checkFunction
     runtime,
     queue: new RunQueueState(),
     scheduler,
+    codeAnalysis: inlineCodeAnalysis,
     clock,
     secretBox: { seal: () => Promise.reject(new Error("not used")), open: () => Promise.reject(new Error("not used")) },
     config: { plans: DEFAULT_PLANS, publicUrl: null, syncWaitSeconds: 25, maxBodyBytes: MAX_BODY_BYTES },

@@ -83,4 +83,13 @@ describe("readLocalConfig", () => {
     expect(() => readLocalConfig({ BROWSERFN_PLANS: "{" })).toThrow(/BROWSERFN_PLANS/);
     expect(() => readLocalConfig({ BROWSERFN_SYNC_WAIT_SECONDS: "0" })).toThrow(/BROWSERFN_SYNC_WAIT_SECONDS/);
   });
+
+  it("reads the deploy analysis budget (default 5 s, 512 MB, 2 workers) and rejects bad values by name", () => {
+    expect(readLocalConfig({}).deployAnalysis).toEqual({ timeoutMs: 5000, memoryMb: 512, workers: 2 });
+    const env = { BROWSERFN_DEPLOY_ANALYSIS_TIMEOUT_MS: "2000", BROWSERFN_DEPLOY_ANALYSIS_MEMORY_MB: "256", BROWSERFN_DEPLOY_ANALYSIS_WORKERS: "1" };
+    expect(readLocalConfig(env).deployAnalysis).toEqual({ timeoutMs: 2000, memoryMb: 256, workers: 1 });
+    expect(() => readLocalConfig({ BROWSERFN_DEPLOY_ANALYSIS_TIMEOUT_MS: "0" })).toThrow(/BROWSERFN_DEPLOY_ANALYSIS_TIMEOUT_MS/);
+    expect(() => readLocalConfig({ BROWSERFN_DEPLOY_ANALYSIS_MEMORY_MB: "64" })).toThrow(/BROWSERFN_DEPLOY_ANALYSIS_MEMORY_MB/);
+    expect(() => readLocalConfig({ BROWSERFN_DEPLOY_ANALYSIS_WORKERS: "0" })).toThrow(/BROWSERFN_DEPLOY_ANALYSIS_WORKERS/);
+  });
 });

@@ -155,9 +155,11 @@ describe("the CDK stack", () => {
       expect(fn.Properties).toMatchObject({ Runtime: "nodejs22.x", Architectures: ["arm64"], Handler: "index.handler" });
       expect(fn.Properties.LoggingConfig).toMatchObject({ LogGroup: { Ref: expect.any(String) } });
     }
+    expect(ROUTES.filter((route) => route.analyzesCode).map((route) => route.operationId).sort()).toEqual(["createFunction", "forkFunction", "updateFunction"]);
     for (const route of ROUTES) {
       const [, fn] = functionNamed(`bfn-test-api-${route.operationId}`);
-      expect(fn.Properties).toMatchObject({ MemorySize: 512, Timeout: 29 });
+      // The routes that read deployed code have room for their analysis worker's 512 MB heap.
+      expect(fn.Properties).toMatchObject({ MemorySize: route.analyzesCode ? 1024 : 512, Timeout: 29 });
       const env = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
       const resolved = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, fakeResolve(v)]));
       expect(() => readAwsEnv({ ...resolved, AWS_REGION: "eu-west-1" })).not.toThrow();

@@ -4,8 +4,10 @@ import { promisify } from "node:util";
 
 const ROOT = path.resolve(__dirname, "../..");
 
-/** Packages the local service needs only once code is deployed, an MCP request comes or a function is invoked. */
-const ON_FIRST_USE = ["typescript", "@modelcontextprotocol/sdk", "ajv"];
+/** Packages the local service needs only once an MCP request comes or a function is invoked. */
+const ON_FIRST_USE = ["@modelcontextprotocol/sdk", "ajv"];
+/** Packages the service's thread never loads: the compiler is loaded by the deploy analysis worker thread. */
+const NEVER = ["typescript"];
 
 /**
  * In a Node process of its own, as `npm start` runs it (tsx's CommonJS hook): requires the
@@ -14,7 +16,7 @@ const ON_FIRST_USE = ["typescript", "@modelcontextprotocol/sdk", "ajv"];
  */
 async function loadedPackages(then: string): Promise<{ before: string[]; after: string[] }> {
   const script = `
-    const loaded = () => ${JSON.stringify(ON_FIRST_USE)}.filter((name) =>
+    const loaded = () => ${JSON.stringify([...ON_FIRST_USE, ...NEVER])}.filter((name) =>
       Object.keys(require.cache).some((file) => file.includes("/node_modules/" + name + "/")));
     require("./lambdas/local/localService");
     const before = loaded();
@@ -27,9 +29,14 @@ async function loadedPackages(then: string): Promise<{ before: string[]; after: 
 }
 
 describe("the local service's start-up", () => {
-  it("loads neither the TypeScript compiler, the MCP SDK nor ajv: the first deploy, POST /mcp and invocation do", async () => {
+  it("loads neither the TypeScript compiler, the MCP SDK nor ajv: POST /mcp and invocation do, and deploys load the compiler in their worker thread only", async () => {
     const { before, after } = await loadedPackages(`
-      require("./lambdas/code/compileOnDemand").compileCode("export default async (n: number) => n");
+      const { AnalysisPool } = require("./lambdas/code/analysis/analysisPool");
+      const { sourceWorkerScript } = require("./lambdas/code/analysis/analysisWorkerScript");
+      const pool = new AnalysisPool({ script: sourceWorkerScript(), budget: { timeoutMs: 60000, memoryMb: 512 }, maxWorkers: 1, log: () => undefined });
+      const compiled = await pool.compile("export default async (n: number) => n", "local");
+      if (compiled.variables[0].name !== "n") throw new Error("not compiled");
+      await pool.close();
       new (require("./lambdas/invoke/schemaChecker").SchemaChecker)().check({ type: "number" }, 1);
       require("./lambdas/mcp/answerMcp");`);
     expect(before).toEqual([]);

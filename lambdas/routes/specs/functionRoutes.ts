@@ -7,6 +7,7 @@ import type { RouteSpec } from "../routeSpec";
 export const FUNCTION_ROUTES = [
   {
     operationId: "createFunction",
+    analyzesCode: true,
     method: "POST",
     path: "/functions",
     summary: "Deploy a new function",
@@ -54,6 +55,7 @@ export const FUNCTION_ROUTES = [
   },
   {
     operationId: "updateFunction",
+    analyzesCode: true,
     method: "PATCH",
     path: "/functions/{ref}",
     summary: "Update a function; new code adds a version",
@@ -99,6 +101,7 @@ export const FUNCTION_ROUTES = [
   },
   {
     operationId: "forkFunction",
+    analyzesCode: true,
     method: "POST",
     path: "/functions/{ref}/fork",
     summary: "Copy a shared function's latest version into the caller's account",

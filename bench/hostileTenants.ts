@@ -1,0 +1,111 @@
+/**
+ * `npm run bench:hostile`: another tenant's invocation latency while hostile accounts deploy
+ * code made to stall the service (issue #26), against the same on the idle service, side by
+ * side in the same run (docs/benchmarks.md, "Hostile tenants (issue #26)"). The service runs in
+ * its own process, as `npm start` runs it.
+ *
+ * Three conditions, each ROUNDS sequential no-browser invocations of the other account's
+ * function (and a GET /health after each), measured in interleaved blocks: idle; while one
+ * hostile account deploys without pause a module the parser needs a minute for (stopped at the
+ * 5 s budget each time); while a second one also deploys, in turn, 3,000 `[]` parameters, 256 KB
+ * of `string` parameters, nested Records and code nested too deeply to parse.
+ */
+import { TOO_DEEP, STRINGS_AT_LIMIT, emptyTupleParameters, nestedRecords, slowToParse } from "../test/helpers/hostileCode";
+import { startBenchService } from "./benchService";
+import { round, summary, timed } from "./stats";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
+/** Each condition is measured in this many blocks of ROUNDS / BLOCKS calls, interleaved. */
+const BLOCKS = 4;
+const WARM_UP = 100;
+
+async function main(): Promise<void> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
+  const service = await startBenchService("process", "defaults");
+  const request = async (method: string, urlPath: string, key: string | null, body?: unknown) => {
+    const response = await fetch(service.url + urlPath, {
+      method,
+      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, text: await response.text() };
+  };
+  const account = async (name: string) => {
+    const { status, text } = await request("POST", "/api-keys", service.key, { account: name, plan: "pro" });
+    if (status !== 201) throw new Error(`account ${name}: ${status} ${text}`);
+    return (JSON.parse(text) as { key: string }).key;
+  };
+  try {
+    const [other, parserBomb, schemaBomb] = [await account("other"), await account("hostile-a"), await account("hostile-b")];
+    const created = await request("POST", "/functions", other, { name: "noop", code: "export default async (n: number = 1) => ({ n });" });
+    if (created.status !== 201) throw new Error(`deploy: ${created.status} ${created.text}`);
+    let n = 0;
+    const invoke = async () => {
+      const { status, text } = await request("POST", "/functions/noop", other, { n: n++ });
+      if (status !== 200) throw new Error(`invoke: ${status} ${text}`);
+    };
+    const health = () => request("GET", "/health", null);
+    for (let i = 0; i < WARM_UP; i++) await invoke();
+    /** `rounds` sequential invocations, each followed by a GET /health, timed into `into`. */
+    const measure = async (rounds: number, into: { invoke: number[]; health: number[] }) => {
+      for (let i = 0; i < rounds; i++) {
+        into.invoke.push(await timed(invoke));
+        into.health.push(await timed(health));
+      }
+    };
+
+    const attacks = [() => emptyTupleParameters(3000), STRINGS_AT_LIMIT, nestedRecords, ...Object.values(TOO_DEEP)];
+    const bomb = slowToParse();
+    let deploys = 0;
+    const answers: Record<string, Record<string, number>> = { one: {}, two: {} };
+    /** Measures while hostile accounts deploy without pause, each with `code(i)` for its i-th deploy. */
+    const underAttack = async (rounds: number, into: { invoke: number[]; health: number[] }, streams: { key: string; code: (i: number) => string }[], tally: Record<string, number>) => {
+      let stop = false;
+      const deploying = streams.map(async ({ key, code }) => {
+        for (let i = 0; !stop; i++) {
+          const { status } = await request("POST", "/functions", key, { name: `attack-${deploys++}`, code: code(i) });
+          tally[status] = (tally[status] ?? 0) + 1;
+        }
+      });
+      // The first deploys are under way before the measured calls start.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await measure(rounds, into);
+      stop = true;
+      await Promise.all(deploying);
+    };
+    const one = [{ key: parserBomb, code: () => bomb }];
+    const two = [...one, { key: schemaBomb, code: (i: number) => (attacks[i % attacks.length] as () => string)() }];
+    const times = { idle: { invoke: [] as number[], health: [] as number[] }, one: { invoke: [] as number[], health: [] as number[] }, two: { invoke: [] as number[], health: [] as number[] } };
+    // Interleaved blocks (idle, one hostile account, two), so that the machine's own load drifts alike over all three.
+    for (let block = 0; block < BLOCKS; block++) {
+      await measure(ROUNDS / BLOCKS, times.idle);
+      await underAttack(ROUNDS / BLOCKS, times.one, one, answers.one as Record<string, number>);
+      await underAttack(ROUNDS / BLOCKS, times.two, two, answers.two as Record<string, number>);
+    }
+    const figures = (t: { invoke: number[]; health: number[] }) => ({ invoke_ms: summary(t.invoke), health_ms: summary(t.health) });
+    const [idle, oneHostile, twoHostile] = [figures(times.idle), figures(times.one), figures(times.two)];
+    console.log(
+      JSON.stringify(
+        {
+          rounds: ROUNDS,
+          blocks: BLOCKS,
+          idle,
+          one_hostile_deploy: { ...oneHostile, hostile_deploy_answers_by_status: answers.one },
+          two_hostile_accounts: { ...twoHostile, hostile_deploy_answers_by_status: answers.two },
+          one_hostile_over_idle_invoke_p50_ratio: round(oneHostile.invoke_ms.p50 / idle.invoke_ms.p50),
+          two_hostile_over_idle_invoke_p50_ratio: round(twoHostile.invoke_ms.p50 / idle.invoke_ms.p50),
+          one_hostile_over_idle_health_p50_ratio: round(oneHostile.health_ms.p50 / idle.health_ms.p50),
+        },
+        null,
+        2,
+      ),
+    );
+  } finally {
+    await service.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
