@@ -12,12 +12,12 @@ const LEASE_MARGIN_MS = 60_000;
 
 /**
  * Admits a run under its account's plan: a slot among the plan's `concurrency` (waiting up
- * to `waitMs` for one) and one of its `invocations_per_month`. Past a limit: 429 with
- * Retry-After, and nothing is started or counted.
+ * to `waitMs` for one) and one of its `invocations_per_month` (not when `counted`: its batch
+ * counted it already). Past a limit: 429 with Retry-After, and nothing is started or counted.
  */
 export async function admitRun(
   deps: Deps,
-  run: { accountId: string; plan: string; runId: string; timeoutSeconds: number },
+  run: { accountId: string; plan: string; runId: string; timeoutSeconds: number; counted?: boolean },
   waitMs: number,
 ): Promise<Lease> {
   const plan = deps.config.plans[run.plan] ?? deps.config.plans[DEFAULT_PLAN];
@@ -27,7 +27,7 @@ export async function admitRun(
   for (let attempt = 0; ; attempt++) {
     const now = deps.clock.now();
     const leaseUntil = now.getTime() + waitMs + run.timeoutSeconds * 1000 + LEASE_MARGIN_MS;
-    const admission = await deps.store.limits.admit(run.accountId, run.runId, limits, leaseUntil, now);
+    const admission = await deps.store.limits.admit(run.accountId, run.runId, limits, leaseUntil, now, run.counted === true);
     if (admission.admitted) {
       return { release: (refund = false) => deps.store.limits.release(run.accountId, run.runId, refund) };
     }

@@ -36,6 +36,14 @@ export interface RunInput {
    * run costs one store write less). Default `at-start`.
    */
   markRunning?: "at-start" | "if-long";
+  /**
+   * The run's invocation was counted, and its queued record written, already (an item of a
+   * batch: startBatchRuns): admission takes a slot without counting it again, and a run refused
+   * or never taken by the runtime keeps its queued record for its batch to start or end.
+   */
+  counted?: true;
+  /** The batch the run is an item of (recorded on the run as `batch_id`). */
+  batchId?: string;
 }
 
 /** How long a run waits for its `running` mark when it is marked only `if-long`. */
@@ -71,6 +79,7 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
     queuedAt: deps.clock.now().toISOString(),
     requestOrigin: input.requestOrigin,
     sdkVersion: input.sdkVersion,
+    ...(input.batchId === undefined ? {} : { batchId: input.batchId }),
   });
   let run: RunItem = input.runId ? { ...created, run_id: input.runId } : created;
   const started = Date.now();
@@ -133,7 +142,7 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
     )
     .then(finish, async (error: unknown) => {
       if (!accepted) {
-        await forgetRun(deps, run);
+        if (!input.counted) await forgetRun(deps, run);
         throw error;
       }
       if (error instanceof ApiError) {
@@ -173,13 +182,13 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
  * other did is undone (the lease refunded, the record removed) and the failure is thrown.
  */
 async function admitRecorded(deps: Deps, run: RunItem, input: RunInput): Promise<Lease> {
-  const admission = { accountId: run.account_id, plan: input.plan, runId: run.run_id, timeoutSeconds: input.fn.timeout_seconds };
+  const admission = { accountId: run.account_id, plan: input.plan, runId: run.run_id, timeoutSeconds: input.fn.timeout_seconds, counted: input.counted === true };
   const [admitted, recorded] = await Promise.allSettled([admitRun(deps, admission, input.waitMs), deps.store.runs.put(run)]);
   if (admitted.status === "fulfilled" && recorded.status === "fulfilled") return admitted.value;
   if (admitted.status === "fulfilled") {
     await admitted.value.release(true).catch((error: unknown) => deps.log(`refunding ${run.run_id} failed: ${(error as Error).message}`));
   }
-  if (recorded.status === "fulfilled") await forgetRun(deps, run);
+  if (recorded.status === "fulfilled" && !input.counted) await forgetRun(deps, run);
   throw admitted.status === "rejected" ? admitted.reason : (recorded as PromiseRejectedResult).reason;
 }
 

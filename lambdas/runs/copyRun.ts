@@ -37,5 +37,6 @@ export function copyRun(run: RunItem): RunItem {
     memory_mb: run.memory_mb,
     request_origin: run.request_origin,
     sdk_version: run.sdk_version,
+    ...(typeof run.batch_id === "string" ? { batch_id: run.batch_id } : {}),
   };
 }

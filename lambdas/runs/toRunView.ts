@@ -43,6 +43,7 @@ export function toRunView(run: RunItem): z.infer<typeof RunView> {
     duration_ms: run.duration_ms,
     browser_ms: run.browser_ms,
     peak_memory_mb: run.peak_memory_mb,
+    ...(run.batch_id === undefined ? {} : { batch_id: run.batch_id }),
   };
 }
 

@@ -1,6 +1,6 @@
 export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "timed_out";
-/** What started a run: an HTTP invocation, its schedule, or an MCP client's `tools/call`. */
-export type RunTrigger = "http" | "schedule" | "mcp";
+/** What started a run: an HTTP invocation, its schedule, an MCP client's `tools/call`, or an item of a batch. */
+export type RunTrigger = "http" | "schedule" | "mcp" | "batch";
 
 export interface RunError {
   code: string;
@@ -37,6 +37,8 @@ export interface RunItem {
   memory_mb: number;
   request_origin: string | null;
   sdk_version: string | null;
+  /** The batch the run is an item of (trigger `batch`); absent for any other run. */
+  batch_id?: string;
 }
 
 export const FINAL_STATUSES: readonly RunStatus[] = ["succeeded", "failed", "timed_out"];

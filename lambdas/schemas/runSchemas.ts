@@ -7,8 +7,8 @@ export const RunStatus = z
   .meta({ id: "RunStatus" });
 
 export const RunTrigger = z
-  .enum(["http", "schedule", "mcp"] as const satisfies readonly RunTriggerType[])
-  .describe("What started the run: an HTTP invocation, the function's schedule, or an MCP client's tools/call")
+  .enum(["http", "schedule", "mcp", "batch"] as const satisfies readonly RunTriggerType[])
+  .describe("What started the run: an HTTP invocation, the function's schedule, an MCP client's tools/call, or an item of a batch (POST /functions/{ref}/batch)")
   .meta({ id: "RunTrigger" });
 
 /** A failed run's error as the API shows it. */
@@ -39,6 +39,7 @@ export const RunView = z
     duration_ms: z.number().nullable(),
     browser_ms: z.number().describe("Browser-session time in ms"),
     peak_memory_mb: z.number().nullable(),
+    batch_id: z.string().optional().describe("The batch the run is an item of (trigger batch); absent for any other run"),
   })
   .meta({ id: "Run" });
 

@@ -7,6 +7,8 @@ export interface AdmitLimits {
   invocationsPerMonth: number;
 }
 
+export type Reservation = { reserved: true } | { reserved: false; used: number };
+
 export type Admission = { admitted: true } | { admitted: false; limit: "concurrency" | "quota"; inFlight: number; used: number };
 
 interface LimitItem {
@@ -30,8 +32,12 @@ export class LimitStore {
     private readonly table: string,
   ) {}
 
-  /** Takes a lease and counts one invocation of this month, both or neither. */
-  async admit(accountId: string, leaseId: string, limits: AdmitLimits, leaseUntil: number, now: Date): Promise<Admission> {
+  /**
+   * Takes a lease and counts one invocation of this month, both or neither. `counted`: the
+   * invocation was counted already (reserveInvocations, for an item of a batch): only the lease
+   * is taken, and the quota is not checked again.
+   */
+  async admit(accountId: string, leaseId: string, limits: AdmitLimits, leaseUntil: number, now: Date, counted = false): Promise<Admission> {
     const month = now.toISOString().slice(0, 7);
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       try {
@@ -39,15 +45,14 @@ export class LimitStore {
           new UpdateCommand({
             TableName: this.table,
             Key: limitKey(accountId),
-            UpdateExpression: "SET leases.#lease = :until ADD invocations :one",
-            ConditionExpression: "month_key = :month AND size(leases) < :concurrency AND invocations < :quota",
+            UpdateExpression: counted ? "SET leases.#lease = :until" : "SET leases.#lease = :until ADD invocations :one",
+            ConditionExpression: counted ? "month_key = :month AND size(leases) < :concurrency" : "month_key = :month AND size(leases) < :concurrency AND invocations < :quota",
             ExpressionAttributeNames: { "#lease": leaseId },
             ExpressionAttributeValues: {
               ":until": leaseUntil,
-              ":one": 1,
               ":month": month,
               ":concurrency": limits.concurrency,
-              ":quota": limits.invocationsPerMonth,
+              ...(counted ? {} : { ":one": 1, ":quota": limits.invocationsPerMonth }),
             },
           }),
         );
@@ -72,10 +77,60 @@ export class LimitStore {
       }
       const used = item.invocations ?? 0;
       const inFlight = Object.keys(leases).length;
-      if (used >= limits.invocationsPerMonth) return { admitted: false, limit: "quota", inFlight, used };
+      if (!counted && used >= limits.invocationsPerMonth) return { admitted: false, limit: "quota", inFlight, used };
       if (inFlight >= limits.concurrency) return { admitted: false, limit: "concurrency", inFlight, used };
     }
     throw new Error(`Could not admit a run for ${accountId}: too much contention`);
+  }
+
+  /**
+   * Counts `n` invocations of this month at once, or none: one conditional write, so batches
+   * and single calls racing for the same quota never together pass `quota`. No lease is taken
+   * (each run takes its own when it starts: admit with `counted`).
+   */
+  async reserveInvocations(accountId: string, n: number, quota: number, now: Date): Promise<Reservation> {
+    const month = now.toISOString().slice(0, 7);
+    if (n > quota) return { reserved: false, used: (await this.current(accountId, now)).invocations };
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      try {
+        await this.doc.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: limitKey(accountId),
+            UpdateExpression: "ADD invocations :n",
+            ConditionExpression: "month_key = :month AND invocations <= :room",
+            ExpressionAttributeValues: { ":n": n, ":month": month, ":room": quota - n },
+          }),
+        );
+        return { reserved: true };
+      } catch (error) {
+        if (!isConditionFailed(error)) throw error;
+      }
+      const item = await this.read(accountId);
+      if (!item) {
+        await this.putIfMissing(accountId, month);
+        continue;
+      }
+      if (item.month_key !== month) {
+        await this.startMonth(accountId, item.month_key, month);
+        continue;
+      }
+      return { reserved: false, used: item.invocations ?? 0 };
+    }
+    throw new Error(`Could not reserve ${n} invocations for ${accountId}: too much contention`);
+  }
+
+  /** Gives back `n` invocations counted by reserveInvocations whose runs will never start. */
+  async unreserveInvocations(accountId: string, n: number): Promise<void> {
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: limitKey(accountId),
+        UpdateExpression: "ADD invocations :minus",
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: { ":minus": -n },
+      }),
+    );
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { DocumentSender } from "./dynamo";
 import { AccountStore } from "./accountStore";
+import { BatchStore } from "./batchStore";
 import { ArtifactStore } from "./artifactStore";
 import { IdempotencyStore } from "./idempotencyStore";
 import { CachedFunctionStore } from "./cachedFunctionStore";
@@ -26,6 +27,7 @@ export interface Store {
   idempotency: IdempotencyStore;
   secrets: SecretStore;
   deliveries: DeliveryStore;
+  batches: BatchStore;
 }
 
 /** Runs are kept this long by default (DynamoDB TTL on AWS). */
@@ -57,5 +59,6 @@ export function createStore(doc: DocumentSender, tablePrefix: string, options: S
     idempotency: new IdempotencyStore(doc, table),
     secrets: new SecretStore(doc, table),
     deliveries: new DeliveryStore(doc, table),
+    batches: new BatchStore(doc, table, runRetentionDays * 86_400),
   };
 }
