@@ -89,13 +89,13 @@ async function startOne(deps: Deps, batch: BatchStart, item: BatchRunToStart): P
   }
 }
 
-/** Ends a run of the batch that could not be started, failed with why (its record stays, as every run's). */
-async function endRefused(deps: Deps, runId: string, error: unknown): Promise<void> {
-  const known = error instanceof ApiError;
-  if (!known) deps.log(`batch run ${runId} could not be started: ${(error as Error).stack ?? error}`);
-  const reason = known
-    ? { code: error.code, message: error.message }
-    : { code: "internal_error", message: "The run could not be started inside the service; the run id identifies it in the logs" };
+/**
+ * Ends a run of a batch that could not be started, failed with why (an ApiError's code and
+ * message, or a {code, message} of the caller's; its record stays, as every run's).
+ */
+export async function endRefused(deps: Deps, runId: string, error: unknown): Promise<void> {
+  const reason = refusal(error);
+  if (reason.code === "internal_error") deps.log(`batch run ${runId} could not be started: ${(error as Error).stack ?? error}`);
   try {
     const run = await deps.store.runs.get(runId);
     if (!run || run.status !== "queued") return;
@@ -104,4 +104,11 @@ async function endRefused(deps: Deps, runId: string, error: unknown): Promise<vo
   } catch (failure) {
     deps.log(`batch run ${runId}: recording that it could not start failed: ${(failure as Error).message}`);
   }
+}
+
+function refusal(error: unknown): { code: string; message: string } {
+  if (error instanceof ApiError) return { code: error.code, message: error.message };
+  const given = error as { code?: unknown; message?: unknown } | null;
+  if (!(error instanceof Error) && typeof given?.code === "string" && typeof given.message === "string") return { code: given.code, message: given.message };
+  return { code: "internal_error", message: "The run could not be started inside the service; the run id identifies it in the logs" };
 }

@@ -17,6 +17,7 @@ import { prepareRuntimeFiles } from "../runtime/local/sandbox/runtimeFiles";
 import { replacePreviousRuntime } from "./previousRuntime";
 import { LocalScheduler } from "../schedule/localScheduler";
 import { runScheduled } from "../schedule/runScheduled";
+import { resumeBatches } from "../batches/resumeBatches";
 import { settleInterruptedRuns } from "./settleInterruptedRuns";
 import { repairInterruptedChanges } from "../functions/repairInterruptedChanges";
 import { createTablesIfMissing } from "../store/createTables";
@@ -81,8 +82,11 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
   let scheduler: LocalScheduler | undefined;
   let sweepTimer: NodeJS.Timeout | undefined;
   let dispatcher: LocalWebhookDispatcher | undefined;
+  /** Aborted first when the service stops: a batch's runs not started yet stay queued for the next start. */
+  const shutdown = new AbortController();
   /** Stops what has been started, in the order that lets runs end before the store goes. */
   const stopParts = async () => {
+    shutdown.abort();
     clearInterval(sweepTimer);
     // Attempts under way are aborted unrecorded; runs that end from here on keep their deliveries in the outbox.
     await dispatcher?.close();
@@ -150,6 +154,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
         allowLocalNetwork,
         oauthIssuer: config.oauth?.issuer ?? null,
       },
+      shutdown: shutdown.signal,
       log,
     };
     const requestLog = config.requestLog ? (options.log ?? ((line: string) => console.log(line))) : null;
@@ -164,6 +169,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     deps.config.publicUrl = url;
     await scheduler.start();
     dispatcher.start(webhooks);
+    await resumeBatches(deps);
     let closing: Promise<void> | undefined;
     return {
       url,

@@ -157,6 +157,11 @@ export class LimitStore {
     return item?.leases?.[leaseId] !== undefined;
   }
 
+  /** The ids of the leases the account holds (expired ones included). */
+  async leaseIds(accountId: string): Promise<string[]> {
+    return Object.keys((await this.read(accountId))?.leases ?? {});
+  }
+
   /** Invocations admitted this month and runs in flight now. */
   async current(accountId: string, now: Date): Promise<{ invocations: number; inFlight: number }> {
     const item = await this.read(accountId);
