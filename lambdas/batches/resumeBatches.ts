@@ -8,7 +8,8 @@ import { endRefused, startBatchRuns } from "./startBatchRuns";
  * `queued` (never admitted: settleInterruptedRuns leaves them) are started again, each batch's
  * in the order of its items, by startBatchRuns. Their parameters are those their records keep
  * (a function secret's value in them was kept `[redacted]`). A batch whose function is gone or
- * not active ends its runs failed. Resolves once each batch's starting is under way. Called
+ * not active ends its runs failed; runs of a batch that was never recorded (its request stopped
+ * before its 202) are removed. Resolves once each batch's starting is under way. Called
  * once settleInterruptedRuns has ended what the last stop cut off.
  */
 export async function resumeBatches(deps: Deps): Promise<number> {
@@ -28,7 +29,12 @@ export async function resumeBatches(deps: Deps): Promise<number> {
       await releaseEndedLeases(deps, batch.account_id);
     }
     const fn = batch ? await deps.store.functions.getById(batch.function_id) : undefined;
-    if (!batch || !fn || fn.status !== "active" || fn.account_id !== batch.account_id) {
+    if (!batch) {
+      // Written by a request that stopped before it recorded its batch: it never answered 202.
+      for (const run of runs.values()) await deps.store.runs.deleteIfQueued(run.run_id);
+      continue;
+    }
+    if (!fn || fn.status !== "active" || fn.account_id !== batch.account_id) {
       const reason = { code: "function_not_found", message: "The batch's function is no longer there to run" };
       for (const run of runs.values()) await endRefused(deps, run.run_id, reason);
       continue;

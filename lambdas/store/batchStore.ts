@@ -12,6 +12,10 @@ const GET_CHUNK = 100;
 /** How many BatchWrite/BatchGet requests of one call are in flight at once. */
 const PARALLEL_REQUESTS = 8;
 
+/** How many ended runs' states a BatchStore remembers (a few batches' worth; oldest forgotten first). */
+const REMEMBERED_ENDS = 20_000;
+const ENDED: readonly RunStatus[] = ["succeeded", "failed", "timed_out"];
+
 const batchKey = (batchId: string) => ({ pk: `BATCH#${batchId}`, sk: "BATCH" });
 
 /** A run's status as counted for its batch: its id, status and end. */
@@ -30,6 +34,12 @@ export interface RunState {
  * first, then the batch that names them.
  */
 export class BatchStore {
+  /**
+   * States of runs seen ended, by run id: a run ends once, so a batch being followed reads only
+   * its runs still queued or running (GET /batches/{id} while it runs stays cheap).
+   */
+  private readonly ended = new Map<string, RunState>();
+
   constructor(
     private readonly doc: DocumentSender,
     private readonly table: string,
@@ -84,13 +94,28 @@ export class BatchStore {
     );
   }
 
-  /** The status and end of each run, in the order asked (runs with no record are left out). */
+  /**
+   * The status and end of each run, in the order asked (runs with no record are left out): runs
+   * seen ended before are not read again.
+   */
   async runStates(runIds: readonly string[]): Promise<RunState[]> {
-    const items = await this.readRuns(runIds, ["run_id", "status", "finished_at"]);
-    return items.map((item) => {
+    const unknown = runIds.filter((runId) => !this.ended.has(runId));
+    const read = new Map<string, RunState>();
+    for (const item of await this.readRuns(unknown, ["run_id", "status", "finished_at"])) {
       const stored = asStored<RunState>(item);
-      return { run_id: stored.run_id, status: stored.status, finished_at: typeof stored.finished_at === "string" ? stored.finished_at : null };
+      const state = { run_id: stored.run_id, status: stored.status, finished_at: typeof stored.finished_at === "string" ? stored.finished_at : null };
+      read.set(state.run_id, state);
+      if (ENDED.includes(state.status)) this.remember(state);
+    }
+    return runIds.flatMap((runId) => {
+      const state = this.ended.get(runId) ?? read.get(runId);
+      return state ? [state] : [];
     });
+  }
+
+  private remember(state: RunState): void {
+    this.ended.set(state.run_id, state);
+    if (this.ended.size > REMEMBERED_ENDS) this.ended.delete(this.ended.keys().next().value as string);
   }
 
   /** The runs as listed (what the runs index keeps of each), in the order asked. */
