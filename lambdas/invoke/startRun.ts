@@ -38,8 +38,9 @@ export interface RunInput {
   markRunning?: "at-start" | "if-long";
   /**
    * The run's invocation was counted, and its queued record written, already (an item of a
-   * batch: startBatchRuns): admission takes a slot without counting it again, and a run refused
-   * or never taken by the runtime keeps its queued record for its batch to start or end.
+   * batch: startBatchRuns): admission takes a slot without counting it again, the queued record
+   * is not written again, and a run refused or never taken by the runtime keeps it for its batch
+   * to start or end.
    */
   counted?: true;
   /** The batch the run is an item of (recorded on the run as `batch_id`). */
@@ -183,7 +184,9 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
  */
 async function admitRecorded(deps: Deps, run: RunItem, input: RunInput): Promise<Lease> {
   const admission = { accountId: run.account_id, plan: input.plan, runId: run.run_id, timeoutSeconds: input.fn.timeout_seconds, counted: input.counted === true };
-  const [admitted, recorded] = await Promise.allSettled([admitRun(deps, admission, input.waitMs), deps.store.runs.put(run)]);
+  // A counted run's queued record was written by its batch already.
+  const recording = input.counted ? Promise.resolve() : deps.store.runs.put(run);
+  const [admitted, recorded] = await Promise.allSettled([admitRun(deps, admission, input.waitMs), recording]);
   if (admitted.status === "fulfilled" && recorded.status === "fulfilled") return admitted.value;
   if (admitted.status === "fulfilled") {
     await admitted.value.release(true).catch((error: unknown) => deps.log(`refunding ${run.run_id} failed: ${(error as Error).message}`));
