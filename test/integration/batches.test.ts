@@ -106,6 +106,32 @@ describe("batches", () => {
     expect(logs.filter((entry) => accepted.run_ids.includes(entry.run_id)).map((entry) => entry.trigger)).toEqual(["batch", "batch", "batch"]);
   }, 60_000);
 
+  it("records every run of a batch of 260 before its 202 (BatchWrite in chunks) and lists them in pages of 100", async () => {
+    const answer = await t.call("POST", "/functions/echo/batch", { body: { items: Array.from({ length: 260 }, (_, i) => ({ message: `m${i}` })) } });
+    expect(answer.status).toBe(202);
+    const { batch_id, run_ids } = answer.body as BatchAnswer;
+    expect(new Set(run_ids).size).toBe(260);
+    // At once: the batch counts all 260 and the last item's run is there.
+    const now = (await t.call("GET", `/batches/${batch_id}`)).body as BatchBody;
+    expect(Object.values(now.counts).reduce((a, b) => a + b, 0)).toBe(260);
+    expect((await t.call("GET", `/runs/${run_ids[259]}`)).status).toBe(200);
+    const finished = await untilFinished(batch_id);
+    expect(finished.counts.succeeded).toBe(260);
+    const listed: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page = (await t.call("GET", `/batches/${batch_id}/runs${cursor ? `?cursor=${cursor}` : ""}`)).body as { items: { run_id: string }[]; next_cursor: string | null };
+      listed.push(...page.items.map((run) => run.run_id));
+      cursor = page.next_cursor;
+      pages++;
+    } while (cursor);
+    expect([pages, listed]).toEqual([3, run_ids]);
+    const big = await t.call("GET", `/batches/${batch_id}/runs?limit=1000`);
+    expect((big.body as { items: unknown[] }).items).toHaveLength(260);
+    expect((await t.call("GET", `/batches/${batch_id}/runs?limit=1001`)).status).toBe(400);
+  }, 120_000);
+
   it("refuses a batch with bad items whole, naming each bad item's index, and writes nothing", async () => {
     const runsBefore = (await logsOf("echo")).length;
     const usageBefore = await usage();
