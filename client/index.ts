@@ -15,11 +15,16 @@ import { version } from "../package.json";
 import { type InvocationResult, type InvokeOptions, type WaitOptions, invoke, stringParams, waitForRun } from "./invocation";
 import { type RunEvent, type RunEventsOptions, runEvents } from "./runEvents";
 import { type Send, type TransportOptions, createTransport } from "./transport";
+import { type WaitBatchOptions, waitForBatch } from "./batches";
 import type {
+  AcceptedBatch,
   AcceptedRun,
   AccountPlan,
   ArtifactContent,
   ArtifactList,
+  Batch,
+  BatchRun,
+  BatchRunList,
   ApiKeyList,
   CreateApiKeyInput,
   CreateFunctionInput,
@@ -41,6 +46,7 @@ import type {
 export * from "./errors";
 export type * from "./types";
 export type { InvocationResult, InvokeOptions, WaitOptions } from "./invocation";
+export type { WaitBatchOptions } from "./batches";
 export type { RunEvent, RunEventsOptions } from "./runEvents";
 export type { ApiResponse, RequestSpec, Send, TransportOptions } from "./transport";
 
@@ -172,6 +178,44 @@ export class BrowserfnClient {
     if (options.version !== undefined) headers["x-function-version"] = String(options.version);
     if (options.method === "GET") return this.body({ method: "GET", path: `/functions/${enc(name)}`, query: stringParams(params), headers, idempotent: true });
     return this.body({ method: "POST", path: `/functions/${enc(name)}`, body: params, headers, idempotent: true });
+  }
+
+  /**
+   * `POST /functions/{ref}/batch`: one run per item (1..1000 parameter objects), all checked
+   * before any starts (ValidationError `invalid_parameters` whose `details.items` names each bad
+   * item's index); 202 with the batch id and the runs' ids in the order of the items. Sent under
+   * an `Idempotency-Key` (options.idempotencyKey, default a random one), so a retry after a lost
+   * answer starts no second batch.
+   */
+  startBatch(name: string, items: Record<string, unknown>[], options: { version?: string | number; idempotencyKey?: string } = {}): Promise<AcceptedBatch> {
+    const headers: Record<string, string> = { "idempotency-key": options.idempotencyKey ?? globalThis.crypto.randomUUID() };
+    if (options.version !== undefined) headers["x-function-version"] = String(options.version);
+    return this.body({ method: "POST", path: `/functions/${enc(name)}/batch`, body: { items }, headers, idempotent: true });
+  }
+
+  /** `GET /batches/{batch_id}`: the batch's counts by status, and `finished_at` once every run has ended. */
+  getBatch(batchId: string): Promise<Batch> {
+    return this.body({ method: "GET", path: `/batches/${enc(batchId)}`, idempotent: true });
+  }
+
+  /** `GET /batches/{batch_id}/runs`: one page of the batch's runs, in the order of its items (`limit` 1..1000, default 100). */
+  listBatchRuns(batchId: string, options: { limit?: number; cursor?: string } = {}): Promise<BatchRunList> {
+    return this.body({ method: "GET", path: `/batches/${enc(batchId)}/runs`, query: options, idempotent: true });
+  }
+
+  /** Every run of a batch, page after page, in the order of its items. */
+  async *allBatchRuns(batchId: string, pageSize = 1000): AsyncGenerator<BatchRun> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.listBatchRuns(batchId, { limit: pageSize, cursor });
+      yield* page.items;
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+  }
+
+  /** Polls a batch until every run has ended (`finished_at`) and returns it; WaitTimeoutError past `timeoutMs`. */
+  waitForBatch(batchId: string, options?: WaitBatchOptions): Promise<Batch> {
+    return waitForBatch((id) => this.getBatch(id), batchId, options);
   }
 
   /** `GET /runs/{run_id}`: one run of this account. */

@@ -31,6 +31,12 @@ import type {
   LogList as LogListSchema,
   RunView as RunSchema,
 } from "../lambdas/schemas/runSchemas";
+import type {
+  AcceptedBatch as AcceptedBatchSchema,
+  BatchRun as BatchRunSchema,
+  BatchRunList as BatchRunListSchema,
+  BatchView as BatchSchema,
+} from "../lambdas/schemas/batchSchemas";
 import type { SecretInfo as SecretInfoSchema, SecretList as SecretListSchema } from "../lambdas/schemas/secretSchemas";
 import type {
   AccountPlan as AccountPlanSchema,
@@ -95,6 +101,15 @@ export interface ArtifactContent {
 
 /** 202 answer of an invocation that goes on in the background. */
 export type AcceptedRun = z.infer<typeof AcceptedRunSchema>;
+
+/** 202 answer of `POST /functions/{ref}/batch`: the batch and its runs' ids, in the order of the items. */
+export type AcceptedBatch = z.infer<typeof AcceptedBatchSchema>;
+/** `GET /batches/{batch_id}`: counts by status, and finished_at once every run has ended. */
+export type Batch = z.infer<typeof BatchSchema>;
+/** One run of `GET /batches/{batch_id}/runs`. */
+export type BatchRun = z.infer<typeof BatchRunSchema>;
+/** One page of `GET /batches/{batch_id}/runs`, in the order of the items. */
+export type BatchRunList = z.infer<typeof BatchRunListSchema>;
 
 /** `GET /functions/{ref}/metrics`; durations in ms, `success_rate` in percent (0–100). */
 export type FunctionMetrics = z.infer<typeof FunctionMetricsSchema>;

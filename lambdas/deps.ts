@@ -82,6 +82,11 @@ export interface Deps {
   /** Where artifacts' bytes are (absent: runs keep none here). */
   artifactContent?: ArtifactContent;
   config: ServiceConfig;
+  /**
+   * Aborted when the service begins to stop: work it does outside requests (a batch's runs not
+   * started yet: startBatchRuns) stops taking more. Absent: never.
+   */
+  shutdown?: AbortSignal;
   /** Where handlers write diagnostic lines (never secrets). */
   log: (line: string) => void;
 }

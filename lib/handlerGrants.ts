@@ -11,6 +11,8 @@ export const DATA_ACTIONS = [
   "dynamodb:DeleteItem",
   "dynamodb:Query",
   "dynamodb:BatchWriteItem",
+  // A batch's counts and runs are read by key (GET /batches/{id}).
+  "dynamodb:BatchGetItem",
 ];
 /** The run recorder reads a run (and its parts), writes its end, meters it and frees its lease. */
 export const RECORDER_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"];

@@ -7,6 +7,7 @@ import { newRunId } from "../runs/runIds";
 import { refusedBeforeStart, type RunTrigger } from "../runs/types";
 import { requestHash } from "../store/idempotencyStore";
 import { claimOrReplay } from "./claimOrReplay";
+import { idempotencyKey, invokedVersion } from "./invokedVersion";
 import { acceptedResponse, finishedResponse } from "./invokeResponse";
 import { startRun } from "./startRun";
 import { validateParams } from "./validateParams";
@@ -31,10 +32,7 @@ export async function invokeFunction(
       status: fn.status,
     });
   }
-  const version = await pickVersion(deps, fn.function_id, fn.latest_version, request.headers["x-function-version"]);
-  const meta = version === fn.latest_version ? undefined : await deps.store.versions.meta(fn.function_id, version);
-  const variables = meta ? meta.variables : version === fn.latest_version ? (fn.variables ?? []) : [];
-  const schema = meta ? meta.input_schema : version === fn.latest_version ? fn.input_schema : undefined;
+  const { version, variables, schema } = await invokedVersion(deps, fn, request.headers["x-function-version"]);
   const params = validateParams(variables, input, source, schema);
   const syncMs = deps.config.syncWaitSeconds * 1000;
   const respondAsync = /respond-async/i.test(request.headers.prefer ?? "");
@@ -100,22 +98,4 @@ export async function invokeFunction(
   waiting.abort();
   // A run that waited in the queue (or for a worker) may still wait: the answer says which.
   return acceptedResponse({ ...run, status: await phase() }, request.baseUrl);
-}
-
-async function pickVersion(deps: Deps, functionId: string, latest: number, header: string | undefined): Promise<number> {
-  if (header === undefined || header === "") return latest;
-  const wanted = /^[1-9]\d{0,8}$/.test(header.trim()) ? Number(header.trim()) : 0;
-  if (wanted < 1 || wanted > latest) {
-    throw new ApiError("version_not_found", `No version '${header}'; versions are 1 to ${latest}`, { version: header });
-  }
-  return wanted;
-}
-
-/** `Idempotency-Key`: 1..255 characters; absent, null. */
-function idempotencyKey(header: string | undefined): string | null {
-  if (header === undefined) return null;
-  if (header.length < 1 || header.length > 255) {
-    throw new ApiError("invalid_request", "Idempotency-Key must be 1 to 255 characters", { field: "Idempotency-Key" });
-  }
-  return header;
 }

@@ -34,8 +34,14 @@ export interface RunInput {
    * run costs one store write less). Default `at-start`.
    */
   markRunning?: "at-start" | "if-long";
-  /** The invocation was counted already (a batch reserves its items' invocations at once): admission does not count it again. */
+  /**
+   * The run's invocation was counted, and its queued record written, already (an item of a
+   * batch): admission takes a slot (or a place in the queue) without counting it again, and the
+   * queued record is not written again.
+   */
   counted?: boolean;
+  /** The batch the run is an item of (recorded on the run as `batch_id`). */
+  batchId?: string;
 }
 
 /**
@@ -61,12 +67,14 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
     queuedAt: deps.clock.now().toISOString(),
     requestOrigin: input.requestOrigin,
     sdkVersion: input.sdkVersion,
+    ...(input.batchId === undefined ? {} : { batchId: input.batchId }),
   });
   const run: RunItem = input.runId ? { ...created, run_id: input.runId } : created;
   const lease = await admitRecorded(deps, run, input);
   if (lease === "queued") {
     await enqueueRun(deps, run, { plan: input.plan, params, baseUrl: input.baseUrl ?? null, counted: input.counted === true }).catch(async (error: unknown) => {
-      await forgetRun(deps, run);
+      // A batch's run keeps its record: the batch ends it with the refusal.
+      if (!input.counted) await forgetRun(deps, run);
       throw error;
     });
     const completion = deps.queue.completionOf(run.run_id);
@@ -96,11 +104,13 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
  */
 async function admitRecorded(deps: Deps, run: RunItem, input: RunInput): Promise<Lease | "queued"> {
   const admission = { accountId: run.account_id, plan: input.plan, runId: run.run_id, timeoutSeconds: input.fn.timeout_seconds, counted: input.counted === true };
-  const [admitted, recorded] = await Promise.allSettled([admitRun(deps, admission, input.waitMs), deps.store.runs.put(run)]);
+  // A counted run's queued record was written by its batch already.
+  const recording = input.counted ? Promise.resolve() : deps.store.runs.put(run);
+  const [admitted, recorded] = await Promise.allSettled([admitRun(deps, admission, input.waitMs), recording]);
   if (admitted.status === "fulfilled" && recorded.status === "fulfilled") return admitted.value;
   if (admitted.status === "fulfilled" && admitted.value !== "queued") {
     await admitted.value.release(true).catch((error: unknown) => deps.log(`refunding ${run.run_id} failed: ${(error as Error).message}`));
   }
-  if (recorded.status === "fulfilled") await forgetRun(deps, run);
+  if (recorded.status === "fulfilled" && !input.counted) await forgetRun(deps, run);
   throw admitted.status === "rejected" ? admitted.reason : (recorded as PromiseRejectedResult).reason;
 }

@@ -17,6 +17,7 @@ import { prepareRuntimeFiles } from "../runtime/local/sandbox/runtimeFiles";
 import { replacePreviousRuntime } from "./previousRuntime";
 import { LocalScheduler } from "../schedule/localScheduler";
 import { runScheduled } from "../schedule/runScheduled";
+import { resumeBatches } from "../batches/resumeBatches";
 import { settleInterruptedRuns } from "./settleInterruptedRuns";
 import { repairInterruptedChanges } from "../functions/repairInterruptedChanges";
 import { createTablesIfMissing } from "../store/createTables";
@@ -106,8 +107,11 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     maxWorkers: analysisWorkers,
     log: options.errorLog ?? ((line: string) => console.error(line)),
   });
+  /** Aborted first when the service stops: a batch's runs not started yet stay queued for the next start. */
+  const shutdown = new AbortController();
   /** Stops what has been started, in the order that lets runs end before the store goes. */
   const stopParts = async () => {
+    shutdown.abort();
     clearInterval(sweepTimer);
     clearInterval(queueSweepTimer);
     // Queued runs stay queued in the store for the next start; none is started from here on.
@@ -189,6 +193,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
         allowLocalNetwork,
         oauthIssuer: config.oauth?.issuer ?? null,
       },
+      shutdown: shutdown.signal,
       log,
     };
     const requestLog = config.requestLog ? (options.log ?? ((line: string) => console.log(line))) : null;
@@ -211,6 +216,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     await queueSweep.sweep();
     queueSweepTimer = setInterval(() => void queueSweep.sweep().catch((error: unknown) => log(`sweeping the run queue failed: ${(error as Error).message}`)), QUEUE_SWEEP_MS);
     queueSweepTimer.unref();
+    await resumeBatches(deps);
     let closing: Promise<void> | undefined;
     return {
       url,

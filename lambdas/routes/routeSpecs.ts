@@ -3,6 +3,7 @@ import { META_ROUTES } from "./specs/metaRoutes";
 import { FUNCTION_ROUTES } from "./specs/functionRoutes";
 import { INVOCATION_ROUTES } from "./specs/invocationRoutes";
 import { RUN_ROUTES } from "./specs/runRoutes";
+import { BATCH_ROUTES } from "./specs/batchRoutes";
 import { SECRET_ROUTES } from "./specs/secretRoutes";
 import { WEBHOOK_ROUTES } from "./specs/webhookRoutes";
 import { ACCOUNT_ROUTES } from "./specs/accountRoutes";
@@ -16,6 +17,7 @@ export const ROUTE_SPECS = [
   ...FUNCTION_ROUTES,
   ...INVOCATION_ROUTES,
   ...RUN_ROUTES,
+  ...BATCH_ROUTES,
   ...SECRET_ROUTES,
   ...WEBHOOK_ROUTES,
   ...ACCOUNT_ROUTES,

@@ -1,5 +1,8 @@
 import { createApiKey } from "../handlers/createApiKey";
+import { createBatch } from "../handlers/createBatch";
 import { createFunction } from "../handlers/createFunction";
+import { getBatch } from "../handlers/getBatch";
+import { listBatchRuns } from "../handlers/listBatchRuns";
 import { dashboard } from "../handlers/dashboard";
 import { dashboardAsset } from "../handlers/dashboardAsset";
 import { deleteApiKey } from "../handlers/deleteApiKey";
@@ -55,6 +58,9 @@ export const HANDLERS: Record<OperationId, RouteFactory> = {
   listArtifacts,
   getArtifact,
   getRunEvents,
+  createBatch,
+  getBatch,
+  listBatchRuns,
   getLogs,
   putSecret,
   listSecrets,

@@ -39,5 +39,6 @@ export function copyRun(run: RunItem): RunItem {
     sdk_version: run.sdk_version,
     // Only while it waits: a run that started (or ended) waits for nothing.
     ...(run.status === "queued" && (run.queue_reason === "plan_concurrency" || run.queue_reason === "machine_busy") ? { queue_reason: run.queue_reason } : {}),
+    ...(typeof run.batch_id === "string" ? { batch_id: run.batch_id } : {}),
   };
 }

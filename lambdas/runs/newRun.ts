@@ -9,7 +9,7 @@ import { type RunItem, type RunTrigger, runDeadline } from "./types";
  */
 export function newRun(
   fn: Pick<FunctionItem, "account_id" | "function_id" | "name" | "memory_mb" | "timeout_seconds">,
-  run: { version: number; trigger: RunTrigger; params: Record<string, unknown>; queuedAt: string; requestOrigin?: string | null; sdkVersion?: string | null },
+  run: { version: number; trigger: RunTrigger; params: Record<string, unknown>; queuedAt: string; requestOrigin?: string | null; sdkVersion?: string | null; batchId?: string },
 ): RunItem {
   return {
     run_id: newRunId(),
@@ -33,5 +33,6 @@ export function newRun(
     memory_mb: fn.memory_mb,
     request_origin: run.requestOrigin ?? null,
     sdk_version: run.sdkVersion ?? null,
+    ...(run.batchId === undefined ? {} : { batch_id: run.batchId }),
   };
 }

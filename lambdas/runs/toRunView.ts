@@ -47,6 +47,7 @@ export function toRunView(stored: RunItem): z.infer<typeof RunView> {
     browser_ms: run.browser_ms,
     peak_memory_mb: run.peak_memory_mb,
     ...(run.status === "queued" && run.queue_reason ? { queue_reason: run.queue_reason } : {}),
+    ...(run.batch_id === undefined ? {} : { batch_id: run.batch_id }),
   };
 }
 

@@ -1,8 +1,8 @@
 export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "timed_out";
 /** What a queued run waits for: a slot of its plan's concurrency, or a worker of this machine (local). */
 export type QueueReason = "plan_concurrency" | "machine_busy";
-/** What started a run: an HTTP invocation, its schedule, or an MCP client's `tools/call`. */
-export type RunTrigger = "http" | "schedule" | "mcp";
+/** What started a run: an HTTP invocation, its schedule, an MCP client's `tools/call`, or an item of a batch. */
+export type RunTrigger = "http" | "schedule" | "mcp" | "batch";
 
 export interface RunError {
   code: string;
@@ -41,6 +41,8 @@ export interface RunItem {
   sdk_version: string | null;
   /** While queued: what it waits for (absent once it started, and on runs that never waited). */
   queue_reason?: QueueReason;
+  /** The batch the run is an item of (trigger `batch`); absent for any other run. */
+  batch_id?: string;
 }
 
 export const FINAL_STATUSES: readonly RunStatus[] = ["succeeded", "failed", "timed_out"];

@@ -12,6 +12,7 @@ import { ACCOUNT_PATTERN } from "./keySchemas";
 export const PATH_PARAMETERS = {
   ref: z.string().min(1).describe(`A function's name (${NAME_PATTERN.source}), or its function_id (${FUNCTION_ID_PATTERN.source})`),
   run_id: z.string().min(1).describe("A run's id: run_ + 26 lowercase ULID characters"),
+  batch_id: z.string().min(1).describe("A batch's id: batch_ + 26 lowercase ULID characters"),
   version: z.string().regex(/^[1-9][0-9]*$/).describe("A version of the function: 1, 2, …"),
   id: z.string().min(1).describe("An API key's key_id: key_ + 26 lowercase ULID characters"),
   account: z.string().regex(ACCOUNT_PATTERN).describe("An account id"),

@@ -7,8 +7,8 @@ export const RunStatus = z
   .meta({ id: "RunStatus" });
 
 export const RunTrigger = z
-  .enum(["http", "schedule", "mcp"] as const satisfies readonly RunTriggerType[])
-  .describe("What started the run: an HTTP invocation, the function's schedule, or an MCP client's tools/call")
+  .enum(["http", "schedule", "mcp", "batch"] as const satisfies readonly RunTriggerType[])
+  .describe("What started the run: an HTTP invocation, the function's schedule, an MCP client's tools/call, or an item of a batch (POST /functions/{ref}/batch)")
   .meta({ id: "RunTrigger" });
 
 /** A failed run's error as the API shows it. */
@@ -45,6 +45,7 @@ export const RunView = z
       .describe(
         "Only while the run is `queued`: what it waits for. `plan_concurrency`: every run the account's plan allows at a time is in progress (it starts when one ends, round-robin between the account's functions); `machine_busy`: its plan admitted it, but every worker of this machine is busy (local service; workers are shared fairly between accounts)",
       ),
+    batch_id: z.string().optional().describe("The batch the run is an item of (trigger batch); absent for any other run"),
   })
   .meta({ id: "Run" });
 

@@ -9,6 +9,8 @@ export interface AdmitLimits {
   counted?: boolean;
 }
 
+export type Reservation = { reserved: true } | { reserved: false; used: number };
+
 /**
  * `concurrency`: every slot is taken; `queue`: runs of the account are queued (a new run must
  * not start ahead of them); `quota`: the month's invocations are used up.
@@ -40,7 +42,6 @@ export class LimitStore {
     private readonly table: string,
   ) {}
 
-  /** Takes a lease and counts one invocation of this month, both or neither. */
   /**
    * Takes a lease and counts one invocation of this month, both or neither (a `counted` run: the
    * lease only). Never ahead of the account's queued runs: the same write requires `queued` to be 0.
@@ -95,6 +96,56 @@ export class LimitStore {
   }
 
   /**
+   * Counts `n` invocations of this month at once, or none: one conditional write, so batches
+   * and single calls racing for the same quota never together pass `quota`. No lease is taken
+   * (each run takes its own when it starts: admit with `counted`).
+   */
+  async reserveInvocations(accountId: string, n: number, quota: number, now: Date): Promise<Reservation> {
+    const month = now.toISOString().slice(0, 7);
+    if (n > quota) return { reserved: false, used: (await this.current(accountId, now)).invocations };
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      try {
+        await this.doc.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: limitKey(accountId),
+            UpdateExpression: "ADD invocations :n",
+            ConditionExpression: "month_key = :month AND invocations <= :room",
+            ExpressionAttributeValues: { ":n": n, ":month": month, ":room": quota - n },
+          }),
+        );
+        return { reserved: true };
+      } catch (error) {
+        if (!isConditionFailed(error)) throw error;
+      }
+      const item = await this.read(accountId);
+      if (!item) {
+        await this.putIfMissing(accountId, month);
+        continue;
+      }
+      if (item.month_key !== month) {
+        await this.startMonth(accountId, item.month_key, month);
+        continue;
+      }
+      return { reserved: false, used: item.invocations ?? 0 };
+    }
+    throw new Error(`Could not reserve ${n} invocations for ${accountId}: too much contention`);
+  }
+
+  /** Gives back `n` invocations counted by reserveInvocations whose runs will never start. */
+  async unreserveInvocations(accountId: string, n: number): Promise<void> {
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: limitKey(accountId),
+        UpdateExpression: "ADD invocations :minus",
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: { ":minus": -n },
+      }),
+    );
+  }
+
+  /**
    * Gives a lease back (its run ended); `refund` also uncounts the invocation (it never started).
    * A lease no longer held (released already, or expired) is left alone: releasing twice is safe.
    */
@@ -126,6 +177,11 @@ export class LimitStore {
   async holds(accountId: string, leaseId: string): Promise<boolean> {
     const item = await this.read(accountId);
     return item?.leases?.[leaseId] !== undefined;
+  }
+
+  /** The ids of the leases the account holds (expired ones included). */
+  async leaseIds(accountId: string): Promise<string[]> {
+    return Object.keys((await this.read(accountId))?.leases ?? {});
   }
 
   /** Invocations admitted this month and runs in flight now. */

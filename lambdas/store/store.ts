@@ -1,5 +1,6 @@
 import type { DocumentSender } from "./dynamo";
 import { AccountStore } from "./accountStore";
+import { BatchStore } from "./batchStore";
 import { ArtifactStore } from "./artifactStore";
 import { IdempotencyStore } from "./idempotencyStore";
 import { CachedFunctionStore } from "./cachedFunctionStore";
@@ -34,6 +35,7 @@ export interface Store {
   /** The run queue's items and its counters (lambdas/queue). */
   queueItems: QueueItems;
   queueCounts: QueueCounts;
+  batches: BatchStore;
 }
 
 /** Runs are kept this long by default (DynamoDB TTL on AWS). */
@@ -69,5 +71,6 @@ export function createStore(doc: DocumentSender, tablePrefix: string, options: S
     storage,
     queueItems: new QueueItems(doc, table),
     queueCounts: new QueueCounts(doc, table),
+    batches: new BatchStore(doc, table, runRetentionDays * 86_400),
   };
 }

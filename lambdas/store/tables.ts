@@ -12,6 +12,7 @@
  * | version           | FNID#<function_id>    | VER#<000001>       |                     |               |
  * | version code part | FNID#<function_id>    | VER#<000001>#<part>#<n> |                |               |
  * | run               | RUN#<run_id>          | RUN                |                     |               |
+ * | batch             | BATCH#<batch_id>      | BATCH              |                     |               |
  *
  * Runs are listed through an index of their own (gsi1 keeps every attribute, and a run item can
  * near 400 KB); queued and running runs are also in gsi1, by deadline (few at a time, read

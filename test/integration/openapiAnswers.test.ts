@@ -79,6 +79,22 @@ describe("the service's answers and the document it serves", () => {
     expect(invoked.headers.get("x-duration-ms")).toMatch(/^\d+$/);
   });
 
+  it("fit for batches: the 202, the batch, its runs, a batch run and the 400 of bad items", async () => {
+    const accepted = await fits("POST", "/functions/page/batch", "/functions/{ref}/batch", { body: { items: [{ title: "A" }, {}] }, status: 202 });
+    const batchId = accepted.body.batch_id as string;
+    const problems = [...accepted.problems];
+    for (let i = 0; i < 100; i++) {
+      if ((await t.call("GET", `/batches/${batchId}`)).body.finished_at !== null) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    problems.push(...(await fits("GET", `/batches/${batchId}`, "/batches/{batch_id}")).problems);
+    problems.push(...(await fits("GET", `/batches/${batchId}/runs?limit=1`, "/batches/{batch_id}/runs")).problems);
+    problems.push(...(await fits("GET", `/runs/${accepted.body.run_ids[0]}`, "/runs/{run_id}")).problems);
+    problems.push(...(await fits("POST", "/functions/page/batch", "/functions/{ref}/batch", { body: { items: [{ title: 1 }] }, status: 400 })).problems);
+    problems.push(...(await fits("GET", "/batches/batch_01m8ffsprh0jy619vt4jnnc0k2", "/batches/{batch_id}", { status: 404 })).problems);
+    expect(problems).toEqual([]);
+  });
+
   it("keeps a run's params as sent, defaults not filled in, as the document says", async () => {
     const invoked = await t.call("POST", "/functions/page", { body: {} });
     const run = (await t.call("GET", `/runs/${invoked.headers.get("x-run-id")}`)).body;

@@ -66,6 +66,16 @@ const CALLS: Record<string, (client: BrowserfnClient) => Promise<unknown>> = {
     await c.startInvocation("f", { a: 1 }, { version: 1 });
     await c.startInvocation("f", { a: 1 }, { method: "GET" });
   },
+  startBatch: async (c) => {
+    await c.startBatch("f", [{ a: 1 }, { a: 2 }], { version: 1 });
+    await c.startBatch("f", [{ a: 1 }], { idempotencyKey: "nightly" });
+  },
+  getBatch: (c) => c.getBatch("batch_1"),
+  listBatchRuns: (c) => c.listBatchRuns("batch_1", { limit: 10, cursor: "abc" }),
+  allBatchRuns: async (c) => {
+    for await (const run of c.allBatchRuns("batch_1", 10)) void run;
+  },
+  waitForBatch: (c) => c.waitForBatch("batch_1"),
   getRun: (c) => c.getRun("run_1"),
   runEvents: async (c) => {
     for await (const event of c.runEvents("run_1", { lastEventId: "status:queued" })) void event;

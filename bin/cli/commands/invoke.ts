@@ -1,20 +1,38 @@
-import { PARAM_OPTIONS, UsageError, flag, intOption, invocationParams, positionals } from "../args";
+import { PARAM_OPTIONS, UsageError, flag, intOption, invocationParams, positionals, stringOption } from "../args";
+import { readBatchItems } from "../batchItems";
 import type { Command } from "../command";
 import { followInvocation } from "../followInvocation";
 import { duration } from "../output";
 
 export const invoke: Command = {
   summary: "run a deployed function and print its result (waits through 202s)",
-  usage: "browserfn invoke <name> [-p key=value …| --data JSON] [--version N] [--async | --follow] [--wait SECONDS]",
+  usage: "browserfn invoke <name> [-p key=value …| --data JSON | --batch ITEMS.jsonl] [--version N] [--async | --follow] [--wait SECONDS]",
   options: {
     ...PARAM_OPTIONS,
     version: { type: "string" },
     async: { type: "boolean" },
     follow: { type: "boolean", short: "f" },
     wait: { type: "string" },
+    batch: { type: "string" },
   },
   async run({ args, io, out, client }) {
     const [name = ""] = positionals(args, ["name"]);
+    const batchFile = stringOption(args, "batch");
+    if (batchFile !== undefined) {
+      if (args.values.param !== undefined || args.values.data !== undefined) throw new UsageError("--batch takes the parameters from its file: no -p or --data");
+      if (flag(args, "async") || flag(args, "follow") || args.values.wait !== undefined) throw new UsageError("--batch answers at once: no --async, --follow or --wait");
+      // Every line is checked before anything is sent.
+      const items = await readBatchItems(batchFile, io.stdin);
+      const version = intOption(args, "version", 1, 999_999_999);
+      const accepted = await (await client()).startBatch(name, items, { version });
+      if (out.json) out.printJson(accepted);
+      else {
+        out.line(accepted.batch_id);
+        for (const runId of accepted.run_ids) out.line(runId);
+        out.note(`batch ${accepted.batch_id} · ${accepted.run_ids.length} run(s) · ${accepted.status_url}`);
+      }
+      return 0;
+    }
     const input = invocationParams(args);
     const version = intOption(args, "version", 1, 999_999_999);
     const waitSeconds = intOption(args, "wait", 1, 86_400);

@@ -1,0 +1,4 @@
+import { listBatchRuns } from "../../handlers/listBatchRuns";
+import { lazyRoute } from "../lazyHandlers";
+
+export const handler = lazyRoute(listBatchRuns);
