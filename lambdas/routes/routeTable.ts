@@ -10,6 +10,7 @@ import { getFunctionOpenapi } from "../handlers/getFunctionOpenapi";
 import { getLogs } from "../handlers/getLogs";
 import { getMetrics } from "../handlers/getMetrics";
 import { getArtifact } from "../handlers/getArtifact";
+import { cancelRun } from "../handlers/cancelRun";
 import { getRun } from "../handlers/getRun";
 import { getRunEvents } from "../handlers/getRunEvents";
 import { listArtifacts } from "../handlers/listArtifacts";
@@ -52,6 +53,7 @@ export const HANDLERS: Record<OperationId, RouteFactory> = {
   invokePost,
   invokeGet,
   getRun,
+  cancelRun,
   listArtifacts,
   getArtifact,
   getRunEvents,

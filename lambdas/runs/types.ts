@@ -1,4 +1,5 @@
-export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "timed_out";
+/** A run's status; `canceled` ends a run stopped by POST /runs/{run_id}/cancel. */
+export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "timed_out" | "canceled";
 /** What started a run: an HTTP invocation, its schedule, or an MCP client's `tools/call`. */
 export type RunTrigger = "http" | "schedule" | "mcp";
 
@@ -39,7 +40,7 @@ export interface RunItem {
   sdk_version: string | null;
 }
 
-export const FINAL_STATUSES: readonly RunStatus[] = ["succeeded", "failed", "timed_out"];
+export const FINAL_STATUSES: readonly RunStatus[] = ["succeeded", "failed", "timed_out", "canceled"];
 
 /**
  * True for a run that ended refused before its automation started: recorded first, then turned

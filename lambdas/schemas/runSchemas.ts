@@ -3,7 +3,7 @@ import { DateTime } from "./dateTime";
 import type { RunStatus as RunStatusType, RunTrigger as RunTriggerType } from "../runs/types";
 
 export const RunStatus = z
-  .enum(["queued", "running", "succeeded", "failed", "timed_out"] as const satisfies readonly RunStatusType[])
+  .enum(["queued", "running", "succeeded", "failed", "timed_out", "canceled"] as const satisfies readonly RunStatusType[])
   .meta({ id: "RunStatus" });
 
 export const RunTrigger = z

@@ -44,7 +44,7 @@ export class MeterStore {
   /** Counts one finished run in its function's usage of the month the run started in. */
   async recordRun(run: RunItem): Promise<void> {
     const duration = run.duration_ms ?? 0;
-    const outcome = run.status === "succeeded" ? "succeeded" : run.status === "timed_out" ? "timed_out" : "failed";
+    const outcome = run.status === "succeeded" || run.status === "timed_out" || run.status === "canceled" ? run.status : "failed";
     const { pk, sk, gsi1pk, gsi1sk } = usageKey(run.account_id, run.queued_at.slice(0, 7), run.function_id);
     await this.doc.send(
       new UpdateCommand({

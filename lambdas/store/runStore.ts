@@ -47,7 +47,7 @@ export class RunStore {
 
   /** Writes a run as it is now (create, and every status change). */
   async put(run: RunItem): Promise<void> {
-    await this.write(run, false);
+    await this.write(run, "none");
   }
 
   /**
@@ -57,7 +57,15 @@ export class RunStore {
    * (an outbox entry that exists exactly when the end does).
    */
   async putIfActive(run: RunItem, pending: readonly PendingDelivery[] = []): Promise<boolean> {
-    return this.write(run, true, pending);
+    return this.write(run, "active", pending);
+  }
+
+  /**
+   * Writes a run's record only if the stored run's status is `expected` (a cancel: a queued run
+   * that has not started, or a running one that has not ended). False when it was not.
+   */
+  async putIfStatus(run: RunItem, expected: "queued" | "running", pending: readonly PendingDelivery[] = []): Promise<boolean> {
+    return this.write(run, expected, pending);
   }
 
   /** Forgets the deliveries a run's end owed (they are delivery items now). */
@@ -114,8 +122,11 @@ export class RunStore {
     for (const part of parts) await this.doc.send(new DeleteCommand({ TableName: this.table, Key: { pk: part.pk, sk: part.sk } }));
   }
 
-  /** Writes the run item (after its params and result parts, if any); false when `onlyIfActive` did not hold. */
-  private async write(run: RunItem, onlyIfActive: boolean, pending: readonly PendingDelivery[] = []): Promise<boolean> {
+  /**
+   * Writes the run item (after its params and result parts, if any); false when the condition
+   * did not hold: `active` (none stored, or queued or running), or exactly that status.
+   */
+  private async write(run: RunItem, condition: "none" | "active" | "queued" | "running", pending: readonly PendingDelivery[] = []): Promise<boolean> {
     const paramsJson = JSON.stringify(run.params);
     const blobs: Blobs = { params_json: paramsJson, result_json: run.result_json };
     if (Buffer.byteLength(paramsJson) > INLINE_PARAMS_BYTES) {
@@ -131,13 +142,15 @@ export class RunStore {
       new PutCommand({
         TableName: this.table,
         Item: runToItem(run, blobs, this.expiry(run), pending),
-        ...(onlyIfActive
+        ...(condition === "active"
           ? {
               ConditionExpression: "attribute_not_exists(pk) OR #status IN (:queued, :running)",
               ExpressionAttributeNames: { "#status": "status" },
               ExpressionAttributeValues: { ":queued": "queued", ":running": "running" },
             }
-          : {}),
+          : condition === "none"
+            ? {}
+            : { ConditionExpression: "#status = :expected", ExpressionAttributeNames: { "#status": "status" }, ExpressionAttributeValues: { ":expected": condition } }),
       }),
     );
   }

@@ -22,6 +22,7 @@ const INVOKE_ERRORS = [
   "result_too_large",
   "function_crashed",
   "function_timeout",
+  "run_canceled",
 ] as const;
 
 /** The answers of an invocation besides 200 and its errors. */

@@ -20,6 +20,17 @@ export const RUN_ROUTES = [
     errors: ["run_not_found"],
   },
   {
+    operationId: "cancelRun",
+    method: "POST",
+    path: "/runs/{run_id}/cancel",
+    summary: "Cancel a run: a queued one never starts, a running one is stopped (its logs and failure evidence kept); it ends canceled",
+    tag: "runs",
+    auth: true,
+    status: 200,
+    response: RunView,
+    errors: ["run_not_found", "run_finished", "update_conflict"],
+  },
+  {
     operationId: "listArtifacts",
     method: "GET",
     path: "/runs/{run_id}/artifacts",

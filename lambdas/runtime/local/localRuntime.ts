@@ -1,7 +1,9 @@
 import { ApiError } from "../../http/errors";
 import type { Store } from "../../store/store";
-import type { Runtime } from "../runtime";
+import type { InvokeHooks, InvokeRequest, InvokeResult, Runtime } from "../runtime";
+import { canceledError } from "../../runs/cancel/canceledEnding";
 import { LiveRuns } from "./liveRuns";
+import { RunCancels } from "./runCancels";
 import type { LocalArtifacts } from "./localArtifacts";
 import { runWithLimits } from "./runWithLimits";
 import type { Sandbox } from "./sandbox/sandbox";
@@ -42,7 +44,7 @@ export function hostStarter(sandbox: Sandbox, files: RuntimeFiles): WorkerOption
  * each in a sandbox of its own with its own browser. Workers load a version's compiled code
  * from the store when they start, so a deploy has nothing to provision.
  */
-export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { pool: WorkerPool; live: LiveRuns } {
+export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { pool: WorkerPool; live: LiveRuns; taken: RunCancels } {
   const startHost = hostStarter(options.sandbox, options.files);
   const startWorker = async (functionId: string, version: number) => {
     const code = await options.store.versions.get(functionId, version);
@@ -54,53 +56,82 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
   };
   const pool = new WorkerPool(options.limits, startWorker);
   const live = new LiveRuns();
+  const taken = new RunCancels();
   return {
     pool,
     live,
+    taken,
     async deploy() {
       return { status: "active", status_reason: null };
     },
     async invoke(request, hooks) {
-      const lease = await pool.acquire(request.fn.function_id, request.version, request.waitMs);
-      let finished: Promise<boolean> = Promise.resolve(false);
+      const cancel = taken.take(request.runId);
       try {
-        if (!lease.warm) await hooks.onQueued();
-        let worker: WorkerProcess;
-        try {
-          worker = await lease.worker();
-        } catch (error) {
-          const message = `The function's worker could not start: ${(error as Error).message}`;
-          return { status: "failed", result_json: null, error: { code: "function_crashed", message }, logs: "", duration_ms: 0, browser_ms: 0, peak_memory_mb: null };
-        }
-        await hooks.onRunning();
-        const receiver = options.artifacts?.receiver({ run_id: request.runId, account_id: request.fn.account_id, function_id: request.fn.function_id });
-        const limits = { timeoutMs: request.fn.timeout_seconds * 1000, memoryMb: request.fn.memory_mb };
-        const following = live.start(request.runId, worker);
-        let run;
-        try {
-          run = await runWithLimits(worker, request.runId, request.params, limits, {
-            artifactsUrl: request.artifactsUrl,
-            artifacts: receiver,
-            onLog: following.notify,
-            secrets: request.secrets?.values ?? {},
-          });
-        } finally {
-          following.end();
-          // Every artifact the run kept is recorded before its end is.
-          await receiver?.finish();
-        }
-        finished = run.finished;
-        lease.answered();
-        return run.result;
+        return await invokeTaken(request, hooks, cancel.signal, cancel.running);
       } finally {
-        // The slot is given back when the worker is idle again (or gone), not at the answer.
-        void finished.then((reusable) => lease.release(reusable));
+        cancel.end();
       }
     },
+    // A run dropped before its code started is the canceller's to record, as one not here.
+    cancel: async (runId) => ((await taken.cancel(runId)) === "stopped" ? "stopped" : "not_here"),
     watchLogs: (runId, onChange) => live.watch(runId, onChange),
     async remove(fn) {
       await pool.removeFunction(fn.function_id);
     },
     close: () => pool.close(),
   };
+
+  /** One invocation, once taken: `canceled` stops it wherever it is (waiting, starting, running). */
+  async function invokeTaken(request: InvokeRequest, hooks: InvokeHooks, canceled: AbortSignal, running: () => void): Promise<InvokeResult> {
+    const lease = await pool.acquire(request.fn.function_id, request.version, request.waitMs);
+    let finished: Promise<boolean> = Promise.resolve(false);
+    try {
+      if (canceled.aborted) {
+        // Canceled while it waited for a worker: it never starts, and the slot goes back as it came.
+        finished = Promise.resolve(true);
+        return canceledBeforeStart();
+      }
+      if (!lease.warm) await hooks.onQueued();
+      let worker: WorkerProcess;
+      try {
+        worker = await lease.worker();
+      } catch (error) {
+        const message = `The function's worker could not start: ${(error as Error).message}`;
+        return { status: "failed", result_json: null, error: { code: "function_crashed", message }, logs: "", duration_ms: 0, browser_ms: 0, peak_memory_mb: null };
+      }
+      if (canceled.aborted) {
+        finished = Promise.resolve(true);
+        return canceledBeforeStart();
+      }
+      running();
+      await hooks.onRunning();
+      const receiver = options.artifacts?.receiver({ run_id: request.runId, account_id: request.fn.account_id, function_id: request.fn.function_id });
+      const limits = { timeoutMs: request.fn.timeout_seconds * 1000, memoryMb: request.fn.memory_mb };
+      const following = live.start(request.runId, worker);
+      let run;
+      try {
+        run = await runWithLimits(worker, request.runId, request.params, limits, {
+          artifactsUrl: request.artifactsUrl,
+          artifacts: receiver,
+          onLog: following.notify,
+          secrets: request.secrets?.values ?? {},
+        }, canceled);
+      } finally {
+        following.end();
+        // Every artifact the run kept is recorded before its end is.
+        await receiver?.finish();
+      }
+      finished = run.finished;
+      lease.answered();
+      return run.result;
+    } finally {
+      // The slot is given back when the worker is idle again (or gone), not at the answer.
+      void finished.then((reusable) => lease.release(reusable));
+    }
+  }
+}
+
+/** The end of a run canceled before its code started: nothing ran, nothing to meter. */
+function canceledBeforeStart(): InvokeResult {
+  return { status: "canceled", result_json: null, error: canceledError(), logs: "", duration_ms: 0, browser_ms: 0, peak_memory_mb: null };
 }
