@@ -12,6 +12,7 @@ import { getMetrics } from "../handlers/getMetrics";
 import { getArtifact } from "../handlers/getArtifact";
 import { cancelRun } from "../handlers/cancelRun";
 import { getRun } from "../handlers/getRun";
+import { listRuns } from "../handlers/listRuns";
 import { getRunEvents } from "../handlers/getRunEvents";
 import { listArtifacts } from "../handlers/listArtifacts";
 import { getUsage } from "../handlers/getUsage";
@@ -53,6 +54,7 @@ export const HANDLERS: Record<OperationId, RouteFactory> = {
   invokePost,
   invokeGet,
   getRun,
+  listRuns,
   cancelRun,
   listArtifacts,
   getArtifact,

@@ -58,6 +58,28 @@ export const LogEntry = z
 /** `GET /functions/{ref}/logs`, newest first. */
 export const LogList = z.object({ items: z.array(LogEntry) }).meta({ id: "LogList" });
 
+/** One run of `GET /runs`: what the list shows (GET /runs/{run_id} has its params, result and logs). */
+export const RunListItem = z
+  .object({
+    run_id: z.string(),
+    function_id: z.string(),
+    function_name: z.string(),
+    version: z.string(),
+    trigger: RunTrigger,
+    status: RunStatus,
+    error: RunErrorView.pick({ code: true, message: true }).nullable(),
+    queued_at: DateTime,
+    started_at: DateTime.nullable(),
+    finished_at: DateTime.nullable(),
+    duration_ms: z.number().nullable(),
+  })
+  .meta({ id: "RunListItem" });
+
+/** `GET /runs`, newest first. */
+export const RunList = z
+  .object({ items: z.array(RunListItem), next_cursor: z.string().nullable().describe("Pass it as `cursor` for older runs; null when there are none") })
+  .meta({ id: "RunList" });
+
 /** 202 answer of an invocation whose run goes on: where to find its result later. */
 export const AcceptedRun = z
   .object({

@@ -10,6 +10,7 @@ import { fromParts, toParts } from "./blobParts";
 import { queryAll, queryUpTo, scanAll, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored } from "./keys";
 import { ACTIVE_INDEX, RUNS_INDEX } from "./tables";
+import { listRunsPage, type RunListPage, type RunListQuery } from "./runListing";
 import type { PendingDelivery } from "../webhooks/webhookTypes";
 import {
   INLINE_RESULT_BYTES,
@@ -173,6 +174,11 @@ export class RunStore {
     const older = await queryUpTo(this.doc, { ...newest, IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :pk", ...LISTED_ATTRIBUTES }, limit);
     const runs = new Map([...older, ...listed].map((item) => [String(item.run_id), listedToRun(item)]));
     return [...runs.values()].sort((a, b) => byText(b.run_id, a.run_id)).slice(0, limit);
+  }
+
+  /** A page of an account's runs, newest first, as listed (see runListing.ts). */
+  async list(query: RunListQuery): Promise<RunListPage> {
+    return listRunsPage(this.doc, this.table, query);
   }
 
   /**

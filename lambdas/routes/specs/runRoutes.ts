@@ -1,13 +1,25 @@
 import { ArtifactBytes, ArtifactList } from "../../schemas/artifactSchemas";
 import { RunEventStream, RunEventsQuery } from "../../schemas/runEventSchemas";
 import { FunctionMetrics } from "../../schemas/usageSchemas";
-import { LogsQuery } from "../../schemas/querySchemas";
-import { LogList, RunView } from "../../schemas/runSchemas";
+import { LogsQuery, RunListQuery } from "../../schemas/querySchemas";
+import { LogList, RunList, RunView } from "../../schemas/runSchemas";
 import { ArtifactNameParam } from "../../schemas/pathSchemas";
 import type { RouteSpec } from "../routeSpec";
 
 /** Runs: one run, its artifacts and events; a function's latest runs and metrics. */
 export const RUN_ROUTES = [
+  {
+    operationId: "listRuns",
+    method: "GET",
+    path: "/runs",
+    summary: "The account's runs, newest first, by function (name or function_id), status and trigger; next_cursor pages on",
+    tag: "runs",
+    auth: true,
+    status: 200,
+    query: RunListQuery,
+    response: RunList,
+    errors: ["function_not_found", "invalid_limit", "invalid_cursor"],
+  },
   {
     operationId: "getRun",
     method: "GET",
