@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -15,6 +15,7 @@ import { confirmSandbox } from "../runtime/local/sandbox/confirmSandbox";
 import { type Sandbox, chooseSandbox } from "../runtime/local/sandbox/sandbox";
 import { prepareRuntimeFiles } from "../runtime/local/sandbox/runtimeFiles";
 import { replacePreviousRuntime } from "./previousRuntime";
+import { lockDataDir } from "./dataDirLock";
 import { LocalScheduler } from "../schedule/localScheduler";
 import { runScheduled } from "../schedule/runScheduled";
 import { settleInterruptedRuns } from "./settleInterruptedRuns";
@@ -71,8 +72,12 @@ const ARTIFACT_SWEEP_MS = 60 * 60_000;
 
 /** The whole service on one machine: dynalite, the route handlers over HTTP, the local runtime. */
 export async function startLocalService(config: LocalConfig, options: LocalServiceOptions = {}): Promise<LocalService> {
-  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const dynamo = await startDynalite(path.join(config.dataDir, "dynamodb"), { log: options.errorLog });
+  // Before anything in the data dir is touched: a second start on it stops here (DataDirInUse).
+  const lock = await lockDataDir(config.dataDir);
+  const dynamo = await startDynalite(path.join(config.dataDir, "dynamodb"), { log: options.errorLog }).catch(async (error: unknown) => {
+    await lock.release();
+    throw error;
+  });
   const clients = createDynaliteClients(dynamo.endpoint, dynamo.secret, config.storeTimeoutMs);
   const { client, doc } = clients;
   // Worker bundle and browser profiles live outside the data dir: user code never sees the data.
@@ -91,6 +96,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     clients.destroy();
     await dynamo.close();
     await rm(runtimeDir, { recursive: true, force: true });
+    await lock.release();
   };
   try {
     await chmod(runtimeDir, 0o755);
@@ -125,6 +131,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       files,
       sandbox,
       artifacts,
+      log,
       limits: { perFunction: config.workers.perFunction, total: config.workers.total, idleMs: config.workers.idleSeconds * 1000 },
     });
     await repairInterruptedChanges({ store, runtime, log });
@@ -162,6 +169,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     const { port } = server.address() as AddressInfo;
     const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
     deps.config.publicUrl = url;
+    await lock.announce(url);
     await scheduler.start();
     dispatcher.start(webhooks);
     let closing: Promise<void> | undefined;

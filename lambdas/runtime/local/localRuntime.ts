@@ -2,6 +2,7 @@ import { ApiError } from "../../http/errors";
 import type { Store } from "../../store/store";
 import type { InvokeHooks, InvokeRequest, InvokeResult, Runtime } from "../runtime";
 import { canceledError } from "../../runs/cancel/canceledEnding";
+import { withoutHostPaths } from "./hostPaths";
 import { LiveRuns } from "./liveRuns";
 import { RunCancels } from "./runCancels";
 import type { LocalArtifacts } from "./localArtifacts";
@@ -20,6 +21,8 @@ export interface LocalRuntimeOptions {
   limits: PoolLimits;
   /** Where runs' artifacts are kept; absent: runs keep none. */
   artifacts?: LocalArtifacts;
+  /** Where the service's own diagnostics go (the full reasons that users see without host paths). */
+  log?: (line: string) => void;
 }
 
 /** Starts worker sandboxes, each under a uid of its own when the service runs as root. */
@@ -96,7 +99,9 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
       try {
         worker = await lease.worker();
       } catch (error) {
-        const message = `The function's worker could not start: ${(error as Error).message}`;
+        // The reason as users see it names no host path (the runtime's folder, the sandbox's).
+        options.log?.(`run ${request.runId}: its worker could not start: ${(error as Error).stack ?? error}`);
+        const message = `The function's worker could not start: ${withoutHostPaths((error as Error).message)}`;
         return { status: "failed", result_json: null, error: { code: "function_crashed", message }, logs: "", duration_ms: 0, browser_ms: 0, peak_memory_mb: null };
       }
       if (canceled.aborted) {

@@ -1,5 +1,6 @@
 import type { InvokeResult } from "../runtime";
 import { canceledError } from "../../runs/cancel/canceledEnding";
+import { withoutHostPaths } from "./hostPaths";
 import { watchMemory } from "./processTree";
 import { EVIDENCE_BUDGET_MS } from "../../runner/failureEvidence";
 import { type RunOptions, WorkerExit, type WorkerProcess } from "./workerProcess";
@@ -134,7 +135,7 @@ export async function runWithLimits(
     const outOfMemory = ended === "memory" || (await worker.hitMemoryLimit());
     const message = outOfMemory
       ? `The function ran out of memory: it used ${Math.round(Math.max(memoryAtKill, memory.peak))} MB, its limit is ${limits.memoryMb} MB`
-      : `The function's process crashed: ${error.message}`;
+      : `The function's process crashed: ${withoutHostPaths(error.message)}`;
     return { result: { ...base, status: "failed", error: { code: "function_crashed", message } }, finished };
   }
 }
