@@ -16,6 +16,7 @@ import { type Sandbox, chooseSandbox } from "../runtime/local/sandbox/sandbox";
 import { prepareRuntimeFiles } from "../runtime/local/sandbox/runtimeFiles";
 import { replacePreviousRuntime } from "./previousRuntime";
 import { lockDataDir } from "./dataDirLock";
+import { drainRuns } from "./drainRuns";
 import { LocalScheduler } from "../schedule/localScheduler";
 import { runScheduled } from "../schedule/runScheduled";
 import { settleInterruptedRuns } from "./settleInterruptedRuns";
@@ -56,6 +57,11 @@ export interface LocalService {
   deps: Deps;
   /** Stops serving, then closes the store; safe to call more than once. */
   close(): Promise<void>;
+  /**
+   * A graceful stop (SIGTERM, SIGINT): no new requests or scheduled firings; runs in progress
+   * may finish (and their callers get their answers) for up to the shutdown grace; then close().
+   */
+  shutdown(): Promise<void>;
 }
 
 export interface LocalServiceOptions {
@@ -66,6 +72,9 @@ export interface LocalServiceOptions {
   /** Wraps the stores' document client (a test sends every store call through two clients and compares them). */
   wrapStoreClient?: (doc: DocumentSender) => DocumentSender;
 }
+
+/** How long runs in progress may go on after SIGTERM/SIGINT (BROWSERFN_SHUTDOWN_GRACE_SECONDS). */
+export const DEFAULT_SHUTDOWN_GRACE_SECONDS = 10;
 
 /** How often expired artifacts' files are removed. */
 const ARTIFACT_SWEEP_MS = 60 * 60_000;
@@ -173,6 +182,24 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     await scheduler.start();
     dispatcher.start(webhooks);
     let closing: Promise<void> | undefined;
+    let serverClosed: Promise<void> | undefined;
+    const stopServing = () => {
+      serverClosed ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        // Open event streams would hold the close up: they end now (clients resume elsewhere or later).
+        streams.endAll();
+      });
+      return serverClosed;
+    };
+    const close = () => {
+      closing ??= (async () => {
+        await stopServing();
+        await stopParts();
+      })();
+      return closing;
+    };
+    const graceMs = (config.shutdownGraceSeconds ?? DEFAULT_SHUTDOWN_GRACE_SECONDS) * 1000;
     return {
       url,
       port,
@@ -184,17 +211,18 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       streams: () => ({ open: streams.count, logWatchers: runtime?.live.watchers ?? 0 }),
       bootstrap,
       deps,
-      close: () => {
-        closing ??= (async () => {
-          await new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeIdleConnections();
-            // Open event streams would hold the close up: they end now (clients resume elsewhere or later).
-            streams.endAll();
-          });
-          await stopParts();
-        })();
-        return closing;
+      close,
+      shutdown: async () => {
+        if (!closing) {
+          const deadline = Date.now() + graceMs;
+          // Requests in progress (sync callers waiting for their runs) go on; no new ones are taken.
+          const served = stopServing();
+          // No new firings (a firing in progress is a run like any other: drained below).
+          void scheduler?.close();
+          if (runtime) await drainRuns(runtime.taken, store, graceMs);
+          await Promise.race([served, new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())))]);
+        }
+        await close();
       },
     };
   } catch (error) {
