@@ -50,8 +50,9 @@ describe("the dashboard", () => {
     await page.goto(`${t.url}/#/runs/${runId}`);
     await page.waitForSelector("#run-cancel");
     await page.click("#run-cancel");
-    await page.waitForFunction(() => document.querySelector("#run-status")?.textContent === "canceled", { timeout: 30_000 });
-    expect(await page.$("#run-cancel")).toBeNull();
+    // The page shows the run as it ended: canceled, without the button, with its log.
+    await page.waitForFunction(() => document.querySelector("#run-status")?.textContent === "canceled" && !document.querySelector("#run-cancel"), { timeout: 30_000 });
+    expect(await page.$eval("#run-log", (log) => log.textContent)).toContain("waiting 120000");
     expect((await t.call("GET", `/runs/${runId}`)).body).toMatchObject({ status: "canceled", error: { code: "run_canceled" } });
     expect(problems).toEqual([]);
   }, 90_000);
