@@ -1,4 +1,4 @@
-/* global fetch */
+/* global fetch, URLSearchParams */
 // The dashboard's only way to the API: fetch on the page's own origin, with the key in the
 // Authorization header and nowhere else.
 

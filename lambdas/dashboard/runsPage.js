@@ -1,3 +1,4 @@
+/* global document */
 // The account's runs (`#/runs`, `GET /runs`): newest first, across its functions, filtered by
 // function, status and trigger; "More" loads the next page (next_cursor).
 import { dateTime, duration, fill, h, runLink, section, statusBadge, table } from "./dom.js";
