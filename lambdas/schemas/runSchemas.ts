@@ -59,20 +59,19 @@ export const LogEntry = z
 export const LogList = z.object({ items: z.array(LogEntry) }).meta({ id: "LogList" });
 
 /** One run of `GET /runs`: what the list shows (GET /runs/{run_id} has its params, result and logs). */
-export const RunListItem = z
-  .object({
-    run_id: z.string(),
-    function_id: z.string(),
-    function_name: z.string(),
-    version: z.string(),
-    trigger: RunTrigger,
-    status: RunStatus,
-    error: RunErrorView.pick({ code: true, message: true }).nullable(),
-    queued_at: DateTime,
-    started_at: DateTime.nullable(),
-    finished_at: DateTime.nullable(),
-    duration_ms: z.number().nullable(),
-  })
+export const RunListItem = RunView.pick({
+  run_id: true,
+  function_id: true,
+  function_name: true,
+  version: true,
+  trigger: true,
+  status: true,
+  queued_at: true,
+  started_at: true,
+  finished_at: true,
+  duration_ms: true,
+})
+  .extend({ error: RunErrorView.pick({ code: true, message: true }).nullable() })
   .meta({ id: "RunListItem" });
 
 /** `GET /runs`, newest first. */
