@@ -2,7 +2,7 @@
  * `npm start`: the whole browserfn service on this machine (see README and docs/api.md).
  * Settings come from the environment: PORT, HOST, BROWSERFN_DATA_DIR, BROWSERFN_BOOTSTRAP_KEY,
  * BROWSERFN_SYNC_WAIT_SECONDS, BROWSERFN_PLANS, BROWSERFN_REQUEST_LOG, BROWSERFN_SANDBOX,
- * BROWSERFN_ALLOW_LOCAL_NETWORK.
+ * BROWSERFN_ALLOW_LOCAL_NETWORK, BROWSERFN_SHUTDOWN_GRACE_SECONDS.
  */
 import { existsSync } from "node:fs";
 import { readLocalConfig } from "../lambdas/config/localConfig";
@@ -31,8 +31,8 @@ async function main(): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: shutting down`);
-    service.close().then(
+    console.log(`${signal}: shutting down (runs in progress get up to ${config.shutdownGraceSeconds ?? 10} s to finish)`);
+    service.shutdown().then(
       () => process.exit(0),
       (error: unknown) => {
         console.error(error);

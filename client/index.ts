@@ -34,8 +34,10 @@ import type {
   FunctionListItem,
   FunctionMetrics,
   FunctionRecord,
+  ListRunsQuery,
   LogList,
   Run,
+  RunList,
   SecretList,
   UpdateFunctionInput,
   Usage,
@@ -221,6 +223,23 @@ export class BrowserfnClient {
   /** `GET /runs/{run_id}`: one run of this account. */
   getRun(runId: string): Promise<Run> {
     return this.body({ method: "GET", path: `/runs/${enc(runId)}`, idempotent: true });
+  }
+
+  /**
+   * `GET /runs`: the account's runs, newest first, filtered by function (name or id), status and
+   * trigger; pass the answer's `next_cursor` as `cursor` for the next page (null: no more).
+   */
+  listRuns(query: ListRunsQuery = {}): Promise<RunList> {
+    return this.body({ method: "GET", path: "/runs", query: { ...query }, idempotent: true });
+  }
+
+  /**
+   * `POST /runs/{run_id}/cancel`: a queued run never starts, a running one is stopped (its logs
+   * and failure evidence kept); resolves with the run as it ended (`canceled`). A run that has
+   * ended already throws (409 `run_finished`).
+   */
+  cancelRun(runId: string): Promise<Run> {
+    return this.body({ method: "POST", path: `/runs/${enc(runId)}/cancel`, idempotent: false });
   }
 
   /**

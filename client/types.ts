@@ -29,6 +29,7 @@ import type {
   AcceptedRun as AcceptedRunSchema,
   LogEntry as LogEntrySchema,
   LogList as LogListSchema,
+  RunList as RunListSchema,
   RunView as RunSchema,
 } from "../lambdas/schemas/runSchemas";
 import type {
@@ -83,6 +84,18 @@ export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
 /** One run, `GET /runs/{run_id}`; `result` is the automation's return value once it succeeded. */
 export type Run = z.infer<typeof RunSchema>;
+/** `GET /runs`: a page of the account's runs, newest first, and the cursor of the next one. */
+export type RunList = z.infer<typeof RunListSchema>;
+/** One run as `GET /runs` lists it (GET /runs/{run_id} has its params, result and logs). */
+export type RunListItem = RunList["items"][number];
+/** The filters and page of `GET /runs` (`function`: a name or a function_id). */
+export interface ListRunsQuery {
+  function?: string;
+  status?: RunStatus;
+  trigger?: Run["trigger"];
+  limit?: number;
+  cursor?: string;
+}
 /** One entry of `GET /functions/{ref}/logs` (newest first). */
 export type LogEntry = z.infer<typeof LogEntrySchema>;
 /** `GET /functions/{ref}/logs`. */

@@ -107,6 +107,7 @@ export class Handlers extends Construct {
     this.roles.api.addToPolicy(new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [deployJobArn] }));
     props.scheduling.grantManage(this.roles.api);
     props.pipeline.grantStartRuns(this.roles.api);
+    props.pipeline.grantStopRuns(this.roles.api);
     props.pipeline.grantStartRuns(this.roles.scheduledRun);
     props.pipeline.grantReadOutcomes(this.roles.runRecorder);
     props.pipeline.grantDownloadArtifacts(this.roles.api);

@@ -232,6 +232,16 @@ export class RunPipeline extends Construct {
   }
 
   /**
+   * Stop run workflows (POST /runs/{run_id}/cancel): the executions of the stack's own run
+   * workflow, each named after its run.
+   */
+  grantStopRuns(grantee: IRole): void {
+    const executions = `arn:${Aws.PARTITION}:states:${Aws.REGION}:${Aws.ACCOUNT_ID}:execution:${this.props.stateMachineName}:*`;
+    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["states:StopExecution"], resources: [executions] }));
+    acknowledgeWildcards(grantee, [executions], EXECUTIONS_REASON);
+  }
+
+  /**
    * Read the runs' uploaded outcomes and their artifacts' size and type, and delete the artifacts
    * a run reported past its caps (the recorder).
    */
@@ -242,6 +252,9 @@ export class RunPipeline extends Construct {
     acknowledgeWildcards(grantee, [this.artifactObjects], ARTIFACT_OBJECTS_REASON);
   }
 }
+
+const EXECUTIONS_REASON =
+  "Each run's workflow execution is named after its run id at run time: the executions of the stack's own run workflow are the narrowest scope.";
 
 const OUTCOME_OBJECTS_REASON =
   "Each run's outcome object is named outcomes/<run id>.json at run time: the outcomes/ prefix of the stack's own run bucket is the narrowest scope.";

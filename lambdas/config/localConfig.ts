@@ -32,6 +32,8 @@ export interface LocalConfig {
   sandbox?: "auto" | "namespaces" | "process";
   /** Automations may reach the host's loopback and private addresses; default false. */
   allowLocalNetwork?: boolean;
+  /** On SIGTERM/SIGINT, how long runs in progress may go on before they are stopped; default 10 s. */
+  shutdownGraceSeconds?: number;
   /** Days runs' artifacts are kept; default 7. */
   artifactRetentionDays?: number;
   /** Days runs (their record, result, logs and artifacts) are kept; default 30. */
@@ -72,6 +74,7 @@ const EnvSchema = z.object({
     .regex(/^bfn_[A-Za-z0-9_-]{16,}$/, "must start with bfn_ and have at least 16 more characters of [A-Za-z0-9_-]")
     .optional(),
   BROWSERFN_SYNC_WAIT_SECONDS: z.coerce.number().positive().max(900).default(25),
+  BROWSERFN_SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(900).default(10),
   BROWSERFN_ARTIFACT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(DEFAULT_ARTIFACT_RETENTION_DAYS),
   BROWSERFN_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(DEFAULT_RUN_RETENTION_DAYS),
   BROWSERFN_MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).max(100_000).default(DEFAULT_CONNECTION_GUARDS.maxConnectionsPerClient),
@@ -138,6 +141,7 @@ export function readLocalConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Lo
     dataDir: path.resolve(cwd, e.BROWSERFN_DATA_DIR),
     bootstrapKey: e.BROWSERFN_BOOTSTRAP_KEY ?? null,
     syncWaitSeconds: e.BROWSERFN_SYNC_WAIT_SECONDS,
+    shutdownGraceSeconds: e.BROWSERFN_SHUTDOWN_GRACE_SECONDS,
     artifactRetentionDays: e.BROWSERFN_ARTIFACT_RETENTION_DAYS,
     runRetentionDays: e.BROWSERFN_RUN_RETENTION_DAYS,
     connections: { maxPerClient: e.BROWSERFN_MAX_CONNECTIONS_PER_CLIENT, bodyIdleSeconds: e.BROWSERFN_BODY_IDLE_SECONDS },

@@ -1,4 +1,4 @@
-/* global fetch */
+/* global fetch, URLSearchParams */
 // The dashboard's only way to the API: fetch on the page's own origin, with the key in the
 // Authorization header and nowhere else.
 
@@ -92,6 +92,14 @@ export function createApi(base, key) {
     setSecret: (name, secret, value) => request("PUT", `/functions/${ref(name)}/secrets/${encodeURIComponent(secret)}`, { body: { value } }),
     deleteSecret: (name, secret) => request("DELETE", `/functions/${ref(name)}/secrets/${encodeURIComponent(secret)}`),
     run: (runId) => get(`/runs/${encodeURIComponent(runId)}`),
+    /** `GET /runs` with the filters that are set (function, status, trigger) and a page's cursor. */
+    listRuns: (query = {}) => {
+      const params = new URLSearchParams({ limit: "50" });
+      for (const [name, value] of Object.entries(query)) if (value) params.set(name, value);
+      return get(`/runs?${params}`);
+    },
+    /** `POST /runs/{id}/cancel`: the run as it ended (canceled); 409 run_finished once it had ended. */
+    cancelRun: async (runId) => (await request("POST", `/runs/${encodeURIComponent(runId)}/cancel`)).body,
     /**
      * `GET /runs/{id}/events` as a streamed Response (read its body as it comes): the key goes in
      * the Authorization header, as everywhere (an EventSource could only put it in the URL).

@@ -5,6 +5,7 @@ import { createApi } from "./api.js";
 import { errorBox, h } from "./dom.js";
 import { renderFunctionPage } from "./functionPage.js";
 import { renderFunctionsPage } from "./functionsPage.js";
+import { renderRunsPage } from "./runsPage.js";
 import { createPageLifetime } from "./pageLifetime.js";
 import { renderRunPage } from "./runPage.js";
 import { renderUsagePage } from "./usagePage.js";
@@ -80,6 +81,7 @@ function route() {
   const parts = location.hash.replace(/^#\/?/, "").split("/").map(safeDecode);
   if (parts[0] === "functions" && parts[1]) return { page: "function", name: parts[1] };
   if (parts[0] === "runs" && parts[1]) return { page: "run", runId: parts[1] };
+  if (parts[0] === "runs") return { page: "runs" };
   if (parts[0] === "usage") return { page: "usage" };
   return { page: "functions" };
 }
@@ -100,7 +102,7 @@ async function render() {
   const current = route();
   const pageLifetime = (lifetime = createPageLifetime());
   for (const link of nav.querySelectorAll("[data-nav]")) {
-    link.classList.toggle("active", link.dataset.nav === (current.page === "usage" ? "usage" : "functions"));
+    link.classList.toggle("active", link.dataset.nav === (current.page === "usage" || current.page === "runs" ? current.page : "functions"));
   }
   const view = h("div", { class: "view", "aria-busy": "true" }, h("p", { class: "muted" }, "Loading…"));
   main.replaceChildren(view);
@@ -108,6 +110,7 @@ async function render() {
     if (current.page === "function") await renderFunctionPage(view, api, current.name);
     else if (current.page === "run") await renderRunPage(view, api, current.runId, pageLifetime);
     else if (current.page === "usage") await renderUsagePage(view, api);
+    else if (current.page === "runs") await renderRunsPage(view, api, pageLifetime);
     else await renderFunctionsPage(view, api, pageLifetime);
   } catch (error) {
     if (error.status === 401) return signOut(error);

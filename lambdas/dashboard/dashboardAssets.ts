@@ -10,6 +10,7 @@ export const DASHBOARD_ASSETS = {
   "functionsPage.js": "text/javascript; charset=utf-8",
   "functionPage.js": "text/javascript; charset=utf-8",
   "runPage.js": "text/javascript; charset=utf-8",
+  "runsPage.js": "text/javascript; charset=utf-8",
   "runEvents.js": "text/javascript; charset=utf-8",
   "runResult.js": "text/javascript; charset=utf-8",
   "runError.js": "text/javascript; charset=utf-8",

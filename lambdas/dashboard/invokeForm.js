@@ -5,7 +5,7 @@ import { duration, errorBox, h, jsonText, runLink, statusBadge } from "./dom.js"
 import { hint, schemaField } from "./schemaFields.js";
 
 const POLL_MS = 1000;
-const FINAL = ["succeeded", "failed", "timed_out"];
+const FINAL = ["succeeded", "failed", "timed_out", "canceled"];
 
 /**
  * The invoke section's content. `onRunEnded` is called after every call that ran (to refresh the

@@ -11,13 +11,13 @@ import { runResultView } from "./runResult.js";
 import { hideSecrets } from "./secretParams.js";
 
 const POLL_MS = 2000;
-const FINAL = ["succeeded", "failed", "timed_out"];
+const FINAL = ["succeeded", "failed", "timed_out", "canceled"];
 
 export async function renderRunPage(view, api, runId, lifetime) {
   document.title = `Run ${runId} · browserfn`;
   const run = await api.run(runId);
   const artifacts = FINAL.includes(run.status) ? await artifactsView(api, runId, lifetime) : h("p", { class: "muted", id: "run-artifacts" }, "Shown once the run has ended.");
-  fill(view, ...runSections(run, artifacts, lifetime));
+  fill(view, ...runSections(run, artifacts, lifetime, api));
   if (!FINAL.includes(run.status)) followLive(view, api, runId, lifetime);
 }
 
@@ -41,7 +41,7 @@ function followLive(view, api, runId, lifetime) {
       if (!ended || lifetime.left) return;
       const run = await api.run(runId);
       const artifacts = await artifactsView(api, runId, lifetime);
-      if (!lifetime.left) fill(view, ...runSections(run, artifacts, lifetime));
+      if (!lifetime.left) fill(view, ...runSections(run, artifacts, lifetime, api));
     })
     .catch(() => {
       if (!lifetime.left) followRun(view, api, runId, lifetime);
@@ -57,7 +57,7 @@ function followRun(view, api, runId, lifetime) {
     try {
       const run = await api.run(runId);
       if (lifetime.left) return;
-      if (FINAL.includes(run.status)) return fill(view, ...runSections(run, await artifactsView(api, runId, lifetime), lifetime));
+      if (FINAL.includes(run.status)) return fill(view, ...runSections(run, await artifactsView(api, runId, lifetime), lifetime, api));
       view.querySelector("#run-status")?.replaceWith(statusBadgeOf(run));
     } catch {
       // A failed poll is tried again; the page keeps what it shows.
@@ -73,11 +73,11 @@ function statusBadgeOf(run) {
   return badge;
 }
 
-function runSections(run, artifacts, lifetime) {
+function runSections(run, artifacts, lifetime, api) {
   const fn = String(run.function_name ?? "");
   return [
     h("p", { class: "crumbs" }, h("a", { href: "#/functions" }, "Functions"), " / ", fn ? h("a", { href: `#/functions/${encodeURIComponent(fn)}`, id: "run-function" }, fn) : "?", " / run"),
-    h("h1", { id: "run-title" }, "Run ", h("code", { class: "run-id" }, String(run.run_id)), " ", statusBadgeOf(run)),
+    h("h1", { id: "run-title" }, "Run ", h("code", { class: "run-id" }, String(run.run_id)), " ", statusBadgeOf(run), " ", cancelButton(run, api)),
     h("div", { class: "columns" }, section("Run", runFields(run)), section("Timings", timingFields(run))),
     run.error ? section("Error", runErrorView(run.error)) : null,
     section("Parameters", h("pre", { id: "run-params" }, jsonText(hideSecrets(run.params ?? {})))),
@@ -85,6 +85,25 @@ function runSections(run, artifacts, lifetime) {
     section("Log", typeof run.logs === "string" && run.logs !== "" ? h("pre", { id: "run-log", class: "log" }, run.logs) : h("p", { class: "muted", id: "run-log" }, logAbsence(run))),
     section("Artifacts", artifacts),
   ];
+}
+
+/** While the run goes on: Cancel (POST /runs/{id}/cancel), then the page as the run ended. */
+function cancelButton(run, api) {
+  if (FINAL.includes(run.status)) return null;
+  const button = h("button", { type: "button", id: "run-cancel", class: "danger" }, "Cancel run");
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    button.textContent = "Canceling…";
+    try {
+      await api.cancelRun(run.run_id);
+    } catch (error) {
+      button.replaceWith(h("span", { class: "error", role: "alert", id: "run-cancel-error" }, `${error.code ?? "error"}: ${error.message}`));
+      return;
+    }
+    // The live view (or the poll) renders the ended run; this is for a page that follows neither.
+    button.textContent = "Canceled";
+  });
+  return button;
 }
 
 function logAbsence(run) {

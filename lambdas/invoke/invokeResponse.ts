@@ -42,6 +42,7 @@ function knownCode(code: string) {
     case "function_crashed":
     case "concurrency_limit_exceeded":
     case "invocation_quota_exceeded":
+    case "run_canceled":
       return code;
     default:
       return "internal_error" as const;

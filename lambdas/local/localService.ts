@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -15,6 +15,8 @@ import { confirmSandbox } from "../runtime/local/sandbox/confirmSandbox";
 import { type Sandbox, chooseSandbox } from "../runtime/local/sandbox/sandbox";
 import { prepareRuntimeFiles } from "../runtime/local/sandbox/runtimeFiles";
 import { replacePreviousRuntime } from "./previousRuntime";
+import { lockDataDir } from "./dataDirLock";
+import { drainRuns } from "./drainRuns";
 import { LocalScheduler } from "../schedule/localScheduler";
 import { runScheduled } from "../schedule/runScheduled";
 import { resumeBatches } from "../batches/resumeBatches";
@@ -65,6 +67,11 @@ export interface LocalService {
   deps: Deps;
   /** Stops serving, then closes the store; safe to call more than once. */
   close(): Promise<void>;
+  /**
+   * A graceful stop (SIGTERM, SIGINT): no new requests or scheduled firings; runs in progress
+   * may finish (and their callers get their answers) for up to the shutdown grace; then close().
+   */
+  shutdown(): Promise<void>;
 }
 
 export interface LocalServiceOptions {
@@ -82,13 +89,20 @@ export interface LocalServiceOptions {
  */
 const QUEUE_SWEEP_MS = 30_000;
 
+/** How long runs in progress may go on after SIGTERM/SIGINT (BROWSERFN_SHUTDOWN_GRACE_SECONDS). */
+export const DEFAULT_SHUTDOWN_GRACE_SECONDS = 10;
+
 /** How often what is past its retention is removed (artifacts' files, expired items: dynalite has no TTL). */
 const ARTIFACT_SWEEP_MS = 60 * 60_000;
 
 /** The whole service on one machine: dynalite, the route handlers over HTTP, the local runtime. */
 export async function startLocalService(config: LocalConfig, options: LocalServiceOptions = {}): Promise<LocalService> {
-  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const dynamo = await startDynalite(path.join(config.dataDir, "dynamodb"), { log: options.errorLog });
+  // Before anything in the data dir is touched: a second start on it stops here (DataDirInUse).
+  const lock = await lockDataDir(config.dataDir);
+  const dynamo = await startDynalite(path.join(config.dataDir, "dynamodb"), { log: options.errorLog }).catch(async (error: unknown) => {
+    await lock.release();
+    throw error;
+  });
   const clients = createDynaliteClients(dynamo.endpoint, dynamo.secret, config.storeTimeoutMs);
   const { client, doc } = clients;
   // Worker bundle and browser profiles live outside the data dir: user code never sees the data.
@@ -124,6 +138,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     clients.destroy();
     await dynamo.close();
     await rm(runtimeDir, { recursive: true, force: true });
+    await lock.release();
   };
   try {
     await chmod(runtimeDir, 0o755);
@@ -166,6 +181,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       files,
       sandbox,
       artifacts,
+      log,
       limits: { perFunction: config.workers.perFunction, total: config.workers.total, idleMs: config.workers.idleSeconds * 1000 },
     });
     await repairInterruptedChanges({ store, runtime, log });
@@ -209,6 +225,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     const { port } = server.address() as AddressInfo;
     const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
     deps.config.publicUrl = url;
+    await lock.announce(url);
     await scheduler.start();
     dispatcher.start(webhooks);
     // Runs queued before this start (or by another service on the same store) start now.
@@ -218,6 +235,24 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     queueSweepTimer.unref();
     await resumeBatches(deps);
     let closing: Promise<void> | undefined;
+    let serverClosed: Promise<void> | undefined;
+    const stopServing = () => {
+      serverClosed ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        // Open event streams would hold the close up: they end now (clients resume elsewhere or later).
+        streams.endAll();
+      });
+      return serverClosed;
+    };
+    const close = () => {
+      closing ??= (async () => {
+        await stopServing();
+        await stopParts();
+      })();
+      return closing;
+    };
+    const graceMs = (config.shutdownGraceSeconds ?? DEFAULT_SHUTDOWN_GRACE_SECONDS) * 1000;
     return {
       url,
       port,
@@ -230,17 +265,18 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       streams: () => ({ open: streams.count, logWatchers: runtime?.live.watchers ?? 0 }),
       bootstrap,
       deps,
-      close: () => {
-        closing ??= (async () => {
-          await new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeIdleConnections();
-            // Open event streams would hold the close up: they end now (clients resume elsewhere or later).
-            streams.endAll();
-          });
-          await stopParts();
-        })();
-        return closing;
+      close,
+      shutdown: async () => {
+        if (!closing) {
+          const deadline = Date.now() + graceMs;
+          // Requests in progress (sync callers waiting for their runs) go on; no new ones are taken.
+          const served = stopServing();
+          // No new firings (a firing in progress is a run like any other: drained below).
+          void scheduler?.close();
+          if (runtime) await drainRuns(runtime.taken, store, graceMs);
+          await Promise.race([served, new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())))]);
+        }
+        await close();
       },
     };
   } catch (error) {

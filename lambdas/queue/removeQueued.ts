@@ -8,7 +8,7 @@ import type { RunItem } from "../runs/types";
  * True when this call removed it; false when a dispatcher had claimed it first (the dispatcher
  * then finds the record not `queued`, does not start it and gives its lease back).
  */
-export async function removeQueued(deps: Pick<Deps, "store">, run: Pick<RunItem, "account_id" | "function_id" | "queued_at" | "run_id">, options: { refund?: boolean } = {}): Promise<boolean> {
+export async function removeQueued(deps: { store: Pick<Deps["store"], "queueItems" | "queueCounts"> }, run: Pick<RunItem, "account_id" | "function_id" | "queued_at" | "run_id">, options: { refund?: boolean } = {}): Promise<boolean> {
   const claimed = await deps.store.queueItems.claim({ account_id: run.account_id, function_id: run.function_id, ready_at: run.queued_at, run_id: run.run_id });
   if (claimed) await deps.store.queueCounts.dequeued(run.account_id, options.refund !== false);
   return claimed;

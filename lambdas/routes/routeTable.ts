@@ -13,7 +13,9 @@ import { getFunctionOpenapi } from "../handlers/getFunctionOpenapi";
 import { getLogs } from "../handlers/getLogs";
 import { getMetrics } from "../handlers/getMetrics";
 import { getArtifact } from "../handlers/getArtifact";
+import { cancelRun } from "../handlers/cancelRun";
 import { getRun } from "../handlers/getRun";
+import { listRuns } from "../handlers/listRuns";
 import { getRunEvents } from "../handlers/getRunEvents";
 import { listArtifacts } from "../handlers/listArtifacts";
 import { getUsage } from "../handlers/getUsage";
@@ -55,6 +57,8 @@ export const HANDLERS: Record<OperationId, RouteFactory> = {
   invokePost,
   invokeGet,
   getRun,
+  listRuns,
+  cancelRun,
   listArtifacts,
   getArtifact,
   getRunEvents,

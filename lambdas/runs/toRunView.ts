@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { LogEntry, RunView } from "../schemas/runSchemas";
+import type { LogEntry, RunListItem, RunView } from "../schemas/runSchemas";
 import { runWithinDepth } from "./resultDepth";
 import type { RunError, RunItem } from "./types";
 
@@ -62,5 +62,22 @@ export function toLogEntry(run: RunItem): z.infer<typeof LogEntry> {
     trigger: run.trigger,
     // Code and message only: a page of up to 1,000 entries carries no stacks (GET /runs/{id} has it).
     error: run.error && { code: run.error.code, message: run.error.message },
+  };
+}
+
+/** One item of `GET /runs`, of the documented shape (RunListItem). */
+export function toRunListItem(run: RunItem): z.infer<typeof RunListItem> {
+  return {
+    run_id: run.run_id,
+    function_id: run.function_id,
+    function_name: run.function_name,
+    version: String(run.version),
+    trigger: run.trigger,
+    status: run.status,
+    error: run.error && { code: run.error.code, message: run.error.message },
+    queued_at: run.queued_at,
+    started_at: run.started_at,
+    finished_at: run.finished_at,
+    duration_ms: run.duration_ms,
   };
 }

@@ -1,4 +1,5 @@
-export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "timed_out";
+/** A run's status; `canceled` ends a run stopped by POST /runs/{run_id}/cancel. */
+export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "timed_out" | "canceled";
 /** What a queued run waits for: a slot of its plan's concurrency, or a worker of this machine (local). */
 export type QueueReason = "plan_concurrency" | "machine_busy";
 /** What started a run: an HTTP invocation, its schedule, an MCP client's `tools/call`, or an item of a batch. */
@@ -45,7 +46,7 @@ export interface RunItem {
   batch_id?: string;
 }
 
-export const FINAL_STATUSES: readonly RunStatus[] = ["succeeded", "failed", "timed_out"];
+export const FINAL_STATUSES: readonly RunStatus[] = ["succeeded", "failed", "timed_out", "canceled"];
 
 /**
  * True for a run that ended refused before its automation started: recorded first, then turned

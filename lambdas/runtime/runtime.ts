@@ -58,7 +58,7 @@ export interface InvokeHooks {
 
 /** How a run ended. `error.code` is one of the API's run error codes. */
 export interface InvokeResult {
-  status: "succeeded" | "failed" | "timed_out";
+  status: "succeeded" | "failed" | "timed_out" | "canceled";
   result_json: string | null;
   error: RunError | null;
   logs: string;
@@ -115,6 +115,15 @@ export interface Runtime {
    * from runtimes that cannot (AWS): callers read the store instead.
    */
   watchLogs?(runId: string, onChange: () => void): LiveLogs | undefined;
+  /**
+   * Stops a run after POST /runs/{run_id}/cancel. `stopped`: the run ran on this instance and
+   * has stopped (locally: its worker, browser and sandbox are gone, its evidence kept); its
+   * `invoke` answered `canceled`, and the caller of `invoke` records that end. `not_here`: this
+   * instance does not run it (not taken yet, another instance's run, or a runtime whose runs
+   * are recorded by someone else: AWS, where the run's workflow is stopped here and the
+   * Lambda invocation it started runs on until it returns); the canceller records the end.
+   */
+  cancel?(runId: string): Promise<"stopped" | "not_here">;
   /** Releases everything the runtime holds for a deleted function. */
   remove(fn: FunctionItem): Promise<void>;
   /** Stops every process the runtime started. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ApiError } from "../http/errors";
 import { limitParam } from "../http/limit";
+import { RunStatus, RunTrigger } from "./runSchemas";
 
 /** `GET /functions?limit=&cursor=`. */
 export const ListFunctionsQuery = z.object({
@@ -29,3 +30,14 @@ export const UsageQuery = z.object({
     .pipe(z.string().regex(MONTH).optional())
     .describe("The month, YYYY-MM (UTC); default: the current month"),
 });
+
+/** `GET /runs?function=&status=&trigger=&limit=&cursor=`: any other parameter is 400 `invalid_request`. */
+export const RunListQuery = z.strictObject({
+  function: z.string().min(1).max(64).optional().describe("Only this function's runs: its name or its function_id"),
+  // Inline enums (a query parameter's schema has no $ref to the shared one).
+  status: z.enum(RunStatus.options).optional().describe("Only runs with this status"),
+  trigger: z.enum(RunTrigger.options).optional().describe("Only runs started this way"),
+  limit: limitParam(100, 50),
+  cursor: z.string().optional().describe("next_cursor of the previous page (400 invalid_cursor for anything else)"),
+});
+export type RunListQuery = z.infer<typeof RunListQuery>;

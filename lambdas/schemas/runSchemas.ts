@@ -3,7 +3,7 @@ import { DateTime } from "./dateTime";
 import type { RunStatus as RunStatusType, RunTrigger as RunTriggerType } from "../runs/types";
 
 export const RunStatus = z
-  .enum(["queued", "running", "succeeded", "failed", "timed_out"] as const satisfies readonly RunStatusType[])
+  .enum(["queued", "running", "succeeded", "failed", "timed_out", "canceled"] as const satisfies readonly RunStatusType[])
   .meta({ id: "RunStatus" });
 
 export const RunTrigger = z
@@ -64,6 +64,27 @@ export const LogEntry = z
 
 /** `GET /functions/{ref}/logs`, newest first. */
 export const LogList = z.object({ items: z.array(LogEntry) }).meta({ id: "LogList" });
+
+/** One run of `GET /runs`: what the list shows (GET /runs/{run_id} has its params, result and logs). */
+export const RunListItem = RunView.pick({
+  run_id: true,
+  function_id: true,
+  function_name: true,
+  version: true,
+  trigger: true,
+  status: true,
+  queued_at: true,
+  started_at: true,
+  finished_at: true,
+  duration_ms: true,
+})
+  .extend({ error: RunErrorView.pick({ code: true, message: true }).nullable() })
+  .meta({ id: "RunListItem" });
+
+/** `GET /runs`, newest first. */
+export const RunList = z
+  .object({ items: z.array(RunListItem), next_cursor: z.string().nullable().describe("Pass it as `cursor` for older runs; null when there are none") })
+  .meta({ id: "RunList" });
 
 /** 202 answer of an invocation whose run goes on: where to find its result later. */
 export const AcceptedRun = z

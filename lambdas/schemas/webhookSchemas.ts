@@ -31,7 +31,7 @@ export const WebhookEventName = z.enum(WEBHOOK_EVENTS).meta({ id: "WebhookEvent"
 export const WebhookInput = z
   .strictObject({
     url: WebhookUrl,
-    events: z.array(WebhookEventName).min(1).max(WEBHOOK_EVENTS.length).optional().describe("Default: all three"),
+    events: z.array(WebhookEventName).min(1).max(WEBHOOK_EVENTS.length).optional().describe("Default: all four"),
   })
   .meta({ id: "WebhookInput" });
 export type WebhookInput = z.infer<typeof WebhookInput>;

@@ -12,6 +12,7 @@ import {
   ScanCommand,
   type WriteRequest,
 } from "@aws-sdk/client-dynamodb";
+import { accountRunsKey } from "./runItems";
 import { type IndexDefinition, TABLES, type TableDefinition, tableName } from "./tables";
 
 type Item = Record<string, AttributeValue>;
@@ -78,12 +79,24 @@ async function copyItems(client: DynamoDBClient, from: string, to: string): Prom
   let startKey: Item | undefined;
   do {
     const page = await client.send(new ScanCommand({ TableName: from, ConsistentRead: true, ExclusiveStartKey: startKey }));
-    const items = (page.Items ?? []).filter((item) => item.pk?.S !== WHOLE_COPY.pk?.S);
+    const items = (page.Items ?? []).filter((item) => item.pk?.S !== WHOLE_COPY.pk?.S).map(withAccountRunsKeys);
     for (let start = 0; start < items.length; start += BATCH_ITEMS) {
       await putAll(client, to, items.slice(start, start + BATCH_ITEMS));
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey);
+}
+
+/**
+ * A run item written before the account_runs index, given its keys there (the item as it is
+ * otherwise): so that GET /runs lists the runs a data dir had before the upgrade.
+ */
+function withAccountRunsKeys(item: Item): Item {
+  const accountId = item.account_id?.S;
+  const runId = item.run_id?.S;
+  if (item.sk?.S !== "RUN" || item.acct_runs_pk || accountId === undefined || runId === undefined) return item;
+  const { acct_runs_pk, acct_runs_sk } = accountRunsKey(accountId, runId);
+  return { ...item, acct_runs_pk: { S: acct_runs_pk }, acct_runs_sk: { S: acct_runs_sk } };
 }
 
 async function putAll(client: DynamoDBClient, table: string, items: Item[]): Promise<void> {

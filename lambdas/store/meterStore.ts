@@ -55,7 +55,7 @@ export class MeterStore {
       await this.storage.store.add(run.account_id, runRecordBytes(run), expiresAt, new Date());
     }
     const duration = run.duration_ms ?? 0;
-    const outcome = run.status === "succeeded" ? "succeeded" : run.status === "timed_out" ? "timed_out" : "failed";
+    const outcome = run.status === "succeeded" || run.status === "timed_out" || run.status === "canceled" ? run.status : "failed";
     const { pk, sk, gsi1pk, gsi1sk } = usageKey(run.account_id, run.queued_at.slice(0, 7), run.function_id);
     await this.doc.send(
       new UpdateCommand({

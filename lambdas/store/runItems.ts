@@ -24,6 +24,8 @@ export const runKey = (runId: string) => ({ pk: `RUN#${runId}`, sk: "RUN" });
 export const runIdOfKey = (pk: unknown) => String(pk).slice("RUN#".length);
 /** The function's runs in the runs index, by run id (ULIDs: by time). Runs written before it have gsi1pk/gsi1sk of these values. */
 export const runsIndexKey = (functionId: string, runId: string) => ({ runs_pk: `FNID#${functionId}#RUNS`, runs_sk: runId });
+/** The account's runs in the account_runs index, by run id (ULIDs: by time). */
+export const accountRunsKey = (accountId: string, runId: string) => ({ acct_runs_pk: `ACCOUNT#${accountId}#RUNS`, acct_runs_sk: runId });
 
 /**
  * Partitions of the active runs in gsi1 (ACTIVE_INDEX): every queued run writes there, so they
@@ -101,6 +103,7 @@ export function runToItem(run: RunItem, blobs: Blobs, expiresAt: number, pending
     expires_at: expiresAt,
     ...runKey(copy.run_id),
     ...runsIndexKey(copy.function_id, copy.run_id),
+    ...accountRunsKey(copy.account_id, copy.run_id),
     // Only while it may still end: a final write leaves the active index.
     ...(final ? {} : activeIndexKey(copy)),
     // A final write that owes webhook deliveries says so in the same write.

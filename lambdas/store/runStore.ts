@@ -14,6 +14,7 @@ import { fromParts, toParts } from "./blobParts";
 import { queryAll, queryUpTo, scanAll, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored } from "./keys";
 import { ACTIVE_INDEX, RUNS_INDEX } from "./tables";
+import { listRunsPage, type RunListPage, type RunListQuery } from "./runListing";
 import type { PendingDelivery } from "../webhooks/webhookTypes";
 import {
   INLINE_RESULT_BYTES,
@@ -52,7 +53,7 @@ export class RunStore {
 
   /** Writes a run as it is now (create, and every status change). */
   async put(run: RunItem): Promise<void> {
-    await this.write(run, false);
+    await this.write(run, "none");
   }
 
   /**
@@ -62,7 +63,15 @@ export class RunStore {
    * (an outbox entry that exists exactly when the end does).
    */
   async putIfActive(run: RunItem, pending: readonly PendingDelivery[] = []): Promise<boolean> {
-    return this.write(run, true, pending);
+    return this.write(run, "active", pending);
+  }
+
+  /**
+   * Writes a run's record only if the stored run's status is `expected` (a cancel: a queued run
+   * that has not started, or a running one that has not ended). False when it was not.
+   */
+  async putIfStatus(run: RunItem, expected: "queued" | "running", pending: readonly PendingDelivery[] = []): Promise<boolean> {
+    return this.write(run, expected, pending);
   }
 
   /** Forgets the deliveries a run's end owed (they are delivery items now). */
@@ -153,8 +162,11 @@ export class RunStore {
     );
   }
 
-  /** Writes the run item (after its params and result parts, if any); false when `onlyIfActive` did not hold. */
-  private async write(run: RunItem, onlyIfActive: boolean, pending: readonly PendingDelivery[] = []): Promise<boolean> {
+  /**
+   * Writes the run item (after its params and result parts, if any); false when the condition
+   * did not hold: `active` (none stored, or queued or running), or exactly that status.
+   */
+  private async write(run: RunItem, condition: "none" | "active" | "queued" | "running", pending: readonly PendingDelivery[] = []): Promise<boolean> {
     const paramsJson = JSON.stringify(run.params);
     const blobs: Blobs = { params_json: paramsJson, result_json: run.result_json };
     if (Buffer.byteLength(paramsJson) > INLINE_PARAMS_BYTES) {
@@ -170,13 +182,15 @@ export class RunStore {
       new PutCommand({
         TableName: this.table,
         Item: runToItem(run, blobs, this.expiry(run), pending),
-        ...(onlyIfActive
+        ...(condition === "active"
           ? {
               ConditionExpression: "attribute_not_exists(pk) OR #status IN (:queued, :running)",
               ExpressionAttributeNames: { "#status": "status" },
               ExpressionAttributeValues: { ":queued": "queued", ":running": "running" },
             }
-          : {}),
+          : condition === "none"
+            ? {}
+            : { ConditionExpression: "#status = :expected", ExpressionAttributeNames: { "#status": "status" }, ExpressionAttributeValues: { ":expected": condition } }),
       }),
     );
   }
@@ -199,6 +213,11 @@ export class RunStore {
     const older = await queryUpTo(this.doc, { ...newest, IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :pk", ...LISTED_ATTRIBUTES }, limit);
     const runs = new Map([...older, ...listed].map((item) => [String(item.run_id), listedToRun(item)]));
     return [...runs.values()].sort((a, b) => byText(b.run_id, a.run_id)).slice(0, limit);
+  }
+
+  /** A page of an account's runs, newest first, as listed (see runListing.ts). */
+  async list(query: RunListQuery): Promise<RunListPage> {
+    return listRunsPage(this.doc, this.table, query);
   }
 
   /**

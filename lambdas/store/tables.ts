@@ -23,10 +23,15 @@
  * | runs  | runs_pk: FNID#<function_id>#RUNS | runs_sk: <run_id>                | every run: RUN_LIST_ATTRIBUTES          |
  * | gsi1  | gsi1pk: ACTIVE#<shard 0..7>      | gsi1sk: <deadline_at>#<run_id>   | queued and running runs only            |
  * | runs  | runs_pk: DEPLOYING               | runs_sk: <updated_at>#<function_id> | function records while `deploying` only |
+ * | account_runs | acct_runs_pk: ACCOUNT#<account>#RUNS | acct_runs_sk: <run_id> | every run: RUN_LIST_ATTRIBUTES (GET /runs) |
  *
  * A function record is in gsi1 already (by id), so its `deploying` entry goes in the runs index
  * (whose other keys start `FNID#`): the AWS sweeper finds deploys stuck past STALE_DEPLOY_MS
  * there, reading only the keys (no scan, no new index).
+ *
+ * Runs last written before the account_runs index have no acct_runs keys: a local data dir's
+ * are given them at the start that adds the index (backfillAccountRuns); on AWS they are listed
+ * by function only (GET /runs?function=, the function's logs) until they expire.
  *
  * Runs last written before the runs index carry gsi1pk `FNID#<function_id>#RUNS` and gsi1sk
  * `<run_id>` instead, and no active keys; RunStore.recent still lists them until they expire.
@@ -59,6 +64,8 @@ export interface TableDefinition {
 
 /** The runs of a function, newest first. */
 export const RUNS_INDEX = "runs";
+/** The runs of an account, newest first (GET /runs). */
+export const ACCOUNT_RUNS_INDEX = "account_runs";
 /** Function records while `deploying`, by updated_at: in the runs index under `DEPLOYING` (see functionStore.ts). */
 export const DEPLOYING_INDEX = RUNS_INDEX;
 /** Runs still queued or running, by deadline: in gsi1 under `ACTIVE#<shard>` (see runStore.ts). */
@@ -101,6 +108,12 @@ export const MAIN_TABLE: TableDefinition = {
       indexName: RUNS_INDEX,
       partitionKey: { name: "runs_pk", type: "S" },
       sortKey: { name: "runs_sk", type: "S" },
+      projection: { type: "INCLUDE", nonKeyAttributes: [...RUN_LIST_ATTRIBUTES] },
+    },
+    {
+      indexName: ACCOUNT_RUNS_INDEX,
+      partitionKey: { name: "acct_runs_pk", type: "S" },
+      sortKey: { name: "acct_runs_sk", type: "S" },
       projection: { type: "INCLUDE", nonKeyAttributes: [...RUN_LIST_ATTRIBUTES] },
     },
   ],

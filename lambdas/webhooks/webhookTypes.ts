@@ -1,7 +1,7 @@
 import type { RunStatus } from "../runs/types";
 
 /** The events a webhook may subscribe to: a run's end, one per final status. */
-export const WEBHOOK_EVENTS = ["run.succeeded", "run.failed", "run.timed_out"] as const;
+export const WEBHOOK_EVENTS = ["run.succeeded", "run.failed", "run.timed_out", "run.canceled"] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /** At most this many webhooks per function. */
@@ -20,6 +20,7 @@ export function eventOfStatus(status: RunStatus): WebhookEvent | null {
   if (status === "succeeded") return "run.succeeded";
   if (status === "failed") return "run.failed";
   if (status === "timed_out") return "run.timed_out";
+  if (status === "canceled") return "run.canceled";
   return null;
 }
 

@@ -18,7 +18,7 @@ export interface ExecutionStatusEvent {
 export interface Execution {
   name: string;
   input: unknown;
-  status: "RUNNING" | "SUCCEEDED" | "FAILED" | "TIMED_OUT";
+  status: "RUNNING" | "SUCCEEDED" | "FAILED" | "TIMED_OUT" | "ABORTED";
   startDate: Date;
   output?: unknown;
   error?: string;
@@ -93,6 +93,8 @@ export class InProcessStepFunctions {
   readonly executions = new Map<string, Execution>();
   /** Messages sent to SQS queues by `sqs:sendMessage` tasks. */
   readonly messages: { queueUrl: string; body: unknown }[] = [];
+  /** StopExecution calls, as sent. */
+  readonly stops: { executionArn: string; error?: string; cause?: string }[] = [];
   private readonly running = new Set<Promise<void>>();
   private readonly states: Record<string, State>;
   private readonly startAt: string;
@@ -110,6 +112,7 @@ export class InProcessStepFunctions {
   }
 
   async send(command: { constructor: { name: string }; input: unknown }): Promise<unknown> {
+    if (command.constructor.name === "StopExecutionCommand") return this.stop(command.input as { executionArn: string; error?: string; cause?: string });
     if (command.constructor.name !== "StartExecutionCommand") throw new Error(`the fake does not know ${command.constructor.name}`);
     const { stateMachineArn, name, input } = command.input as { stateMachineArn: string; name: string; input: string };
     if (stateMachineArn !== this.options.stateMachineArn) throw Object.assign(new Error("State Machine Does Not Exist"), { name: "StateMachineDoesNotExist" });
@@ -127,6 +130,35 @@ export class InProcessStepFunctions {
     this.running.add(run);
     void run.finally(() => this.running.delete(run));
     return { executionArn: this.arn(name), startDate: execution.startDate };
+  }
+
+  /**
+   * StopExecution: a running execution is ABORTED at once (a task in progress goes on, as a
+   * Lambda invocation does, but its result is dropped and no further state runs) and its
+   * status-change event is sent; a closed one is left as it is; an unknown one is
+   * ExecutionDoesNotExist (400).
+   */
+  private async stop(input: { executionArn: string; error?: string; cause?: string }): Promise<unknown> {
+    this.stops.push({ executionArn: input.executionArn, ...(input.error === undefined ? {} : { error: input.error }), ...(input.cause === undefined ? {} : { cause: input.cause }) });
+    const name = input.executionArn.split(":").at(-1) ?? "";
+    const execution = this.executions.get(name);
+    if (!execution || input.executionArn !== this.arn(name)) {
+      throw Object.assign(new Error(`Execution Does Not Exist: '${input.executionArn}'`), { name: "ExecutionDoesNotExist", $fault: "client", $metadata: { httpStatusCode: 400 } });
+    }
+    if (execution.status !== "RUNNING") return { stopDate: new Date() };
+    execution.status = "ABORTED";
+    execution.error = input.error;
+    execution.cause = input.cause;
+    const event = this.options.onStatusChange?.({
+      source: "aws.states",
+      "detail-type": "Step Functions Execution Status Change",
+      detail: { executionArn: this.arn(name), stateMachineArn: this.options.stateMachineArn, name, status: "ABORTED", error: input.error ?? null, cause: input.cause ?? null },
+    });
+    if (event) {
+      this.running.add(event);
+      void event.finally(() => this.running.delete(event));
+    }
+    return { stopDate: new Date() };
   }
 
   /** Waits for every execution started so far, and their status-change events. */
@@ -147,8 +179,9 @@ export class InProcessStepFunctions {
     });
     try {
       execution.output = await Promise.race([this.walk(execution, context, execution.input), timeout]);
-      execution.status = "SUCCEEDED";
+      if (execution.status === "RUNNING") execution.status = "SUCCEEDED";
     } catch (error) {
+      if (execution.status === "ABORTED") return; // stopped: its event was sent by StopExecution
       const failure = error instanceof StatesError ? error : new StatesError("States.Runtime", String((error as Error).stack ?? error));
       execution.status = failure.error === "States.Timeout" ? "TIMED_OUT" : "FAILED";
       execution.error = failure.error;
@@ -167,6 +200,7 @@ export class InProcessStepFunctions {
     let name: string | undefined = this.startAt;
     let data = input;
     while (name !== undefined) {
+      if (execution.status === "ABORTED") return data; // stopped: no further state runs
       const state: State | undefined = this.states[name];
       if (!state) throw new StatesError("States.Runtime", `no state ${name}`);
       context.State = { EnteredTime: new Date().toISOString(), Name: name };

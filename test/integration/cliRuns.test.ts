@@ -102,12 +102,31 @@ describe("browserfn runs, against a real local service", () => {
     const list = await cli("runs", "list", "saves", "--limit", "2");
     expect(list.code).toBe(0);
     const lines = list.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^RUN\s+STATUS\s+STARTED\s+DURATION\s+VERSION\s+TRIGGER\s+ERROR$/);
+    expect(lines[0]).toMatch(/^RUN\s+FUNCTION\s+STATUS\s+STARTED\s+DURATION\s+VERSION\s+TRIGGER\s+ERROR$/);
     expect(lines.slice(1).map((line) => line.split(/\s+/)[0])).toEqual([ids[1], ids[0]]);
-    expect(lines[1]).toMatch(/^run_\w+\s+succeeded\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\s+\d+(\.\d)? m?s\s+1\s+http\s+-$/);
+    expect(lines[1]).toMatch(/^run_\w+\s+saves\s+succeeded\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\s+\d+(\.\d)? m?s\s+1\s+http\s+-$/);
     const asJson = JSON.parse((await cli("runs", "list", "saves", "--json")).stdout);
     expect(asJson.items.slice(0, 2).map((e: LogEntry) => e.run_id)).toEqual([ids[1], ids[0]]);
     expect((await cli("runs", "list", "nope")).stderr).toContain("function_not_found");
+  });
+
+  it("runs list: the account's runs across functions, filtered; runs cancel: stops a run", async () => {
+    const failed = (await svc.call("POST", "/functions/fails", { body: {} })).headers.get("x-run-id") ?? "";
+    const all = JSON.parse((await cli("runs", "list", "--json")).stdout);
+    expect(new Set(all.items.map((r: { function_name: string }) => r.function_name))).toEqual(new Set(["saves", "fails"]));
+    expect(all.items[0]).toMatchObject({ run_id: failed });
+    const onlyFailed = JSON.parse((await cli("runs", "list", "--status", "failed", "--function", "fails", "--json")).stdout);
+    expect(onlyFailed.items[0]).toMatchObject({ run_id: failed, status: "failed", function_name: "fails" });
+    const bad = await cli("runs", "list", "--status", "done");
+    expect([bad.code, bad.stderr]).toEqual([3, expect.stringContaining("invalid_request")]);
+
+    const finished = await cli("runs", "cancel", failed);
+    expect([finished.code, finished.stderr]).toEqual([3, expect.stringContaining("run_finished")]);
+    await svc.deploy("waits", "export default async function run(ms: number) { await new Promise((r) => setTimeout(r, ms)); return ms; }");
+    const accepted = await svc.call("POST", "/functions/waits", { body: { ms: 60_000 }, headers: { prefer: "respond-async" } });
+    const canceled = await cli("runs", "cancel", String(accepted.body.run_id), "--json");
+    expect(canceled.code).toBe(0);
+    expect(JSON.parse(canceled.stdout)).toMatchObject({ run_id: accepted.body.run_id, status: "canceled", error: { code: "run_canceled" } });
   });
 });
 

@@ -91,7 +91,7 @@ describe("scheduled runs", () => {
     const started: string[] = [];
     const runtime = createAwsRuntime({
       lambda: { send: async () => Promise.reject(new Error("no control plane here")) },
-      stepFunctions: { send: async (command) => void started.push(command.input.name ?? "") },
+      stepFunctions: { send: async (command) => void started.push("name" in command.input ? (command.input.name ?? "") : "") },
       stateMachineArn: "arn:aws:states:eu-west-1:123456789012:stateMachine:bfn-runs",
       outcomes: { uploadUrl: async () => "https://bucket.example/o", artifactUpload: async (runId) => ({ url: "https://bucket.example/", fields: {}, keyPrefix: `artifacts/${runId}/` }) },
       // The run never ends here (no workflow records it): a runtime still watching reads it every 5 ms until its deadline.

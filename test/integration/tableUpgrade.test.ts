@@ -46,6 +46,8 @@ async function writeOldItems(doc: DynamoDBDocumentClient, table: string): Promis
   }
 }
 
+/** Items as the old table had them: the upgrade adds only the account_runs keys of run items. */
+const withoutAccountRunsKeys = (items: Record<string, unknown>[]) => items.map(({ acct_runs_pk: _pk, acct_runs_sk: _sk, ...item }) => item);
 const sortedItems = (items: Record<string, unknown>[]) => [...items].sort((a, b) => `${String(a.pk)}/${String(a.sk)}`.localeCompare(`${String(b.pk)}/${String(b.sk)}`));
 
 describe("an older local table", () => {
@@ -70,14 +72,18 @@ describe("an older local table", () => {
     const before = sortedItems(await scanAll(clients.doc, { TableName: TABLE }));
 
     await createTablesIfMissing(clients.client, "test");
-    expect(await indexNames()).toEqual(["gsi1", "runs"]);
-    expect(sortedItems(await scanAll(clients.doc, { TableName: TABLE }))).toEqual(before);
+    expect(await indexNames()).toEqual(["account_runs", "gsi1", "runs"]);
+    const upgraded = sortedItems(await scanAll(clients.doc, { TableName: TABLE }));
+    expect(withoutAccountRunsKeys(upgraded)).toEqual(before);
+    expect(upgraded.filter((item) => item.sk === "RUN").every((item) => item.acct_runs_pk === `ACCOUNT#${fn.account_id}#RUNS` && item.acct_runs_sk === item.run_id)).toBe(true);
     expect(await tables()).toEqual([TABLE]);
 
     const store = createStore(clients.doc, "test");
     await store.runs.put(runItem(fn, { run_id: "run_100", status: "running" }));
     expect((await store.runs.recent(fn.function_id, 3)).map((run) => run.run_id)).toEqual(["run_100", "run_029", "run_028"]);
     expect((await store.runs.listOverdue(new Date("2026-02-01T00:00:00.000Z"), 10)).map((run) => run.run_id)).toEqual(["run_100"]);
+    // The account's runs, the old ones too (GET /runs).
+    expect((await store.runs.list({ accountId: fn.account_id, limit: 3 })).runs.map((run) => run.run_id)).toEqual(["run_100", "run_029", "run_028"]);
 
     await createTablesIfMissing(clients.client, "test"); // nothing left to do
     expect(sortedItems(await scanAll(clients.doc, { TableName: TABLE }))).toHaveLength(before.length + 1);
@@ -90,15 +96,15 @@ describe("an older local table", () => {
     const items = sortedItems(await scanAll(clients.doc, { TableName: COPY }));
     await clients.doc.send(new PutCommand({ TableName: COPY, Item: { pk: "#rebuild", sk: "whole" } }));
     await createTablesIfMissing(clients.client, "test");
-    expect(await indexNames()).toEqual(["gsi1", "runs"]);
-    expect(sortedItems(await scanAll(clients.doc, { TableName: TABLE }))).toEqual(items);
+    expect(await indexNames()).toEqual(["account_runs", "gsi1", "runs"]);
+    expect(withoutAccountRunsKeys(sortedItems(await scanAll(clients.doc, { TableName: TABLE })))).toEqual(items);
     expect(await tables()).toEqual([TABLE]);
 
     // Crashed while copying: the table is as it was, the part-copy goes.
     await createOldTable(clients.client, COPY);
     await clients.doc.send(new PutCommand({ TableName: COPY, Item: { pk: "ACCOUNT#stale", sk: "ACCOUNT" } }));
     await createTablesIfMissing(clients.client, "test");
-    expect(sortedItems(await scanAll(clients.doc, { TableName: TABLE }))).toEqual(items);
+    expect(withoutAccountRunsKeys(sortedItems(await scanAll(clients.doc, { TableName: TABLE })))).toEqual(items);
     expect(await tables()).toEqual([TABLE]);
   });
 });

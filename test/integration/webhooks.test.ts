@@ -46,7 +46,7 @@ describe("webhooks", () => {
     expect(created.webhook_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(created.webhook_secret.slice(6), "base64")).toHaveLength(32);
     expect(created.webhooks).toEqual([
-      { url: receiver.url, events: ["run.succeeded", "run.failed", "run.timed_out"] },
+      { url: receiver.url, events: ["run.succeeded", "run.failed", "run.timed_out", "run.canceled"] },
       { url: `${receiver.url}?only=failed`, events: ["run.failed"] },
     ]);
     const info = await t.call("GET", "/functions/hooked/info");

@@ -8,7 +8,7 @@ import { DataTables } from "../../lib/dataTables";
 import { functionItem } from "../helpers/records";
 
 describe("the run indexes", () => {
-  it("are built by DataTables: runs keeps the listed attributes only, gsi1 all; one index added (DynamoDB adds one per update)", () => {
+  it("are built by DataTables: runs and account_runs keep the listed attributes only, gsi1 all; one index added (DynamoDB adds one per update)", () => {
     const stack = new Stack();
     new DataTables(stack, "Data", { prefix: "t" });
     const index = (name: string, partitionKey: string, sortKey: string, projection: unknown) => ({
@@ -24,6 +24,7 @@ describe("the run indexes", () => {
       GlobalSecondaryIndexes: [
         index("gsi1", "gsi1pk", "gsi1sk", { ProjectionType: "ALL" }),
         index("runs", "runs_pk", "runs_sk", Match.objectEquals({ ProjectionType: "INCLUDE", NonKeyAttributes: [...RUN_LIST_ATTRIBUTES] })),
+        index("account_runs", "acct_runs_pk", "acct_runs_sk", Match.objectEquals({ ProjectionType: "INCLUDE", NonKeyAttributes: [...RUN_LIST_ATTRIBUTES] })),
       ],
     });
     for (const heavy of ["result_json", "logs", "params_json", "params"]) {

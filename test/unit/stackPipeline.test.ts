@@ -119,7 +119,7 @@ describe("the run pipeline (synthesized)", () => {
     const fn = functionItem({ function_id: "fn_01jabcdefghjkmnpqrstvwxyz0", timeout_seconds: T, latest_version: 1 });
     const runtime = createAwsRuntime({
       lambda: { send: async () => Promise.reject(new Error("unused")) },
-      stepFunctions: { send: async (command) => void sent.push(command) },
+      stepFunctions: { send: async (command) => void sent.push(command as StartExecutionCommand) },
       stateMachineArn: "arn:sm", outcomes: { uploadUrl: async () => "u", artifactUpload: async () => ({ url: "u", fields: {}, keyPrefix: "k" }) },
       runs: { get: async () => runItem(fn, { status: "succeeded", duration_ms: 1 }) },
       functionPrefix: "bfn-test-fn-", executionRoleArn: "role", executionRoleId: "AROA", layerArns: [], logGroup: "/g",

@@ -26,7 +26,7 @@ const HOSTILE = {
 const NOW = new Date("2026-03-01T10:00:42.500Z");
 
 const RUN_ATTRIBUTES = [
-  "pk", "sk", "runs_pk", "runs_sk", "run_id", "account_id", "function_id", "function_name", "version", "trigger", "status",
+  "pk", "sk", "runs_pk", "runs_sk", "acct_runs_pk", "acct_runs_sk", "run_id", "account_id", "function_id", "function_name", "version", "trigger", "status",
   "params_json", "result_json", "error", "logs", "queued_at", "deadline_at", "started_at", "finished_at", "duration_ms", "browser_ms",
   "peak_memory_mb", "memory_mb", "request_origin", "sdk_version", "expires_at",
 ];
@@ -68,7 +68,7 @@ describe("store items are built from named fields", () => {
 
     const item = await raw("RUN#run_own", "RUN");
     expect(sorted(Object.keys(item ?? {}))).toEqual(sorted(RUN_ATTRIBUTES));
-    expect(item).toMatchObject({ pk: "RUN#run_own", sk: "RUN", runs_pk: `FNID#${fn.function_id}#RUNS`, runs_sk: "run_own", account_id: "acct", status: "succeeded" });
+    expect(item).toMatchObject({ pk: "RUN#run_own", sk: "RUN", runs_pk: `FNID#${fn.function_id}#RUNS`, runs_sk: "run_own", acct_runs_pk: "ACCOUNT#acct#RUNS", acct_runs_sk: "run_own", account_id: "acct", status: "succeeded" });
     expect(item?.expires_at).toBeGreaterThan(Date.parse(run.queued_at) / 1000);
     expect(await raw(`KEY#${PLANTED_HASH}`, "KEY")).toBeUndefined();
     expect(await planted()).toEqual([]);

@@ -1,13 +1,22 @@
 import { UsageError, intOption, positionals, stringOption } from "../args";
+import type { RunListItem, RunStatus } from "../../../client";
 import type { Command } from "../command";
 import { duration, printableLine, shortTime } from "../output";
 import { printRun } from "../printRun";
 import { type SavedArtifact, saveArtifacts } from "../saveArtifacts";
 
 export const runs: Command = {
-  summary: "show one run (`runs get <run_id> [--artifacts DIR]`) or a function's latest runs (`runs list <name>`)",
-  usage: "browserfn runs get <run_id> [--artifacts DIR] | runs list <name> [--limit N]",
-  options: { artifacts: { type: "string" }, limit: { type: "string", short: "n" } },
+  summary: "show one run (`runs get <run_id>`), list the account's runs (`runs list`), or cancel one (`runs cancel <run_id>`)",
+  usage:
+    "browserfn runs get <run_id> [--artifacts DIR] | runs list [<name>] [--function F] [--status S] [--trigger T] [--limit N] [--cursor C] | runs cancel <run_id>",
+  options: {
+    artifacts: { type: "string" },
+    limit: { type: "string", short: "n" },
+    function: { type: "string" },
+    status: { type: "string" },
+    trigger: { type: "string" },
+    cursor: { type: "string" },
+  },
   async run({ args, out, client }) {
     const [action = "", ...rest] = args.positionals;
     const dir = stringOption(args, "artifacts");
@@ -36,19 +45,49 @@ export const runs: Command = {
       return 0;
     }
     if (action === "list") {
-      const [name = ""] = positionals({ ...args, positionals: rest }, ["name"]);
       if (dir !== undefined) throw new UsageError("--artifacts is for `runs get`");
-      const list = await (await client()).getLogs(name, { limit: intOption(args, "limit", 1, 1000) });
+      const [name] = rest;
+      if (rest.length > 1) throw new UsageError(`unexpected argument '${rest[1]}'`);
+      if (name !== undefined && stringOption(args, "function") !== undefined) throw new UsageError("give the function once: <name> or --function");
+      // The service checks the filters (400 invalid_request names a bad status or trigger).
+      const query = {
+        function: name ?? stringOption(args, "function"),
+        status: stringOption(args, "status") as RunStatus | undefined,
+        trigger: stringOption(args, "trigger") as RunListItem["trigger"] | undefined,
+        limit: intOption(args, "limit", 1, 100),
+        cursor: stringOption(args, "cursor"),
+      };
+      const list = await (await client()).listRuns(query);
       if (out.json) {
         out.printJson(list);
         return 0;
       }
       out.table(
-        ["RUN", "STATUS", "STARTED", "DURATION", "VERSION", "TRIGGER", "ERROR"],
-        list.items.map((e) => [e.run_id, e.status, shortTime(e.timestamp), duration(e.duration), e.version, e.trigger, e.error ? printableLine(`${e.error.code}: ${e.error.message}`) : null]),
+        ["RUN", "FUNCTION", "STATUS", "STARTED", "DURATION", "VERSION", "TRIGGER", "ERROR"],
+        list.items.map((r) => [
+          r.run_id,
+          r.function_name,
+          r.status,
+          shortTime(r.started_at ?? r.queued_at),
+          duration(r.duration_ms),
+          r.version,
+          r.trigger,
+          r.error ? printableLine(`${r.error.code}: ${r.error.message}`) : null,
+        ]),
       );
+      if (list.next_cursor) out.note(`More: browserfn runs list --cursor ${list.next_cursor} (with the same filters)`);
       return 0;
     }
-    throw new UsageError(action === "" ? "missing action: runs get <run_id> or runs list <name>" : `unknown runs action '${action}' (get, list)`);
+    if (action === "cancel") {
+      const [runId = ""] = positionals({ ...args, positionals: rest }, ["run_id"]);
+      const run = await (await client()).cancelRun(runId);
+      if (out.json) {
+        out.printJson(run);
+        return 0;
+      }
+      printRun(out, run);
+      return 0;
+    }
+    throw new UsageError(action === "" ? "missing action: runs get <run_id>, runs list or runs cancel <run_id>" : `unknown runs action '${action}' (get, list, cancel)`);
   },
 };

@@ -24,6 +24,7 @@ const INVOKE_ERRORS = [
   "result_too_deep",
   "function_crashed",
   "function_timeout",
+  "run_canceled",
 ] as const;
 
 /** The answers of an invocation besides 200 and its errors. */

@@ -1,13 +1,25 @@
 import { ArtifactBytes, ArtifactList } from "../../schemas/artifactSchemas";
 import { RunEventStream, RunEventsQuery } from "../../schemas/runEventSchemas";
 import { FunctionMetrics } from "../../schemas/usageSchemas";
-import { LogsQuery } from "../../schemas/querySchemas";
-import { LogList, RunView } from "../../schemas/runSchemas";
+import { LogsQuery, RunListQuery } from "../../schemas/querySchemas";
+import { LogList, RunList, RunView } from "../../schemas/runSchemas";
 import { ArtifactNameParam } from "../../schemas/pathSchemas";
 import type { RouteSpec } from "../routeSpec";
 
 /** Runs: one run, its artifacts and events; a function's latest runs and metrics. */
 export const RUN_ROUTES = [
+  {
+    operationId: "listRuns",
+    method: "GET",
+    path: "/runs",
+    summary: "The account's runs, newest first, by function (name or function_id), status and trigger; next_cursor pages on",
+    tag: "runs",
+    auth: true,
+    status: 200,
+    query: RunListQuery,
+    response: RunList,
+    errors: ["function_not_found", "invalid_limit", "invalid_cursor"],
+  },
   {
     operationId: "getRun",
     method: "GET",
@@ -18,6 +30,17 @@ export const RUN_ROUTES = [
     status: 200,
     response: RunView,
     errors: ["run_not_found"],
+  },
+  {
+    operationId: "cancelRun",
+    method: "POST",
+    path: "/runs/{run_id}/cancel",
+    summary: "Cancel a run: a queued one never starts, a running one is stopped (its logs and failure evidence kept); it ends canceled",
+    tag: "runs",
+    auth: true,
+    status: 200,
+    response: RunView,
+    errors: ["run_not_found", "run_finished", "update_conflict"],
   },
   {
     operationId: "listArtifacts",

@@ -1,6 +1,6 @@
 import { runnerSession } from "../../secrets/kmsSecretBox";
 import { DeleteFunctionCommand, type Runtime as LambdaRuntimeName } from "@aws-sdk/client-lambda";
-import { StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { StartExecutionCommand, StopExecutionCommand } from "@aws-sdk/client-sfn";
 import type { FunctionItem } from "../../functions/types";
 import { ApiError } from "../../http/errors";
 import type { LambdaRunEvent } from "../../runner/lambdaPackage";
@@ -15,7 +15,7 @@ import { INVOKE_MARGIN_SECONDS, type RunExecutionInput } from "./runWorkflow";
 
 /** The Step Functions API as the adapter uses it (an SFNClient with standard retries, or a test double). */
 export interface StepFunctionsLike {
-  send(command: StartExecutionCommand): Promise<unknown>;
+  send(command: StartExecutionCommand | StopExecutionCommand): Promise<unknown>;
 }
 
 export interface AwsRuntimeOptions {
@@ -131,6 +131,9 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
       if (signal?.aborted) return new Promise<never>(() => undefined);
       // A failed read is tried again: ending the run over it would refuse its real end.
       const run = await options.runs.get(runId).catch(() => undefined);
+      // Canceled: its Lambda invocation may still run, and the slot with it (see `cancel`); the
+      // caller's answer comes from the record, not from here (answering would give the slot back).
+      if (run?.status === "canceled") return new Promise<never>(() => undefined);
       if (run && FINAL_STATUSES.includes(run.status)) return resultOf(run);
       await sleep(runPollIntervalMs);
     }
@@ -216,6 +219,24 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
       return waitForEnd(fn, request.runId, request.signal);
     },
 
+    /**
+     * StopExecution of the run's workflow (the execution named after the run); one that has
+     * ended or never started is fine. The canceller records the run `canceled` (`not_here`).
+     * Lambda cannot stop an invocation in progress: it runs on until it returns or times out,
+     * so the run's lease is not given back here. The recorder gives it back if the invocation
+     * returned before the stop took effect; otherwise it expires at the lease's end, later than
+     * the invocation can last (admitRun's lease: the function's timeout and more).
+     */
+    async cancel(runId) {
+      const executionArn = `${options.stateMachineArn.replace(":stateMachine:", ":execution:")}:${runId}`;
+      try {
+        await options.stepFunctions.send(new StopExecutionCommand({ executionArn, error: CANCELED_ERROR, cause: "POST /runs/{run_id}/cancel" }));
+      } catch (error) {
+        if (!isAwsError(error, "ExecutionDoesNotExist")) throw error;
+      }
+      return "not_here";
+    },
+
     async remove(fn) {
       try {
         await send(new DeleteFunctionCommand({ FunctionName: functionName(fn) }));
@@ -228,6 +249,9 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
     async close() {},
   };
 }
+
+/** The error a canceled run's workflow is stopped with (its status-change event carries it). */
+export const CANCELED_ERROR = "Browserfn.Canceled";
 
 /** A final run record as the runtime's result. */
 function resultOf(run: RunItem): InvokeResult {

@@ -3,6 +3,7 @@ import { isUploadedAnswer } from "../../runner/lambdaPackage";
 import { MAX_FRAME_BYTES } from "../../runner/protocol";
 import { jsonTextDeeperThan } from "../../runner/jsonDepth";
 import { MAX_JSON_DEPTH, resultTooLarge } from "../../runner/outputLimits";
+import { canceledEnding } from "../../runs/cancel/canceledEnding";
 import { finishRun, type FinishRunDeps } from "../../runs/finishRun";
 import { FINAL_STATUSES, type RunItem, runTimeoutMs } from "../../runs/types";
 import type { Store } from "../../store/store";
@@ -84,6 +85,10 @@ export async function recordExecutionEnd(
 ): Promise<string> {
   const run = await deps.store.runs.get(detail.name);
   if (!run) return "unknown";
+  // A stopped execution is a canceled run (POST /runs/{run_id}/cancel stops it). Its Lambda
+  // invocation may still run: its lease is not given back here (see AWS Runtime.cancel).
+  if (run.status === "canceled") return run.status;
+  if (detail.status === "ABORTED" && !FINAL_STATUSES.includes(run.status)) return (await finishRun(deps, run, canceledEnding(run, deps.clock.now()), "now")).status;
   if (FINAL_STATUSES.includes(run.status)) {
     await deps.store.limits.release(run.account_id, run.run_id);
     return run.status;

@@ -1,8 +1,11 @@
 import { DEFAULT_MEMORY_MB } from "../../functions/settings";
 import { ApiError } from "../../http/errors";
 import type { Store } from "../../store/store";
-import type { Runtime } from "../runtime";
+import type { InvokeHooks, InvokeRequest, InvokeResult, Runtime } from "../runtime";
+import { canceledError } from "../../runs/cancel/canceledEnding";
+import { withoutHostPaths } from "./hostPaths";
 import { LiveRuns } from "./liveRuns";
+import { RunCancels } from "./runCancels";
 import type { LocalArtifacts } from "./localArtifacts";
 import { runWithLimits } from "./runWithLimits";
 import type { Sandbox } from "./sandbox/sandbox";
@@ -19,6 +22,8 @@ export interface LocalRuntimeOptions {
   limits: PoolLimits;
   /** Where runs' artifacts are kept; absent: runs keep none. */
   artifacts?: LocalArtifacts;
+  /** Where the service's own diagnostics go (the full reasons that users see without host paths). */
+  log?: (line: string) => void;
 }
 
 /**
@@ -46,7 +51,7 @@ export function hostStarter(sandbox: Sandbox, files: RuntimeFiles, memoryMb: num
  * each in a sandbox of its own with its own browser. Workers load a version's compiled code
  * from the store when they start, so a deploy has nothing to provision.
  */
-export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { pool: WorkerPool; live: LiveRuns } {
+export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { pool: WorkerPool; live: LiveRuns; taken: RunCancels } {
   // A sandbox's file systems are sized for its function's memory_mb when it starts: the latest
   // invocation's, by function; a worker sized for another (memory_mb changed) is not reused.
   const memoryOf = new Map<string, number>();
@@ -64,56 +69,25 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
   };
   const pool = new WorkerPool(options.limits, startWorker);
   const live = new LiveRuns();
+  const taken = new RunCancels();
   return {
     pool,
     live,
+    taken,
     async deploy() {
       return { status: "active", status_reason: null };
     },
     async invoke(request, hooks) {
       memoryOf.set(request.fn.function_id, request.fn.memory_mb);
-      // No 429 for a busy machine: the admitted run waits for a worker (it stays `queued`, `machine_busy`).
-      const lease = await pool.acquire(request.fn.function_id, request.version, Number.POSITIVE_INFINITY, request.fn.account_id, () => {
-        void hooks.onWaiting?.("machine_busy");
-      });
-      let finished: Promise<boolean> = Promise.resolve(false);
+      const cancel = taken.take(request.runId);
       try {
-        if (!lease.warm) await hooks.onQueued();
-        let worker: WorkerProcess;
-        try {
-          worker = await lease.worker();
-        } catch (error) {
-          const message = `The function's worker could not start: ${(error as Error).message}`;
-          return { status: "failed", result_json: null, error: { code: "function_crashed", message }, logs: "", duration_ms: 0, browser_ms: 0, peak_memory_mb: null };
-        }
-        await hooks.onRunning();
-        const receiver = options.artifacts?.receiver({ run_id: request.runId, account_id: request.fn.account_id, function_id: request.fn.function_id });
-        // The room the run is told of (a store that fails here tells it none: the service still counts each file).
-        const storageBytesLeft = await options.artifacts?.bytesLeft(request.fn.account_id).catch(() => undefined);
-        const limits = { timeoutMs: request.fn.timeout_seconds * 1000, memoryMb: request.fn.memory_mb };
-        const following = live.start(request.runId, worker);
-        let run;
-        try {
-          run = await runWithLimits(worker, request.runId, request.params, limits, {
-            artifactsUrl: request.artifactsUrl,
-            artifacts: receiver,
-            onLog: following.notify,
-            secrets: request.secrets?.values ?? {},
-            ...(storageBytesLeft === undefined ? {} : { storageBytesLeft }),
-          });
-        } finally {
-          following.end();
-          // Every artifact the run kept is recorded before its end is.
-          await receiver?.finish();
-        }
-        finished = run.finished.then((reusable) => reusable && sizedFor.get(worker) === limits.memoryMb);
-        lease.answered();
-        return run.result;
+        return await invokeTaken(request, hooks, cancel.signal, cancel.running);
       } finally {
-        // The slot is given back when the worker is idle again (or gone), not at the answer.
-        void finished.then((reusable) => lease.release(reusable));
+        cancel.end();
       }
     },
+    // A run dropped before its code started is the canceller's to record, as one not here.
+    cancel: async (runId) => ((await taken.cancel(runId)) === "stopped" ? "stopped" : "not_here"),
     watchLogs: (runId, onChange) => live.watch(runId, onChange),
     async remove(fn) {
       memoryOf.delete(fn.function_id);
@@ -121,4 +95,74 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
     },
     close: () => pool.close(),
   };
+
+  /** One invocation, once taken: `canceled` stops it wherever it is (waiting, starting, running). */
+  async function invokeTaken(request: InvokeRequest, hooks: InvokeHooks, canceled: AbortSignal, running: () => void): Promise<InvokeResult> {
+    // No 429 for a busy machine: the admitted run waits for a worker (it stays `queued`, `machine_busy`).
+    const lease = await pool.acquire(request.fn.function_id, request.version, Number.POSITIVE_INFINITY, request.fn.account_id, () => {
+      void hooks.onWaiting?.("machine_busy");
+    });
+    let finished: Promise<boolean> = Promise.resolve(false);
+    try {
+      if (canceled.aborted) {
+        // Canceled while it waited for a worker: it never starts, and the slot goes back as it came.
+        finished = Promise.resolve(true);
+        return canceledBeforeStart();
+      }
+      if (!lease.warm) await hooks.onQueued();
+      let worker: WorkerProcess;
+      try {
+        worker = await lease.worker();
+      } catch (error) {
+        // The reason as users see it names no host path (the runtime's folder, the sandbox's).
+        options.log?.(`run ${request.runId}: its worker could not start: ${(error as Error).stack ?? error}`);
+        const message = `The function's worker could not start: ${withoutHostPaths((error as Error).message)}`;
+        return { status: "failed", result_json: null, error: { code: "function_crashed", message }, logs: "", duration_ms: 0, browser_ms: 0, peak_memory_mb: null };
+      }
+      if (canceled.aborted) {
+        finished = Promise.resolve(true);
+        return canceledBeforeStart();
+      }
+      running();
+      await hooks.onRunning();
+      const receiver = options.artifacts?.receiver({ run_id: request.runId, account_id: request.fn.account_id, function_id: request.fn.function_id });
+      // The room the run is told of (a store that fails here tells it none: the service still counts each file).
+      const storageBytesLeft = await options.artifacts?.bytesLeft(request.fn.account_id).catch(() => undefined);
+      const limits = { timeoutMs: request.fn.timeout_seconds * 1000, memoryMb: request.fn.memory_mb };
+      const following = live.start(request.runId, worker);
+      let run;
+      try {
+        run = await runWithLimits(
+          worker,
+          request.runId,
+          request.params,
+          limits,
+          {
+            artifactsUrl: request.artifactsUrl,
+            artifacts: receiver,
+            onLog: following.notify,
+            secrets: request.secrets?.values ?? {},
+            ...(storageBytesLeft === undefined ? {} : { storageBytesLeft }),
+          },
+          canceled,
+        );
+      } finally {
+        following.end();
+        // Every artifact the run kept is recorded before its end is.
+        await receiver?.finish();
+      }
+      const sized = worker;
+      finished = run.finished.then((reusable) => reusable && sizedFor.get(sized) === limits.memoryMb);
+      lease.answered();
+      return run.result;
+    } finally {
+      // The slot is given back when the worker is idle again (or gone), not at the answer.
+      void finished.then((reusable) => lease.release(reusable));
+    }
+  }
+}
+
+/** The end of a run canceled before its code started: nothing ran, nothing to meter. */
+function canceledBeforeStart(): InvokeResult {
+  return { status: "canceled", result_json: null, error: canceledError(), logs: "", duration_ms: 0, browser_ms: 0, peak_memory_mb: null };
 }

@@ -1,4 +1,6 @@
 import type { InvokeResult } from "../runtime";
+import { canceledError } from "../../runs/cancel/canceledEnding";
+import { withoutHostPaths } from "./hostPaths";
 import { watchMemory } from "./processTree";
 import { EVIDENCE_BUDGET_MS } from "../../runner/failureEvidence";
 import { type RunOptions, WorkerExit, type WorkerProcess } from "./workerProcess";
@@ -48,9 +50,12 @@ export async function runWithLimits(
   params: Record<string, unknown>,
   limits: { timeoutMs: number; memoryMb: number },
   options: RunOptions = { artifactsUrl: "" },
+  /** Aborted by a cancel: the run is stopped as a stuck one is (evidence, then its sandbox killed) and ends `canceled`. */
+  cancel?: AbortSignal,
 ): Promise<LimitedRun> {
   const started = performance.now();
-  let ended: "timeout" | "memory" | null = null;
+  let ended: "timeout" | "memory" | "canceled" | null = null;
+  let answered = false;
   let memoryAtKill = 0;
   // Until the answer: the run's timeout. After it: the time left, for the reset (see below).
   // A worker that has not answered by then is stuck: its host keeps the pages' evidence first.
@@ -76,9 +81,16 @@ export async function runWithLimits(
       }
     },
   );
+  // A cancel before the answer: the host keeps the pages' evidence, then the sandbox goes.
+  const onCancel = () => {
+    if (answered || ended !== null) return;
+    ended = "canceled";
+    void worker.captureEvidence(EVIDENCE_BUDGET_MS).then(() => worker.kill("canceled"));
+  };
   const stop = () => {
     clearTimeout(timer);
     memory.stop();
+    cancel?.removeEventListener("abort", onCancel);
   };
   let turn;
   try {
@@ -87,6 +99,8 @@ export async function runWithLimits(
     stop();
     throw error;
   }
+  if (cancel?.aborted) onCancel();
+  else cancel?.addEventListener("abort", onCancel, { once: true });
   const finished = turn.idle.then(
     ({ leftover }) => leftover.length === 0 && ended === null && worker.filesMb() <= FILES_KEPT_MAX_MB,
     () => false,
@@ -94,6 +108,7 @@ export async function runWithLimits(
   void finished.then(stop);
   try {
     const outcome = await turn.done;
+    answered = true;
     // The reset after the answer gets the run's time left, and at least a short grace.
     clearTimeout(timer);
     const left = Math.max(RESET_GRACE_MS, limits.timeoutMs - (performance.now() - started));
@@ -118,6 +133,11 @@ export async function runWithLimits(
     const peak_memory_mb = Math.round(memory.peak) || null;
     // What the run logged until it was stopped, as streamed while it ran.
     const base = { logs: worker.logsSoFar, browser_ms: 0, result_json: null, duration_ms, peak_memory_mb };
+    if (ended === "canceled") {
+      // Answered once the sandbox is gone: nothing of the run's code runs any more.
+      await worker.kill("canceled");
+      return { result: { ...base, logs: worker.logsSoFar, status: "canceled", error: canceledError() }, finished };
+    }
     if (ended === "timeout") {
       const message = `The function did not finish within its timeout of ${limits.timeoutMs / 1000} s`;
       return { result: { ...base, duration_ms: Math.min(duration_ms, limits.timeoutMs), status: "timed_out", error: { code: "function_timeout", message } }, finished };
@@ -125,7 +145,7 @@ export async function runWithLimits(
     const outOfMemory = ended === "memory" || (await worker.hitMemoryLimit());
     const message = outOfMemory
       ? `The function ran out of memory: it used ${Math.round(Math.max(memoryAtKill, memory.peak))} MB, its limit is ${limits.memoryMb} MB`
-      : `The function's process crashed: ${error.message}`;
+      : `The function's process crashed: ${withoutHostPaths(error.message)}`;
     return { result: { ...base, status: "failed", error: { code: "function_crashed", message } }, finished };
   }
 }

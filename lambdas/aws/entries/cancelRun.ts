@@ -1,0 +1,4 @@
+import { cancelRun } from "../../handlers/cancelRun";
+import { lazyRoute } from "../lazyHandlers";
+
+export const handler = lazyRoute(cancelRun);

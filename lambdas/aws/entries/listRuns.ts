@@ -1,0 +1,4 @@
+import { listRuns } from "../../handlers/listRuns";
+import { lazyRoute } from "../lazyHandlers";
+
+export const handler = lazyRoute(listRuns);
