@@ -25,7 +25,6 @@ const codeSha256 = (zip: Uint8Array) => createHash("sha256").update(zip).digest(
 
 /** Which container an invocation runs in: `process.exit` from its code crashes that container. */
 const invocations = new AsyncLocalStorage<ContainerState>();
-let exitGuards = 0;
 const realExit = process.exit.bind(process);
 
 interface ContainerState {
@@ -172,21 +171,24 @@ export class InProcessLambda {
     const version = number === undefined ? undefined : fn?.published[number - 1];
     if (!version) throw missing(`${name}:${alias}`);
     const key = `${name}:${number}`;
-    const handler = await this.container(key, version.zip);
     const event = JSON.parse(payload) as LambdaRunEvent;
     this.events.push(event);
     const deadline = Date.now() + version.timeout * 1000;
     const context = { getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) };
     let exited: () => void = () => undefined;
-    const exit = new Promise<"exit">((resolve) => (exited = () => resolve("exit")));
+    let answered = false;
+    // An exit after the answer (the runner retiring a container whose realm a run changed) ends
+    // the container, as in Lambda: the next invocation gets a new one.
+    const exit = new Promise<"exit">((resolve) => (exited = () => (answered ? this.replace(key) : resolve("exit"))));
     const state: ContainerState = { exited };
-    exitGuards++;
-    if (exitGuards === 1) process.exit = guardedExit;
     let timer: NodeJS.Timeout | undefined;
+    // The function's environment is there when its container starts (the runner's realm snapshot
+    // is taken then), as in Lambda.
     const environment = this.environment?.(name) ?? {};
     const saved = Object.keys(environment).map((variable) => [variable, process.env[variable]] as const);
     Object.assign(process.env, environment);
     try {
+      const handler = await this.container(key, version.zip);
       const timedOut = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), version.timeout * 1000)));
       const ran = await Promise.race([invocations.run(state, () => handler(event, context)).then((value) => ({ value }), (error: unknown) => ({ error })), timedOut, exit]);
       if (ran === "exit" || state.exitCode !== undefined) {
@@ -205,13 +207,12 @@ export class InProcessLambda {
       }
       return { StatusCode: 200, ExecutedVersion: String(number), Payload: new TextEncoder().encode(text) };
     } finally {
+      answered = true;
       clearTimeout(timer);
       for (const [variable, value] of saved) {
         if (value === undefined) delete process.env[variable];
         else process.env[variable] = value;
       }
-      exitGuards--;
-      if (exitGuards === 0) process.exit = realExit;
     }
   }
 
@@ -221,6 +222,10 @@ export class InProcessLambda {
       const dir = path.join(this.root, `${key.replace(":", "-")}-${Date.now()}`);
       await mkdir(dir, { recursive: true });
       for (const [file, data] of Object.entries(unzipSync(zip))) await writeFile(path.join(dir, file), data);
+      // Installed once, before a runner loads (and never swapped back): the runner's realm
+      // snapshot sees the same process.exit before and after each run, as in a real container.
+      // Outside an invocation it is the real exit.
+      process.exit = guardedExit;
       const kms = this.kmsFor?.(key.split(":")[0] ?? key);
       handler = createLambdaHandler(dir, { ...(this.launchBrowser ? { launchBrowser: this.launchBrowser } : {}), ...(kms ? { kms } : {}) });
       this.handlers.set(key, handler);

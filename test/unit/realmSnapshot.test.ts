@@ -9,6 +9,33 @@ describe("realmChanges", () => {
     expect(realmChanges(snapshot)).toEqual([]);
   });
 
+  it("takes a lazy global that loaded itself on first use (as Node's FormData and fetch do) for no change, and one a run replaced for a change", () => {
+    const loaded = { lazy: true };
+    const lazy = (name: string) =>
+      Object.defineProperty(globalThis, name, {
+        configurable: true,
+        enumerable: false,
+        get() {
+          Object.defineProperty(globalThis, name, { value: loaded, writable: true, configurable: true, enumerable: false });
+          return loaded;
+        },
+        set(value: unknown) {
+          Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+        },
+      });
+    lazy("__bfnLazyUsed");
+    lazy("__bfnLazyReplaced");
+    try {
+      const snapshot = takeRealmSnapshot();
+      expect((globalThis as unknown as Loose).__bfnLazyUsed).toBe(loaded); // a run used it
+      (globalThis as unknown as Loose).__bfnLazyReplaced = { forged: true }; // a run replaced it
+      expect(realmChanges(snapshot)).toEqual(["globalThis.__bfnLazyReplaced replaced"]);
+    } finally {
+      delete (globalThis as unknown as Loose).__bfnLazyUsed;
+      delete (globalThis as unknown as Loose).__bfnLazyReplaced;
+    }
+  });
+
   it("names globals added and removed, builtins replaced, environment variables and pending timers (unref'd too)", () => {
     const snapshot = takeRealmSnapshot();
     const stringify = JSON.stringify;

@@ -71,8 +71,27 @@ function entriesOf(target: object): Entry[] {
   return entries;
 }
 
+/**
+ * Node's lazy globals (`FormData`, `fetch`, `WebSocket`, …) are getters that, on first use,
+ * replace themselves with a data property holding what they load: a run that merely uses one
+ * would look like a change. They are loaded before the snapshot is taken.
+ */
+function loadLazyGlobals(): void {
+  const keys = ownKeys(globalThis);
+  for (let i = 0; i < keys.length; i++) {
+    const descriptor = describe(globalThis, keys[i] as string | symbol);
+    if (!descriptor?.get || !descriptor.configurable) continue;
+    try {
+      apply(descriptor.get, globalThis, []);
+    } catch {
+      // A getter that throws stays a getter: compared as it is.
+    }
+  }
+}
+
 /** The realm as it is now: take it before any user code runs. */
 export function takeRealmSnapshot(): RealmSnapshot {
+  loadLazyGlobals();
   return {
     objects: watched().map(([name, target]) => ({ name, target, entries: entriesOf(target) })),
     env: stringify(process.env),
@@ -96,7 +115,7 @@ export function realmChanges(snapshot: RealmSnapshot): string[] {
       let old: Entry | undefined;
       for (let j = 0; j < entries.length && !old; j++) if ((entries[j] as Entry).key === entry.key) old = entries[j];
       if (!old) note(`${name}.${toText(entry.key)} added`);
-      else if (!same(old.value, entry.value) || old.get !== entry.get || old.set !== entry.set) note(`${name}.${toText(entry.key)} replaced`);
+      else if ((!same(old.value, entry.value) || old.get !== entry.get || old.set !== entry.set)) note(`${name}.${toText(entry.key)} replaced`);
     }
     for (let j = 0; j < entries.length; j++) {
       const key = (entries[j] as Entry).key;
