@@ -106,11 +106,12 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
   const runnerOf = (functionId: string) => runnerSession(EXECUTION_ROLE_ID, lambdaFunctionName(FUNCTION_PREFIX, functionId));
   const secretBox = createKmsSecretBox(kms.client("service"), SECRETS_KEY_ARN, runnerOf);
   const starts: StartCall[] = [];
-  let stepFunctions: InProcessStepFunctions | undefined;
+  // Built below (the workflow needs the recorder, whose dispatcher starts executions of it).
+  const late: { stepFunctions?: InProcessStepFunctions } = {};
   const spy = (by: string): StepFunctionsLike => ({
     send: (command) => {
       starts.push({ by, command: command.constructor.name, input: command.input });
-      return (stepFunctions as InProcessStepFunctions).send(command);
+      return (late.stepFunctions as InProcessStepFunctions).send(command);
     },
   });
   const dispatcher = (name: string, clock: Clock = systemClock) =>
@@ -144,11 +145,12 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
   const definition = JSON.stringify(runWorkflowDefinition())
     .replaceAll(`\${${WORKFLOW_SUBSTITUTIONS.recorderArn}}`, RECORDER_ARN)
     .replaceAll(`\${${WORKFLOW_SUBSTITUTIONS.deadLetterUrl}}`, DEAD_LETTER_URL);
-  stepFunctions = new InProcessStepFunctions(definition, lambda, {
+  const stepFunctions = new InProcessStepFunctions(definition, lambda, {
     stateMachineArn: STATE_MACHINE_ARN,
     timeScale: options.timeScale ?? 0.001,
     onStatusChange: async (event) => void (await sweeper(event)),
   });
+  late.stepFunctions = stepFunctions;
   const runtime = createAwsRuntime({
     lambda,
     stepFunctions: options.queue ? spy("route") : stepFunctions,
@@ -165,7 +167,7 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
     ...options.runtime,
   });
   const settled = async () => {
-    await (stepFunctions as InProcessStepFunctions).settled();
+    await stepFunctions.settled();
     await lambda.settled();
   };
   return {

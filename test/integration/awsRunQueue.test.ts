@@ -40,7 +40,7 @@ interface QueueWorld {
 
 async function startQueueWorld(options: AwsPipelineOptions = {}): Promise<QueueWorld> {
   const runtimeReads = new Map<string, number>();
-  let store: AwsPipeline["memory"]["store"] | undefined;
+  const late: { store?: AwsPipeline["memory"]["store"] } = {};
   const pipeline = await startAwsPipeline({
     queue: true,
     ...options,
@@ -48,12 +48,12 @@ async function startQueueWorld(options: AwsPipelineOptions = {}): Promise<QueueW
       runs: {
         get: (runId: string) => {
           runtimeReads.set(runId, (runtimeReads.get(runId) ?? 0) + 1);
-          return (store as NonNullable<typeof store>).runs.get(runId);
+          return (late.store as AwsPipeline["memory"]["store"]).runs.get(runId);
         },
       },
     },
   });
-  store = pipeline.memory.store;
+  late.store = pipeline.memory.store;
   const deps = pipelineRouteDeps(pipeline, { syncWaitSeconds: 1, queue: new RunQueueState() });
   // Through the route Lambda's own wrapper: it awaits the queue's work before it answers.
   const invokeRoute = lazyRoute(invokePost, () => deps);
