@@ -74,6 +74,8 @@ export interface AwsPipelineOptions {
    */
   queue?: boolean;
   recorderDispatches?: boolean;
+  /** When it answers an error for a StartExecution call (who makes it, the run), the call fails with it: the SDK's answer once its retries ran out. */
+  refuseStart?: (by: string, runId: string) => Error | undefined;
   /** Wraps the recorder (e.g. to make it fail); gets the real one. */
   recorder?: (real: ServiceLambda) => ServiceLambda;
   /** Scales the workflow's retry waits (default 0.001: a 64 s wait takes 64 ms). */
@@ -111,6 +113,8 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
   const spy = (by: string): StepFunctionsLike => ({
     send: (command) => {
       starts.push({ by, command: command.constructor.name, input: command.input });
+      const refused = options.refuseStart?.(by, String(command.input.name));
+      if (refused) return Promise.reject(refused);
       return (late.stepFunctions as InProcessStepFunctions).send(command);
     },
   });

@@ -203,6 +203,23 @@ describe("the run queue on AWS", () => {
     for (const runId of queued) expect(await world.run(runId)).toMatchObject({ status: "succeeded", result_json: JSON.stringify({ slept: 500 }) });
   }, 60_000);
 
+  it("ends a queued run whose StartExecution stays throttled failed (concurrency_limit_exceeded), gives its lease back and starts the next", async () => {
+    let throttled = "";
+    const throttling = Object.assign(new Error("Rate exceeded"), { name: "ThrottlingException", $fault: "client", $metadata: { httpStatusCode: 400 } });
+    world = await startQueueWorld({ refuseStart: (by, runId) => (by === "recorder" && runId === throttled ? throttling : undefined) });
+    await world.create("sleeper", SLEEPER);
+    const busy = [await world.invoke("sleeper", { ms: 1000 }, ASYNC), await world.invoke("sleeper", { ms: 1000 }, ASYNC)];
+    throttled = runIdOf(await world.invoke("sleeper", { ms: 1 }, ASYNC));
+    const next = runIdOf(await world.invoke("sleeper", { ms: 1 }, ASYNC));
+    await world.pipeline.settled();
+    expect(await world.run(throttled)).toMatchObject({ status: "failed", error: { code: "concurrency_limit_exceeded" } });
+    // Its one attempt, then the next queued run in the slot it gave back.
+    expect(world.starts()).toEqual([...busy.map((a): [string, string] => ["route", runIdOf(a)]), ["recorder", throttled], ["recorder", next]]);
+    expect(await world.run(next)).toMatchObject({ status: "succeeded", result_json: JSON.stringify({ slept: 1 }) });
+    const limits = await world.pipeline.memory.store.limits.read(ACCOUNT);
+    expect([Object.keys(limits?.leases ?? {}), limits?.queued ?? 0]).toEqual([[], 0]);
+  }, 60_000);
+
   it("ends a queued run whose function was deleted failed (function_not_found) when dispatched, never started, and frees its place", async () => {
     world = await startQueueWorld();
     await world.create("sleeper", SLEEPER);
