@@ -14,12 +14,15 @@ export const DATA_ACTIONS = [
   // A batch's counts and runs are read by key (GET /batches/{id}).
   "dynamodb:BatchGetItem",
 ];
-/** The run recorder reads a run (and its parts), writes its end, meters it and frees its lease. */
-export const RECORDER_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"];
+/**
+ * The run recorder reads a run (and its parts), writes its end, meters it and frees its lease;
+ * then, as the run queue's dispatcher, claims the next queued run (deletes its queue item).
+ */
+export const RECORDER_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query", "dynamodb:DeleteItem"];
 /** The deploy job reads a function and its version (and code parts), and records the deploy's outcome. */
 export const DEPLOY_JOB_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"];
-/** The sweeper also finds overdue runs (the active-runs index) and removes never-started ones. */
-export const SWEEPER_DATA_ACTIONS = [...RECORDER_DATA_ACTIONS, "dynamodb:DeleteItem"];
+/** The sweeper does what the recorder does, finds overdue runs (the active-runs index) and removes never-started ones. */
+export const SWEEPER_DATA_ACTIONS = RECORDER_DATA_ACTIONS;
 /** The webhook delivery Lambda reads a delivery, its function and its run (and the run's parts), and records each attempt. */
 export const WEBHOOK_DELIVERY_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"];
 /** The authorizer reads keys and accounts, and creates the account of a new OAuth subject. */

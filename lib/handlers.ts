@@ -70,8 +70,8 @@ export class Handlers extends Construct {
       open: role("OpenRole", "browserfn open routes (health, OpenAPI, unmatched routes): logs only"),
       authorizer: role("AuthorizerRole", "browserfn Lambda authorizer: reads API keys and accounts"),
       scheduledRun: role("ScheduledRunRole", "browserfn scheduled-run target: records runs, starts their workflows"),
-      runRecorder: role("RunRecorderRole", "browserfn run recorder: records how runs ended (the table, uploaded outcomes)"),
-      runSweeper: role("RunSweeperRole", "browserfn run sweeper: ends runs past their deadline (the table only)"),
+      runRecorder: role("RunRecorderRole", "browserfn run recorder: records how runs ended (the table, uploaded outcomes), starts queued runs"),
+      runSweeper: role("RunSweeperRole", "browserfn run sweeper: ends runs past their deadline, starts queued runs no release started"),
       deployJob: role("DeployJobRole", "browserfn deploy job: provisions a function's Lambda and records the outcome"),
       webhookDelivery: role("WebhookDeliveryRole", "browserfn webhook delivery: signs and sends runs' ends to webhooks, records each attempt"),
     };
@@ -110,6 +110,12 @@ export class Handlers extends Construct {
     props.pipeline.grantStopRuns(this.roles.api);
     props.pipeline.grantStartRuns(this.roles.scheduledRun);
     props.pipeline.grantReadOutcomes(this.roles.runRecorder);
+    // The run queue's dispatchers besides the routes: the recorder after each release, the
+    // sweeper as recovery. Each starts queued runs (StartExecution of the run workflow, its
+    // upload URLs presigned) and opens their secrets (values redacted from the run's record).
+    props.pipeline.grantStartRuns(this.roles.runRecorder);
+    props.pipeline.grantStartRuns(this.roles.runSweeper);
+    props.secretsKey.grantOpen(this.roles.runSweeper);
     props.pipeline.grantDownloadArtifacts(this.roles.api);
     // A scheduled run opens its function's secrets (their values are redacted from the run's record).
     props.secretsKey.grantOpen(this.roles.scheduledRun);
@@ -208,19 +214,23 @@ export class Handlers extends Construct {
       [AWS_ENV.runRetentionDays]: String(settings.runRetentionDays),
       [AWS_ENV.artifactRetentionDays]: String(settings.artifactRetentionDays),
     };
+    // What starting a queued run needs (awsConfig.ts, DispatchEnv): the recorder and the sweeper dispatch the run queue.
+    const dispatchEnv = {
+      ...storeEnv,
+      [AWS_ENV.plans]: JSON.stringify(settings.plans),
+      [AWS_ENV.stateMachineArn]: props.pipeline.stateMachineArn,
+      [AWS_ENV.runBucket]: props.pipeline.bucket.bucketName,
+      [AWS_ENV.secretsKeyArn]: props.secretsKey.key.keyArn,
+      [AWS_ENV.functionPrefix]: settings.functionPrefix,
+      [AWS_ENV.executionRoleId]: props.runtime.executionRole.roleId,
+    };
     this.runRecorder = handler("RunRecorder", {
       entry: "runRecorder",
       functionName: names.runRecorder,
       description: "browserfn run recorder: the run workflow's Record state, writes each run's end",
       role: this.roles.runRecorder,
       environment: {
-        ...storeEnv,
-        // The plans' storage caps: the recorder counts each artifact against its account's.
-        [AWS_ENV.plans]: JSON.stringify(settings.plans),
-        [AWS_ENV.runBucket]: props.pipeline.bucket.bucketName,
-        [AWS_ENV.secretsKeyArn]: props.secretsKey.key.keyArn,
-        [AWS_ENV.functionPrefix]: settings.functionPrefix,
-        [AWS_ENV.executionRoleId]: props.runtime.executionRole.roleId,
+        ...dispatchEnv,
         [AWS_ENV.webhookQueueUrl]: props.webhooks.queue.queueUrl,
       },
       logRetention,
@@ -234,7 +244,7 @@ export class Handlers extends Construct {
       functionName: names.runSweeper,
       description: "browserfn run sweeper: ends runs past their deadline, and runs whose workflow ended unrecorded",
       role: this.roles.runSweeper,
-      environment: { ...storeEnv, [AWS_ENV.webhookQueueUrl]: props.webhooks.queue.queueUrl },
+      environment: { ...dispatchEnv, [AWS_ENV.webhookQueueUrl]: props.webhooks.queue.queueUrl },
       logRetention,
       timeout: Duration.minutes(5),
       memorySize: 256,

@@ -160,27 +160,45 @@ function toSecretsConfig(e: z.infer<typeof SecretsEnv>): SecretsEnvConfig {
   return { secretsKeyArn: e[AWS_ENV.secretsKeyArn], functionPrefix: e[AWS_ENV.functionPrefix], executionRoleId: e[AWS_ENV.executionRoleId] };
 }
 
-const RecorderEnv = StoreEnv.extend({ [AWS_ENV.runBucket]: bucketName, [AWS_ENV.webhookQueueUrl]: queueUrl, [AWS_ENV.plans]: plansJson.optional() }).extend(
+/**
+ * What a Lambda that starts queued runs needs besides the table (the recorder after a release,
+ * the sweeper's recovery): the plans (their concurrency), the run workflow, the run bucket
+ * (presigned upload URLs) and what opens and names function secrets.
+ */
+export interface DispatchEnvConfig {
+  plans: Plans;
+  stateMachineArn: string;
+  runBucket: string;
+  secrets: SecretsEnvConfig;
+}
+
+const DispatchEnv = StoreEnv.extend({ [AWS_ENV.plans]: plansJson, [AWS_ENV.stateMachineArn]: arn, [AWS_ENV.runBucket]: bucketName, [AWS_ENV.webhookQueueUrl]: queueUrl }).extend(
   SecretsEnv.shape,
 );
 
-/** The run recorder's settings: the table, the bucket of uploaded outcomes, what opens secrets (whose values it redacts), the webhook queue, the plans (their storage caps). */
-export function readRecorderEnv(env: NodeJS.ProcessEnv): StoreEnvConfig & { runBucket: string; secrets: SecretsEnvConfig; webhookQueueUrl: string; plans: Plans } {
-  const e = parse(RecorderEnv, env);
-  return {
-    ...readStoreEnv(env),
-    runBucket: e[AWS_ENV.runBucket],
-    secrets: toSecretsConfig(e),
-    webhookQueueUrl: e[AWS_ENV.webhookQueueUrl],
-    plans: e[AWS_ENV.plans] ?? DEFAULT_PLANS,
-  };
+function toDispatchConfig(e: z.infer<typeof DispatchEnv>): DispatchEnvConfig {
+  return { plans: e[AWS_ENV.plans], stateMachineArn: e[AWS_ENV.stateMachineArn], runBucket: e[AWS_ENV.runBucket], secrets: toSecretsConfig(e) };
+}
+
+/** The run recorder's and the sweeper's settings: the table, the webhook queue, and what starting queued runs needs. */
+export type DispatcherEnvConfig = StoreEnvConfig & { webhookQueueUrl: string; dispatch: DispatchEnvConfig };
+
+/**
+ * The run recorder's settings: the table, the bucket of uploaded outcomes, what opens secrets
+ * (whose values it redacts), the webhook queue, the plans (their storage caps), and what starting queued runs needs.
+ */
+export function readRecorderEnv(env: NodeJS.ProcessEnv): DispatcherEnvConfig & { runBucket: string; secrets: SecretsEnvConfig; plans: Plans } {
+  const e = parse(DispatchEnv, env);
+  const dispatch = toDispatchConfig(e);
+  return { ...readStoreEnv(env), runBucket: dispatch.runBucket, secrets: dispatch.secrets, webhookQueueUrl: e[AWS_ENV.webhookQueueUrl], plans: dispatch.plans, dispatch };
 }
 
 const WebhookEnv = StoreEnv.extend({ [AWS_ENV.webhookQueueUrl]: queueUrl });
 
-/** The sweeper's settings: the table, and the webhook queue (it queues deliveries of ends left in the outbox). */
-export function readSweeperEnv(env: NodeJS.ProcessEnv): StoreEnvConfig & { webhookQueueUrl: string } {
-  return { ...readStoreEnv(env), webhookQueueUrl: parse(WebhookEnv, env)[AWS_ENV.webhookQueueUrl] };
+/** The sweeper's settings: the table, the webhook queue (it queues deliveries of ends left in the outbox), and what starting queued runs needs. */
+export function readSweeperEnv(env: NodeJS.ProcessEnv): DispatcherEnvConfig {
+  const e = parse(DispatchEnv, env);
+  return { ...readStoreEnv(env), webhookQueueUrl: e[AWS_ENV.webhookQueueUrl], dispatch: toDispatchConfig(e) };
 }
 
 const DeliveryEnv = WebhookEnv.extend({ [AWS_ENV.secretsKeyArn]: arn });

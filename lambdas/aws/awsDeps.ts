@@ -23,7 +23,8 @@ import type { SweepDeps } from "../runtime/aws/sweepRuns";
 import { createKmsSecretBox, runnerSession } from "../secrets/kmsSecretBox";
 import type { SecretBox } from "../secrets/secretBox";
 import { lambdaFunctionName } from "../runtime/aws/awsRuntime";
-import type { AwsConfig, IdentityEnvConfig, SecretsEnvConfig, StoreEnvConfig } from "./awsConfig";
+import type { AwsConfig, DispatcherEnvConfig, IdentityEnvConfig, readRecorderEnv, SecretsEnvConfig, StoreEnvConfig } from "./awsConfig";
+import { awsQueueDispatch, awsQueueRecovery, createDispatchStepFunctions, createDispatcherDeps } from "./awsDispatch";
 import type { Store } from "../store/store";
 import { createSqsDeliveryQueue } from "../webhooks/aws/sqsDeliveryQueue";
 import type { DeliveryConsumerDeps } from "../webhooks/aws/deliveryConsumer";
@@ -92,33 +93,62 @@ export function createRunBucketClient(region: string, overrides: S3ClientConfig 
   return new S3Client({ region, requestChecksumCalculation: "WHEN_REQUIRED", responseChecksumValidation: "WHEN_REQUIRED", ...overrides });
 }
 
-/** The sweeper's deps: the store on DynamoDB, the webhook outbox. */
-export function createAwsSweepDeps(config: StoreEnvConfig & { webhookQueueUrl: string }): SweepDeps {
+/**
+ * The sweeper's deps: the store on DynamoDB, the webhook outbox, and the run queue's dispatcher
+ * (its recovery of queued runs no release started, and the release of a run whose workflow
+ * ended unrecorded), which starts queued runs as executions of the run workflow.
+ */
+export function createAwsSweepDeps(config: DispatcherEnvConfig): SweepDeps {
   const { doc } = createDocumentClient({ region: config.region });
-  const store = createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays });
+  const store = createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays, artifactRetentionDays: config.artifactRetentionDays });
+  const webhooks = createAwsWebhookOutbox(store, config.region, config.webhookQueueUrl);
+  const log = (line: string) => console.error(line);
+  const dispatcher = createDispatcherDeps({
+    store,
+    clock: systemClock,
+    log,
+    secretBox: createAwsSecretBox(config.region, config.dispatch.secrets),
+    webhooks,
+    outcomes: createS3OutcomeBucket(createRunBucketClient(config.region), config.dispatch.runBucket),
+    stepFunctions: createDispatchStepFunctions(config.region),
+    dispatch: config.dispatch,
+  });
   return {
     store,
     clock: systemClock,
-    log: (line) => console.error(line),
-    webhooks: createAwsWebhookOutbox(store, config.region, config.webhookQueueUrl),
+    log,
+    webhooks,
     // A bare line on stdout (console.log would prefix it): CloudWatch reads it as EMF.
     sweptRuns: (count) => void process.stdout.write(`${sweptRunsMetricLine(config.tablePrefix, count, new Date())}\n`),
+    dispatch: awsQueueDispatch(dispatcher),
+    sweepQueues: awsQueueRecovery(dispatcher),
   };
 }
 
-/** The run recorder's deps: the store on DynamoDB, the bucket of uploaded outcomes, KMS (to redact secrets), the webhook outbox. */
-export function createAwsRecorderDeps(config: StoreEnvConfig & { runBucket: string; secrets: SecretsEnvConfig; webhookQueueUrl: string; plans: Plans }): RecordRunDeps {
+/**
+ * The run recorder's deps: the store on DynamoDB, the bucket of uploaded outcomes, KMS (to
+ * redact secrets), the webhook outbox, and the run queue's dispatcher: a release with runs
+ * queued starts the next ones from here (executions of the run workflow).
+ */
+export function createAwsRecorderDeps(config: ReturnType<typeof readRecorderEnv>): RecordRunDeps {
   const { doc } = createDocumentClient({ region: config.region });
   const store = createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays, artifactRetentionDays: config.artifactRetentionDays });
-  return {
+  const outcomes = createS3OutcomeBucket(createRunBucketClient(config.region), config.runBucket);
+  const secretBox = createAwsSecretBox(config.region, config.secrets);
+  const webhooks = createAwsWebhookOutbox(store, config.region, config.webhookQueueUrl);
+  const log = (line: string) => console.error(line);
+  const dispatcher = createDispatcherDeps({
     store,
-    storageCap: async (accountId) => storageCapBytes(config.plans[(await store.accounts.getAccount(accountId))?.plan ?? DEFAULT_PLAN]),
     clock: systemClock,
-    log: (line) => console.error(line),
-    outcomes: createS3OutcomeBucket(createRunBucketClient(config.region), config.runBucket),
-    secretBox: createAwsSecretBox(config.region, config.secrets),
-    webhooks: createAwsWebhookOutbox(store, config.region, config.webhookQueueUrl),
-  };
+    log,
+    secretBox,
+    webhooks,
+    outcomes,
+    stepFunctions: createDispatchStepFunctions(config.region),
+    dispatch: config.dispatch,
+  });
+  const storageCap = async (accountId: string) => storageCapBytes(config.plans[(await store.accounts.getAccount(accountId))?.plan ?? DEFAULT_PLAN]);
+  return { store, clock: systemClock, log, outcomes, secretBox, webhooks, storageCap, dispatch: awsQueueDispatch(dispatcher) };
 }
 
 /** KMS, sealing each function's secrets for its own Lambda's session (kmsSecretBox.ts). */
@@ -141,8 +171,10 @@ export function createAwsDeps(config: AwsConfig): Deps {
     // Downloads are short-lived presigned URLs the API redirects to: the bytes never pass through a Lambda.
     artifactContent: { open: async (item) => ({ redirect: await bucket.artifactDownloadUrl(item.run_id, item.name, item.content_type) }) },
     identity: createAwsIdentity(store.accounts, config),
-    // No dispatcher on AWS yet (the recorder and the sweeper would wake it): admission waits and refuses as before.
-    queue: new RunQueueState({ enabled: false }),
+    // The run queue: a run past its plan's concurrency is queued; this Lambda dispatches after an
+    // enqueue (awaited before it answers: lazyHandlers.ts), the recorder after each release, the
+    // sweeper as recovery (docs/deploy.md).
+    queue: new RunQueueState(),
     runtime: createAwsRuntime({
       // The control plane with the SDK's standard retries (runs are invoked by the workflow, never from here).
       lambda: controlPlane,

@@ -38,15 +38,22 @@ export function once<T>(build: () => T | Promise<T>): () => Promise<T> {
  * `internal_error` (with the reason in the log) instead of a crashed init.
  */
 export function lazyRoute(factory: RouteFactory, buildDeps: () => Deps = depsFromEnv): LambdaHandler {
-  const handler = once(() => factory(buildDeps()));
+  const handler = once(() => {
+    const deps = buildDeps();
+    return { route: factory(deps), deps };
+  });
   return async (event, context) => {
-    let route: LambdaHandler;
+    let built: { route: LambdaHandler; deps: Deps };
     try {
-      route = await handler();
+      built = await handler();
     } catch (error) {
       return errorResult(error, event.requestContext.requestId);
     }
-    return route(event, context);
+    const result = await built.route(event, context);
+    // Lambda freezes the container once the handler returns: the run queue's work this request
+    // set off (the dispatch an enqueue wakes) is done first. It never polls for a queued run.
+    await built.deps.queue.idle();
+    return result;
   };
 }
 
@@ -58,8 +65,19 @@ export function lazyDeployJob(buildDeps: () => DeployJobDeps = depsFromEnv) {
 
 /** The scheduled-run Lambda's handler, with its deps built on the first firing. */
 export function lazyScheduledRun(buildDeps: () => Deps = depsFromEnv) {
-  const handler = once(() => makeScheduledRunHandler(buildDeps()));
-  return async (event: ScheduledRunEvent, _context?: Context) => (await handler())(event);
+  const handler = once(() => {
+    const deps = buildDeps();
+    return { run: makeScheduledRunHandler(deps), deps };
+  });
+  return async (event: ScheduledRunEvent, _context?: Context) => {
+    const built = await handler();
+    try {
+      return await built.run(event);
+    } finally {
+      // A firing queued behind a full plan: its dispatch is done before the container is frozen.
+      await built.deps.queue.idle();
+    }
+  };
 }
 
 /** The run recorder's handler (invoked by the run workflow), with its deps built on the first event. */

@@ -150,14 +150,17 @@ export async function launchRun(deps: Deps, launch: Launch): Promise<StartedRun>
   // The lease is given back when the run ends (a run that never started is not counted), in
   // the next turn of the event loop: the caller's answer is written in this one. A store that
   // is away meanwhile gets it once it is back (else the slot stayed taken until it expired).
+  // Tracked as queue work: a process frozen after each event (a Lambda) gives the lease back before it is.
   const release = (refund: boolean) => () =>
-    nextTurn()
-      .then(() => lease.release(refund))
-      .catch((error: unknown) => {
-        const gaveUp = (failure: unknown) => deps.log(`releasing the lease of ${run.run_id} failed: ${(failure as Error).message}`);
-        if (isStoreUnavailable(error)) whenStoreIsBack(() => lease.release(refund), { done: () => undefined, gaveUp });
-        else gaveUp(error);
-      });
+    deps.queue.track(
+      nextTurn()
+        .then(() => lease.release(refund))
+        .catch((error: unknown) => {
+          const gaveUp = (failure: unknown) => deps.log(`releasing the lease of ${run.run_id} failed: ${(failure as Error).message}`);
+          if (isStoreUnavailable(error)) whenStoreIsBack(() => lease.release(refund), { done: () => undefined, gaveUp });
+          else gaveUp(error);
+        }),
+    );
   void completion.then(release(false), release(true));
   await Promise.race([startedSignal, completion]);
   return { run, completion, phase: async () => phase };

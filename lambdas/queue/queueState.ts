@@ -8,9 +8,8 @@ import type { RunItem } from "../runs/types";
  */
 export class RunQueueState {
   /**
-   * False where no dispatcher can start queued runs yet (AWS, until the recorder and the
-   * sweeper dispatch: see docs/deploy.md): admission then waits within the caller's window
-   * and answers 429 `concurrency_limit_exceeded` as before the queue.
+   * False where no dispatcher can start queued runs: admission then waits within the caller's
+   * window and answers 429 `concurrency_limit_exceeded` as before the queue.
    */
   readonly enabled: boolean;
 
@@ -22,6 +21,31 @@ export class RunQueueState {
   private readonly dispatching = new Map<string, { again: boolean }>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private closed = false;
+  /** Background work of the queue in this process (dispatch loops, leases being given back): idle() waits for it. */
+  private readonly pending = new Set<Promise<unknown>>();
+
+  /**
+   * Counts `work` (started in the background) as this process's queue work until it settles;
+   * returns it. A process that is frozen after each event (a Lambda) awaits idle() first.
+   */
+  track<T>(work: Promise<T>): Promise<T> {
+    const tracked = work.finally(() => this.pending.delete(tracked));
+    this.pending.add(tracked);
+    return tracked;
+  }
+
+  /**
+   * Resolves once no queue work of this process is under way: every dispatch loop has ended,
+   * and whatever they set off in the same turns (a refused start's lease given back, the
+   * dispatch it wakes) too. Never rejects.
+   */
+  async idle(): Promise<void> {
+    for (;;) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.pending.size === 0) return;
+      await Promise.allSettled([...this.pending]);
+    }
+  }
 
   /** Settles with the run's final record when it ends in this process; never, if it ends elsewhere. */
   completionOf(runId: string): Promise<RunItem> {
@@ -46,7 +70,11 @@ export class RunQueueState {
    * Runs `loop` for the account unless it is running already in this process, in which case it
    * runs once more after it (a release or an enqueue happened meanwhile).
    */
-  async exclusive(accountId: string, loop: () => Promise<void>): Promise<void> {
+  exclusive(accountId: string, loop: () => Promise<void>): Promise<void> {
+    return this.track(this.loopOnce(accountId, loop));
+  }
+
+  private async loopOnce(accountId: string, loop: () => Promise<void>): Promise<void> {
     const running = this.dispatching.get(accountId);
     if (running) {
       running.again = true;

@@ -15,8 +15,10 @@ import type { QueuedRun } from "./queueItems";
  */
 export async function startQueuedRun(deps: Deps, queued: QueuedRun, record: RunItem, fn: FunctionItem, plan: string): Promise<void> {
   const secrets = await secretsForRun(deps, fn.function_id, fn.has_secrets === true);
-  // A runtime that records runs itself (AWS) stops watching the run once it started: nobody reads its end here.
+  // Nobody waits here for its end: a runtime that records runs itself (AWS) does not watch the
+  // run at all (no read of its record), one that records them through its caller (local) ignores this.
   const watching = new AbortController();
+  watching.abort();
   await launchRun(deps, {
     run: record,
     fn,
@@ -30,5 +32,4 @@ export async function startQueuedRun(deps: Deps, queued: QueuedRun, record: RunI
     markRunning: "at-start",
     fromQueue: true,
   });
-  watching.abort();
 }

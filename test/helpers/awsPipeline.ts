@@ -15,6 +15,8 @@ import { createS3OutcomeBucket, type OutcomeBucket } from "../../lambdas/runtime
 import { makeRunRecorder } from "../../lambdas/runtime/aws/recordRun";
 import { runWorkflowDefinition, WORKFLOW_SUBSTITUTIONS } from "../../lambdas/runtime/aws/runWorkflow";
 import { makeRunSweeper } from "../../lambdas/runtime/aws/sweepRuns";
+import { awsQueueDispatch, awsQueueRecovery, createDispatcherDeps } from "../../lambdas/aws/awsDispatch";
+import type { StepFunctionsLike } from "../../lambdas/runtime/aws/runExecutions";
 import type { Runtime } from "../../lambdas/runtime/runtime";
 import { InProcessLambda, type ServiceLambda } from "./inProcessLambda";
 import { InProcessS3 } from "./inProcessS3";
@@ -47,12 +49,34 @@ export interface AwsPipeline {
   sweep(): Promise<{ settled: number }>;
   /** The sweeper Lambda's handler, with any event (a deploy job's on-failure destination event). */
   sweeper: ReturnType<typeof makeRunSweeper>;
+  /** Every StartExecution call, in order: who made it (`route`, `recorder`, `sweeper`, or a dispatcher's name) and its input. */
+  starts: StartCall[];
+  /**
+   * Deps of another Lambda that dispatches the run queue (as the recorder and the sweeper do),
+   * with a queue state of its own (another process); its StartExecution calls are `by` `name`.
+   */
+  dispatcher(name: string): Deps;
   /** Waits until every execution started so far has ended (and its status-change event was handled). */
   settled(): Promise<void>;
   close(): Promise<void>;
 }
 
+export interface StartCall {
+  by: string;
+  command: string;
+  input: { stateMachineArn?: string; name?: string; input?: string };
+}
+
 export interface AwsPipelineOptions {
+  /**
+   * The run queue on AWS as the stack wires it: the recorder dispatches after each release
+   * (unless `recorderDispatches` is false: a dispatcher that died after its release) and the
+   * sweeper recovers queued runs. Default off (the recorder and sweeper of before the queue).
+   */
+  queue?: boolean;
+  recorderDispatches?: boolean;
+  /** When it answers an error for a StartExecution call (who makes it, the run), the call fails with it: the SDK's answer once its retries ran out. */
+  refuseStart?: (by: string, runId: string) => Error | undefined;
   /** Wraps the recorder (e.g. to make it fail); gets the real one. */
   recorder?: (real: ServiceLambda) => ServiceLambda;
   /** Scales the workflow's retry waits (default 0.001: a 64 s wait takes 64 ms). */
@@ -84,8 +108,37 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
   const kms = new InProcessKms(SECRETS_KEY_ARN, EXECUTION_ROLE_ID);
   const runnerOf = (functionId: string) => runnerSession(EXECUTION_ROLE_ID, lambdaFunctionName(FUNCTION_PREFIX, functionId));
   const secretBox = createKmsSecretBox(kms.client("service"), SECRETS_KEY_ARN, runnerOf);
-  const recorder = makeRunRecorder({ store: memory.store, clock: systemClock, log, outcomes, secretBox });
-  const sweeper = makeRunSweeper({ store: memory.store, clock: options.sweepClock ?? systemClock, log });
+  const starts: StartCall[] = [];
+  // Built below (the workflow needs the recorder, whose dispatcher starts executions of it).
+  const late: { stepFunctions?: InProcessStepFunctions } = {};
+  const spy = (by: string): StepFunctionsLike => ({
+    send: (command) => {
+      const input = command.input as { stateMachineArn?: string; name?: string; input?: string };
+      starts.push({ by, command: command.constructor.name, input });
+      const refused = options.refuseStart?.(by, String(input.name));
+      if (refused) return Promise.reject(refused);
+      return (late.stepFunctions as InProcessStepFunctions).send(command);
+    },
+  });
+  const dispatcher = (name: string, clock: Clock = systemClock) =>
+    createDispatcherDeps({
+      store: memory.store,
+      clock,
+      log,
+      secretBox,
+      outcomes,
+      stepFunctions: spy(name),
+      dispatch: { plans: DEFAULT_PLANS, stateMachineArn: STATE_MACHINE_ARN, secrets: { secretsKeyArn: SECRETS_KEY_ARN, functionPrefix: FUNCTION_PREFIX, executionRoleId: EXECUTION_ROLE_ID } },
+    });
+  const recorderDispatch = options.queue && options.recorderDispatches !== false ? { dispatch: awsQueueDispatch(dispatcher("recorder")) } : {};
+  const recorder = makeRunRecorder({ store: memory.store, clock: systemClock, log, outcomes, secretBox, ...recorderDispatch });
+  const sweepDispatcher = options.queue ? dispatcher("sweeper", options.sweepClock) : undefined;
+  const sweeper = makeRunSweeper({
+    store: memory.store,
+    clock: options.sweepClock ?? systemClock,
+    log,
+    ...(sweepDispatcher ? { dispatch: awsQueueDispatch(sweepDispatcher), sweepQueues: awsQueueRecovery(sweepDispatcher) } : {}),
+  });
   const recorderLambda: ServiceLambda = (payload) => recorder(payload);
   const lambda = new InProcessLambda(
     dir,
@@ -93,6 +146,8 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
     launchTestBrowser,
     (functionName) => kms.client(runnerSession(EXECUTION_ROLE_ID, functionName)) as LambdaHandlerOptions["kms"],
   );
+  // Runs of the queue's tests overlap in the workflow; in this one process their invocations take turns.
+  lambda.oneRunAtATime = options.queue === true;
   const definition = JSON.stringify(runWorkflowDefinition())
     .replaceAll(`\${${WORKFLOW_SUBSTITUTIONS.recorderArn}}`, RECORDER_ARN)
     .replaceAll(`\${${WORKFLOW_SUBSTITUTIONS.deadLetterUrl}}`, DEAD_LETTER_URL);
@@ -101,9 +156,10 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
     timeScale: options.timeScale ?? 0.001,
     onStatusChange: async (event) => void (await sweeper(event)),
   });
+  late.stepFunctions = stepFunctions;
   const runtime = createAwsRuntime({
     lambda,
-    stepFunctions,
+    stepFunctions: options.queue ? spy("route") : stepFunctions,
     stateMachineArn: STATE_MACHINE_ARN,
     outcomes,
     runs: memory.store.runs,
@@ -130,6 +186,8 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
     s3,
     outcomes,
     logs,
+    starts,
+    dispatcher: (name) => dispatcher(name),
     sweep: () => sweeper({ "detail-type": "Scheduled Event" }),
     sweeper,
     settled,
@@ -152,14 +210,14 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
  */
 export function pipelineRouteDeps(
   pipeline: AwsPipeline,
-  options: { syncWaitSeconds: number; clock?: Clock; deployJobs?: Deps["deployJobs"] },
+  options: { syncWaitSeconds: number; clock?: Clock; deployJobs?: Deps["deployJobs"]; queue?: RunQueueState },
 ): Deps {
   const unused = () => Promise.reject(new Error("not used here"));
   return {
     store: pipeline.memory.store,
     identity: { authenticate: unused, forget: () => undefined },
     runtime: pipeline.runtime,
-    queue: new RunQueueState({ enabled: false }),
+    queue: options.queue ?? new RunQueueState({ enabled: false }),
     scheduler: { check: () => undefined, sync: async () => undefined, remove: async () => undefined, close: async () => undefined },
     codeAnalysis: inlineCodeAnalysis,
     clock: options.clock ?? systemClock,

@@ -50,6 +50,14 @@ export class InProcessLambda {
   private readonly handlers = new Map<string, LambdaRunHandler>();
   private readonly background = new Set<Promise<unknown>>();
   /**
+   * When true, functions' invocations take turns: the runner keeps its run in progress in
+   * module state (layers/runtime/runContext.ts), which every container in this one process
+   * shares, so two runs at the same moment would refuse each other here (on Lambda each has its
+   * own container). For tests whose runs overlap in the workflow (the run queue's).
+   */
+  oneRunAtATime = false;
+  private turn: Promise<unknown> = Promise.resolve();
+  /**
    * When set and it answers true for an Invoke of a function (`<name>:<alias>`), that Invoke is
    * refused as Lambda refuses one over its concurrency (TooManyRequestsException, 429): the
    * function does not run. The service's own Lambdas are never throttled here.
@@ -147,7 +155,7 @@ export class InProcessLambda {
     const [name = "", alias = qualifier] = qualifier === undefined ? functionName.split(/:(?=[^:]+$)/) : [functionName, qualifier];
     const service = this.services[functionName];
     if (!service && this.throttle?.(`${name}:${alias ?? "$LATEST"}`)) throw tooManyRequests();
-    const answer = service ? () => this.callService(service, payload) : () => this.callFunction(name, alias ?? "$LATEST", payload);
+    const answer = service ? () => this.callService(service, payload) : () => this.takeTurn(() => this.callFunction(name, alias ?? "$LATEST", payload));
     if (type === "Event") {
       const running = answer();
       this.background.add(running);
@@ -163,6 +171,13 @@ export class InProcessLambda {
     } catch (error) {
       return functionError((error as Error).name || "Error", (error as Error).message);
     }
+  }
+
+  private takeTurn(call: () => Promise<unknown>): Promise<unknown> {
+    if (!this.oneRunAtATime) return call();
+    const result = this.turn.then(call, call);
+    this.turn = result.catch(() => undefined);
+    return result;
   }
 
   private async callFunction(name: string, alias: string, payload: string): Promise<unknown> {

@@ -69,8 +69,29 @@ describe("the stack's roles, through the evaluator", () => {
     expect(evaluate(workflow, request("lambda:InvokeFunction", RECORDER)).effect).toBe("Allow");
     expect(evaluate(workflow, request("lambda:InvokeFunction", `arn:aws:lambda:${at}:function:bfn-test-fn-fn_1:v3`)).effect).toBe("Allow");
     // …and nothing of each other's.
-    expect(evaluate(recorder, request("s3:PutObject", `${BUCKET}/outcomes/run_1.json`)).effect).toBe("ImplicitDeny");
     expect(evaluate(recorder, request("lambda:InvokeFunction", RECORDER)).effect).toBe("ImplicitDeny");
+    expect(evaluate(recorder, request("lambda:InvokeFunction", `arn:aws:lambda:${at}:function:bfn-test-fn-fn_1:v3`)).effect).toBe("ImplicitDeny");
+  });
+
+  it("lets the recorder and the sweeper start queued runs on the run workflow only (presigning their uploads), and nothing more", () => {
+    const sweeper = policies.roleStatements(policies.roleOfFunction("bfn-test-run-sweeper"));
+    const key = policies.arn(policies.logicalId("AWS::KMS::Key", "SecretsKey"));
+    for (const dispatcher of [recorder, sweeper]) {
+      expect(evaluate(dispatcher, request("states:StartExecution", RUNS)).effect).toBe("Allow");
+      expect(evaluate(dispatcher, request("s3:PutObject", `${BUCKET}/outcomes/run_1.json`)).effect).toBe("Allow");
+      expect(evaluate(dispatcher, request("s3:PutObject", `${BUCKET}/artifacts/run_1/report.csv`)).effect).toBe("Allow");
+      expect(evaluate(dispatcher, request("kms:Decrypt", key, { "kms:EncryptionContext:function_id": "fn_1" })).effect).toBe("Allow");
+      for (const [action, resource, context] of [
+        ["states:StartExecution", `arn:aws:states:${at}:stateMachine:another-machine`, {}],
+        ["states:StopExecution", `arn:aws:states:${at}:execution:bfn-test-runs:run_victim`, {}],
+        ["s3:PutObject", `${BUCKET}/elsewhere/run_1.json`, {}],
+        ["lambda:InvokeFunction", `arn:aws:lambda:${at}:function:bfn-test-fn-fn_1:v3`, {}],
+        ["kms:Encrypt", key, { "kms:EncryptionContext:function_id": "fn_1" }],
+        ["kms:Decrypt", key, {}],
+      ] as const) {
+        expect([action, resource, evaluate(dispatcher, request(action, resource, context)).effect]).toEqual([action, resource, "ImplicitDeny"]);
+      }
+    }
   });
 
   it("lets the functions' execution role write its logs and open its own secrets, and reach no part of the run pipeline", () => {

@@ -178,14 +178,17 @@ describe("the CDK stack", () => {
     const [, recorder] = functionNamed("bfn-test-run-recorder");
     expect(recorder.Properties).toMatchObject({ Timeout: 50, MemorySize: 512 });
     const recorderEnv = (recorder.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-    expect(Object.keys(recorderEnv).sort()).toEqual(
-      [AWS_ENV.artifactRetentionDays, AWS_ENV.runBucket, AWS_ENV.runRetentionDays, AWS_ENV.tablePrefix, AWS_ENV.secretsKeyArn, AWS_ENV.functionPrefix, AWS_ENV.executionRoleId, AWS_ENV.webhookQueueUrl, AWS_ENV.plans, "NODE_OPTIONS"].sort(),
-    );
+    // What starting a queued run needs too (the plans, the run workflow): the recorder and the sweeper dispatch the run queue.
+    const dispatcherEnv = [
+      AWS_ENV.artifactRetentionDays, AWS_ENV.runBucket, AWS_ENV.runRetentionDays, AWS_ENV.tablePrefix, AWS_ENV.secretsKeyArn, AWS_ENV.functionPrefix,
+      AWS_ENV.executionRoleId, AWS_ENV.webhookQueueUrl, AWS_ENV.plans, AWS_ENV.stateMachineArn, "NODE_OPTIONS",
+    ].sort();
+    expect(Object.keys(recorderEnv).sort()).toEqual(dispatcherEnv);
     expect(() => readRecorderEnv({ ...Object.fromEntries(Object.entries(recorderEnv).map(([k, v]) => [k, fakeResolve(v)])), AWS_REGION: "eu-west-1" })).not.toThrow();
     const [, sweeper] = functionNamed("bfn-test-run-sweeper");
     expect(sweeper.Properties).toMatchObject({ Timeout: 300, MemorySize: 256 });
     const sweeperEnv = (sweeper.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-    expect(Object.keys(sweeperEnv).sort()).toEqual([AWS_ENV.artifactRetentionDays, AWS_ENV.runRetentionDays, AWS_ENV.tablePrefix, AWS_ENV.webhookQueueUrl, "NODE_OPTIONS"].sort());
+    expect(Object.keys(sweeperEnv).sort()).toEqual(dispatcherEnv);
     expect(() => readSweeperEnv({ ...Object.fromEntries(Object.entries(sweeperEnv).map(([k, v]) => [k, fakeResolve(v)])), AWS_REGION: "eu-west-1" })).not.toThrow();
     const [, delivery] = functionNamed("bfn-test-webhook-delivery");
     expect(delivery.Properties).toMatchObject({ Timeout: 60, MemorySize: 256 });

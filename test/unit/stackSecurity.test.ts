@@ -137,19 +137,32 @@ describe("the stack's permissions", () => {
     const recorder = statementsOfRole(roleOf("HandlersRunRecorderRole"));
     // gsi1: the function of an ending run, by id (its webhooks).
     expect(recorder.filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:"))).flatMap((s) => list(s.Resource)).map(flatten)).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`]);
+    // The run queue's dispatcher after each release: claims a queued run (DeleteItem of its queue
+    // item), presigns its upload URLs (PutObject) and starts its workflow.
     expect(recorder.flatMap((s) => list(s.Action)).filter((a) => !/^(logs|sqs):/.test(a)).sort()).toEqual([
-      "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "s3:DeleteObject", "s3:GetObject",
+      "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "s3:DeleteObject", "s3:GetObject", "s3:PutObject", "states:StartExecution",
     ]);
+    const runWorkflow = "arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:stateMachine:bfn-test-runs";
+    const startsRuns = (role: Statement[]) =>
+      role.filter((s) => list(s.Action).some((a) => a === "states:StartExecution" || a === "s3:PutObject")).map((s) => ({ Action: list(s.Action), Resource: list(s.Resource).map(flatten) }));
+    const dispatcherGrants = [
+      { Action: ["states:StartExecution"], Resource: [runWorkflow] },
+      { Action: ["s3:PutObject"], Resource: [outcomeObjects, artifactObjects] },
+    ];
+    expect(startsRuns(recorder)).toEqual(dispatcherGrants);
     // It deletes artifacts only (those a run reported past its caps).
     const deletes = recorder.filter((s) => list(s.Action).includes("s3:DeleteObject"));
     expect(deletes.map((s) => ({ Action: list(s.Action), Resource: list(s.Resource).map(flatten) }))).toEqual([
       { Action: ["s3:DeleteObject"], Resource: [`<${bucketId}.Arn>/artifacts/*`] },
     ]);
     const sweeper = statementsOfRole(roleOf("HandlersRunSweeperRole"));
-    expect(sweeper.flatMap((s) => list(s.Resource)).map(flatten).filter((r) => !/logs|DeadLetters|WebhooksQueue/i.test(r)).sort()).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`, `<${tableId}.Arn>/index/runs`]);
+    const sweeperData = sweeper.filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:")));
+    expect(sweeperData.flatMap((s) => list(s.Resource)).map(flatten).sort()).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`, `<${tableId}.Arn>/index/runs`]);
+    // The run queue's recovery: it starts queued runs as the recorder does, and opens their secrets.
     expect(sweeper.flatMap((s) => list(s.Action)).filter((a) => !/^(logs|sqs):/.test(a)).sort()).toEqual([
-      "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem",
+      "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "s3:PutObject", "states:StartExecution",
     ]);
+    expect(startsRuns(sweeper)).toEqual(dispatcherGrants);
   });
 
   it("lets function code write its logs and open its own secrets, nothing else (no Lambda, no store, no bucket); open routes only write their logs", () => {

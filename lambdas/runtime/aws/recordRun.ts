@@ -6,6 +6,7 @@ import { MAX_JSON_DEPTH, resultTooLarge } from "../../runner/outputLimits";
 import { canceledEnding } from "../../runs/cancel/canceledEnding";
 import { finishRun, type FinishRunDeps } from "../../runs/finishRun";
 import { FINAL_STATUSES, type RunItem, runTimeoutMs } from "../../runs/types";
+import type { LimitItem } from "../../store/limitStore";
 import type { Store } from "../../store/store";
 import type { InvokeResult } from "../runtime";
 import { endedWithout, type Ending, type FunctionLimits, functionErrorEnding, outcomeEndingOf, resultTooDeepEnding } from "./invokeOutcome";
@@ -15,7 +16,20 @@ import { RUN_NOT_RECORDED } from "./runWorkflow";
 import { redactorFor, redactResult } from "../../secrets/functionSecrets";
 import type { SecretBox } from "../../secrets/secretBox";
 
-export interface RecordRunDeps extends FinishRunDeps {
+/**
+ * Starts the account's queued runs while its plan has free slots, and resolves once that is
+ * done (AWS: before the Lambda is frozen); `limits` is the LIMITS item as the release left it.
+ * Never rejects (awsDispatch.ts).
+ */
+export type QueueDispatch = (accountId: string, limits?: LimitItem) => Promise<void>;
+
+/** Who releases a run's lease: when runs wait for it, the queue is dispatched (absent: nothing is). */
+export interface ReleaseDeps extends FinishRunDeps {
+  store: Pick<Store, "runs" | "meters" | "limits">;
+  dispatch?: QueueDispatch;
+}
+
+export interface RecordRunDeps extends ReleaseDeps {
   store: Pick<Store, "runs" | "meters" | "limits" | "artifacts" | "secrets" | "storage">;
   outcomes: OutcomeBucket;
   /** The account's storage cap in bytes (its plan's max_storage_mb): artifacts past it are not recorded and are deleted. Absent: counted, not capped. */
@@ -80,7 +94,7 @@ export function makeRunRecorder(deps: RecordRunDeps) {
  * timeout, or a recorder that failed every retry. A run recorded already is left as it is.
  */
 export async function recordExecutionEnd(
-  deps: FinishRunDeps & { store: Pick<Store, "runs" | "meters" | "limits"> },
+  deps: ReleaseDeps,
   detail: { name: string; status: string; error?: string | null; cause?: string | null; startDate?: number; stopDate?: number },
 ): Promise<string> {
   const run = await deps.store.runs.get(detail.name);
@@ -90,7 +104,7 @@ export async function recordExecutionEnd(
   if (run.status === "canceled") return run.status;
   if (detail.status === "ABORTED" && !FINAL_STATUSES.includes(run.status)) return (await finishRun(deps, run, canceledEnding(run, deps.clock.now()), "now")).status;
   if (FINAL_STATUSES.includes(run.status)) {
-    await deps.store.limits.release(run.account_id, run.run_id);
+    await releaseLease(deps, run);
     return run.status;
   }
   const started = detail.startDate ?? Date.parse(run.started_at ?? run.queued_at);
@@ -102,7 +116,7 @@ export async function recordExecutionEnd(
 }
 
 async function endRun(
-  deps: FinishRunDeps & { store: Pick<Store, "limits"> },
+  deps: ReleaseDeps,
   run: RunItem,
   ending: Ending,
   duration_ms: number,
@@ -121,8 +135,17 @@ async function endRun(
     };
     final = await finishRun(deps, run, redact(result), "now");
   }
-  await deps.store.limits.release(run.account_id, run.run_id);
+  await releaseLease(deps, run);
   return final;
+}
+
+/**
+ * Gives the run's lease back; when runs of its account wait in the run queue, starts them
+ * here (the release's own answer is the dispatcher's first look at the LIMITS item).
+ */
+async function releaseLease(deps: ReleaseDeps, run: RunItem): Promise<void> {
+  const { queued, item } = await deps.store.limits.release(run.account_id, run.run_id);
+  if (queued > 0) await deps.dispatch?.(run.account_id, item);
 }
 
 /** An ending, and whether the function ran at all (a throttled or missing Lambda did not: nothing to meter). */

@@ -2,13 +2,21 @@ import { settleRun } from "../../runs/settleRun";
 import type { FinishRunDeps } from "../../runs/finishRun";
 import type { Store } from "../../store/store";
 import { recordFailedDeployJob } from "./deployJobs";
-import { recordExecutionEnd } from "./recordRun";
+import { type QueueDispatch, recordExecutionEnd } from "./recordRun";
 import { failStuckDeploys } from "./stuckDeploys";
 
 export interface SweepDeps extends FinishRunDeps {
   store: Pick<Store, "runs" | "meters" | "limits" | "functions" | "queueItems">;
   /** Reports how many runs a scheduled sweep ended past their deadline (on AWS: an EMF log line, sweptRunsMetric.ts). */
   sweptRuns?: (count: number) => void;
+  /** Starts an account's queued runs (a release by recordExecutionEnd); absent: nothing is dispatched here. */
+  dispatch?: QueueDispatch;
+  /**
+   * The run queue's recovery (QueueSweep, then the dispatches it woke): every account with
+   * queued runs has its dispatcher run, which starts them while slots are free. Resolves with
+   * how many accounts it woke, once their dispatch is done. Absent: no recovery here.
+   */
+  sweepQueues?: () => Promise<number>;
 }
 
 /** Outbox entries older than this are the sweeper's to queue (younger ones may still be on their way). */
@@ -42,10 +50,13 @@ export type SweepEvent =
  *   function it deployed is recorded `failed` instead of staying `deploying` (recordFailedDeployJob).
  * - Every few minutes it also records `failed` each function `deploying` past STALE_DEPLOY_MS
  *   (failStuckDeploys): the deploy whose job was never queued, or whose failure event was lost.
+ * - Every few minutes it recovers the run queue (`sweepQueues`): accounts with queued runs
+ *   (their sparse QUEUED entry) have their dispatcher run, which starts what a stopped
+ *   dispatcher left queued while their plan has free slots.
  * Store failures throw: EventBridge retries the event, and the next sweep finds what is left.
  */
 export function makeRunSweeper(deps: SweepDeps) {
-  return async (event: SweepEvent): Promise<{ settled: number; stuck_deploys?: number }> => {
+  return async (event: SweepEvent): Promise<{ settled: number; stuck_deploys?: number; queued_accounts?: number }> => {
     if ("requestContext" in event) {
       const why = `${String(event.requestContext?.condition ?? "failed")}: ${JSON.stringify(event.responsePayload ?? null)}`;
       return { settled: (await recordFailedDeployJob(deps, event.requestPayload, why)) === "failed" ? 1 : 0 };
@@ -83,6 +94,9 @@ export function makeRunSweeper(deps: SweepDeps) {
     const reconciled = await deps.webhooks?.reconcile(WEBHOOK_RECONCILE_AGE_MS);
     if (reconciled) deps.log(`run sweeper: queued the webhook deliveries of ${reconciled} ended run(s) left in the outbox`);
     const stuck = await failStuckDeploys(deps, now);
-    return { settled, ...(stuck > 0 ? { stuck_deploys: stuck } : {}) };
+    // Queued runs that no release woke (a dispatcher that stopped between a release and a start).
+    const queues = (await deps.sweepQueues?.()) ?? 0;
+    if (queues > 0) deps.log(`run sweeper: dispatched the run queues of ${queues} account(s) with queued runs`);
+    return { settled, ...(stuck > 0 ? { stuck_deploys: stuck } : {}), ...(queues > 0 ? { queued_accounts: queues } : {}) };
   };
 }
