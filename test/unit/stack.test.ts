@@ -67,6 +67,14 @@ describe("the CDK stack", () => {
           ],
           Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: [...RUN_LIST_ATTRIBUTES] },
         },
+        {
+          IndexName: "account_runs",
+          KeySchema: [
+            { AttributeName: "acct_runs_pk", KeyType: "HASH" },
+            { AttributeName: "acct_runs_sk", KeyType: "RANGE" },
+          ],
+          Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: [...RUN_LIST_ATTRIBUTES] },
+        },
       ],
       Replicas: [{ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }],
     });

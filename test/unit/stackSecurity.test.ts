@@ -41,6 +41,8 @@ const ALLOWED_WILDCARDS = [
   "arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/lambda/bfn-test-fn-*:*",
   // One schedule per scheduled function, in browserfn's own group.
   "arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/bfn-test/*",
+  // The run workflow's executions (named after their runs): StopExecution, for POST /runs/{run_id}/cancel.
+  "arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:bfn-test-runs:*",
 ];
 
 /** Actions that take no resource ARN (granted on "*"): X-Ray, and CloudWatch Logs' vended log delivery. */
@@ -130,7 +132,7 @@ describe("the stack's permissions", () => {
   it("gives DynamoDB access on the table and its index only; the authorizer reads (and creates accounts)", () => {
     const [tableId] = Object.keys(template.findResources("AWS::DynamoDB::GlobalTable"));
     for (const s of statements.filter((st) => list(st.Action).some((a) => a.startsWith("dynamodb:")))) {
-      for (const resource of list(s.Resource).map(flatten)) expect([`<${tableId}.Arn>`, ...["gsi1", "runs"].map((index) => `<${tableId}.Arn>/index/${index}`)]).toContain(resource);
+      for (const resource of list(s.Resource).map(flatten)) expect([`<${tableId}.Arn>`, ...["gsi1", "runs", "account_runs"].map((index) => `<${tableId}.Arn>/index/${index}`)]).toContain(resource);
     }
     const authorizer = statementsOfRole(roleOf("HandlersAuthorizerRole")).filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:")));
     expect(authorizer.flatMap((s) => list(s.Action)).sort()).toEqual(["dynamodb:GetItem", "dynamodb:PutItem"]);
