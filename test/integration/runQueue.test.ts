@@ -148,6 +148,54 @@ describe("the run queue", () => {
     expect(usage.remaining.invocations).toBe(10_000 - 3);
   }, 60_000);
 
+  it("cancels a queued run: it never starts, its place in the queue is given back at once, and the runs behind it start", async () => {
+    const key = await t.newAccount("queue-cancel", "tiny");
+    await t.deploy("stamped", STAMPED, {}, key);
+    const running = await t.call("POST", "/functions/stamped", { token: key, body: { ms: 1500, tag: "running" }, headers: async });
+    const doomed = await t.call("POST", "/functions/stamped", { token: key, body: { ms: 10, tag: "doomed" }, headers: async });
+    const behind = await t.call("POST", "/functions/stamped", { token: key, body: { ms: 10, tag: "behind" }, headers: async });
+    expect([running.status, doomed.status, behind.status]).toEqual([202, 202, 202]);
+    expect((await t.call("GET", `/runs/${doomed.body.run_id}`, { token: key })).body.status).toBe("queued");
+    const canceled = await t.call("POST", `/runs/${doomed.body.run_id}/cancel`, { token: key });
+    expect(canceled.status).toBe(200);
+    expect(canceled.body).toMatchObject({ status: "canceled", started_at: null });
+    // max_queued is 2: the canceled run's place is free again at once (another call is queued, not refused).
+    const another = await t.call("POST", "/functions/stamped", { token: key, body: { ms: 10, tag: "another" }, headers: async });
+    expect(another.status).toBe(202);
+    for (const answer of [running, behind, another]) expect((await finished(key, String(answer.body.run_id))).status).toBe("succeeded");
+    const after = (await t.call("GET", `/runs/${doomed.body.run_id}`, { token: key })).body as Run;
+    expect(after).toMatchObject({ status: "canceled", started_at: null, result: null });
+    expectError(await t.call("POST", `/runs/${doomed.body.run_id}/cancel`, { token: key }), 409, "run_finished");
+  }, 60_000);
+
+  it("hands a batch bigger than the plan's concurrency to the queue: every item runs, never more at once than the plan allows", async () => {
+    const key = await t.newAccount("queue-batch", "one");
+    await t.deploy("stamped", STAMPED, {}, key);
+    const items = Array.from({ length: 6 }, (_, i) => ({ ms: 150, tag: `item-${i}` }));
+    const accepted = await t.call("POST", "/functions/stamped/batch", { token: key, body: { items } });
+    expect(accepted.status).toBe(202);
+    const runs = await Promise.all((accepted.body.run_ids as string[]).map((runId) => finished(key, runId)));
+    expect(runs.map((run) => run.status)).toEqual(Array(6).fill("succeeded"));
+    expect(peakOverlap(runs.map((run) => ({ from: run.result?.entered ?? 0, to: run.result?.left ?? 0 })))).toBe(1);
+    const batch = (await t.call("GET", `/batches/${accepted.body.batch_id}`, { token: key })).body;
+    expect(batch.counts.succeeded).toBe(6);
+    expect((await t.call("GET", "/usage", { token: key })).body.remaining.invocations).toBe(10_000 - 6);
+  }, 60_000);
+
+  it("refuses a batch the run queue has no room for, whole: 429 queue_full, nothing written or counted", async () => {
+    const key = await t.newAccount("queue-batch-full", "tiny");
+    await t.deploy("stamped", STAMPED, {}, key);
+    // tiny: one run at a time and two queued, so at most three items fit now.
+    const refused = await t.call("POST", "/functions/stamped/batch", { token: key, body: { items: Array.from({ length: 4 }, () => ({ ms: 10 })) } });
+    const error = expectError(refused, 429, "queue_full");
+    expect(error.details).toMatchObject({ limit: 2, requested: 4 });
+    expect((await t.call("GET", "/functions/stamped/logs?limit=10", { token: key })).body.items).toHaveLength(0);
+    expect((await t.call("GET", "/usage", { token: key })).body.remaining.invocations).toBe(10_000);
+    const fits = await t.call("POST", "/functions/stamped/batch", { token: key, body: { items: Array.from({ length: 3 }, () => ({ ms: 10 })) } });
+    expect(fits.status).toBe(202);
+    for (const runId of fits.body.run_ids as string[]) expect((await finished(key, runId)).status).toBe("succeeded");
+  }, 60_000);
+
   it("queues a scheduled firing past the plan's concurrency (today: a failed run), and skips the next firing while it waits", async () => {
     const key = await t.newAccount("queue-schedule", "one");
     await t.deploy("stamped", STAMPED, {}, key);
