@@ -12,7 +12,8 @@ import type { RunItem } from "./types";
  * none of them recurses past the cap. The depth is counted by a linear scan of the text.
  */
 export function runWithinDepth(run: RunItem): RunItem {
-  if (run.result_json === null || !jsonTextDeeperThan(run.result_json, MAX_JSON_DEPTH)) return run;
+  // No result (null; absent on a record of the run that is not final yet): nothing to read back.
+  if (typeof run.result_json !== "string" || !jsonTextDeeperThan(run.result_json, MAX_JSON_DEPTH)) return run;
   const { code, message } = resultTooDeep();
   return {
     ...copyRun(run),

@@ -57,12 +57,12 @@ describe("the browserfn command", () => {
         [["invoke", "x", "--data", "[1]"], "--data must be a JSON object"],
         [["deploy", path.join(FIXTURES, "shout.ts"), "--name", "Bad_Name"], "not a function name"],
         [["keys", "rotate"], "unknown keys action 'rotate'"],
-        [["runs"], "missing action: runs get <run_id> or runs list <name>"],
-        [["runs", "show", "x"], "unknown runs action 'show' (get, list)"],
+        [["runs"], "missing action: runs get <run_id>, runs list or runs cancel <run_id>"],
+        [["runs", "show", "x"], "unknown runs action 'show' (get, list, cancel)"],
         [["runs", "get"], "missing argument <run_id>"],
         [["runs", "get", "run_x", "--limit", "3"], "--limit is for `runs list`"],
         [["runs", "list", "x", "--artifacts", "out"], "--artifacts is for `runs get`"],
-        [["runs", "list", "x", "--limit", "0"], "--limit must be a whole number from 1 to 1000"],
+        [["runs", "list", "x", "--limit", "0"], "--limit must be a whole number from 1 to 100"],
         [["login", "--url", "ftp://x", "--key", "k"], "must be an http(s) URL"],
       ];
       const results = await Promise.all(cases.map(([args]) => runCli(args, env)));

@@ -71,7 +71,7 @@ export async function runMixedLoad(options: SoakOptions): Promise<SoakReport> {
   const plans = {
     free: { concurrency: 2, invocations_per_month: 1000, max_timeout_seconds: 300, max_memory_mb: 2048 },
     pro: { concurrency: 25, invocations_per_month: 1_000_000, max_timeout_seconds: 900, max_memory_mb: 10240 },
-    single: { concurrency: 1, invocations_per_month: 1_000_000, max_timeout_seconds: 60, max_memory_mb: 1024 },
+    single: { concurrency: 1, invocations_per_month: 1_000_000, max_timeout_seconds: 60, max_memory_mb: 1024, max_queued: 0 },
   };
   const pages: PageServer = await startPageServer();
   const service = await startChildService(dataDir, key, {
@@ -194,8 +194,9 @@ export async function runMixedLoad(options: SoakOptions): Promise<SoakReport> {
     const holdMs = syncWaitSeconds * 1000 + 1500;
     const plannedPair = async () => {
       plannedPairs++;
-      // Two at once on a one-run plan: one holds the slot past the sync window (202), the other is refused (429).
-      const holdOk = (r: ApiResponse) => r.status === 202 || r.status === 200 || (r.status === 429 && r.body?.error?.code === "concurrency_limit_exceeded" && Number(r.headers.get("retry-after")) > 0);
+      // Two at once on a one-run plan that queues nothing: one holds the slot past the sync window
+      // (202), the other finds no room in the run queue (429 queue_full).
+      const holdOk = (r: ApiResponse) => r.status === 202 || r.status === 200 || (r.status === 429 && r.body?.error?.code === "queue_full" && Number(r.headers.get("retry-after")) > 0);
       const results = await Promise.all([
         timed("invoke_hold", () => call("POST", "/functions/hold", { ms: holdMs }, single), holdOk, single),
         timed("invoke_hold", () => call("POST", "/functions/hold", { ms: holdMs }, single), holdOk, single),

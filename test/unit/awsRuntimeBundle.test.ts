@@ -65,7 +65,10 @@ describe("the Lambda runner bundle (runtime layer)", () => {
     expect(strFromU8(unzipSync(zip)["index.js"]!)).toContain(RUNNER_LAYER_PATH);
 
     const event = JSON.stringify({ run_id: "run_1", params: { html: "<title>From the layer</title>" }, timeout_ms: 30_000 });
-    const { stdout } = await promisify(execFile)(process.execPath, ["-e", CHILD, bundle, codeDir, event], { cwd: dir, timeout: 60_000 });
+    // A script file, as Lambda's runtime loads a handler (`node -e` makes `module` a global, which Lambda's realm has not).
+    const child = path.join(dir, "invoke-twice.cjs");
+    await writeFile(child, CHILD.replace("process.argv.slice(1)", "process.argv.slice(2)"));
+    const { stdout } = await promisify(execFile)(process.execPath, [child, bundle, codeDir, event], { cwd: dir, timeout: 60_000 });
     const outcome = { status: "succeeded", result_json: '{"title":"From the layer","n":2}', logs: "LOG title read\n", browser_ms: expect.any(Number), peak_memory_mb: expect.any(Number) };
     const outcomes = JSON.parse(stdout) as { peak_memory_mb: number }[];
     expect(outcomes).toEqual([outcome, outcome]);

@@ -77,6 +77,11 @@ const CALLS: Record<string, (client: BrowserfnClient) => Promise<unknown>> = {
   },
   waitForBatch: (c) => c.waitForBatch("batch_1"),
   getRun: (c) => c.getRun("run_1"),
+  listRuns: async (c) => {
+    await c.listRuns();
+    await c.listRuns({ function: "f", status: "failed", trigger: "batch", limit: 10, cursor: "abc" });
+  },
+  cancelRun: (c) => c.cancelRun("run_1"),
   runEvents: async (c) => {
     for await (const event of c.runEvents("run_1", { lastEventId: "status:queued" })) void event;
   },
