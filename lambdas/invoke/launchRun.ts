@@ -2,7 +2,8 @@ import type { Deps } from "../deps";
 import type { FunctionItem } from "../functions/types";
 import type { InvokeResult, RunSecrets } from "../runtime/runtime";
 import { ApiError } from "../http/errors";
-import { endedRun, finishRun } from "../runs/finishRun";
+import { endedRun } from "../runs/finishRun";
+import { endAttempt } from "../retries/endAttempt";
 import { nextTurn } from "../runs/nextTurn";
 import { isStoreUnavailable } from "../store/dynamo";
 import { whenStoreIsBack } from "../store/whenStoreIsBack";
@@ -83,7 +84,8 @@ export async function launchRun(deps: Deps, launch: Launch): Promise<StartedRun>
     ending = redactResult(redactor, result);
     clearTimeout(markTimer);
     await runningWrite; // the final record must not be overtaken by the running one
-    run = await finishRun(deps, run, ending);
+    // The one place a local run's attempt ends: the run's end, or its next attempt queued (lambdas/retries).
+    run = await endAttempt(deps, run, ending, fn, { params, baseUrl: launch.baseUrl ?? null });
     return run;
   };
   const completion = deps.runtime

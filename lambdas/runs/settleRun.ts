@@ -28,7 +28,7 @@ export async function settleRun(
 ): Promise<Settled> {
   if (run.status === "queued") {
     // Waiting in the run queue is no lost end: it starts when a slot frees, and is due later.
-    const item = { account_id: run.account_id, function_id: run.function_id, ready_at: run.queued_at, run_id: run.run_id };
+    const item = { account_id: run.account_id, function_id: run.function_id, ready_at: run.retry_at ?? run.queued_at, run_id: run.run_id };
     if (await store.queueItems.has(item)) {
       await store.runs.postponeDeadline(run, new Date(clock.now().getTime() + WAITING_DEADLINE_MS).toISOString());
       return "waiting";
