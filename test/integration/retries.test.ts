@@ -27,7 +27,7 @@ let counter: AttemptCounter;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  t = await startTestService({ serviceOptions: WEBHOOKS });
+  t = await startTestService({ config: WEBHOOKS });
   counter = await startAttemptCounter();
   receiver = await startWebhookReceiver();
 });
