@@ -20,11 +20,19 @@ export interface RetryInput {
  * then the run is queued again for its next attempt (retryRun). Returns the run as recorded:
  * final, or queued for its next attempt. Every attempt's logs start with a header naming it.
  */
-export async function endAttempt(deps: Deps, run: RunItem, result: InvokeResult, fn: Pick<FunctionItem, "retries" | "timeout_seconds">, retry: RetryInput): Promise<RunItem> {
+export async function endAttempt(
+  deps: Deps,
+  run: RunItem,
+  result: InvokeResult,
+  fn: Pick<FunctionItem, "retries" | "timeout_seconds">,
+  retry: RetryInput,
+  /** As finishRun's: `now` on AWS (the recorder Lambda returns next). */
+  meter: "later" | "now" = "later",
+): Promise<RunItem> {
   const ending: InvokeResult = { ...result, logs: attemptLogs(run, result.logs) };
-  if (!shouldRetry(run, ending)) return finishRun(deps, run, ending);
+  if (!shouldRetry(run, ending)) return finishRun(deps, run, ending, meter);
   const next = nextAttempt(run, ending, { backoffSeconds: retriesOf(fn).backoff_seconds, timeoutSeconds: fn.timeout_seconds }, deps.clock.now());
-  return (await retryRun(deps, next, ending, retry)) ?? finishRun(deps, run, ending);
+  return (await retryRun(deps, next, ending, retry)) ?? finishRun(deps, run, ending, meter);
 }
 
 /**
