@@ -99,6 +99,7 @@ export async function launchRun(deps: Deps, launch: Launch): Promise<StartedRun>
         artifactsUrl: `${(launch.baseUrl ?? "").replace(/\/+$/, "")}/runs/${run.run_id}/artifacts/`,
         ...(launch.signal ? { signal: launch.signal } : {}),
         secrets: launch.secrets,
+        attempt: run.attempt ?? 1,
       },
       {
         onQueued: async () => {

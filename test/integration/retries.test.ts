@@ -7,9 +7,12 @@ import { type TestService, startTestService } from "../helpers/localService";
 import { type WebhookReceiver, startWebhookReceiver } from "../helpers/webhookReceiver";
 
 /** Fails (throws) until the counter says attempt `succeedAt`, then returns which attempt it was. */
-const FLAKY = `export default async (counter: string, succeedAt: number = 3) => {
+const FLAKY = `import { artifacts } from "browserfn/runtime";
+export default async (counter: string, succeedAt: number = 3) => {
   const attempt = Number(await (await fetch(counter)).text());
   console.log("attempt " + attempt + " ran");
+  await artifacts.save("own-" + attempt + ".txt", "attempt " + attempt);
+  await artifacts.save("last.txt", String(attempt));
   if (attempt < succeedAt) throw new Error("attempt " + attempt + " fails");
   return { attempt };
 }`;
@@ -81,6 +84,14 @@ describe("retries", () => {
     expect(logs.indexOf("attempt 1 ran")).toBeGreaterThan(logs.indexOf("--- attempt 1 of 3 ---"));
     expect(logs.indexOf("attempt 2 ran")).toBeGreaterThan(logs.indexOf("--- attempt 2 of 3 ---"));
     expect(logs.indexOf("attempt 3 ran")).toBeGreaterThan(logs.indexOf("--- attempt 3 of 3 ---"));
+    // The artifacts say which attempt saved them (a name saved again is the later attempt's).
+    const listed = (await t.call("GET", `/runs/${run.run_id}/artifacts`, { token: key })).body.items;
+    expect(listed.map((a: { name: string; attempt: number }) => [a.name, a.attempt])).toEqual([
+      ["last.txt", 3],
+      ["own-1.txt", 1],
+      ["own-2.txt", 2],
+      ["own-3.txt", 3],
+    ]);
     // One invocation; the execution time of all three attempts.
     const usage = (await t.call("GET", "/usage", { token: key })).body;
     expect(usage.total.invocations).toBe(1);

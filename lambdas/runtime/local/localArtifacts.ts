@@ -15,7 +15,7 @@ export interface ArtifactReceiver {
 
 export interface LocalArtifacts {
   /** A receiver for the run's artifacts: files under the data dir, records in the store. */
-  receiver(run: { run_id: string; account_id: string; function_id: string }): ArtifactReceiver;
+  receiver(run: { run_id: string; account_id: string; function_id: string; attempt?: number }): ArtifactReceiver;
   /** An artifact's bytes, or null when its file is gone. */
   read(item: ArtifactItem): Promise<Uint8Array | null>;
   /** Removes the files and items of runs whose artifacts are past the retention (by the clock); returns how many runs. */
@@ -54,6 +54,7 @@ export function createLocalArtifacts(root: string, store: Pick<Store, "artifacts
             content_type: contentType,
             bytes,
             created_at: createdAt.toISOString(),
+            ...(run.attempt !== undefined && run.attempt > 1 ? { attempt: run.attempt } : {}),
           };
           // The last save of a name is what counts, whichever write ends first.
           kept.set(name, item);

@@ -76,7 +76,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
           return { status: "failed", result_json: null, error: { code: "function_crashed", message }, logs: "", duration_ms: 0, browser_ms: 0, peak_memory_mb: null };
         }
         await hooks.onRunning();
-        const receiver = options.artifacts?.receiver({ run_id: request.runId, account_id: request.fn.account_id, function_id: request.fn.function_id });
+        const receiver = options.artifacts?.receiver({ run_id: request.runId, account_id: request.fn.account_id, function_id: request.fn.function_id, attempt: request.attempt ?? 1 });
         const limits = { timeoutMs: request.fn.timeout_seconds * 1000, memoryMb: request.fn.memory_mb };
         const following = live.start(request.runId, worker);
         let run;
