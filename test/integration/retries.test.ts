@@ -2,6 +2,7 @@
  * Retries (issue #22, item 4): a run of an async call that fails runs again after its backoff,
  * as a new attempt of the same run, against the real service (dynalite, real worker processes).
  */
+import { runScheduled } from "../../lambdas/schedule/runScheduled";
 import { type AttemptCounter, startAttemptCounter } from "../helpers/attemptCounter";
 import { type TestService, startTestService } from "../helpers/localService";
 import { type WebhookReceiver, startWebhookReceiver } from "../helpers/webhookReceiver";
@@ -114,6 +115,43 @@ describe("retries", () => {
     expect(run).toMatchObject({ status: "failed", attempt: 1, max_attempts: 1 });
     expect(run.attempts).toHaveLength(1);
     expect(counter.count("flaky-sync")).toBe(1);
+  }, 60_000);
+
+  it("does not retry a sync call whose window ran out (it answered 202): it is still a sync call", async () => {
+    const short = await startTestService({ config: { syncWaitSeconds: 1 } });
+    try {
+      const key = await short.newAccount("short-window", "pro");
+      const slowFail = `export default async (counter: string) => { await fetch(counter); await new Promise((r) => setTimeout(r, 2000)); throw new Error("late failure"); }`;
+      expect((await short.call("POST", "/functions", { token: key, body: { name: "late", code: slowFail, retries: { max_attempts: 3, backoff_seconds: 1 } } })).status).toBe(201);
+      const answer = await short.call("POST", "/functions/late", { token: key, body: { counter: `${counter.url}late` } });
+      expect(answer.status).toBe(202);
+      let run: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+      for (let i = 0; i < 200 && !run?.finished_at; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        run = (await short.call("GET", `/runs/${answer.body.run_id}`, { token: key })).body;
+      }
+      expect(run).toMatchObject({ status: "failed", attempt: 1, max_attempts: 1, error: { code: "function_error" } });
+      await new Promise((resolve) => setTimeout(resolve, 2000)); // past the backoff a retry would wait
+      expect((await short.call("GET", `/runs/${answer.body.run_id}`, { token: key })).body.attempts).toHaveLength(1);
+      expect(counter.count("late")).toBe(1);
+    } finally {
+      await short.destroy();
+    }
+  }, 60_000);
+
+  it("retries a scheduled run", async () => {
+    const key = await t.newAccount("scheduled", "pro");
+    const fn = await t.deploy(
+      "nightly",
+      FLAKY,
+      { schedule: "0 0 1 1 *", schedule_params: { counter: `${counter.url}nightly`, succeedAt: 2 }, retries: { max_attempts: 2, backoff_seconds: 1 } },
+      key,
+    );
+    const firing = await runScheduled(t.service.deps, fn.function_id, "2026-01-01T00:00:00.000Z");
+    if (firing.outcome !== "started") throw new Error(`the firing was ${firing.outcome}: ${firing.reason}`);
+    const run = await ended(firing.runId, key);
+    expect(run).toMatchObject({ trigger: "schedule", status: "succeeded", attempt: 2, max_attempts: 2, result: { attempt: 2 } });
+    expect(run.attempts.map((a: { status: string }) => a.status)).toEqual(["failed", "succeeded"]);
   }, 60_000);
 
   it("retries a timed_out attempt", async () => {
