@@ -74,7 +74,8 @@ export function nextAttempt(run: RunItem, result: InvokeResult, settings: { back
     retry_at: retryAt,
     logs: result.logs,
     result_json: null,
-    error: runError(result.error),
+    // The failed attempt's error is in `attempts`; the attempt to come has none yet.
+    error: null,
     started_at: null,
     finished_at: null,
     duration_ms: null,

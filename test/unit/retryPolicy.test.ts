@@ -45,7 +45,7 @@ describe("nextAttempt", () => {
       attempts: [{ attempt: 1, status: "failed", error: { code: "function_error", message: "x" }, started_at: "2026-11-27T09:59:00.000Z", finished_at: "2026-11-27T09:59:30.000Z", duration_ms: 3 }],
     } as RunItem;
     const next = nextAttempt(run, { ...timedOut, logs: "kept" }, { backoffSeconds: 5, timeoutSeconds: 60 }, new Date("2026-11-27T10:01:00.000Z"));
-    expect(next).toMatchObject({ run_id: "run_1", status: "queued", queue_reason: "retry_backoff", attempt: 3, retry_at: "2026-11-27T10:01:10.000Z", started_at: null, finished_at: null, logs: "kept" });
+    expect(next).toMatchObject({ run_id: "run_1", status: "queued", queue_reason: "retry_backoff", attempt: 3, retry_at: "2026-11-27T10:01:10.000Z", started_at: null, finished_at: null, logs: "kept", error: null, result_json: null });
     expect(next.attempts?.map((a) => [a.attempt, a.status, a.started_at, a.finished_at])).toEqual([
       [1, "failed", "2026-11-27T09:59:00.000Z", "2026-11-27T09:59:30.000Z"],
       [2, "timed_out", "2026-11-27T10:00:01.000Z", "2026-11-27T10:01:00.000Z"],
