@@ -161,9 +161,15 @@ export async function launchRun(deps: Deps, launch: Launch): Promise<StartedRun>
         if (isStoreUnavailable(error)) whenStoreIsBack(() => lease.release(refund), { done: () => undefined, gaveUp });
         else gaveUp(error);
       });
-  void completion.then(release(false), release(true));
+  // A run queued again for its next attempt gave its lease back as it was queued (retryRun): its
+  // next attempt takes a lease of the same id, which a late release here must not remove.
+  void completion.then((final) => (isWaitingForRetry(final) ? undefined : release(false)()), release(true));
   await Promise.race([startedSignal, completion]);
   return { run, completion, phase: async () => phase };
+}
+
+function isWaitingForRetry(run: RunItem): boolean {
+  return run.status === "queued" && run.retry_at !== undefined;
 }
 
 /** Removes the record of a run that was never started (left queued, the next start removes it). */

@@ -30,6 +30,8 @@ export async function enqueueRun(
     readyAt?: string;
     /** What its record says it waits for (default `plan_concurrency`). */
     reason?: QueueReason;
+    /** The run holds its lease (a retry of its ended attempt): given back by the same write that queues it. */
+    dropLease?: boolean;
   },
 ): Promise<void> {
   const plan = deps.config.plans[options.plan] ?? deps.config.plans[DEFAULT_PLAN];
@@ -38,7 +40,7 @@ export async function enqueueRun(
   const readyAt = options.readyAt ?? run.queued_at;
   const account = run.account_id;
   await deps.store.limits.ensureMonth(account, now);
-  const limits = { quota: plan.invocations_per_month, maxQueued: maxQueuedOf(plan), counted: options.counted };
+  const limits = { quota: plan.invocations_per_month, maxQueued: maxQueuedOf(plan), counted: options.counted, ...(options.dropLease ? { dropLease: run.run_id } : {}) };
   if ((await deps.store.queueCounts.enqueue(account, limits, now.toISOString().slice(0, 7))) !== "counted") {
     const item = await deps.store.limits.read(account);
     const used = item?.invocations ?? 0;

@@ -40,15 +40,18 @@ export async function endAttempt(
  * run): writes the run as queued for its next attempt (conditional: only while the run is not
  * final, so a run canceled meanwhile stays canceled), meters the ended attempt's execution (not
  * an invocation: the run counted one when it was called), and puts it in the run queue,
- * counted already, ready at its `retry_at`. Undefined when it could not be queued (the queue is
- * full, or the run ended meanwhile): the caller then ends the run with the attempt's outcome.
+ * counted already, ready at its `retry_at`, giving back the ended attempt's lease in the same
+ * write (its next attempt takes a lease of the same id, so the caller must not release it
+ * again; a crash between leaves no stale lease behind). Undefined when it could not be queued
+ * (the queue is full, or the run ended meanwhile): the caller then ends the run with the
+ * attempt's outcome, and releases the lease as for any end.
  */
 export async function retryRun(deps: Deps, next: RunItem, ended: InvokeResult, retry: RetryInput): Promise<RunItem | undefined> {
   if (!next.retry_at) return undefined;
   if (!(await deps.store.runs.putIfActive(next))) return undefined;
   try {
     const plan = (await deps.store.accounts.getAccount(next.account_id))?.plan ?? DEFAULT_PLAN;
-    await enqueueRun(deps, next, { plan, params: retry.params, baseUrl: retry.baseUrl, counted: true, readyAt: next.retry_at, reason: "retry_backoff" });
+    await enqueueRun(deps, next, { plan, params: retry.params, baseUrl: retry.baseUrl, counted: true, readyAt: next.retry_at, reason: "retry_backoff", dropLease: true });
   } catch (error) {
     deps.log(`run ${next.run_id}: queueing attempt ${next.attempt ?? 2} failed, so it ends with the attempt before: ${(error as Error).message}`);
     return undefined;

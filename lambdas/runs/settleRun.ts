@@ -33,7 +33,8 @@ export async function settleRun(
       await store.runs.postponeDeadline(run, new Date(clock.now().getTime() + WAITING_DEADLINE_MS).toISOString());
       return "waiting";
     }
-    if (!(await store.limits.holds(run.account_id, run.run_id))) {
+    // A run that waits for a retry ran an attempt already: without its queue item it ends failed, never removed.
+    if (run.retry_at === undefined && !(await store.limits.holds(run.account_id, run.run_id))) {
       await store.runs.deleteIfQueued(run.run_id);
       return "removed";
     }

@@ -42,7 +42,7 @@ async function waitFor(runId: string, done: (run: any) => boolean) { // eslint-d
     if (done(run)) return run;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`run ${runId} did not get there`);
+  throw new Error(`run ${runId} did not get there: ${JSON.stringify((await call("GET", `/runs/${runId}`)).body)}\n${service?.output().slice(-3000)}`);
 }
 
 describe("a retry waiting in its backoff across a restart", () => {
