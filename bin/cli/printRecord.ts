@@ -26,6 +26,8 @@ export function printRecord(out: Output, record: FunctionRecord, withWarnings = 
     ["schedule", record.schedule ? `${record.schedule} (${record.schedule_timezone}), next ${record.next_run_at ?? "-"}` : null],
     ["timeout", `${record.timeout_seconds} s`],
     ["memory", `${record.memory_mb} MB`],
+    // A service from before retries answers none.
+    ["retries", record.retries && record.retries.max_attempts > 1 ? `${record.retries.max_attempts} attempts, backoff ${record.retries.backoff_seconds} s (doubling)` : null],
     ["shared", record.shared],
     ["forked from", record.reference_workflow_id],
     ["created", record.created_at],

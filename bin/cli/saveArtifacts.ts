@@ -14,6 +14,8 @@ export interface SavedArtifact {
   content_type: string;
   bytes: number;
   created_at: string;
+  /** Which attempt of the run saved it (1 unless retried; a service from before retries says nothing: 1). */
+  attempt: number;
   url: string;
   path: string;
 }
@@ -68,7 +70,7 @@ export async function saveArtifacts(api: BrowserfnClient, runId: string, dir: st
     }
     const file = path.join(dir, item.name);
     await writeFileHere(file, bytes);
-    const artifact = { name: item.name, content_type: item.content_type, bytes: item.bytes, created_at: item.created_at, url: item.url, path: file };
+    const artifact = { name: item.name, content_type: item.content_type, bytes: item.bytes, created_at: item.created_at, attempt: item.attempt ?? 1, url: item.url, path: file };
     saved.push(artifact);
     onSaved(artifact);
   }

@@ -31,6 +31,8 @@ export interface ArtifactItem {
   content_type: string;
   bytes: number;
   created_at: string;
+  /** Which attempt of its run saved it (lambdas/retries; absent: the first). */
+  attempt?: number;
 }
 
 const TYPES: Record<string, string> = {

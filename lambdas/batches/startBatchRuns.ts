@@ -68,6 +68,8 @@ async function startOne(deps: Deps, batch: BatchStart, item: BatchRunToStart): P
       baseUrl: batch.baseUrl,
       runId: item.runId,
       counted: true,
+      // A batch's runs are retried as the function's `retries` setting says, as async calls are.
+      retryable: true,
       batchId: batch.batchId,
     });
   } catch (error) {

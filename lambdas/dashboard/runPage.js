@@ -117,8 +117,17 @@ function runFields(run) {
     ["function", h("code", {}, String(run.function_name ?? run.function_id ?? "?"))],
     ["version", String(run.version ?? "—")],
     ["trigger", String(run.trigger ?? "—")],
+    ...attemptFields(run),
     ["run_id", h("code", {}, String(run.run_id))],
   ]);
+}
+
+/** A run that may be retried: which attempt it is, how each one before ended, and when the next starts. */
+function attemptFields(run) {
+  if (!(Number(run.max_attempts) > 1)) return [];
+  const ended = Array.isArray(run.attempts) ? run.attempts.map((a) => `${a.attempt}: ${a.status}${a.error ? ` (${a.error.code})` : ""}`) : [];
+  const next = run.status === "queued" && run.retry_at ? [`; attempt ${run.attempt} starts `, dateTime(run.retry_at)] : [];
+  return [["attempt", [`${run.attempt} of ${run.max_attempts}`, ended.length > 0 ? ` — ${ended.join(", ")}` : "", ...next]]];
 }
 
 function timingFields(run) {

@@ -4,6 +4,7 @@ import { checkPlanCaps } from "./planCaps";
 import { nextRunAt, validateTimezone } from "./schedule";
 import type { FunctionSettings } from "./types";
 import { normalizeWebhooks, type WebhookRequest } from "../webhooks/normalizeWebhooks";
+import { type RetrySettings, retriesFromInput } from "../retries/retrySettings";
 
 export const DEFAULT_TIMEOUT_SECONDS = 300;
 export const DEFAULT_MEMORY_MB = 1024;
@@ -18,12 +19,15 @@ export const DEFAULT_SETTINGS: FunctionSettings = {
   memory_mb: DEFAULT_MEMORY_MB,
   shared: false,
   webhooks: [],
+  retries: null,
 };
 
 /** Settings a create or update asks for; absent fields keep their current value. */
-export type SettingsPatch = Partial<Omit<FunctionSettings, "next_run_at" | "schedule_timezone" | "webhooks">> & {
+export type SettingsPatch = Partial<Omit<FunctionSettings, "next_run_at" | "schedule_timezone" | "webhooks" | "retries">> & {
   schedule_timezone?: string;
   webhooks?: readonly WebhookRequest[];
+  /** `null` removes the setting; absent fields of an object take their defaults. */
+  retries?: Partial<RetrySettings> | null;
 };
 
 /**
@@ -41,6 +45,7 @@ export function applySettings(
   for (const key of ["description", "schedule", "schedule_timezone", "schedule_params", "timeout_seconds", "memory_mb", "shared"] as const) {
     if (patch[key] !== undefined) Object.assign(next, { [key]: patch[key] });
   }
+  if (patch.retries !== undefined) next.retries = patch.retries === null ? null : retriesFromInput(patch.retries);
   if (patch.webhooks !== undefined) next.webhooks = normalizeWebhooks(patch.webhooks, config.allowLocalNetwork ?? false);
   validateTimezone(next.schedule_timezone);
   next.next_run_at = next.schedule === null ? null : nextRunAt(next.schedule, next.schedule_timezone, now);

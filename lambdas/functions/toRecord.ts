@@ -2,6 +2,7 @@ import { copyWarnings } from "./copyWarnings";
 import type { FunctionRecord } from "../schemas/functionSchemas";
 import { inputSchemaOf } from "./inputSchemaOf";
 import type { FunctionItem } from "./types";
+import { retriesOf } from "../retries/retrySettings";
 
 /**
  * The Function record of API.md for a stored function, with the latest version's code warnings
@@ -28,6 +29,7 @@ export function toRecord(fn: FunctionItem, baseUrl: string): FunctionRecord {
     memory_mb: fn.memory_mb,
     shared: fn.shared,
     reference_workflow_id: fn.reference_workflow_id,
+    retries: retriesOf(fn),
     webhooks: fn.webhooks.map((webhook) => ({ url: webhook.url, events: [...webhook.events] })),
     created_at: fn.created_at,
     updated_at: fn.updated_at,

@@ -2,6 +2,7 @@ import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
 import type { Webhook } from "../webhooks/webhookTypes";
 import type { InputSchema, JsonSchema } from "../code/jsonSchema";
 import type { Warning } from "../code/warnings";
+import type { RetrySettings } from "../retries/retrySettings";
 
 export type FunctionStatus = "deploying" | "active" | "failed";
 
@@ -32,6 +33,8 @@ export interface FunctionItem {
   timeout_seconds: number;
   memory_mb: number;
   shared: boolean;
+  /** How failed runs of async calls, schedules and batches are retried (null or absent: never; records stored before retries have none). */
+  retries?: RetrySettings | null;
   reference_workflow_id: string | null;
   /** Where the ends of its runs are POSTed ([] when none; records stored before webhooks have none). */
   webhooks: Webhook[];
@@ -95,4 +98,5 @@ export type FunctionSettings = Pick<
   | "memory_mb"
   | "shared"
   | "webhooks"
+  | "retries"
 >;

@@ -12,6 +12,7 @@ export const listArtifacts = defineRoute({}, async ({ params, principal, baseUrl
       content_type: item.content_type,
       bytes: item.bytes,
       created_at: item.created_at,
+      attempt: item.attempt ?? 1,
       url: artifactUrl(baseUrl, run.run_id, item.name),
     })),
   });

@@ -63,6 +63,8 @@ export async function invokeFunction(
     sdkVersion: request.headers["x-service-sdk-version"] ?? null,
     // A caller answered at once may look at the run at once; one that waits sees only its end.
     markRunning: respondAsync ? "at-start" : "if-long",
+    // Only a caller answered at once leaves the failure to retries; a sync caller sees it.
+    retryable: respondAsync,
     signal: waiting.signal,
     baseUrl: request.baseUrl,
     ...(runId ? { runId } : {}),

@@ -2,7 +2,8 @@ import type { Deps } from "../deps";
 import type { FunctionItem } from "../functions/types";
 import type { InvokeResult, RunSecrets } from "../runtime/runtime";
 import { ApiError } from "../http/errors";
-import { endedRun, finishRun } from "../runs/finishRun";
+import { endedRun } from "../runs/finishRun";
+import { endAttempt } from "../retries/endAttempt";
 import { nextTurn } from "../runs/nextTurn";
 import { isStoreUnavailable } from "../store/dynamo";
 import { whenStoreIsBack } from "../store/whenStoreIsBack";
@@ -83,7 +84,8 @@ export async function launchRun(deps: Deps, launch: Launch): Promise<StartedRun>
     ending = redactResult(redactor, result);
     clearTimeout(markTimer);
     await runningWrite; // the final record must not be overtaken by the running one
-    run = await finishRun(deps, run, ending);
+    // The one place a local run's attempt ends: the run's end, or its next attempt queued (lambdas/retries).
+    run = await endAttempt(deps, run, ending, fn, { params, baseUrl: launch.baseUrl ?? null });
     return run;
   };
   const completion = deps.runtime
@@ -97,6 +99,7 @@ export async function launchRun(deps: Deps, launch: Launch): Promise<StartedRun>
         artifactsUrl: `${(launch.baseUrl ?? "").replace(/\/+$/, "")}/runs/${run.run_id}/artifacts/`,
         ...(launch.signal ? { signal: launch.signal } : {}),
         secrets: launch.secrets,
+        attempt: run.attempt ?? 1,
       },
       {
         onQueued: async () => {
@@ -161,9 +164,15 @@ export async function launchRun(deps: Deps, launch: Launch): Promise<StartedRun>
           else gaveUp(error);
         }),
     );
-  void completion.then(release(false), release(true));
+  // A run queued again for its next attempt gave its lease back as it was queued (retryRun): its
+  // next attempt takes a lease of the same id, which a late release here must not remove.
+  void completion.then((final) => (isWaitingForRetry(final) ? undefined : release(false)()), release(true));
   await Promise.race([startedSignal, completion]);
   return { run, completion, phase: async () => phase };
+}
+
+function isWaitingForRetry(run: RunItem): boolean {
+  return run.status === "queued" && run.retry_at !== undefined;
 }
 
 /** Removes the record of a run that was never started (left queued, the next start removes it). */

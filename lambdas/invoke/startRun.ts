@@ -6,6 +6,7 @@ import type { RunItem, RunTrigger } from "../runs/types";
 import { secretsForRun } from "../secrets/functionSecrets";
 import { Redactor } from "../secrets/redactor";
 import { enqueueRun } from "../queue/enqueueRun";
+import { retriesOf } from "../retries/retrySettings";
 import { forgetRun, launchRun, type StartedRun } from "./launchRun";
 
 export { RUNNING_MARK_MS, type StartedRun } from "./launchRun";
@@ -34,6 +35,12 @@ export interface RunInput {
    * run costs one store write less). Default `at-start`.
    */
   markRunning?: "at-start" | "if-long";
+  /**
+   * The run is retried as its function's `retries` setting says when it fails (an async call,
+   * a schedule, a batch item); false or absent: one attempt (a sync call: its caller sees the
+   * failure, even once its window ran out and it answered 202).
+   */
+  retryable?: boolean;
   /**
    * The run's invocation was counted, and its queued record written, already (an item of a
    * batch): admission takes a slot (or a place in the queue) without counting it again, and the
@@ -69,7 +76,8 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
     sdkVersion: input.sdkVersion,
     ...(input.batchId === undefined ? {} : { batchId: input.batchId }),
   });
-  const run: RunItem = input.runId ? { ...created, run_id: input.runId } : created;
+  const attempts = { attempt: 1, max_attempts: input.retryable === true ? retriesOf(fn).max_attempts : 1 };
+  const run: RunItem = { ...created, ...(input.runId ? { run_id: input.runId } : {}), ...attempts };
   const lease = await admitRecorded(deps, run, input);
   if (lease === "queued") {
     await enqueueRun(deps, run, { plan: input.plan, params, baseUrl: input.baseUrl ?? null, counted: input.counted === true }).catch(async (error: unknown) => {

@@ -2,7 +2,7 @@ import { DEFAULT_PLAN, maxQueuedOf } from "../config/plans";
 import type { Deps } from "../deps";
 import { ApiError } from "../http/errors";
 import { quotaExceeded } from "../invoke/admitRun";
-import type { RunItem } from "../runs/types";
+import type { QueueReason, RunItem } from "../runs/types";
 import { wakeQueue } from "./dispatchQueue";
 
 /** How long past its queueing a queued run's record says it is due (the sweeper postpones it while it waits: settleRun). */
@@ -21,14 +21,26 @@ const QUEUE_FULL_RETRY_SECONDS = 5;
 export async function enqueueRun(
   deps: Deps,
   run: RunItem,
-  options: { plan: string; params: Record<string, unknown>; baseUrl: string | null; counted: boolean },
+  options: {
+    plan: string;
+    params: Record<string, unknown>;
+    baseUrl: string | null;
+    counted: boolean;
+    /** When it may start (default: its queued_at; a retry's attempt: after its backoff). */
+    readyAt?: string;
+    /** What its record says it waits for (default `plan_concurrency`). */
+    reason?: QueueReason;
+    /** The run holds its lease (a retry of its ended attempt): given back by the same write that queues it. */
+    dropLease?: boolean;
+  },
 ): Promise<void> {
   const plan = deps.config.plans[options.plan] ?? deps.config.plans[DEFAULT_PLAN];
   if (!plan) throw new Error(`no plan '${options.plan}' and no default plan`);
   const now = deps.clock.now();
+  const readyAt = options.readyAt ?? run.queued_at;
   const account = run.account_id;
   await deps.store.limits.ensureMonth(account, now);
-  const limits = { quota: plan.invocations_per_month, maxQueued: maxQueuedOf(plan), counted: options.counted };
+  const limits = { quota: plan.invocations_per_month, maxQueued: maxQueuedOf(plan), counted: options.counted, ...(options.dropLease ? { dropLease: run.run_id } : {}) };
   if ((await deps.store.queueCounts.enqueue(account, limits, now.toISOString().slice(0, 7))) !== "counted") {
     const item = await deps.store.limits.read(account);
     const used = item?.invocations ?? 0;
@@ -46,7 +58,7 @@ export async function enqueueRun(
       function_id: run.function_id,
       run_id: run.run_id,
       version: run.version,
-      ready_at: run.queued_at,
+      ready_at: readyAt,
       params: options.params,
       base_url: options.baseUrl,
       counted: options.counted,
@@ -58,7 +70,7 @@ export async function enqueueRun(
   // The record says what it waits for and is not overdue while it waits (one write, conditional
   // on `queued`: the dispatcher may have started it meanwhile).
   await deps.store.runs
-    .postponeDeadline(run, new Date(Date.parse(run.queued_at) + QUEUED_DEADLINE_MS).toISOString(), "plan_concurrency")
+    .postponeDeadline(run, new Date(Date.parse(readyAt) + QUEUED_DEADLINE_MS).toISOString(), options.reason ?? "plan_concurrency")
     .catch((error: unknown) => deps.log(`run ${run.run_id}: noting that it waits failed: ${(error as Error).message}`));
   wakeQueue(deps, account);
 }

@@ -23,16 +23,18 @@ export class QueueCounts {
   /**
    * Counts a run into the queue: `queued` + 1 and (unless `counted`) one invocation of the month,
    * only while the queue has room and the month's quota is not used up. The item must exist and
-   * be of this month (LimitStore.ensureMonth).
+   * be of this month (LimitStore.ensureMonth). `dropLease`: the lease of that id goes in the same
+   * write (a retry's run gives back its ended attempt's lease as it is queued again: lambdas/retries).
    */
-  async enqueue(accountId: string, limits: { quota: number; maxQueued: number; counted: boolean }, month: string): Promise<CountResult> {
-    const { counted } = limits;
+  async enqueue(accountId: string, limits: { quota: number; maxQueued: number; counted: boolean; dropLease?: string }, month: string): Promise<CountResult> {
+    const { counted, dropLease } = limits;
     try {
       await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: limitKey(accountId),
-          UpdateExpression: `SET gsi1pk = :marker, gsi1sk = :account ADD queued :one${counted ? "" : ", invocations :one"}`,
+          UpdateExpression: `SET gsi1pk = :marker, gsi1sk = :account ADD queued :one${counted ? "" : ", invocations :one"}${dropLease === undefined ? "" : " REMOVE leases.#drop"}`,
+          ...(dropLease === undefined ? {} : { ExpressionAttributeNames: { "#drop": dropLease } }),
           ConditionExpression: `month_key = :month AND (attribute_not_exists(queued) OR queued < :max)${counted ? "" : " AND invocations < :quota"}`,
           ExpressionAttributeValues: {
             ":marker": QUEUED_ACCOUNTS_PK,

@@ -1,4 +1,4 @@
-import { type RunError, type RunItem, runDeadline } from "./types";
+import { type RunAttempt, type RunError, type RunItem, runDeadline } from "./types";
 
 /** Runs recorded before deadline_at are given the deadline of the longest timeout a function can have. */
 const LONGEST_TIMEOUT_SECONDS = 900;
@@ -38,7 +38,25 @@ export function copyRun(run: RunItem): RunItem {
     request_origin: run.request_origin,
     sdk_version: run.sdk_version,
     // Only while it waits: a run that started (or ended) waits for nothing.
-    ...(run.status === "queued" && (run.queue_reason === "plan_concurrency" || run.queue_reason === "machine_busy") ? { queue_reason: run.queue_reason } : {}),
+    ...(run.status === "queued" && (run.queue_reason === "plan_concurrency" || run.queue_reason === "machine_busy" || run.queue_reason === "retry_backoff")
+      ? { queue_reason: run.queue_reason }
+      : {}),
     ...(typeof run.batch_id === "string" ? { batch_id: run.batch_id } : {}),
+    ...(Number.isInteger(run.attempt) ? { attempt: run.attempt } : {}),
+    ...(Number.isInteger(run.max_attempts) ? { max_attempts: run.max_attempts } : {}),
+    ...(Array.isArray(run.attempts) ? { attempts: run.attempts.map(copyAttempt) } : {}),
+    ...(run.status === "queued" && typeof run.retry_at === "string" ? { retry_at: run.retry_at } : {}),
+  };
+}
+
+/** An earlier attempt of a run, field by field. */
+export function copyAttempt(attempt: RunAttempt): RunAttempt {
+  return {
+    attempt: Number(attempt.attempt),
+    status: attempt.status === "succeeded" || attempt.status === "timed_out" || attempt.status === "canceled" ? attempt.status : "failed",
+    error: runError(attempt.error),
+    started_at: typeof attempt.started_at === "string" ? attempt.started_at : null,
+    finished_at: String(attempt.finished_at),
+    duration_ms: typeof attempt.duration_ms === "number" ? attempt.duration_ms : null,
   };
 }

@@ -28,12 +28,13 @@ export async function settleRun(
 ): Promise<Settled> {
   if (run.status === "queued") {
     // Waiting in the run queue is no lost end: it starts when a slot frees, and is due later.
-    const item = { account_id: run.account_id, function_id: run.function_id, ready_at: run.queued_at, run_id: run.run_id };
+    const item = { account_id: run.account_id, function_id: run.function_id, ready_at: run.retry_at ?? run.queued_at, run_id: run.run_id };
     if (await store.queueItems.has(item)) {
       await store.runs.postponeDeadline(run, new Date(clock.now().getTime() + WAITING_DEADLINE_MS).toISOString());
       return "waiting";
     }
-    if (!(await store.limits.holds(run.account_id, run.run_id))) {
+    // A run that waits for a retry ran an attempt already: without its queue item it ends failed, never removed.
+    if (run.retry_at === undefined && !(await store.limits.holds(run.account_id, run.run_id))) {
       await store.runs.deleteIfQueued(run.run_id);
       return "removed";
     }

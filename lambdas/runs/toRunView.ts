@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { LogEntry, RunListItem, RunView } from "../schemas/runSchemas";
 import { runWithinDepth } from "./resultDepth";
-import type { RunError, RunItem } from "./types";
+import type { RunAttempt, RunError, RunItem } from "./types";
 
 /** The longest error stack the API shows (the runner's outcome is cut to this length already). */
 export const MAX_STACK_CHARS = 16_384;
@@ -46,9 +46,29 @@ export function toRunView(stored: RunItem): z.infer<typeof RunView> {
     duration_ms: run.duration_ms,
     browser_ms: run.browser_ms,
     peak_memory_mb: run.peak_memory_mb,
+    attempt: run.attempt ?? 1,
+    max_attempts: run.max_attempts ?? 1,
+    attempts: attemptsOf(run),
     ...(run.status === "queued" && run.queue_reason ? { queue_reason: run.queue_reason } : {}),
     ...(run.batch_id === undefined ? {} : { batch_id: run.batch_id }),
+    ...(run.status === "queued" && run.retry_at ? { retry_at: run.retry_at } : {}),
   };
+}
+
+/** The run's ended attempts: those before, then the current one once it ended (its own fields). */
+function attemptsOf(run: RunItem): z.infer<typeof RunView>["attempts"] {
+  const view = (attempt: RunAttempt) => ({
+    attempt: attempt.attempt,
+    status: attempt.status,
+    error: attempt.error && { code: attempt.error.code, message: attempt.error.message },
+    started_at: attempt.started_at,
+    finished_at: attempt.finished_at,
+    duration_ms: attempt.duration_ms,
+  });
+  const earlier = (run.attempts ?? []).map(view);
+  if (!run.finished_at || (run.status !== "succeeded" && run.status !== "failed" && run.status !== "timed_out")) return earlier;
+  const current = { attempt: run.attempt ?? 1, status: run.status, error: run.error, started_at: run.started_at, finished_at: run.finished_at, duration_ms: run.duration_ms };
+  return [...earlier, view(current)];
 }
 
 /** One entry of `GET /functions/{ref}/logs`, of the documented shape (LogEntry). */

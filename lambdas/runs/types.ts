@@ -1,7 +1,7 @@
 /** A run's status; `canceled` ends a run stopped by POST /runs/{run_id}/cancel. */
 export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "timed_out" | "canceled";
 /** What a queued run waits for: a slot of its plan's concurrency, or a worker of this machine (local). */
-export type QueueReason = "plan_concurrency" | "machine_busy";
+export type QueueReason = "plan_concurrency" | "machine_busy" | "retry_backoff";
 /** What started a run: an HTTP invocation, its schedule, an MCP client's `tools/call`, or an item of a batch. */
 export type RunTrigger = "http" | "schedule" | "mcp" | "batch";
 
@@ -10,6 +10,16 @@ export interface RunError {
   message: string;
   /** The stack of the user's code (a function_error's), its frames as `automation.ts:LINE:COLUMN`; at most 16,384 characters. */
   stack?: string;
+}
+
+/** An attempt of a run that was retried (lambdas/retries): how it ended. */
+export interface RunAttempt {
+  attempt: number;
+  status: "succeeded" | "failed" | "timed_out" | "canceled";
+  error: RunError | null;
+  started_at: string | null;
+  finished_at: string;
+  duration_ms: number | null;
 }
 
 /** One invocation of a function, as stored. */
@@ -44,6 +54,14 @@ export interface RunItem {
   queue_reason?: QueueReason;
   /** The batch the run is an item of (trigger `batch`); absent for any other run. */
   batch_id?: string;
+  /** Which attempt this is (1 when absent: runs stored before retries, and runs never retried). */
+  attempt?: number;
+  /** How many attempts the run may have: its function's `retries.max_attempts` for an async call, a schedule or a batch; 1 otherwise. */
+  max_attempts?: number;
+  /** The attempts before this one, oldest first (the current attempt is the run's own fields). */
+  attempts?: RunAttempt[];
+  /** While it waits for its next attempt: when that may start (the ready_at of its queue item). */
+  retry_at?: string;
 }
 
 export const FINAL_STATUSES: readonly RunStatus[] = ["succeeded", "failed", "timed_out", "canceled"];

@@ -25,6 +25,8 @@ export interface InvokeRequest {
   signal?: AbortSignal;
   /** The function's secrets (absent: none). */
   secrets?: RunSecrets;
+  /** Which attempt of the run this is (lambdas/retries; absent: the first): its artifacts say so. */
+  attempt?: number;
 }
 
 /**

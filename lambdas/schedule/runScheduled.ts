@@ -57,6 +57,7 @@ export async function runScheduled(deps: Deps, functionId: string, scheduledFor:
       version: fn.latest_version,
       params,
       trigger: "schedule",
+      retryable: true,
       waitMs: deps.config.syncWaitSeconds * 1000,
       baseUrl: deps.config.publicUrl,
       signal: watching.signal,

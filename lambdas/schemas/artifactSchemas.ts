@@ -8,6 +8,10 @@ export const Artifact = z
     content_type: z.string(),
     bytes: z.int(),
     created_at: DateTime,
+    attempt: z
+      .int()
+      .min(1)
+      .describe("Which attempt of the run saved it (1 unless the run was retried); a later attempt that saves the same name replaces the earlier attempt's file"),
     url: z.string().describe("GET it (with the account's token) for the bytes; on AWS it answers 302 to a short-lived download URL"),
   })
   .meta({ id: "Artifact" });

@@ -4,6 +4,7 @@ import type { IssueCode } from "../http/validation";
 import { DateTime } from "./dateTime";
 import { jsonBytes, MAX_SCHEDULE_PARAMS_BYTES, unstorablePart } from "./storableJson";
 import { WebhooksInput, WebhookView } from "./webhookSchemas";
+import { RetriesInput, RetriesView } from "../retries/retrySettings";
 
 export const NAME_PATTERN = /^[a-z][a-z0-9-]{0,62}$/;
 export const FUNCTION_ID_PATTERN = /^fn_[0-9a-z]{26}$/;
@@ -34,6 +35,7 @@ const settings = {
   memory_mb: z.int().min(MEMORY_MB.min).max(MEMORY_MB.max).optional().describe("1024 when a create does not give it; the plan's max_memory_mb may be lower"),
   shared: z.boolean().optional(),
   webhooks: WebhooksInput.optional(),
+  retries: RetriesInput.optional(),
 };
 
 export const CreateFunctionBody = z
@@ -102,6 +104,9 @@ export const FunctionRecord = z
     memory_mb: z.int().meta({ minimum: MEMORY_MB.min, maximum: MEMORY_MB.max }),
     shared: z.boolean(),
     reference_workflow_id: z.string().nullable(),
+    retries: RetriesView.describe(
+      "How failed runs of async calls, schedules and batches run again: max_attempts 1 (the default) never retries; the wait before attempt n+1 is backoff_seconds × 2^(n-1), at most 3600 s",
+    ),
     webhooks: z.array(WebhookView).describe("Where the ends of its runs are POSTed (none for another account's shared function)"),
     webhook_secret: z
       .string()

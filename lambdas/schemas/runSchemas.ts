@@ -20,6 +20,18 @@ export const RunErrorView = z
   })
   .meta({ id: "RunError" });
 
+/** One ended attempt of a run. */
+export const RunAttemptView = z
+  .object({
+    attempt: z.int().min(1),
+    status: z.enum(["succeeded", "failed", "timed_out", "canceled"]),
+    error: RunErrorView.pick({ code: true, message: true }).nullable(),
+    started_at: DateTime.nullable(),
+    finished_at: DateTime,
+    duration_ms: z.number().nullable(),
+  })
+  .meta({ id: "RunAttempt" });
+
 /** `GET /runs/{run_id}`. */
 export const RunView = z
   .object({
@@ -39,13 +51,19 @@ export const RunView = z
     duration_ms: z.number().nullable(),
     browser_ms: z.number().describe("Browser-session time in ms"),
     peak_memory_mb: z.number().nullable(),
+    attempt: z.int().min(1).describe("Which attempt of the run this is (1 unless it was retried); while it waits for a retry, the attempt it waits to start"),
+    max_attempts: z.int().min(1).describe("How many attempts the run may have: its function's retries.max_attempts for an async call, a schedule or a batch item; 1 for a sync call"),
+    attempts: z
+      .array(RunAttemptView)
+      .describe("Each attempt that ended, oldest first; the last is the run's own outcome once it ended. Logs of a run with max_attempts over 1 start each attempt with a `--- attempt N of M ---` line"),
     queue_reason: z
-      .enum(["plan_concurrency", "machine_busy"])
+      .enum(["plan_concurrency", "machine_busy", "retry_backoff"])
       .optional()
       .describe(
-        "Only while the run is `queued`: what it waits for. `plan_concurrency`: every run the account's plan allows at a time is in progress (it starts when one ends, round-robin between the account's functions); `machine_busy`: its plan admitted it, but every worker of this machine is busy (local service; workers are shared fairly between accounts)",
+        "Only while the run is `queued`: what it waits for. `plan_concurrency`: every run the account's plan allows at a time is in progress (it starts when one ends, round-robin between the account's functions); `machine_busy`: its plan admitted it, but every worker of this machine is busy (local service; workers are shared fairly between accounts); `retry_backoff`: an attempt failed and the next one starts once its backoff has passed (`retry_at`)",
       ),
     batch_id: z.string().optional().describe("The batch the run is an item of (trigger batch); absent for any other run"),
+    retry_at: DateTime.optional().describe("Only while it waits for its next attempt (queue_reason `retry_backoff`): when that attempt may start"),
   })
   .meta({ id: "Run" });
 

@@ -16,6 +16,7 @@ function itemToArtifact(item: Record<string, unknown>): ArtifactItem {
     content_type: String(stored.content_type),
     bytes: Number(stored.bytes),
     created_at: String(stored.created_at),
+    ...(Number.isInteger(stored.attempt) && Number(stored.attempt) > 1 ? { attempt: Number(stored.attempt) } : {}),
   };
 }
 
@@ -56,6 +57,7 @@ export class ArtifactStore {
       content_type: artifact.content_type,
       bytes: artifact.bytes,
       created_at: artifact.created_at,
+      ...(Number.isInteger(artifact.attempt) && Number(artifact.attempt) > 1 ? { attempt: artifact.attempt } : {}),
       expires_at: this.expiryOf(artifact.created_at),
       ...artifactKey(artifact.run_id, artifact.name),
     };

@@ -2,6 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import { schemaFromText, schemaToText, type InputSchema, type JsonSchema } from "../code/jsonSchema";
 import { copyWarnings } from "../functions/copyWarnings";
 import type { FunctionItem } from "../functions/types";
+import { retriesOf } from "../retries/retrySettings";
 import { isConditionFailed, scanAll, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored, DEPLOYING_PK, keys } from "./keys";
 import { DEPLOYING_INDEX } from "./tables";
@@ -276,6 +277,7 @@ function namedFields(stored: Omit<FunctionItem, "input_schema" | "output_schema"
     timeout_seconds: stored.timeout_seconds,
     memory_mb: stored.memory_mb,
     shared: stored.shared,
+    retries: stored.retries ? retriesOf({ retries: stored.retries }) : null,
     reference_workflow_id: stored.reference_workflow_id,
     webhooks: storedWebhooks(stored.webhooks),
     webhook_secret_sealed: typeof stored.webhook_secret_sealed === "string" ? stored.webhook_secret_sealed : null,

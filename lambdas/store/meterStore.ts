@@ -78,6 +78,30 @@ export class MeterStore {
     );
   }
 
+  /**
+   * Counts the execution of a run's attempt that is retried (lambdas/retries): its time, memory
+   * and browser time, not an invocation (the run's final end counts that, once).
+   */
+  async recordAttempt(run: RunItem, ended: { duration_ms: number; browser_ms: number }): Promise<void> {
+    const duration = Math.max(0, ended.duration_ms);
+    const { pk, sk, gsi1pk, gsi1sk } = usageKey(run.account_id, run.queued_at.slice(0, 7), run.function_id);
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { pk, sk },
+        UpdateExpression: "ADD execution_ms :duration, mb_ms :mbms, browser_ms :browser SET function_id = :fn, gsi1pk = :gpk, gsi1sk = :gsk",
+        ExpressionAttributeValues: {
+          ":duration": duration,
+          ":mbms": duration * run.memory_mb,
+          ":browser": Math.max(0, ended.browser_ms),
+          ":fn": run.function_id,
+          ":gpk": gsi1pk,
+          ":gsk": gsi1sk,
+        },
+      }),
+    );
+  }
+
   /** Counts a scheduled firing skipped because the previous scheduled run was still going. */
   async recordSkip(fn: { account_id: string; function_id: string }, scheduledFor: string): Promise<void> {
     const { pk, sk, gsi1pk, gsi1sk } = usageKey(fn.account_id, scheduledFor.slice(0, 7), fn.function_id);

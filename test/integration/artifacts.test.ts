@@ -54,9 +54,9 @@ describe("artifacts", () => {
     const listed = await t.call("GET", `/runs/${runId}/artifacts`);
     expect(listed.status).toBe(200);
     expect((listed.body as { items: unknown[] }).items).toEqual([
-      { name: "big.bin", content_type: "application/octet-stream", bytes: 700_000, created_at: expect.any(String), url: `${base}/big.bin` },
-      { name: "notes.txt", content_type: "text/plain; charset=utf-8", bytes: 5, created_at: expect.any(String), url: `${base}/notes.txt` },
-      { name: "shot.png", content_type: "image/png", bytes: PNG.length, created_at: expect.any(String), url: `${base}/shot.png` },
+      { name: "big.bin", content_type: "application/octet-stream", bytes: 700_000, created_at: expect.any(String), attempt: 1, url: `${base}/big.bin` },
+      { name: "notes.txt", content_type: "text/plain; charset=utf-8", bytes: 5, created_at: expect.any(String), attempt: 1, url: `${base}/notes.txt` },
+      { name: "shot.png", content_type: "image/png", bytes: PNG.length, created_at: expect.any(String), attempt: 1, url: `${base}/shot.png` },
     ]);
     const image = await fetchBytes(`${base}/shot.png`);
     expect([image.status, image.headers.get("content-type"), image.headers.get("content-disposition")]).toEqual([200, "image/png", 'attachment; filename="shot.png"']);

@@ -72,6 +72,7 @@ describe("browserfn runs, against a real local service", () => {
         content_type: expect.any(String),
         bytes: { "bytes.bin": 4, "data.json": 13, "note.txt": 2 }[name],
         created_at: expect.any(String),
+        attempt: 1,
         url: `${svc.url}/runs/${runId}/artifacts/${name}`,
         path: path.join(dir, name),
       })),

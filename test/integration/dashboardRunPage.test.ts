@@ -332,6 +332,15 @@ describe("the dashboard's run page", () => {
     expect(await textOf("#run-result")).toBe("No result: the run failed.");
   });
 
+  it("shows which attempt a retried run is at and how each attempt ended", async () => {
+    await t.deploy("always-fails", `export default async function run() { throw new Error("always"); }`, { retries: { max_attempts: 2, backoff_seconds: 1 } });
+    const answer = await t.call("POST", "/functions/always-fails", { headers: { prefer: "respond-async" } });
+    const runId = String(answer.body.run_id);
+    for (let i = 0; i < 200 && !(await t.call("GET", `/runs/${runId}`)).body.finished_at; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    await open(`#/runs/${runId}`, "#run-error");
+    expect(await textOf("main .columns")).toContain("2 of 2 — 1: failed (function_error), 2: failed (function_error)");
+  });
+
   it("asked the API for the last runs and the artifacts, loaded nothing from anywhere else, and logged no error", async () => {
     expect(requested.filter((url) => url.endsWith("/logs?limit=1")).length).toBeGreaterThanOrEqual(3);
     expect(requested).toContain(`${t.url}/runs/${failedRun}/artifacts`);

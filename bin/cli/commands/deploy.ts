@@ -8,7 +8,7 @@ import { noteWarnings, printRecord } from "../printRecord";
 
 export const deploy: Command = {
   summary: "bundle an automation file and create or update the function",
-  usage: "browserfn deploy <file.ts> [--name NAME] [--description TEXT] [--schedule CRON|none] [--tz ZONE] [--memory MB] [--timeout SECONDS] [--shared]",
+  usage: "browserfn deploy <file.ts> [--name NAME] [--description TEXT] [--schedule CRON|none] [--tz ZONE] [--memory MB] [--timeout SECONDS] [--retries ATTEMPTS[,BACKOFF_SECONDS]|none] [--shared]",
   options: {
     name: { type: "string", short: "n" },
     description: { type: "string" },
@@ -16,6 +16,7 @@ export const deploy: Command = {
     tz: { type: "string" },
     memory: { type: "string" },
     timeout: { type: "string" },
+    retries: { type: "string" },
     shared: { type: "boolean" },
   },
   async run({ args, out, client }) {
@@ -32,6 +33,7 @@ export const deploy: Command = {
       memory_mb: intOption(args, "memory", 128, 10240),
       timeout_seconds: intOption(args, "timeout", 1, 900),
       shared: flag(args, "shared") ? true : undefined,
+      retries: retriesOption(stringOption(args, "retries")),
     };
     const { code } = await prepareCode(file, out);
     const api = await client();
@@ -61,3 +63,16 @@ export const deploy: Command = {
     return record.status === "failed" ? EXIT.api : EXIT.ok;
   },
 };
+
+/** `--retries 3` or `--retries 3,30` (attempts in all, then the first backoff in seconds); `none` removes the setting. */
+export function retriesOption(text: string | undefined): CreateFunctionInput["retries"] {
+  if (text === undefined) return undefined;
+  if (text === "none") return null;
+  const match = /^(\d+)(?:,(\d+))?$/.exec(text);
+  const attempts = Number(match?.[1]);
+  const backoff = match?.[2] === undefined ? undefined : Number(match[2]);
+  if (!match || attempts < 1 || attempts > 10 || (backoff !== undefined && (backoff < 1 || backoff > 3600))) {
+    throw new UsageError(`--retries must be ATTEMPTS (1 to 10) or ATTEMPTS,BACKOFF_SECONDS (backoff 1 to 3600), or none; not '${text}'`);
+  }
+  return backoff === undefined ? { max_attempts: attempts } : { max_attempts: attempts, backoff_seconds: backoff };
+}

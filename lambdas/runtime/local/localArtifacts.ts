@@ -15,7 +15,7 @@ export interface ArtifactReceiver {
 
 export interface LocalArtifacts {
   /** A receiver for the run's artifacts: files under the data dir, records in the store. */
-  receiver(run: { run_id: string; account_id: string; function_id: string }): ArtifactReceiver;
+  receiver(run: { run_id: string; account_id: string; function_id: string; attempt?: number }): ArtifactReceiver;
   /** The bytes the account may still keep under its plan's storage cap (what a run is told at its start). */
   bytesLeft(accountId: string): Promise<number>;
   /** An artifact's bytes, or null when its file is gone. */
@@ -76,6 +76,7 @@ export function createLocalArtifacts(
           content_type: contentType,
           bytes,
           created_at: createdAt.toISOString(),
+          ...(run.attempt !== undefined && run.attempt > 1 ? { attempt: run.attempt } : {}),
         };
         const previous = kept.get(name);
         kept.set(name, item);

@@ -125,7 +125,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
       }
       running();
       await hooks.onRunning();
-      const receiver = options.artifacts?.receiver({ run_id: request.runId, account_id: request.fn.account_id, function_id: request.fn.function_id });
+      const receiver = options.artifacts?.receiver({ run_id: request.runId, account_id: request.fn.account_id, function_id: request.fn.function_id, attempt: request.attempt ?? 1 });
       // The room the run is told of (a store that fails here tells it none: the service still counts each file).
       const storageBytesLeft = await options.artifacts?.bytesLeft(request.fn.account_id).catch(() => undefined);
       const limits = { timeoutMs: request.fn.timeout_seconds * 1000, memoryMb: request.fn.memory_mb };
