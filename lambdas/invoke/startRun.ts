@@ -76,7 +76,7 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
     sdkVersion: input.sdkVersion,
     ...(input.batchId === undefined ? {} : { batchId: input.batchId }),
   });
-  const attempts = { attempt: 1, max_attempts: input.retryable === true ? retriesOf(fn).max_attempts : 1 };
+  const attempts = { attempt: 1, max_attempts: input.retryable === true && deps.runtime.retries === true ? retriesOf(fn).max_attempts : 1 };
   const run: RunItem = { ...created, ...(input.runId ? { run_id: input.runId } : {}), ...attempts };
   const lease = await admitRecorded(deps, run, input);
   if (lease === "queued") {

@@ -126,6 +126,12 @@ export interface Runtime {
    * Lambda invocation it started runs on until it returns); the canceller records the end.
    */
   cancel?(runId: string): Promise<"stopped" | "not_here">;
+  /**
+   * True when a failed run of this runtime may be retried (its attempts' ends go through
+   * endAttempt, lambdas/retries). Absent (AWS, whose recorder ends runs with finishRun): every
+   * run gets one attempt, and its record says `max_attempts: 1` (docs/deploy.md, "Retries on AWS").
+   */
+  readonly retries?: boolean;
   /** Releases everything the runtime holds for a deleted function. */
   remove(fn: FunctionItem): Promise<void>;
   /** Stops every process the runtime started. */

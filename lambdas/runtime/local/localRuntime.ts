@@ -74,6 +74,8 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
     pool,
     live,
     taken,
+    // A failed run's next attempt goes through the run queue (launchRun's end: endAttempt).
+    retries: true,
     async deploy() {
       return { status: "active", status_reason: null };
     },
