@@ -10,8 +10,8 @@
  *    deep and a pending webhook delivery, as an earlier version let a forged `done` record
  *    them; then the service is started again on the same data dir (the poison survives the
  *    restart). The service's idle CPU is measured right after that restart;
- * 2. in each hostile phase, HOSTILE_CALLERS callers of the hostile account start respond-async
- *    runs without pause whose results are just under the caps (nested MAX_JSON_DEPTH deep, a few
+ * 2. in each hostile phase, HOSTILE_CALLERS callers of the hostile account call, without pause
+ *    (each waiting for its answer, so the hostile load ends with the phase), its function whose results are just under the caps (nested MAX_JSON_DEPTH deep, a few
  *    MB), each with a webhook to a receiver that never answers and one that answers 500 (so every
  *    delivery is retried).
  * Idle and hostile phases alternate (BENCH_PHASES, default 4; BENCH_ROUNDS no-browser
@@ -39,6 +39,8 @@ const PHASES = Number(process.env.BENCH_PHASES ?? 4);
 const HOSTILE_CALLERS = Number(process.env.BENCH_HOSTILE_CALLERS ?? 4);
 const POISONED_RECORDS = Number(process.env.BENCH_POISONED_RECORDS ?? 10);
 const RESULT_MB = Number(process.env.BENCH_RESULT_MB ?? 3);
+/** BENCH_HOSTILE_ASYNC=1: the hostile callers start respond-async runs (a queued backlog that outlasts the phase) instead of waiting for each. */
+const ASYNC = process.env.BENCH_HOSTILE_ASYNC === "1";
 const DEEP = 100_000;
 const ENV = { BROWSERFN_RATE_LIMIT_PER_SECOND: "0", BROWSERFN_ALLOW_LOCAL_NETWORK: "true" };
 
@@ -178,7 +180,7 @@ async function main(): Promise<void> {
       let stop = false;
       const callers = Array.from({ length: HOSTILE_CALLERS }, async () => {
         while (!stop) {
-          const { status } = await request("POST", "/functions/poison", hostile, undefined, { prefer: "respond-async" });
+          const { status } = await request("POST", "/functions/poison", hostile, undefined, ASYNC ? { prefer: "respond-async" } : {});
           hostileAnswers[status] = (hostileAnswers[status] ?? 0) + 1;
           if (status === 429) await new Promise((resolve) => setTimeout(resolve, 200));
         }
@@ -200,6 +202,7 @@ async function main(): Promise<void> {
           rounds: ROUNDS,
           phases: PHASES,
           hostile_callers: HOSTILE_CALLERS,
+          hostile_calls: ASYNC ? "respond-async" : "synchronous",
           hostile_result: { depth: MAX_JSON_DEPTH, mb: RESULT_MB },
           poisoned_records_100k_deep: POISONED_RECORDS,
           poisoned_run_get_status: poisonedGet.status,
