@@ -41,6 +41,8 @@ const POISONED_RECORDS = Number(process.env.BENCH_POISONED_RECORDS ?? 10);
 const RESULT_MB = Number(process.env.BENCH_RESULT_MB ?? 3);
 /** BENCH_HOSTILE_ASYNC=1: the hostile callers start respond-async runs (a queued backlog that outlasts the phase) instead of waiting for each. */
 const ASYNC = process.env.BENCH_HOSTILE_ASYNC === "1";
+/** BENCH_NO_WEBHOOKS=1: the control, the same hostile runs without their webhooks (what the results alone cost). */
+const NO_WEBHOOKS = process.env.BENCH_NO_WEBHOOKS === "1";
 const DEEP = 100_000;
 const ENV = { BROWSERFN_RATE_LIMIT_PER_SECOND: "0", BROWSERFN_ALLOW_LOCAL_NETWORK: "true" };
 
@@ -101,7 +103,7 @@ async function main(): Promise<void> {
     };
     const [other, hostile] = [await account("other"), await account("hostile")];
     await deploy(other, { name: "noop", code: "export default async (n: number = 1) => ({ n });" });
-    await deploy(hostile, { name: "poison", code: HOSTILE_FN, timeout_seconds: 60, webhooks: [{ url: hanging.url }, { url: failing.url }] });
+    await deploy(hostile, { name: "poison", code: HOSTILE_FN, timeout_seconds: 60, webhooks: NO_WEBHOOKS ? [] : [{ url: hanging.url }, { url: failing.url }] });
 
     // The hostile function's result is accepted (just under the caps), and its runs to overwrite.
     const first = await request("POST", "/functions/poison", hostile);
@@ -203,6 +205,7 @@ async function main(): Promise<void> {
           phases: PHASES,
           hostile_callers: HOSTILE_CALLERS,
           hostile_calls: ASYNC ? "respond-async" : "synchronous",
+          hostile_webhooks: !NO_WEBHOOKS,
           hostile_result: { depth: MAX_JSON_DEPTH, mb: RESULT_MB },
           poisoned_records_100k_deep: POISONED_RECORDS,
           poisoned_run_get_status: poisonedGet.status,
