@@ -21,6 +21,7 @@ export function functionItem(overrides: Partial<FunctionItem> = {}): FunctionIte
     shared: false,
     reference_workflow_id: null,
     webhooks: [],
+    retries: null,
     webhook_secret_sealed: null,
     created_at: "2026-01-01T00:00:00.000Z",
     updated_at: "2026-01-01T00:00:00.000Z",
