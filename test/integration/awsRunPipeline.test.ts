@@ -160,6 +160,14 @@ describe("the AWS run pipeline", () => {
     await deleteFunction(world.deps)(apiEvent("DELETE", "/functions/doomed", undefined, { ref: "doomed" }), lambdaContext("deleteFunction", "req"));
   }, 30_000);
 
+  it("gives a run one attempt on AWS, whatever its function's retries say (the recorder does not retry yet): its record promises none", async () => {
+    await world.create("retrying", 'export default async () => { throw new Error("fails"); };', { retries: { max_attempts: 3, backoff_seconds: 1 } });
+    const accepted = await world.invoke("retrying", {}, { prefer: "respond-async" });
+    expect(accepted.statusCode).toBe(202);
+    await world.pipeline.settled();
+    expect(await world.run(accepted)).toMatchObject({ status: "failed", attempt: 1, max_attempts: 1, error: { code: "function_error" } });
+  });
+
   it("answers 202 after the window, and the run still ends succeeded with its result once the handler is frozen", async () => {
     const answer = await world.invoke("sleeper", { ms: 2500 });
     world.freeze();
