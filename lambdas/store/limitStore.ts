@@ -71,21 +71,9 @@ export class LimitStore {
       } catch (error) {
         if (!isConditionFailed(error)) throw error;
       }
-      const item = await this.read(accountId);
-      if (!item) {
-        await this.putIfMissing(accountId, month);
-        continue;
-      }
-      if (item.month_key !== month) {
-        await this.startMonth(accountId, item.month_key, month);
-        continue;
-      }
+      const item = await this.readInMonth(accountId, month);
+      if (!item || (await this.removeExpired(accountId, item, now))) continue;
       const leases = item.leases ?? {};
-      const expired = Object.entries(leases).filter(([, until]) => until <= now.getTime());
-      if (expired.length > 0) {
-        await this.removeLeases(accountId, expired);
-        continue;
-      }
       const used = item.invocations ?? 0;
       const inFlight = Object.keys(leases).length;
       if (!counted && used >= limits.invocationsPerMonth) return { admitted: false, limit: "quota", inFlight, used };
@@ -118,16 +106,8 @@ export class LimitStore {
       } catch (error) {
         if (!isConditionFailed(error)) throw error;
       }
-      const item = await this.read(accountId);
-      if (!item) {
-        await this.putIfMissing(accountId, month);
-        continue;
-      }
-      if (item.month_key !== month) {
-        await this.startMonth(accountId, item.month_key, month);
-        continue;
-      }
-      return { reserved: false, used: item.invocations ?? 0 };
+      const item = await this.readInMonth(accountId, month);
+      if (item) return { reserved: false, used: item.invocations ?? 0 };
     }
     throw new Error(`Could not reserve ${n} invocations for ${accountId}: too much contention`);
   }
@@ -204,12 +184,22 @@ export class LimitStore {
   async ensureMonth(accountId: string, now: Date): Promise<LimitItem> {
     const month = now.toISOString().slice(0, 7);
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const item = await this.read(accountId);
-      if (!item) await this.putIfMissing(accountId, month);
-      else if (item.month_key !== month) await this.startMonth(accountId, item.month_key, month);
-      else return item;
+      const item = await this.readInMonth(accountId, month);
+      if (item) return item;
     }
     throw new Error(`Could not read the limits of ${accountId}: too much contention`);
+  }
+
+  /**
+   * The account's LIMITS item when it counts `month` already; otherwise makes it so (creates the
+   * item, or starts the month) and gives undefined: the caller reads again.
+   */
+  private async readInMonth(accountId: string, month: string): Promise<LimitItem | undefined> {
+    const item = await this.read(accountId);
+    if (!item) await this.putIfMissing(accountId, month);
+    else if (item.month_key !== month) await this.startMonth(accountId, item.month_key, month);
+    else return item;
+    return undefined;
   }
 
   /** Removes the leases that expired by `now` (their services died); true when some did. */
