@@ -32,6 +32,12 @@ export async function enqueueRun(
     reason?: QueueReason;
     /** The run holds its lease (a retry of its ended attempt): given back by the same write that queues it. */
     dropLease?: boolean;
+    /**
+     * The queue item (with the real parameters) is written before the run is counted, and the
+     * record is left for the caller to write (a retry: lambdas/retries/endAttempt.ts). A crash
+     * between the steps then leaves the item that settleRun needs to queue the run again.
+     */
+    itemFirst?: boolean;
   },
 ): Promise<void> {
   const plan = deps.config.plans[options.plan] ?? deps.config.plans[DEFAULT_PLAN];
@@ -41,28 +47,35 @@ export async function enqueueRun(
   const account = run.account_id;
   await deps.store.limits.ensureMonth(account, now);
   const limits = { quota: plan.invocations_per_month, maxQueued: maxQueuedOf(plan), counted: options.counted, ...(options.dropLease ? { dropLease: run.run_id } : {}) };
+  const item = {
+    account_id: account,
+    function_id: run.function_id,
+    run_id: run.run_id,
+    version: run.version,
+    ready_at: readyAt,
+    params: options.params,
+    base_url: options.baseUrl,
+    counted: options.counted,
+  };
+  if (options.itemFirst) await deps.store.queueItems.put(item);
   if ((await deps.store.queueCounts.enqueue(account, limits, now.toISOString().slice(0, 7))) !== "counted") {
-    const item = await deps.store.limits.read(account);
-    const used = item?.invocations ?? 0;
+    if (options.itemFirst) await deps.store.queueItems.claim(item);
+    const read = await deps.store.limits.read(account);
+    const used = read?.invocations ?? 0;
     if (!options.counted && used >= plan.invocations_per_month) throw quotaExceeded(options.plan, plan.invocations_per_month, used, now);
     throw new ApiError(
       "queue_full",
       `The '${options.plan}' plan queues at most ${limits.maxQueued} runs, and as many wait already; try again once some have started`,
-      { limit: limits.maxQueued, queued: item?.queued ?? limits.maxQueued, concurrency: plan.concurrency },
+      { limit: limits.maxQueued, queued: read?.queued ?? limits.maxQueued, concurrency: plan.concurrency },
       { "retry-after": String(QUEUE_FULL_RETRY_SECONDS) },
     );
   }
+  if (options.itemFirst) {
+    wakeQueue(deps, account);
+    return;
+  }
   try {
-    await deps.store.queueItems.put({
-      account_id: account,
-      function_id: run.function_id,
-      run_id: run.run_id,
-      version: run.version,
-      ready_at: readyAt,
-      params: options.params,
-      base_url: options.baseUrl,
-      counted: options.counted,
-    });
+    await deps.store.queueItems.put(item);
   } catch (error) {
     await deps.store.queueCounts.unenqueue(account, options.counted).catch((undo: unknown) => deps.log(`run ${run.run_id}: uncounting it from the queue failed: ${(undo as Error).message}`));
     throw error;

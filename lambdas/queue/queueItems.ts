@@ -144,6 +144,20 @@ export class QueueItems {
     return (Items ?? []).length > 0;
   }
 
+  /** When a run's queue item is ready, if the run has one (a recovery read: every key of its function's queue). */
+  async readyAtOf(run: Pick<QueuedRun, "account_id" | "function_id" | "run_id">): Promise<string | undefined> {
+    const items = await queryAll(this.doc, {
+      TableName: this.table,
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+      FilterExpression: "run_id = :run",
+      ExpressionAttributeValues: { ":pk": queuePk(run.account_id), ":prefix": `RUN#${run.function_id}#`, ":run": run.run_id },
+      ProjectionExpression: "ready_at",
+      ConsistentRead: true,
+    });
+    const readyAt = items[0]?.ready_at;
+    return typeof readyAt === "string" ? readyAt : undefined;
+  }
+
   /** How many runs the account has queued (a recovery count: reads every key of its queue). */
   async count(accountId: string): Promise<number> {
     const items = await queryAll(this.doc, {

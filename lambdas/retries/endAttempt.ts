@@ -1,6 +1,7 @@
 import type { Deps } from "../deps";
 import type { FunctionItem } from "../functions/types";
 import { enqueueRun } from "../queue/enqueueRun";
+import { removeQueued } from "../queue/removeQueued";
 import type { InvokeResult } from "../runtime/runtime";
 import { finishRun } from "../runs/finishRun";
 import type { RunItem } from "../runs/types";
@@ -37,23 +38,32 @@ export async function endAttempt(
 
 /**
  * The store side of a retry (the one call the AWS run recorder makes too, with nextAttempt's
- * run): writes the run as queued for its next attempt (conditional: only while the run is not
- * final, so a run canceled meanwhile stays canceled), meters the ended attempt's execution (not
- * an invocation: the run counted one when it was called), and puts it in the run queue,
- * counted already, ready at its `retry_at`, giving back the ended attempt's lease in the same
- * write (its next attempt takes a lease of the same id, so the caller must not release it
- * again; a crash between leaves no stale lease behind). Undefined when it could not be queued
- * (the queue is full, or the run ended meanwhile): the caller then ends the run with the
- * attempt's outcome, and releases the lease as for any end.
+ * run), in an order a crash at any point leaves recoverable:
+ * 1. the next attempt's queue item, ready at its `retry_at`, with the run's real parameters
+ *    (the record keeps them redacted), counted into the run queue in a write that also gives
+ *    back the ended attempt's lease (its next attempt takes a lease of the same id, so the
+ *    caller must not release it again);
+ * 2. the run's record, queued for its next attempt (conditional: only while the run is not
+ *    final, so a run canceled meanwhile stays canceled, and its queue item is taken back);
+ * 3. the ended attempt's execution metered (not an invocation: the run counted one when it
+ *    was called).
+ * A service killed between 1 and 2 finds at its next start a run still `running` whose next
+ * attempt waits in the queue: settleRun queues it (the backoff, at least a second, keeps the
+ * dispatcher off the item until then). Undefined when it could not be queued (the queue is
+ * full, or the run ended meanwhile): the caller then ends the run with the attempt's outcome,
+ * and releases the lease as for any end.
  */
 export async function retryRun(deps: Deps, next: RunItem, ended: InvokeResult, retry: RetryInput): Promise<RunItem | undefined> {
   if (!next.retry_at) return undefined;
-  if (!(await deps.store.runs.putIfActive(next))) return undefined;
   try {
     const plan = (await deps.store.accounts.getAccount(next.account_id))?.plan ?? DEFAULT_PLAN;
-    await enqueueRun(deps, next, { plan, params: retry.params, baseUrl: retry.baseUrl, counted: true, readyAt: next.retry_at, reason: "retry_backoff", dropLease: true });
+    await enqueueRun(deps, next, { plan, params: retry.params, baseUrl: retry.baseUrl, counted: true, readyAt: next.retry_at, reason: "retry_backoff", dropLease: true, itemFirst: true });
   } catch (error) {
     deps.log(`run ${next.run_id}: queueing attempt ${next.attempt ?? 2} failed, so it ends with the attempt before: ${(error as Error).message}`);
+    return undefined;
+  }
+  if (!(await deps.store.runs.putIfActive(next))) {
+    await removeQueued(deps, next, { refund: false }).catch((error: unknown) => deps.log(`run ${next.run_id}: taking its next attempt out of the queue failed: ${(error as Error).message}`));
     return undefined;
   }
   // Metered once it is sure the run goes on (a run that ends here instead is metered whole by finishRun).

@@ -55,8 +55,7 @@ describe("a retry waiting in its backoff across a restart", () => {
     const runId = String(answer.body.run_id);
     const waiting = await waitFor(runId, (run) => run.status === "queued" && run.attempts.length === 1);
     expect(waiting).toMatchObject({ queue_reason: "retry_backoff", attempt: 2 });
-    // Settled in the run queue (its record is written a moment before its queue item: a SIGKILL in
-    // between ends the run failed at the next start, a known gap), and still within its 4 s backoff.
+    // Still within its 4 s backoff (a SIGKILL inside the retry's own writes: retries.crashWindow.test).
     await new Promise((resolve) => setTimeout(resolve, 1000));
     await service.kill();
     expect(counter.count("restart")).toBe(1);

@@ -6,7 +6,7 @@ import { type QueueDispatch, recordExecutionEnd } from "./recordRun";
 import { failStuckDeploys } from "./stuckDeploys";
 
 export interface SweepDeps extends FinishRunDeps {
-  store: Pick<Store, "runs" | "meters" | "limits" | "functions" | "queueItems">;
+  store: Pick<Store, "runs" | "meters" | "limits" | "functions" | "queueItems" | "queueCounts">;
   /** Reports how many runs a scheduled sweep ended past their deadline (on AWS: an EMF log line, sweptRunsMetric.ts). */
   sweptRuns?: (count: number) => void;
   /** Starts an account's queued runs (a release by recordExecutionEnd); absent: nothing is dispatched here. */
