@@ -22,13 +22,15 @@ const FUNCTION = `bfn-${fn.function_id}:v1`;
 /** Step Functions' cause of a Lambda.Unknown (docs: bp-lambda-serviceexception; the cause as seen in cdklabs/construct-hub#713). */
 const UNKNOWN = "The cause could not be determined because Lambda did not return an error type. Returned payload: ";
 
-type Answer = { FunctionError?: string; payload: unknown };
+type Answer = { FunctionError?: string; payload: unknown; /** Lambda's API fails the first invokes with these errors (by name). */ serviceErrors?: string[] };
 
 describe("the run workflow when Lambda stops the function", () => {
   let memory: MemoryStore;
   let recorder: ReturnType<typeof makeRunRecorder>;
   const recorded: unknown[] = [];
   const answers = new Map<string, Answer>();
+  /** Invokes of the function's Lambda per run (those Lambda's API failed included). */
+  const invokes = new Map<string, number>();
   const outcomes: OutcomeBucket = {
     uploadUrl: async () => "https://bucket.example/outcome",
     artifactUpload: async (runId) => ({ url: "https://bucket.example/", fields: {}, keyPrefix: `artifacts/${runId}/` }),
@@ -48,6 +50,9 @@ describe("the run workflow when Lambda stops the function", () => {
       expect(command.input.FunctionName).toBe(FUNCTION);
       const answer = answers.get(payload.run_id);
       if (!answer) throw new Error(`no answer for ${payload.run_id}`);
+      invokes.set(payload.run_id, (invokes.get(payload.run_id) ?? 0) + 1);
+      const serviceError = answer.serviceErrors?.shift();
+      if (serviceError) throw Object.assign(new Error(`${serviceError}: the Lambda service failed`), { name: serviceError });
       return { StatusCode: 200, ...(answer.FunctionError ? { FunctionError: answer.FunctionError } : {}), Payload: new TextEncoder().encode(JSON.stringify(answer.payload)) };
     },
   };
@@ -105,6 +110,22 @@ describe("the run workflow when Lambda stops the function", () => {
     const { result, ended } = await run(runId, { FunctionError: "Unhandled", payload });
     expect(ended).toEqual({ Error: errorType, Cause: JSON.stringify(payload) });
     expect(result).toMatchObject({ status, error: { code, message: expect.stringContaining(message) } });
+  });
+
+  it.each(["ServiceException", "AWSLambdaException", "SdkClientException"])("a Lambda service failure (Lambda.%s) is tried again, as AWS's guidance says: the run ends with the function's answer", async (name) => {
+    const runId = `run_service_${name.toLowerCase()}`;
+    const { result } = await run(runId, { payload: { status: "succeeded", result_json: "42", logs: "", browser_ms: 0 }, serviceErrors: [name, name] });
+    expect(invokes.get(runId)).toBe(3);
+    expect(result).toMatchObject({ status: "succeeded", result_json: "42" });
+    expect(stepFunctions.executions.get(runId)?.trail.filter((state) => state === "Invoke")).toHaveLength(3);
+  });
+
+  it("a function's own error named like a Lambda service failure is not tried again (its cause is its JSON payload)", async () => {
+    const payload = { errorType: "Lambda.ServiceException", errorMessage: "user code chose this name" };
+    const { result, ended } = await run("run_fake_service_error", { FunctionError: "Unhandled", payload });
+    expect(invokes.get("run_fake_service_error")).toBe(1);
+    expect(ended).toEqual({ Error: "Lambda.ServiceException", Cause: JSON.stringify(payload) });
+    expect(result).toMatchObject({ status: "failed", error: { code: "function_crashed" } });
   });
 
   it("a start retried after its execution closed gets ExecutionAlreadyExists (400), and the run is waited for as started", async () => {

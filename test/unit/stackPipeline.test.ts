@@ -66,7 +66,7 @@ describe("the run pipeline (synthesized)", () => {
     expect(machine.Properties.LoggingConfiguration).toMatchObject({ Level: "ALL", IncludeExecutionData: false });
   });
 
-  it("invokes the function's Lambda with its answer, retrying Lambda's own throttles only, catching every error into the recorder", () => {
+  it("invokes the function's Lambda with its answer, retrying Lambda's own throttles and service errors only, catching every error into the recorder", () => {
     expect(definition.StartAt).toBe("Invoke");
     const invoke = definition.States.Invoke as State;
     expect(invoke).toMatchObject({ Type: "Task", Resource: "arn:aws:states:::lambda:invoke", TimeoutSecondsPath: "$.invoke_timeout_seconds", Next: "Record" });
@@ -74,7 +74,12 @@ describe("the run pipeline (synthesized)", () => {
     // No Retry: a function's error can wear any name, so a throttle is told apart by its cause first.
     expect(invoke.Retry).toBeUndefined();
     expect(invoke.Catch).toEqual([
-      { ErrorEquals: ["Lambda.TooManyRequestsException"], ResultPath: "$.throttle", Next: "Throttled" },
+      // AWS's Step Functions guidance (bp-lambda-serviceexception): the Lambda service's own failures are tried again.
+      {
+        ErrorEquals: ["Lambda.TooManyRequestsException", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException"],
+        ResultPath: "$.throttle",
+        Next: "Throttled",
+      },
       { ErrorEquals: ["States.ALL"], Next: "Record" },
     ]);
     expect(definition.States.Throttled).toMatchObject({

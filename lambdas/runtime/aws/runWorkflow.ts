@@ -14,11 +14,16 @@
  *   anything the function's own role may call. Every error, the task's own timeout included, is
  *   caught into the state.
  * - Only Lambda's own throttle (`Lambda.TooManyRequestsException` with Lambda's message as its
- *   cause: the function never ran) is tried again. The Lambda integration raises a function's
+ *   cause: the function never ran) and the Lambda service's own failures (LAMBDA_SERVICE_ERRORS:
+ *   `Lambda.ServiceException`, `Lambda.AWSLambdaException`, `Lambda.SdkClientException`, which
+ *   AWS's guidance says to retry) are tried again, counted together. The Lambda integration raises a function's
  *   error under the `errorType` the function chose, so user code can throw an error named like a
  *   throttle; its cause is then the function's JSON error payload (`{"errorType": …}`), which
- *   `Throttled` tells apart. Nothing else is retried: an ambiguous failure may have run the
- *   automation, and it must not run twice.
+ *   `Throttled` tells apart. Nothing else is retried here: a timeout or a function error may have
+ *   run the automation (the run's own `retries` setting decides whether it runs again). A
+ *   service error after Lambda ran the function is rare; AWS recommends retrying it all the same.
+ *
+ *   Invoke ─Lambda.ServiceException, AWSLambdaException, SdkClientException─▶ Throttled (as a throttle)
  * - `Record` hands the answer or the error to the recorder Lambda (runtime/aws/recordRun.ts),
  *   which parses it as untrusted and writes the run's final record. The run's id, timeout and
  *   the times come from the execution's input and Step Functions' own clock, never from the answer.
@@ -59,6 +64,14 @@ export const WORKFLOW_SUBSTITUTIONS = { recorderArn: "RecorderArn", deadLetterUr
 
 /** Beyond the function's timeout: a cold start with the Chromium layer, and the runner's own deadline margin. */
 export const INVOKE_MARGIN_SECONDS = 60;
+
+/**
+ * What the Lambda service raises when the invoke itself failed (AWS's Step Functions guidance,
+ * bp-lambda-serviceexception: retry these), with its throttle: Invoke is tried again for each,
+ * through the same bounded count and wait as a throttle (a function's own error wearing one of
+ * these names is told apart by its JSON cause, and is never retried).
+ */
+export const LAMBDA_SERVICE_ERRORS = ["Lambda.TooManyRequestsException", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException"] as const;
 
 /** Tries of a throttled Invoke, THROTTLE_WAIT_SECONDS apart (about 30 s in all); then the run fails with concurrency_limit_exceeded. */
 export const THROTTLE_ATTEMPTS = 6;
@@ -131,7 +144,7 @@ export function runWorkflowDefinition(): Record<string, unknown> {
         // an answer of up to the runner's inline size fits Step Functions' 256 KB.
         ResultSelector: { "answer.$": "$.Payload" },
         Catch: [
-          { ErrorEquals: ["Lambda.TooManyRequestsException"], ResultPath: "$.throttle", Next: "Throttled" },
+          { ErrorEquals: [...LAMBDA_SERVICE_ERRORS], ResultPath: "$.throttle", Next: "Throttled" },
           { ErrorEquals: ["States.ALL"], Next: "Record" },
         ],
         Next: "Record",
