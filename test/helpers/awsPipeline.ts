@@ -13,6 +13,7 @@ import { MAX_BODY_BYTES } from "../../lambdas/config/serviceConfig";
 import { type AwsRuntimeOptions, createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
 import { createS3OutcomeBucket, type OutcomeBucket } from "../../lambdas/runtime/aws/outcomeBucket";
 import { makeRunRecorder } from "../../lambdas/runtime/aws/recordRun";
+import { awsAttemptRetry } from "../../lambdas/runtime/aws/recordRetry";
 import { runWorkflowDefinition, WORKFLOW_SUBSTITUTIONS } from "../../lambdas/runtime/aws/runWorkflow";
 import { makeRunSweeper } from "../../lambdas/runtime/aws/sweepRuns";
 import { awsQueueDispatch, awsQueueRecovery, createDispatcherDeps } from "../../lambdas/aws/awsDispatch";
@@ -71,10 +72,13 @@ export interface AwsPipelineOptions {
   /**
    * The run queue on AWS as the stack wires it: the recorder dispatches after each release
    * (unless `recorderDispatches` is false: a dispatcher that died after its release) and the
-   * sweeper recovers queued runs. Default off (the recorder and sweeper of before the queue).
+   * sweeper recovers queued runs. Default off (the route admits runs without the queue, and the
+   * sweeper does not recover it; the recorder still dispatches, for retries).
    */
   queue?: boolean;
   recorderDispatches?: boolean;
+  /** False: a recorder that never retries a run (as before retries on AWS). */
+  retries?: boolean;
   /** When it answers an error for a StartExecution call (who makes it, the run), the call fails with it: the SDK's answer once its retries ran out. */
   refuseStart?: (by: string, runId: string) => Error | undefined;
   /** Wraps the recorder (e.g. to make it fail); gets the real one. */
@@ -130,8 +134,12 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
       stepFunctions: spy(name),
       dispatch: { plans: DEFAULT_PLANS, stateMachineArn: STATE_MACHINE_ARN, secrets: { secretsKeyArn: SECRETS_KEY_ARN, functionPrefix: FUNCTION_PREFIX, executionRoleId: EXECUTION_ROLE_ID } },
     });
-  const recorderDispatch = options.queue && options.recorderDispatches !== false ? { dispatch: awsQueueDispatch(dispatcher("recorder")) } : {};
-  const recorder = makeRunRecorder({ store: memory.store, clock: systemClock, log, outcomes, secretBox, ...recorderDispatch });
+  // The recorder's dispatcher: it starts queued runs after a release, and queues a failed attempt's run again (retries).
+  const recorderDeps = dispatcher("recorder");
+  // (Without `queue` nothing is ever queued but a retry's next attempt, which its workflow's WakeQueue has the recorder start.)
+  const recorderDispatch = options.recorderDispatches !== false ? { dispatch: awsQueueDispatch(recorderDeps) } : {};
+  const retry = options.retries === false ? {} : { retry: awsAttemptRetry(recorderDeps, spy("recorder")) };
+  const recorder = makeRunRecorder({ store: memory.store, clock: systemClock, log, outcomes, secretBox, ...recorderDispatch, ...retry });
   const sweepDispatcher = options.queue ? dispatcher("sweeper", options.sweepClock) : undefined;
   const sweeper = makeRunSweeper({
     store: memory.store,

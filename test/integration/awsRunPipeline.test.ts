@@ -105,7 +105,7 @@ describe("the AWS run pipeline", () => {
     expect(url.searchParams.get("X-Amz-Signature")).toMatch(/^[0-9a-f]{64}$/);
     // The answer comes once the run's record is final; the execution ends when its recorder returns, just after.
     await world.pipeline.settled();
-    expect(world.pipeline.stepFunctions.executions.get(runId)).toMatchObject({ status: "SUCCEEDED", trail: ["Invoke", "Record"] });
+    expect(world.pipeline.stepFunctions.executions.get(runId)).toMatchObject({ status: "SUCCEEDED", trail: ["Invoke", "Record", "Retrying", "Recorded"] });
     // The deploy configured no async destination: nothing but the workflow hears how a run ended.
     const names = world.pipeline.lambda.sent.map((command: LambdaCommand) => command.constructor.name);
     expect(names).not.toContain("PutFunctionEventInvokeConfigCommand");
@@ -160,13 +160,19 @@ describe("the AWS run pipeline", () => {
     await deleteFunction(world.deps)(apiEvent("DELETE", "/functions/doomed", undefined, { ref: "doomed" }), lambdaContext("deleteFunction", "req"));
   }, 30_000);
 
-  it("gives a run one attempt on AWS, whatever its function's retries say (the recorder does not retry yet): its record promises none", async () => {
-    await world.create("retrying", 'export default async () => { throw new Error("fails"); };', { retries: { max_attempts: 3, backoff_seconds: 1 } });
+  it("retries a failed async run on AWS as its function's retries say (one execution per attempt); a sync call gets one attempt", async () => {
+    await world.create("retrying", 'export default async () => { throw new Error("fails"); };', { retries: { max_attempts: 2, backoff_seconds: 1 } });
     const accepted = await world.invoke("retrying", {}, { prefer: "respond-async" });
     expect(accepted.statusCode).toBe(202);
     await world.pipeline.settled();
-    expect(await world.run(accepted)).toMatchObject({ status: "failed", attempt: 1, max_attempts: 1, error: { code: "function_error" } });
-  });
+    const runId = String(json(accepted).run_id);
+    expect(await world.run(accepted)).toMatchObject({ status: "failed", attempt: 2, max_attempts: 2, attempts: [{ attempt: 1, status: "failed" }], error: { code: "function_error" } });
+    expect([world.pipeline.stepFunctions.executions.has(runId), world.pipeline.stepFunctions.executions.has(`${runId}-attempt-2`)]).toEqual([true, true]);
+    const sync = await world.invoke("retrying", {});
+    expect(sync.statusCode).toBe(500);
+    await world.pipeline.settled();
+    expect(await world.run(sync)).toMatchObject({ status: "failed", attempt: 1, max_attempts: 1 });
+  }, 30_000);
 
   it("answers 202 after the window, and the run still ends succeeded with its result once the handler is frozen", async () => {
     const answer = await world.invoke("sleeper", { ms: 2500 });
@@ -195,7 +201,8 @@ describe("the AWS run pipeline when recording fails", () => {
       const answer = await world.invoke("sleeper", { ms: 5 });
       expect([answer.statusCode, json(answer)]).toEqual([200, { slept: 5 }]);
       const runId = String(answer.headers?.["x-run-id"]);
-      expect(world.pipeline.stepFunctions.executions.get(runId)?.trail).toEqual(["Invoke", "Record", "Record (retry)", "Record (retry)"]);
+      await world.pipeline.settled();
+      expect(world.pipeline.stepFunctions.executions.get(runId)?.trail).toEqual(["Invoke", "Record", "Record (retry)", "Record (retry)", "Retrying", "Recorded"]);
     } finally {
       await world.close();
     }
@@ -366,8 +373,9 @@ describe("the AWS run pipeline against a tampered runner and Lambda's throttles"
     expect([answer.statusCode, json(answer)]).toEqual([200, { slept: 1 }]);
     expect(invoked.calls()).toBe(3);
     const runId = String(answer.headers?.["x-run-id"]);
+    await world.pipeline.settled();
     expect(world.pipeline.stepFunctions.executions.get(runId)?.trail).toEqual([
-      "Invoke", "Throttled", "CountThrottle", "WaitThrottle", "Invoke", "Throttled", "CountThrottle", "WaitThrottle", "Invoke", "Record",
+      "Invoke", "Throttled", "CountThrottle", "WaitThrottle", "Invoke", "Throttled", "CountThrottle", "WaitThrottle", "Invoke", "Record", "Retrying", "Recorded",
     ]);
   }, 30_000);
 
@@ -422,7 +430,7 @@ describe("the AWS run pipeline against a tampered runner and Lambda's throttles"
     await world.pipeline.settled();
     const runId = String(answer.headers?.["x-run-id"] ?? json(answer).run_id);
     expect(await world.run(answer)).toMatchObject({ status: "failed", error: { code: "function_crashed", message: expect.stringMatching(/uploaded its outcome, but there is none/) } });
-    expect(world.pipeline.stepFunctions.executions.get(runId)).toMatchObject({ status: "SUCCEEDED", trail: ["Invoke", "Record"] });
+    expect(world.pipeline.stepFunctions.executions.get(runId)).toMatchObject({ status: "SUCCEEDED", trail: ["Invoke", "Record", "Retrying", "Recorded"] });
     expect(world.pipeline.stepFunctions.messages).toEqual([]);
   }, 30_000);
 });

@@ -152,12 +152,12 @@ describe("the run workflow when Lambda stops the function", () => {
   it("Step Functions' StartExecution: the same name and input while running is the same execution; closed, or another input, is ExecutionAlreadyExists", async () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const answer = { StatusCode: 200, Payload: new TextEncoder().encode('{"status":"succeeded"}') };
+    const answer = { StatusCode: 200, Payload: new TextEncoder().encode('{"status":"succeeded","retry_at":null,"account_id":null}') };
     // The function's Lambda answers once released; the recorder at once.
     const slowLambda = { send: async (command: InvokeCommand) => (command.input.FunctionName === RECORDER_ARN ? answer : gate.then(() => answer)) };
     const slow = new InProcessStepFunctions(definition, slowLambda, { stateMachineArn: STATE_MACHINE_ARN });
     const start = (input: string) => slow.send({ constructor: { name: "StartExecutionCommand" }, input: { stateMachineArn: STATE_MACHINE_ARN, name: "run_same", input } });
-    const input = JSON.stringify({ run_id: "run_same", function: FUNCTION, timeout_seconds: 60, invoke_timeout_seconds: 120, event: {}, throttles: 0 });
+    const input = JSON.stringify({ run_id: "run_same", function: FUNCTION, timeout_seconds: 60, invoke_timeout_seconds: 120, event: {}, throttles: 0, attempt: 1 });
     const first = (await start(input)) as { executionArn: string; startDate: Date };
     expect(await start(input)).toEqual(first);
     await expect(start(input.replace("120", "121"))).rejects.toMatchObject({ name: "ExecutionAlreadyExists", $metadata: { httpStatusCode: 400 } });

@@ -53,7 +53,20 @@ describe("the run pipeline (synthesized)", () => {
 
   it("is one Standard workflow of the run's states, with the recorder and the dead-letter queue filled in", () => {
     expect(machine.Properties).toMatchObject({ StateMachineName: "bfn-test-runs", StateMachineType: "STANDARD", TracingConfiguration: { Enabled: true } });
-    expect(Object.keys(definition.States).sort()).toEqual(["CountThrottle", "DeadLetter", "Invoke", "Record", "ThrottleEnded", "Throttled", "Unrecorded", "WaitThrottle"]);
+    expect(Object.keys(definition.States).sort()).toEqual([
+      "CountThrottle",
+      "DeadLetter",
+      "Invoke",
+      "Record",
+      "Recorded",
+      "Retrying",
+      "ThrottleEnded",
+      "Throttled",
+      "Unrecorded",
+      "WaitRetry",
+      "WaitThrottle",
+      "WakeQueue",
+    ]);
     expect(definition.StartAt).toBe("Invoke");
     expect(typeof definition.TimeoutSeconds).toBe("number");
     // The placeholders the substitutions fill, where they are used.
@@ -94,7 +107,7 @@ describe("the run pipeline (synthesized)", () => {
     expect(definition.States.WaitThrottle).toEqual({ Type: "Wait", Seconds: 5, Next: "Invoke" });
     expect(definition.States.ThrottleEnded).toMatchObject({ Type: "Pass", Next: "Record" });
     const record = definition.States.Record as State;
-    expect(record).toMatchObject({ Type: "Task", Resource: "arn:aws:states:::lambda:invoke", TimeoutSeconds: 60, End: true });
+    expect(record).toMatchObject({ Type: "Task", Resource: "arn:aws:states:::lambda:invoke", TimeoutSeconds: 60, Next: "Retrying" });
     // The run's id and timeout come from the execution's input, the times from Step Functions: never from the answer.
     expect(record.Parameters?.Payload).toEqual({
       "run_id.$": "$$.Execution.Input.run_id",
@@ -102,6 +115,8 @@ describe("the run pipeline (synthesized)", () => {
       "started_at.$": "$$.Execution.StartTime",
       "ended_at.$": "$$.State.EnteredTime",
       "ended.$": "$",
+      "attempt.$": "$$.Execution.Input.attempt",
+      "execution_arn.$": "$$.Execution.Id",
     });
     expect(record.Retry).toEqual([{ ErrorEquals: ["States.ALL"], IntervalSeconds: 2, BackoffRate: 2, MaxAttempts: 6 }]);
     expect(record.Catch).toEqual([{ ErrorEquals: ["States.ALL"], Next: "DeadLetter" }]);
@@ -109,6 +124,28 @@ describe("the run pipeline (synthesized)", () => {
     expect(definition.States.DeadLetter?.Retry).toEqual([{ ErrorEquals: ["States.ALL"], IntervalSeconds: 2, BackoffRate: 2, MaxAttempts: 4 }]);
     expect(definition.States.DeadLetter?.Catch).toBeUndefined();
     expect(definition.States.Unrecorded).toMatchObject({ Type: "Fail", Error: "RunNotRecorded" });
+  });
+
+  it("waits for a retried run's next attempt in the workflow (a Wait until retry_at), then has the recorder wake the run queue", () => {
+    const states = definition.States as Record<string, State & { TimestampPath?: string; ResultSelector?: unknown; ResultPath?: unknown }>;
+    expect(states.Record?.ResultSelector).toEqual({ "status.$": "$.Payload.status", "retry_at.$": "$.Payload.retry_at", "account_id.$": "$.Payload.account_id" });
+    // IsString: the recorder answers null when the run ended (no path is ever missing, which would fail the execution).
+    expect(states.Retrying).toEqual({ Type: "Choice", Choices: [{ Variable: "$.retry_at", IsString: true, Next: "WaitRetry" }], Default: "Recorded" });
+    expect(states.WaitRetry).toEqual({ Type: "Wait", TimestampPath: "$.retry_at", Next: "WakeQueue" });
+    expect(states.WakeQueue).toMatchObject({
+      Type: "Task",
+      Resource: "arn:aws:states:::lambda:invoke",
+      Parameters: { FunctionName: "${RecorderArn}", Payload: { "wake_account.$": "$.account_id" } },
+      Retry: [{ ErrorEquals: ["States.ALL"], IntervalSeconds: 2, BackoffRate: 2, MaxAttempts: 6 }],
+      // A wake-up that failed every retry: the sweeper's recovery starts the run.
+      Catch: [{ ErrorEquals: ["States.ALL"], ResultPath: null, Next: "Recorded" }],
+      Next: "Recorded",
+    });
+    expect(states.Recorded).toEqual({ Type: "Succeed" });
+    // The longest backoff (1 h) and every WakeQueue attempt fit in the execution's timeout.
+    const wake = taskWorstSeconds(states.WakeQueue, states.WakeQueue?.TimeoutSeconds ?? NaN);
+    const record = taskWorstSeconds(states.Record, states.Record?.TimeoutSeconds ?? NaN);
+    expect(definition.TimeoutSeconds).toBeGreaterThanOrEqual(900 + 60 + 55 + record + 3600 + wake);
   });
 
   /** How long a Task can take with every retry: each attempt at its full timeout, and the waits between them. */

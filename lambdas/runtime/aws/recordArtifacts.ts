@@ -55,6 +55,8 @@ export async function recordArtifacts(deps: RecordRunDeps, run: RunItem, names: 
       content_type: artifactContentType(name, head.contentType),
       bytes: head.bytes,
       created_at: createdAt.toISOString(),
+      // Which attempt saved it (lambdas/retries), as locally.
+      ...(run.attempt !== undefined && run.attempt > 1 ? { attempt: run.attempt } : {}),
     };
     if (await deps.store.artifacts.putIfAbsent(item)) await deps.store.meters.recordArtifactBytes(run, item.created_at, item.bytes);
     else await deps.store.storage.release(run.account_id, head.bytes, expiresAt);

@@ -12,7 +12,10 @@ import type { InvokeResult } from "../runtime";
 import { endedWithout, type Ending, type FunctionLimits, functionErrorEnding, outcomeEndingOf, resultTooDeepEnding } from "./invokeOutcome";
 import type { OutcomeBucket } from "./outcomeBucket";
 import { artifactNamesOf, recordArtifacts } from "./recordArtifacts";
-import { RUN_NOT_RECORDED } from "./runWorkflow";
+import type { AttemptRetry } from "./recordRetry";
+import { runOfExecution } from "./runExecutions";
+import { type RecordRunAnswer, RUN_NOT_RECORDED } from "./runWorkflow";
+import { attemptLogs, shouldRetry } from "../../retries/retryPolicy";
 import { redactorFor, redactResult } from "../../secrets/functionSecrets";
 import type { SecretBox } from "../../secrets/secretBox";
 
@@ -27,6 +30,8 @@ export type QueueDispatch = (accountId: string, limits?: LimitItem) => Promise<v
 export interface ReleaseDeps extends FinishRunDeps {
   store: Pick<Store, "runs" | "meters" | "limits">;
   dispatch?: QueueDispatch;
+  /** Queues a failed attempt's run for its next one (recordRetry.ts; absent: runs are not retried). */
+  retry?: AttemptRetry;
 }
 
 export interface RecordRunDeps extends ReleaseDeps {
@@ -49,7 +54,16 @@ const RecordInput = z.object({
   started_at: z.string().datetime({ offset: true }),
   ended_at: z.string().datetime({ offset: true }),
   ended: z.unknown(),
+  // Absent in the input of an execution started before retries on AWS: its first attempt.
+  attempt: z.number().int().min(1).max(100).optional(),
+  execution_arn: z.string().min(1).max(2048).optional(),
 });
+
+/** The workflow's WakeQueue state: a run's next attempt is due, start the account's queued runs. */
+const WakeInput = z.object({ wake_account: z.string().min(1).max(200) });
+
+/** The answer of a recorder that leaves the workflow nothing more to do. */
+const done = (status: string): RecordRunAnswer => ({ status, retry_at: null, account_id: null });
 
 /** Step Functions' description of an error it caught. */
 const CaughtError = z.object({ Error: z.string().max(1000), Cause: z.string().optional() });
@@ -62,18 +76,26 @@ const CaughtError = z.object({ Error: z.string().max(1000), Cause: z.string().op
  * outcome's named fields reaches the record. Store failures throw (the workflow retries).
  */
 export function makeRunRecorder(deps: RecordRunDeps) {
-  return async (event: unknown): Promise<{ status: string }> => {
+  return async (event: unknown): Promise<RecordRunAnswer> => {
+    const wake = WakeInput.safeParse(event);
+    if (wake.success) {
+      await deps.dispatch?.(wake.data.wake_account);
+      return done("woken");
+    }
     const parsed = RecordInput.safeParse(event);
     if (!parsed.success) {
       deps.log(`run recorder: not a record request: ${parsed.error.issues[0]?.message ?? "invalid"}`);
-      return { status: "ignored" };
+      return done("ignored");
     }
     const input = parsed.data;
     const run = await deps.store.runs.get(input.run_id);
     if (!run) {
       deps.log(`run recorder: no run ${input.run_id}`);
-      return { status: "unknown" };
+      return done("unknown");
     }
+    // An attempt recorded already, which queued the run's next one (a retried Record state):
+    // the workflow is told again when that is due; nothing is written twice.
+    if ((run.attempt ?? 1) !== (input.attempt ?? 1)) return waitingAnswer(run, input.attempt ?? 1);
     const elapsed = Math.max(0, Date.parse(input.ended_at) - Date.parse(input.started_at));
     const limits = { timeout_seconds: input.timeout_seconds, memory_mb: run.memory_mb };
     const { ending: ended, artifacts } = await endingOf(deps, run, input.ended, limits, elapsed);
@@ -83,8 +105,15 @@ export function makeRunRecorder(deps: RecordRunDeps) {
     const duration_ms = ended.ran ? Math.min(elapsed, input.timeout_seconds * 1000) : 0;
     // The runner redacted the function's secrets already; what it answered is not trusted to have.
     const redactor = await redactorFor(deps, run.function_id);
-    return { status: (await endRun(deps, run, ended, duration_ms, (result) => redactResult(redactor, result))).status };
+    const recorded = await endRun(deps, run, ended, duration_ms, (result) => redactResult(redactor, result), input.execution_arn);
+    return waitingAnswer(recorded, input.attempt ?? 1);
   };
+}
+
+/** What the workflow is told of a run after attempt `attempt` ended: its next attempt's time when it waits for it. */
+function waitingAnswer(run: RunItem, attempt: number): RecordRunAnswer {
+  if (run.status === "queued" && run.retry_at && run.attempt === attempt + 1) return { status: run.status, retry_at: run.retry_at, account_id: run.account_id };
+  return done(run.status);
 }
 
 /**
@@ -97,8 +126,12 @@ export async function recordExecutionEnd(
   deps: ReleaseDeps,
   detail: { name: string; status: string; error?: string | null; cause?: string | null; startDate?: number; stopDate?: number },
 ): Promise<string> {
-  const run = await deps.store.runs.get(detail.name);
+  const { runId, attempt } = runOfExecution(detail.name);
+  const run = await deps.store.runs.get(runId);
   if (!run) return "unknown";
+  // An execution of an earlier attempt (ended after its Record state: in WaitRetry, say): the
+  // run has gone on, and its lease is the later attempt's.
+  if ((run.attempt ?? 1) > attempt) return run.status;
   // A stopped execution is a canceled run (POST /runs/{run_id}/cancel stops it). Its Lambda
   // invocation may still run: its lease is not given back here (see AWS Runtime.cancel).
   if (run.status === "canceled") return run.status;
@@ -115,16 +148,24 @@ export async function recordExecutionEnd(
   return (await endRun(deps, run, ending, ending.ran ? Math.min(elapsed, timeoutSeconds * 1000) : 0)).status;
 }
 
+/**
+ * Ends the run's current attempt: the run's end (finishRun: final record, webhooks, metered
+ * now), then its lease given back and the queue dispatched. But a failed attempt that the run's
+ * `retries` allow again (shouldRetry), recorded by its workflow (`executionArn`), queues the run
+ * for its next attempt instead (deps.retry): its lease went back in that write, so none is
+ * released here. Each attempt's logs start with a header naming it (attemptLogs).
+ */
 async function endRun(
   deps: ReleaseDeps,
   run: RunItem,
   ending: Ending,
   duration_ms: number,
   redact: (result: InvokeResult) => InvokeResult = (result) => result,
+  executionArn?: string,
 ): Promise<RunItem> {
   let final = run;
   if (!FINAL_STATUSES.includes(run.status)) {
-    const result: InvokeResult = {
+    const redacted = redact({
       status: ending.status,
       result_json: ending.result_json,
       error: ending.error,
@@ -132,8 +173,13 @@ async function endRun(
       duration_ms,
       browser_ms: ending.browser_ms,
       peak_memory_mb: ending.peak_memory_mb,
-    };
-    final = await finishRun(deps, run, redact(result), "now");
+    });
+    const result: InvokeResult = { ...redacted, logs: attemptLogs(run, redacted.logs) };
+    if (executionArn !== undefined && deps.retry && shouldRetry(run, result)) {
+      const next = await deps.retry(run, result, executionArn);
+      if (next) return next;
+    }
+    final = await finishRun(deps, run, result, "now");
   }
   await releaseLease(deps, run);
   return final;

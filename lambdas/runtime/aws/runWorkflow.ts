@@ -8,6 +8,8 @@
  *     └─ Lambda throttled ─▶ Throttled ─▶ CountThrottle ─▶ WaitThrottle ─▶ Invoke (up to THROTTLE_ATTEMPTS)
  *                              └─ a function error wearing a throttle's name, or too many ─▶ ThrottleEnded ─▶ Record
  *   Record ─(the recorder failed every retry)─▶ DeadLetter ─▶ Unrecorded (Fail)
+ *   Record ─▶ Retrying ─(the run waits for its next attempt)─▶ WaitRetry (until retry_at) ─▶ WakeQueue ─▶ Recorded
+ *                └─ (its end was recorded) ─▶ Recorded (Succeed)
  *
  * - `Invoke` calls the function's Lambda (alias `vN`) with RequestResponse, so its answer (the
  *   runner's outcome, or the marker of an outcome it uploaded) comes back here, never through
@@ -27,9 +29,14 @@
  * - `Record` hands the answer or the error to the recorder Lambda (runtime/aws/recordRun.ts),
  *   which parses it as untrusted and writes the run's final record. The run's id, timeout and
  *   the times come from the execution's input and Step Functions' own clock, never from the answer.
+ * - When the recorder queued the run for its next attempt (the function's `retries`), it answers
+ *   `retry_at`: this execution waits until then (a Step Functions Wait: nothing polls) and
+ *   has the recorder wake the account's run queue, whose dispatcher starts the next attempt as
+ *   an execution of its own (`<run id>-attempt-<n>`). docs/deploy.md, "Retries on AWS".
  * - A recorder that fails every retry sends the run id to the dead-letter queue and fails the
  *   execution (an alarm watches both); the sweeper ends such a run at once (EventBridge).
  */
+import { MAX_BACKOFF_MS } from "../../retries/retryPolicy";
 import type { LambdaRunEvent } from "../../runner/lambdaPackage";
 
 /** What the trusted side starts an execution with (its name is the run id). */
@@ -45,6 +52,8 @@ export interface RunExecutionInput {
   event: LambdaRunEvent;
   /** Throttles met so far: 0 at the start. */
   throttles: number;
+  /** Which attempt of the run this execution is (lambdas/retries): the recorder ends that attempt only. */
+  attempt: number;
 }
 
 /** The recorder's input, as the Record state builds it. */
@@ -57,6 +66,26 @@ export interface RecordRunInput {
   ended_at: string;
   /** `{ answer }` when the Lambda answered; Step Functions' `{ Error, Cause }` otherwise. */
   ended: unknown;
+  /** The attempt the execution ran (its input's). */
+  attempt: number;
+  /** The execution (`$$.Execution.Id`): a retry reads the run's parameters from its input (DescribeExecution). */
+  execution_arn: string;
+}
+
+/**
+ * What the recorder answers the Record state: the run's status, and when the run waits for its
+ * next attempt, when that is due and its account (the workflow then waits until `retry_at`
+ * and has the recorder wake the account's run queue: WaitRetry, WakeQueue). Both null otherwise.
+ */
+export interface RecordRunAnswer {
+  status: string;
+  retry_at: string | null;
+  account_id: string | null;
+}
+
+/** The recorder's other input: wake an account's run queue (WakeQueue, once a retry is due). */
+export interface WakeQueueInput {
+  wake_account: string;
 }
 
 /** Where the definition's placeholders are filled in (CDK definitionSubstitutions). */
@@ -104,7 +133,10 @@ function retriedSeconds(timeoutSeconds: number, retry: { IntervalSeconds: number
 /**
  * The longest an execution can last: the longest function (900 s) and its invoke margin, every
  * throttle (its Invoke and its wait), every recorder attempt with the waits between them
- * (7 × 60 + 126 s), and every dead-letter attempt (5 × 30 + 30 s): 1,746 s, its `TimeoutSeconds`.
+ * (7 × 60 + 126 s), and then the longer of every dead-letter attempt (5 × 30 + 30 s) and a
+ * retry's longest backoff (1 h) with every WakeQueue attempt (546 s): 5,712 s, its `TimeoutSeconds`.
+ * An execution that times out after its Record state (in WaitRetry) ends nothing: the sweeper
+ * sees that the run has gone on to a later attempt.
  * Up to the recorder's last attempt it stays below RUN_DEADLINE_MARGIN_MS past the function's
  * timeout, so the sweeper never ends a run whose workflow may still record it.
  */
@@ -113,7 +145,7 @@ export const EXECUTION_TIMEOUT_SECONDS =
   INVOKE_MARGIN_SECONDS +
   THROTTLE_ATTEMPTS * (THROTTLE_WAIT_SECONDS + 5) +
   retriedSeconds(RECORD_TIMEOUT_SECONDS, RECORD_RETRY) +
-  retriedSeconds(DEAD_LETTER_TIMEOUT_SECONDS, DEAD_LETTER_RETRY);
+  Math.max(retriedSeconds(DEAD_LETTER_TIMEOUT_SECONDS, DEAD_LETTER_RETRY), MAX_BACKOFF_MS / 1000 + retriedSeconds(RECORD_TIMEOUT_SECONDS, RECORD_RETRY));
 
 /** The error an execution fails with when its run could not be recorded. */
 export const RUN_NOT_RECORDED = "RunNotRecorded";
@@ -180,15 +212,37 @@ export function runWorkflowDefinition(): Record<string, unknown> {
             "started_at.$": "$$.Execution.StartTime",
             "ended_at.$": "$$.State.EnteredTime",
             "ended.$": "$",
+            "attempt.$": "$$.Execution.Input.attempt",
+            "execution_arn.$": "$$.Execution.Id",
           },
         },
         TimeoutSeconds: RECORD_TIMEOUT_SECONDS,
-        ResultSelector: { "status.$": "$.Payload.status" },
+        ResultSelector: { "status.$": "$.Payload.status", "retry_at.$": "$.Payload.retry_at", "account_id.$": "$.Payload.account_id" },
         Retry: [RECORD_RETRY],
         // Only the failure is kept (an answer near 256 KB and the recorder's error would not fit together).
         Catch: [{ ErrorEquals: ["States.ALL"], Next: "DeadLetter" }],
-        End: true,
+        Next: "Retrying",
       },
+      // The run waits for its next attempt (the recorder queued it, ready at retry_at): this
+      // execution wakes the account's run queue then (nothing polls; docs/deploy.md).
+      Retrying: {
+        Type: "Choice",
+        Choices: [{ Variable: "$.retry_at", IsString: true, Next: "WaitRetry" }],
+        Default: "Recorded",
+      },
+      WaitRetry: { Type: "Wait", TimestampPath: "$.retry_at", Next: "WakeQueue" },
+      WakeQueue: {
+        Type: "Task",
+        Resource: "arn:aws:states:::lambda:invoke",
+        Parameters: { FunctionName: placeholder(WORKFLOW_SUBSTITUTIONS.recorderArn), Payload: { "wake_account.$": "$.account_id" } },
+        TimeoutSeconds: RECORD_TIMEOUT_SECONDS,
+        ResultPath: null,
+        Retry: [RECORD_RETRY],
+        // A wake-up that failed every retry: the sweeper's recovery starts the run (≤ SWEEP_INTERVAL late).
+        Catch: [{ ErrorEquals: ["States.ALL"], ResultPath: null, Next: "Recorded" }],
+        Next: "Recorded",
+      },
+      Recorded: { Type: "Succeed" },
       DeadLetter: {
         Type: "Task",
         Resource: "arn:aws:states:::sqs:sendMessage",
