@@ -8,7 +8,7 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type Clock, type Deps, systemClock } from "../../lambdas/deps";
-import { DEFAULT_PLANS } from "../../lambdas/config/plans";
+import { DEFAULT_PLANS, type Plans } from "../../lambdas/config/plans";
 import { MAX_BODY_BYTES } from "../../lambdas/config/serviceConfig";
 import { type AwsRuntimeOptions, createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
 import { createS3OutcomeBucket, type OutcomeBucket } from "../../lambdas/runtime/aws/outcomeBucket";
@@ -36,6 +36,7 @@ const SECRETS_KEY_ARN = "arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-33
 
 export interface AwsPipeline {
   runtime: Runtime;
+  plans: Plans;
   /** KMS with the secrets key's grants; `secretBox` is the service's side of it. */
   kms: InProcessKms;
   secretBox: SecretBox;
@@ -79,6 +80,8 @@ export interface AwsPipelineOptions {
   recorderDispatches?: boolean;
   /** False: a recorder that never retries a run (as before retries on AWS). */
   retries?: boolean;
+  /** The plans of the dispatchers and of the route deps (default DEFAULT_PLANS). */
+  plans?: Plans;
   /** When it answers an error for a StartExecution call (who makes it, the run), the call fails with it: the SDK's answer once its retries ran out. */
   refuseStart?: (by: string, runId: string) => Error | undefined;
   /** Wraps the recorder (e.g. to make it fail); gets the real one. */
@@ -132,7 +135,7 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
       secretBox,
       outcomes,
       stepFunctions: spy(name),
-      dispatch: { plans: DEFAULT_PLANS, stateMachineArn: STATE_MACHINE_ARN, secrets: { secretsKeyArn: SECRETS_KEY_ARN, functionPrefix: FUNCTION_PREFIX, executionRoleId: EXECUTION_ROLE_ID } },
+      dispatch: { plans: options.plans ?? DEFAULT_PLANS, stateMachineArn: STATE_MACHINE_ARN, secrets: { secretsKeyArn: SECRETS_KEY_ARN, functionPrefix: FUNCTION_PREFIX, executionRoleId: EXECUTION_ROLE_ID } },
     });
   // The recorder's dispatcher: it starts queued runs after a release, and queues a failed attempt's run again (retries).
   const recorderDeps = dispatcher("recorder");
@@ -186,6 +189,7 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
   };
   return {
     runtime,
+    plans: options.plans ?? DEFAULT_PLANS,
     kms,
     secretBox,
     memory,
@@ -230,7 +234,7 @@ export function pipelineRouteDeps(
     codeAnalysis: inlineCodeAnalysis,
     clock: options.clock ?? systemClock,
     secretBox: pipeline.secretBox,
-    config: { plans: DEFAULT_PLANS, publicUrl: null, syncWaitSeconds: options.syncWaitSeconds, maxBodyBytes: MAX_BODY_BYTES },
+    config: { plans: pipeline.plans, publicUrl: null, syncWaitSeconds: options.syncWaitSeconds, maxBodyBytes: MAX_BODY_BYTES },
     log: (line: string) => void pipeline.logs.push(line),
     ...(options.deployJobs ? { deployJobs: options.deployJobs } : {}),
   };
