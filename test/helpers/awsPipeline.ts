@@ -80,6 +80,8 @@ export interface AwsPipelineOptions {
   recorderDispatches?: boolean;
   /** False: a recorder that never retries a run (as before retries on AWS). */
   retries?: boolean;
+  /** Between two rounds of a run that waits for a throttled Lambda (default 50 ms; a minute on AWS). */
+  throttleWaitMs?: number;
   /** The plans of the dispatchers and of the route deps (default DEFAULT_PLANS). */
   plans?: Plans;
   /** When it answers an error for a StartExecution call (who makes it, the run), the call fails with it: the SDK's answer once its retries ran out. */
@@ -142,7 +144,7 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
   // (Without `queue` nothing is ever queued but a retry's next attempt, which its workflow's WakeQueue has the recorder start.)
   const recorderDispatch = options.recorderDispatches !== false ? { dispatch: awsQueueDispatch(recorderDeps) } : {};
   const retry = options.retries === false ? {} : { retry: awsAttemptRetry(recorderDeps, spy("recorder")) };
-  const recorder = makeRunRecorder({ store: memory.store, clock: systemClock, log, outcomes, secretBox, ...recorderDispatch, ...retry });
+  const recorder = makeRunRecorder({ store: memory.store, clock: systemClock, log, outcomes, secretBox, ...recorderDispatch, ...retry, throttleWaitMs: options.throttleWaitMs ?? 50 });
   const sweepDispatcher = options.queue ? dispatcher("sweeper", options.sweepClock) : undefined;
   const sweeper = makeRunSweeper({
     store: memory.store,

@@ -46,6 +46,7 @@ interface Choice {
   StringMatches?: string;
   NumericGreaterThanEquals?: number;
   IsString?: boolean;
+  BooleanEquals?: boolean;
   Next: string;
 }
 interface State {
@@ -83,7 +84,7 @@ const TERMINAL = new Set(["States.DataLimitExceeded", "States.Runtime"]);
 /**
  * AWS Step Functions, faked in this process for the states the run workflow uses (Task with
  * `lambda:invoke` and `sqs:sendMessage`, Choice with `StringMatches`, `NumericGreaterThanEquals`
- * and `IsString`, Wait (`Seconds`, `TimestampPath`), Pass, Fail, Succeed, and `States.MathAdd`;
+ * `IsString` and `BooleanEquals`, Wait (`Seconds`, `TimestampPath`), Pass, Fail, Succeed, and `States.MathAdd`;
  * StartExecution, StopExecution and DescribeExecution): it executes the real
  * definition (runWorkflow.ts, its placeholders filled in) with Parameters, ResultSelector,
  * ResultPath, TimeoutSeconds(Path), Retry and Catch as the Amazon States Language defines
@@ -332,12 +333,13 @@ export class InProcessStepFunctions {
 }
 
 /**
- * A Choice rule: `StringMatches` (with `*` wildcards), `NumericGreaterThanEquals` or `IsString`
+ * A Choice rule: `StringMatches` (with `*` wildcards), `NumericGreaterThanEquals`, `IsString` or `BooleanEquals`
  * on a path. A path that is not in the input fails the execution (States.Runtime), as in Step Functions.
  */
 function chooses(choice: Choice, input: unknown, context: object): boolean {
   const value = readPath(choice.Variable, input, context);
   if (choice.IsString !== undefined) return (typeof value === "string") === choice.IsString;
+  if (choice.BooleanEquals !== undefined) return value === choice.BooleanEquals;
   if (choice.StringMatches !== undefined) {
     const pattern = new RegExp(`^${choice.StringMatches.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, "s");
     return typeof value === "string" && pattern.test(value);

@@ -1,6 +1,7 @@
 import { principalContext } from "../../lambdas/aws/authorizerContext";
 import type { Deps } from "../../lambdas/deps";
 import { createFunction } from "../../lambdas/handlers/createFunction";
+import { makeScheduledRunHandler } from "../../lambdas/schedule/scheduledRunHandler";
 import { deleteFunction } from "../../lambdas/handlers/deleteFunction";
 import { dashboard } from "../../lambdas/handlers/dashboard";
 import { getArtifact } from "../../lambdas/handlers/getArtifact";
@@ -386,6 +387,24 @@ describe("the AWS run pipeline against a tampered runner and Lambda's throttles"
     expect(invoked.calls()).toBe(THROTTLE_ATTEMPTS);
     const run = await world.run(answer);
     expect(run).toMatchObject({ status: "failed", error: { code: "concurrency_limit_exceeded" }, duration_ms: 0 });
+  }, 30_000);
+
+  it("lets a scheduled firing throttled past THROTTLE_ATTEMPTS wait for Lambda (its workflow invokes it again) instead of failing", async () => {
+    await world.create("nightly", SLEEPER, { schedule: "0 3 * * *", schedule_params: { ms: 1 } });
+    const functionId = await functionIdOf(world, "nightly");
+    const invoked = tamper(world, (call) => (call <= THROTTLE_ATTEMPTS + 2 ? throttle() : "run"));
+    const fired = await makeScheduledRunHandler(world.deps)({ function_id: functionId, scheduled_for: "2026-11-28T03:00:00.000Z" });
+    expect(fired.outcome).toBe("started");
+    await world.pipeline.settled();
+    expect(invoked.calls()).toBe(THROTTLE_ATTEMPTS + 3);
+    const run = await world.pipeline.memory.store.runs.get(String(fired.run_id));
+    expect(run).toMatchObject({ trigger: "schedule", status: "succeeded", result_json: JSON.stringify({ slept: 1 }), error: null });
+    const trail = world.pipeline.stepFunctions.executions.get(String(fired.run_id))?.trail ?? [];
+    // The quick throttle retries ran out once; the run waited (its lease kept) and its next round ran it.
+    expect(trail.filter((state) => state === "Record")).toHaveLength(2);
+    expect(trail.slice(trail.indexOf("Record"), trail.indexOf("Record") + 5)).toEqual(["Record", "Retrying", "WaitLambda", "Reinvoke", "Invoke"]);
+    expect(trail.slice(-3)).toEqual(["Record", "Retrying", "Recorded"]);
+    expect(await world.pipeline.memory.store.limits.current("acme", new Date())).toMatchObject({ inFlight: 0 });
   }, 30_000);
 
   it("gives the Idempotency-Key of a run Lambda throttled until it gave up back: a retry under it runs", async () => {

@@ -152,7 +152,7 @@ describe("the run workflow when Lambda stops the function", () => {
   it("Step Functions' StartExecution: the same name and input while running is the same execution; closed, or another input, is ExecutionAlreadyExists", async () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const answer = { StatusCode: 200, Payload: new TextEncoder().encode('{"status":"succeeded","retry_at":null,"account_id":null}') };
+    const answer = { StatusCode: 200, Payload: new TextEncoder().encode('{"status":"succeeded","retry_at":null,"account_id":null,"reinvoke":false}') };
     // The function's Lambda answers once released; the recorder at once.
     const slowLambda = { send: async (command: InvokeCommand) => (command.input.FunctionName === RECORDER_ARN ? answer : gate.then(() => answer)) };
     const slow = new InProcessStepFunctions(definition, slowLambda, { stateMachineArn: STATE_MACHINE_ARN });

@@ -59,10 +59,12 @@ describe("the run pipeline (synthesized)", () => {
       "Invoke",
       "Record",
       "Recorded",
+      "Reinvoke",
       "Retrying",
       "ThrottleEnded",
       "Throttled",
       "Unrecorded",
+      "WaitLambda",
       "WaitRetry",
       "WaitThrottle",
       "WakeQueue",
@@ -128,9 +130,35 @@ describe("the run pipeline (synthesized)", () => {
 
   it("waits for a retried run's next attempt in the workflow (a Wait until retry_at), then has the recorder wake the run queue", () => {
     const states = definition.States as Record<string, State & { TimestampPath?: string; ResultSelector?: unknown; ResultPath?: unknown }>;
-    expect(states.Record?.ResultSelector).toEqual({ "status.$": "$.Payload.status", "retry_at.$": "$.Payload.retry_at", "account_id.$": "$.Payload.account_id" });
+    expect(states.Record?.ResultSelector).toEqual({
+      "status.$": "$.Payload.status",
+      "retry_at.$": "$.Payload.retry_at",
+      "account_id.$": "$.Payload.account_id",
+      "reinvoke.$": "$.Payload.reinvoke",
+    });
     // IsString: the recorder answers null when the run ended (no path is ever missing, which would fail the execution).
-    expect(states.Retrying).toEqual({ Type: "Choice", Choices: [{ Variable: "$.retry_at", IsString: true, Next: "WaitRetry" }], Default: "Recorded" });
+    expect(states.Retrying).toEqual({
+      Type: "Choice",
+      Choices: [
+        { Variable: "$.reinvoke", BooleanEquals: true, Next: "WaitLambda" },
+        { Variable: "$.retry_at", IsString: true, Next: "WaitRetry" },
+      ],
+      Default: "Recorded",
+    });
+    // A scheduled or batch run Lambda kept throttling waits until retry_at and is invoked again from the execution's input.
+    expect(states.WaitLambda).toEqual({ Type: "Wait", TimestampPath: "$.retry_at", Next: "Reinvoke" });
+    expect(states.Reinvoke).toEqual({
+      Type: "Pass",
+      Parameters: {
+        "run_id.$": "$$.Execution.Input.run_id",
+        "function.$": "$$.Execution.Input.function",
+        "timeout_seconds.$": "$$.Execution.Input.timeout_seconds",
+        "invoke_timeout_seconds.$": "$$.Execution.Input.invoke_timeout_seconds",
+        "event.$": "$$.Execution.Input.event",
+        throttles: 0,
+      },
+      Next: "Invoke",
+    });
     expect(states.WaitRetry).toEqual({ Type: "Wait", TimestampPath: "$.retry_at", Next: "WakeQueue" });
     expect(states.WakeQueue).toMatchObject({
       Type: "Task",
@@ -145,7 +173,8 @@ describe("the run pipeline (synthesized)", () => {
     // The longest backoff (1 h) and every WakeQueue attempt fit in the execution's timeout.
     const wake = taskWorstSeconds(states.WakeQueue, states.WakeQueue?.TimeoutSeconds ?? NaN);
     const record = taskWorstSeconds(states.Record, states.Record?.TimeoutSeconds ?? NaN);
-    expect(definition.TimeoutSeconds).toBeGreaterThanOrEqual(900 + 60 + 55 + record + 3600 + wake);
+    // And the rounds of a run that waits for a throttled Lambda (30 min, then its last round).
+    expect(definition.TimeoutSeconds).toBeGreaterThanOrEqual(900 + 60 + 55 + 30 * 60 + 60 + 55 + record + 3600 + wake);
   });
 
   /** How long a Task can take with every retry: each attempt at its full timeout, and the waits between them. */

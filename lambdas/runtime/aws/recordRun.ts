@@ -13,6 +13,7 @@ import { endedWithout, type Ending, type FunctionLimits, functionErrorEnding, ou
 import type { OutcomeBucket } from "./outcomeBucket";
 import { artifactNamesOf, recordArtifacts } from "./recordArtifacts";
 import type { AttemptRetry } from "./recordRetry";
+import { waitOutThrottle, waitsOutThrottle } from "./throttleWait";
 import { runOfExecution } from "./runExecutions";
 import { type RecordRunAnswer, RUN_NOT_RECORDED } from "./runWorkflow";
 import { attemptLogs, shouldRetry } from "../../retries/retryPolicy";
@@ -41,6 +42,8 @@ export interface RecordRunDeps extends ReleaseDeps {
   storageCap?: (accountId: string) => Promise<number>;
   /** Opens the function's secrets, whose values are redacted from what its run answered. */
   secretBox: SecretBox;
+  /** How long a run that waits for a throttled Lambda waits between rounds (default LAMBDA_THROTTLE_WAIT.waitMs). */
+  throttleWaitMs?: number;
 }
 
 /**
@@ -63,7 +66,7 @@ const RecordInput = z.object({
 const WakeInput = z.object({ wake_account: z.string().min(1).max(200) });
 
 /** The answer of a recorder that leaves the workflow nothing more to do. */
-const done = (status: string): RecordRunAnswer => ({ status, retry_at: null, account_id: null });
+const done = (status: string): RecordRunAnswer => ({ status, retry_at: null, account_id: null, reinvoke: false });
 
 /** Step Functions' description of an error it caught. */
 const CaughtError = z.object({ Error: z.string().max(1000), Cause: z.string().optional() });
@@ -99,6 +102,11 @@ export function makeRunRecorder(deps: RecordRunDeps) {
     const elapsed = Math.max(0, Date.parse(input.ended_at) - Date.parse(input.started_at));
     const limits = { timeout_seconds: input.timeout_seconds, memory_mb: run.memory_mb };
     const { ending: ended, artifacts } = await endingOf(deps, run, input.ended, limits, elapsed);
+    // Lambda stayed throttled through the quick retries: a run nobody waits for waits for Lambda instead of failing.
+    if (!ended.ran && ended.error?.code === "concurrency_limit_exceeded" && waitsOutThrottle(run, deps.clock.now())) {
+      const waiting = await waitOutThrottle(deps, run, deps.clock.now(), input.timeout_seconds, deps.throttleWaitMs);
+      if (waiting) return waiting;
+    }
     // Listed before the run is final: a caller who sees the end sees its files.
     if (!FINAL_STATUSES.includes(run.status)) await recordArtifacts(deps, run, artifacts);
     // Metered: at most the timeout, and nothing for a run that never ran (throttled, not deployed).
@@ -112,7 +120,7 @@ export function makeRunRecorder(deps: RecordRunDeps) {
 
 /** What the workflow is told of a run after attempt `attempt` ended: its next attempt's time when it waits for it. */
 function waitingAnswer(run: RunItem, attempt: number): RecordRunAnswer {
-  if (run.status === "queued" && run.retry_at && run.attempt === attempt + 1) return { status: run.status, retry_at: run.retry_at, account_id: run.account_id };
+  if (run.status === "queued" && run.retry_at && run.attempt === attempt + 1) return { status: run.status, retry_at: run.retry_at, account_id: run.account_id, reinvoke: false };
   return done(run.status);
 }
 

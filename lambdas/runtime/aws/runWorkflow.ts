@@ -9,6 +9,7 @@
  *                              └─ a function error wearing a throttle's name, or too many ─▶ ThrottleEnded ─▶ Record
  *   Record ─(the recorder failed every retry)─▶ DeadLetter ─▶ Unrecorded (Fail)
  *   Record ─▶ Retrying ─(the run waits for its next attempt)─▶ WaitRetry (until retry_at) ─▶ WakeQueue ─▶ Recorded
+ *                ├─ (a scheduled or batch run Lambda throttled) ─▶ WaitLambda (until retry_at) ─▶ Reinvoke ─▶ Invoke
  *                └─ (its end was recorded) ─▶ Recorded (Succeed)
  *
  * - `Invoke` calls the function's Lambda (alias `vN`) with RequestResponse, so its answer (the
@@ -37,6 +38,7 @@
  *   execution (an alarm watches both); the sweeper ends such a run at once (EventBridge).
  */
 import { MAX_BACKOFF_MS } from "../../retries/retryPolicy";
+import { LAMBDA_THROTTLE_WAIT } from "./throttleWait";
 import type { LambdaRunEvent } from "../../runner/lambdaPackage";
 
 /** What the trusted side starts an execution with (its name is the run id). */
@@ -81,6 +83,11 @@ export interface RecordRunAnswer {
   status: string;
   retry_at: string | null;
   account_id: string | null;
+  /**
+   * True for a run that waits for Lambda (a scheduled firing or batch item throttled past the
+   * quick retries: throttleWait.ts): the workflow waits until `retry_at`, then invokes again.
+   */
+  reinvoke: boolean;
 }
 
 /** The recorder's other input: wake an account's run queue (WakeQueue, once a retry is due). */
@@ -105,6 +112,12 @@ export const LAMBDA_SERVICE_ERRORS = ["Lambda.TooManyRequestsException", "Lambda
 /** Tries of a throttled Invoke, THROTTLE_WAIT_SECONDS apart (about 30 s in all); then the run fails with concurrency_limit_exceeded. */
 export const THROTTLE_ATTEMPTS = 6;
 export const THROTTLE_WAIT_SECONDS = 5;
+
+/**
+ * How long a run that waits for Lambda (throttleWait.ts) may go on being invoked again, with
+ * its last round: the limit, a round of quick throttles and the recorder that sent it back.
+ */
+const LAMBDA_THROTTLE_WAIT_LIMIT_SECONDS = LAMBDA_THROTTLE_WAIT.limitMs / 1000 + LAMBDA_THROTTLE_WAIT.waitMs / 1000 + 60 + 60;
 
 /** How long the recorder may take per attempt. */
 export const RECORD_TIMEOUT_SECONDS = 60;
@@ -134,7 +147,9 @@ function retriedSeconds(timeoutSeconds: number, retry: { IntervalSeconds: number
  * The longest an execution can last: the longest function (900 s) and its invoke margin, every
  * throttle (its Invoke and its wait), every recorder attempt with the waits between them
  * (7 × 60 + 126 s), and then the longer of every dead-letter attempt (5 × 30 + 30 s) and a
- * retry's longest backoff (1 h) with every WakeQueue attempt (546 s): 5,712 s, its `TimeoutSeconds`.
+ * retry's longest backoff (1 h) with every WakeQueue attempt (546 s), and the rounds of a run
+ * that waits for a throttled Lambda (throttleWait.ts: 30 min and its last round, 1,980 s):
+ * 7,692 s, its `TimeoutSeconds`.
  * An execution that times out after its Record state (in WaitRetry) ends nothing: the sweeper
  * sees that the run has gone on to a later attempt.
  * Up to the recorder's last attempt it stays below RUN_DEADLINE_MARGIN_MS past the function's
@@ -144,6 +159,7 @@ export const EXECUTION_TIMEOUT_SECONDS =
   900 +
   INVOKE_MARGIN_SECONDS +
   THROTTLE_ATTEMPTS * (THROTTLE_WAIT_SECONDS + 5) +
+  LAMBDA_THROTTLE_WAIT_LIMIT_SECONDS +
   retriedSeconds(RECORD_TIMEOUT_SECONDS, RECORD_RETRY) +
   Math.max(retriedSeconds(DEAD_LETTER_TIMEOUT_SECONDS, DEAD_LETTER_RETRY), MAX_BACKOFF_MS / 1000 + retriedSeconds(RECORD_TIMEOUT_SECONDS, RECORD_RETRY));
 
@@ -154,13 +170,12 @@ export const RUN_NOT_RECORDED = "RunNotRecorded";
 export function runWorkflowDefinition(): Record<string, unknown> {
   const placeholder = (name: string) => `\${${name}}`;
   // What the retried Invoke needs again: the execution's input, with the throttle count.
-  const invokeInput = (throttles: string) => ({
-    "run_id.$": "$.run_id",
-    "function.$": "$.function",
-    "timeout_seconds.$": "$.timeout_seconds",
-    "invoke_timeout_seconds.$": "$.invoke_timeout_seconds",
-    "event.$": "$.event",
-    "throttles.$": throttles,
+  const invokeInput = (from: string) => ({
+    "run_id.$": `${from}.run_id`,
+    "function.$": `${from}.function`,
+    "timeout_seconds.$": `${from}.timeout_seconds`,
+    "invoke_timeout_seconds.$": `${from}.invoke_timeout_seconds`,
+    "event.$": `${from}.event`,
   });
   return {
     Comment: "browserfn: one run of a function — invoke its Lambda, record how it ended",
@@ -192,7 +207,7 @@ export function runWorkflowDefinition(): Record<string, unknown> {
       },
       CountThrottle: {
         Type: "Pass",
-        Parameters: invokeInput("States.MathAdd($.throttles, 1)"),
+        Parameters: { ...invokeInput("$"), "throttles.$": "States.MathAdd($.throttles, 1)" },
         Next: "WaitThrottle",
       },
       WaitThrottle: { Type: "Wait", Seconds: THROTTLE_WAIT_SECONDS, Next: "Invoke" },
@@ -217,7 +232,12 @@ export function runWorkflowDefinition(): Record<string, unknown> {
           },
         },
         TimeoutSeconds: RECORD_TIMEOUT_SECONDS,
-        ResultSelector: { "status.$": "$.Payload.status", "retry_at.$": "$.Payload.retry_at", "account_id.$": "$.Payload.account_id" },
+        ResultSelector: {
+          "status.$": "$.Payload.status",
+          "retry_at.$": "$.Payload.retry_at",
+          "account_id.$": "$.Payload.account_id",
+          "reinvoke.$": "$.Payload.reinvoke",
+        },
         Retry: [RECORD_RETRY],
         // Only the failure is kept (an answer near 256 KB and the recorder's error would not fit together).
         Catch: [{ ErrorEquals: ["States.ALL"], Next: "DeadLetter" }],
@@ -227,9 +247,16 @@ export function runWorkflowDefinition(): Record<string, unknown> {
       // execution wakes the account's run queue then (nothing polls; docs/deploy.md).
       Retrying: {
         Type: "Choice",
-        Choices: [{ Variable: "$.retry_at", IsString: true, Next: "WaitRetry" }],
+        Choices: [
+          // Lambda throttled a run that waits as long as needed: it is invoked again at retry_at, its lease kept.
+          { Variable: "$.reinvoke", BooleanEquals: true, Next: "WaitLambda" },
+          { Variable: "$.retry_at", IsString: true, Next: "WaitRetry" },
+        ],
         Default: "Recorded",
       },
+      WaitLambda: { Type: "Wait", TimestampPath: "$.retry_at", Next: "Reinvoke" },
+      // The execution's input again, its throttle count back to 0 (each round has its quick retries).
+      Reinvoke: { Type: "Pass", Parameters: { ...invokeInput("$$.Execution.Input"), throttles: 0 }, Next: "Invoke" },
       WaitRetry: { Type: "Wait", TimestampPath: "$.retry_at", Next: "WakeQueue" },
       WakeQueue: {
         Type: "Task",
