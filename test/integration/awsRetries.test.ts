@@ -23,9 +23,12 @@ const json = (result: HttpResult) => JSON.parse(result.body ?? "null") as Record
 const ASYNC = { prefer: "respond-async" };
 const TOKEN = "tok-aws-retry-never-in-a-record";
 /** Fails its first attempt; later ones answer which attempt they are and whether they got the real token. */
-const FLAKY = `export default async (counter: string, token: string) => {
+const FLAKY = `import { artifacts } from "browserfn/runtime";
+export default async (counter: string, token: string) => {
   const attempt = Number(await (await fetch(counter)).text());
   console.log("attempt", attempt);
+  await artifacts.save("note.txt", "attempt " + attempt + " of this run");
+  await artifacts.save("note-" + attempt + ".txt", "only attempt " + attempt);
   if (attempt === 1) throw new Error("the first attempt fails");
   return { attempt, real_token: token === ${JSON.stringify(TOKEN)} };
 };`;
@@ -112,9 +115,20 @@ describe("retries on AWS", () => {
     expect(JSON.stringify(run)).not.toContain(TOKEN);
     expect(run?.params).toEqual({ counter: `${counter.url}flaky`, token: "[secret]" });
     expect(run?.logs).toBe("--- attempt 1 of 3 ---\nLOG attempt 1\n--- attempt 2 of 3 ---\nLOG attempt 2\n");
+    // Artifacts say the attempt that saved them; a name saved again is the later attempt's file.
+    const files = await pipeline.memory.store.artifacts.list(runId);
+    expect(files.map((file) => [file.name, file.attempt ?? 1, file.bytes])).toEqual([
+      ["note-1.txt", 1, 14],
+      ["note-2.txt", 2, 14],
+      ["note.txt", 2, 21],
+    ]);
+    expect(pipeline.s3.objects.get(`bfn-run-bucket/artifacts/${runId}/note.txt`)?.toString("utf8")).toBe("attempt 2 of this run");
     // One invocation; both attempts' execution time; the lease given back, nothing queued.
     const usage = await pipeline.memory.store.meters.functionCounters(functionId);
-    expect(usage.invocations).toBe(1);
+    expect([usage.invocations, usage.succeeded, usage.failed]).toEqual([1, 1, 0]);
+    // Each attempt's execution: the first (metered when it was queued again) and the last.
+    expect(usage.execution_ms).toBe((view.attempts[0]?.duration_ms ?? NaN) + (run?.duration_ms ?? NaN));
+    expect(view.attempts[0]?.duration_ms).toBeGreaterThan(0);
     const limits = await pipeline.memory.store.limits.read(ACCOUNT);
     expect([Object.keys(limits?.leases ?? {}), limits?.queued ?? 0]).toEqual([[], 0]);
   }, 60_000);
