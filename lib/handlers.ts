@@ -110,6 +110,8 @@ export class Handlers extends Construct {
     props.pipeline.grantStopRuns(this.roles.api);
     props.pipeline.grantStartRuns(this.roles.scheduledRun);
     props.pipeline.grantReadOutcomes(this.roles.runRecorder);
+    // A retry: the failed attempt's parameters, read back from its execution's input.
+    props.pipeline.grantReadRunExecutions(this.roles.runRecorder);
     // The run queue's dispatchers besides the routes: the recorder after each release, the
     // sweeper as recovery. Each starts queued runs (StartExecution of the run workflow, its
     // upload URLs presigned) and opens their secrets (values redacted from the run's record).

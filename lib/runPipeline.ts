@@ -242,6 +242,16 @@ export class RunPipeline extends Construct {
   }
 
   /**
+   * Read a run's execution (DescribeExecution): the recorder reads a failed attempt's
+   * parameters back from its execution's input to queue the run's next attempt (retries).
+   */
+  grantReadRunExecutions(grantee: IRole): void {
+    const executions = `arn:${Aws.PARTITION}:states:${Aws.REGION}:${Aws.ACCOUNT_ID}:execution:${this.props.stateMachineName}:*`;
+    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["states:DescribeExecution"], resources: [executions] }));
+    acknowledgeWildcards(grantee, [executions], EXECUTIONS_REASON);
+  }
+
+  /**
    * Read the runs' uploaded outcomes and their artifacts' size and type, and delete the artifacts
    * a run reported past its caps (the recorder).
    */

@@ -1,11 +1,10 @@
-import { RunQueueState } from "../queue/queueState";
 import { KMSClient } from "@aws-sdk/client-kms";
 import { S3Client, type S3ClientConfig } from "@aws-sdk/client-s3";
 import { SchedulerClient } from "@aws-sdk/client-scheduler";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { MAX_BODY_BYTES } from "../config/serviceConfig";
-import { DEFAULT_PLAN, type Plans, storageCapBytes } from "../config/plans";
+import { DEFAULT_PLAN, storageCapBytes } from "../config/plans";
 import { type Deps, systemClock } from "../deps";
 import { createIdentity, type Identity } from "../identity/identity";
 import { createJwtVerifier } from "../identity/jwtVerifier";
@@ -19,12 +18,13 @@ import { createDocumentClient } from "../store/dynamo";
 import { createStore } from "../store/store";
 import { createS3OutcomeBucket } from "../runtime/aws/outcomeBucket";
 import type { RecordRunDeps } from "../runtime/aws/recordRun";
+import { awsAttemptRetry } from "../runtime/aws/recordRetry";
 import type { SweepDeps } from "../runtime/aws/sweepRuns";
 import { createKmsSecretBox, runnerSession } from "../secrets/kmsSecretBox";
 import type { SecretBox } from "../secrets/secretBox";
 import { lambdaFunctionName } from "../runtime/aws/awsRuntime";
 import type { AwsConfig, DispatcherEnvConfig, IdentityEnvConfig, readRecorderEnv, SecretsEnvConfig, StoreEnvConfig } from "./awsConfig";
-import { awsQueueDispatch, awsQueueRecovery, createDispatchStepFunctions, createDispatcherDeps } from "./awsDispatch";
+import { awsQueueDispatch, awsQueueRecovery, createDispatchStepFunctions, createDispatcherDeps, LambdaQueueState } from "./awsDispatch";
 import type { Store } from "../store/store";
 import { createSqsDeliveryQueue } from "../webhooks/aws/sqsDeliveryQueue";
 import type { DeliveryConsumerDeps } from "../webhooks/aws/deliveryConsumer";
@@ -137,18 +137,21 @@ export function createAwsRecorderDeps(config: ReturnType<typeof readRecorderEnv>
   const secretBox = createAwsSecretBox(config.region, config.secrets);
   const webhooks = createAwsWebhookOutbox(store, config.region, config.webhookQueueUrl);
   const log = (line: string) => console.error(line);
-  const dispatcher = createDispatcherDeps({
+  const stepFunctions = createDispatchStepFunctions(config.region);
+  const dispatcher = createDispatcherDeps({ store, clock: systemClock, log, secretBox, webhooks, outcomes, stepFunctions, dispatch: config.dispatch });
+  const storageCap = async (accountId: string) => storageCapBytes(config.plans[(await store.accounts.getAccount(accountId))?.plan ?? DEFAULT_PLAN]);
+  return {
     store,
     clock: systemClock,
     log,
+    outcomes,
     secretBox,
     webhooks,
-    outcomes,
-    stepFunctions: createDispatchStepFunctions(config.region),
-    dispatch: config.dispatch,
-  });
-  const storageCap = async (accountId: string) => storageCapBytes(config.plans[(await store.accounts.getAccount(accountId))?.plan ?? DEFAULT_PLAN]);
-  return { store, clock: systemClock, log, outcomes, secretBox, webhooks, storageCap, dispatch: awsQueueDispatch(dispatcher) };
+    storageCap,
+    dispatch: awsQueueDispatch(dispatcher),
+    // A failed attempt the function's retries allow again is queued (its parameters read back from its execution's input).
+    retry: awsAttemptRetry(dispatcher, stepFunctions),
+  };
 }
 
 /** KMS, sealing each function's secrets for its own Lambda's session (kmsSecretBox.ts). */
@@ -174,7 +177,7 @@ export function createAwsDeps(config: AwsConfig): Deps {
     // The run queue: a run past its plan's concurrency is queued; this Lambda dispatches after an
     // enqueue (awaited before it answers: lazyHandlers.ts), the recorder after each release, the
     // sweeper as recovery (docs/deploy.md).
-    queue: new RunQueueState(),
+    queue: new LambdaQueueState(),
     runtime: createAwsRuntime({
       // The control plane with the SDK's standard retries (runs are invoked by the workflow, never from here).
       lambda: controlPlane,

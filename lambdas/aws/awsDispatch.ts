@@ -26,6 +26,24 @@ export interface DispatcherParts {
   dispatch: Pick<DispatchEnvConfig, "plans" | "stateMachineArn" | "secrets">;
 }
 
+/** How early a due wake-up may come (clocks of Step Functions and Lambda apart): waited for in the Lambda. */
+const WAKE_SKEW_MS = 2_000;
+
+/**
+ * The run queue's state in a Lambda, which is frozen between its events: a queued run that is
+ * not ready yet (a retry's backoff) is woken by its workflow at its `retry_at` (runWorkflow.ts,
+ * WaitRetry and WakeQueue) or by the sweeper's recovery, never by a timer of this process; only
+ * one due within WAKE_SKEW_MS (a wake-up that came a little early) is waited for here, as queue
+ * work (idle() awaits it before the Lambda answers).
+ */
+export class LambdaQueueState extends RunQueueState {
+  override wakeAt(_accountId: string, at: string, now: Date, wake: () => void): void {
+    const inMs = Date.parse(at) - now.getTime();
+    if (this.isClosed || inMs > WAKE_SKEW_MS) return;
+    void this.track(new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, inMs) + 5)).then(wake));
+  }
+}
+
 /** Step Functions with the SDK's standard retries: an execution is named after its run, so a repeated start is the same one. */
 export function createDispatchStepFunctions(region: string): SFNClient {
   return new SFNClient({ region, retryMode: "standard", maxAttempts: 5 });
@@ -51,6 +69,8 @@ export function createDispatcherDeps(parts: DispatcherParts): Deps {
   });
   const runtime: Runtime = {
     invoke,
+    // A failed attempt is queued again by the recorder (recordRetry.ts).
+    retries: true,
     deploy: notHere("Deploying"),
     configure: notHere("Configuring a function"),
     remove: notHere("Removing a function"),
@@ -60,7 +80,7 @@ export function createDispatcherDeps(parts: DispatcherParts): Deps {
     store: parts.store,
     identity: { authenticate: notHere("Authentication"), forget: () => undefined },
     runtime,
-    queue: new RunQueueState(),
+    queue: new LambdaQueueState(),
     codeAnalysis: { compile: notHere("Reading code"), warnings: notHere("Reading code"), close: async () => undefined },
     scheduler: { check: () => undefined, sync: notHere("Scheduling"), remove: notHere("Scheduling"), close: async () => undefined },
     clock: parts.clock,

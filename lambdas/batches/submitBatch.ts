@@ -22,7 +22,8 @@ import type { BatchItem } from "./types";
  * POST /functions/{ref}/batch: every item is checked first (400 and nothing written when one is
  * bad); the month's quota is reserved for all of them at once (429 and nothing written when it
  * cannot cover them); then every run is recorded `queued` and the batch that names them, and
- * the answer is 202 with their ids. The runs start outside the request (startBatchRuns).
+ * the answer is 202 with their ids. The runs start outside the request (startBatchRuns), as the
+ * run queue's work of this process: on AWS the route awaits it before it answers.
  */
 export async function submitBatch(request: RouteRequest<unknown, unknown>, deps: Deps, body: unknown): Promise<HttpResult> {
   const fn = await resolveFunction(deps.store, request.principal, request.params.ref ?? "");
@@ -113,7 +114,9 @@ export async function submitBatch(request: RouteRequest<unknown, unknown>, deps:
     await giveKeyBack();
     throw error;
   }
-  void startBatchRuns(deps, {
+  // Tracked as the run queue's work: a Lambda (frozen once it answers) hands every item to the
+  // queue before its 202 leaves (lazyRoute awaits deps.queue.idle()); locally it runs on after it.
+  void deps.queue.track(startBatchRuns(deps, {
     fn,
     plan: planName,
     version,
@@ -122,7 +125,7 @@ export async function submitBatch(request: RouteRequest<unknown, unknown>, deps:
     baseUrl: request.baseUrl,
     requestOrigin: request.headers["x-service-request-origin"] ?? null,
     sdkVersion: request.headers["x-service-sdk-version"] ?? null,
-  }).catch((error: unknown) => deps.log(`batch ${batchId}: starting its runs failed: ${(error as Error).stack ?? error}`));
+  })).catch((error: unknown) => deps.log(`batch ${batchId}: starting its runs failed: ${(error as Error).stack ?? error}`));
   return acceptedBatch(batch, request.baseUrl);
 }
 

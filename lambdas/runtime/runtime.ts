@@ -127,9 +127,9 @@ export interface Runtime {
    */
   cancel?(runId: string): Promise<"stopped" | "not_here">;
   /**
-   * True when a failed run of this runtime may be retried (its attempts' ends go through
-   * endAttempt, lambdas/retries). Absent (AWS, whose recorder ends runs with finishRun): every
-   * run gets one attempt, and its record says `max_attempts: 1` (docs/deploy.md, "Retries on AWS").
+   * True when a failed run of this runtime may be retried (locally its attempts' ends go through
+   * endAttempt, on AWS through the run recorder: docs/deploy.md, "Retries on AWS"). Absent:
+   * every run gets one attempt, and its record says `max_attempts: 1`.
    */
   readonly retries?: boolean;
   /** Releases everything the runtime holds for a deleted function. */

@@ -8,11 +8,12 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type Clock, type Deps, systemClock } from "../../lambdas/deps";
-import { DEFAULT_PLANS } from "../../lambdas/config/plans";
+import { DEFAULT_PLANS, type Plans } from "../../lambdas/config/plans";
 import { MAX_BODY_BYTES } from "../../lambdas/config/serviceConfig";
 import { type AwsRuntimeOptions, createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
 import { createS3OutcomeBucket, type OutcomeBucket } from "../../lambdas/runtime/aws/outcomeBucket";
 import { makeRunRecorder } from "../../lambdas/runtime/aws/recordRun";
+import { awsAttemptRetry } from "../../lambdas/runtime/aws/recordRetry";
 import { runWorkflowDefinition, WORKFLOW_SUBSTITUTIONS } from "../../lambdas/runtime/aws/runWorkflow";
 import { makeRunSweeper } from "../../lambdas/runtime/aws/sweepRuns";
 import { awsQueueDispatch, awsQueueRecovery, createDispatcherDeps } from "../../lambdas/aws/awsDispatch";
@@ -35,6 +36,7 @@ const SECRETS_KEY_ARN = "arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-33
 
 export interface AwsPipeline {
   runtime: Runtime;
+  plans: Plans;
   /** KMS with the secrets key's grants; `secretBox` is the service's side of it. */
   kms: InProcessKms;
   secretBox: SecretBox;
@@ -71,10 +73,17 @@ export interface AwsPipelineOptions {
   /**
    * The run queue on AWS as the stack wires it: the recorder dispatches after each release
    * (unless `recorderDispatches` is false: a dispatcher that died after its release) and the
-   * sweeper recovers queued runs. Default off (the recorder and sweeper of before the queue).
+   * sweeper recovers queued runs. Default off (the route admits runs without the queue, and the
+   * sweeper does not recover it; the recorder still dispatches, for retries).
    */
   queue?: boolean;
   recorderDispatches?: boolean;
+  /** False: a recorder that never retries a run (as before retries on AWS). */
+  retries?: boolean;
+  /** Between two rounds of a run that waits for a throttled Lambda (default 50 ms; a minute on AWS). */
+  throttleWaitMs?: number;
+  /** The plans of the dispatchers and of the route deps (default DEFAULT_PLANS). */
+  plans?: Plans;
   /** When it answers an error for a StartExecution call (who makes it, the run), the call fails with it: the SDK's answer once its retries ran out. */
   refuseStart?: (by: string, runId: string) => Error | undefined;
   /** Wraps the recorder (e.g. to make it fail); gets the real one. */
@@ -128,10 +137,14 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
       secretBox,
       outcomes,
       stepFunctions: spy(name),
-      dispatch: { plans: DEFAULT_PLANS, stateMachineArn: STATE_MACHINE_ARN, secrets: { secretsKeyArn: SECRETS_KEY_ARN, functionPrefix: FUNCTION_PREFIX, executionRoleId: EXECUTION_ROLE_ID } },
+      dispatch: { plans: options.plans ?? DEFAULT_PLANS, stateMachineArn: STATE_MACHINE_ARN, secrets: { secretsKeyArn: SECRETS_KEY_ARN, functionPrefix: FUNCTION_PREFIX, executionRoleId: EXECUTION_ROLE_ID } },
     });
-  const recorderDispatch = options.queue && options.recorderDispatches !== false ? { dispatch: awsQueueDispatch(dispatcher("recorder")) } : {};
-  const recorder = makeRunRecorder({ store: memory.store, clock: systemClock, log, outcomes, secretBox, ...recorderDispatch });
+  // The recorder's dispatcher: it starts queued runs after a release, and queues a failed attempt's run again (retries).
+  const recorderDeps = dispatcher("recorder");
+  // (Without `queue` nothing is ever queued but a retry's next attempt, which its workflow's WakeQueue has the recorder start.)
+  const recorderDispatch = options.recorderDispatches !== false ? { dispatch: awsQueueDispatch(recorderDeps) } : {};
+  const retry = options.retries === false ? {} : { retry: awsAttemptRetry(recorderDeps, spy("recorder")) };
+  const recorder = makeRunRecorder({ store: memory.store, clock: systemClock, log, outcomes, secretBox, ...recorderDispatch, ...retry, throttleWaitMs: options.throttleWaitMs ?? 50 });
   const sweepDispatcher = options.queue ? dispatcher("sweeper", options.sweepClock) : undefined;
   const sweeper = makeRunSweeper({
     store: memory.store,
@@ -178,6 +191,7 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
   };
   return {
     runtime,
+    plans: options.plans ?? DEFAULT_PLANS,
     kms,
     secretBox,
     memory,
@@ -222,7 +236,7 @@ export function pipelineRouteDeps(
     codeAnalysis: inlineCodeAnalysis,
     clock: options.clock ?? systemClock,
     secretBox: pipeline.secretBox,
-    config: { plans: DEFAULT_PLANS, publicUrl: null, syncWaitSeconds: options.syncWaitSeconds, maxBodyBytes: MAX_BODY_BYTES },
+    config: { plans: pipeline.plans, publicUrl: null, syncWaitSeconds: options.syncWaitSeconds, maxBodyBytes: MAX_BODY_BYTES },
     log: (line: string) => void pipeline.logs.push(line),
     ...(options.deployJobs ? { deployJobs: options.deployJobs } : {}),
   };

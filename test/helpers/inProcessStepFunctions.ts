@@ -45,6 +45,8 @@ interface Choice {
   Variable: string;
   StringMatches?: string;
   NumericGreaterThanEquals?: number;
+  IsString?: boolean;
+  BooleanEquals?: boolean;
   Next: string;
 }
 interface State {
@@ -52,6 +54,7 @@ interface State {
   Choices?: Choice[];
   Default?: string;
   Seconds?: number;
+  TimestampPath?: string;
   Resource?: string;
   Parameters?: unknown;
   ResultSelector?: unknown;
@@ -80,8 +83,9 @@ const TERMINAL = new Set(["States.DataLimitExceeded", "States.Runtime"]);
 
 /**
  * AWS Step Functions, faked in this process for the states the run workflow uses (Task with
- * `lambda:invoke` and `sqs:sendMessage`, Choice with `StringMatches` and
- * `NumericGreaterThanEquals`, Wait, Pass, Fail, Succeed, and `States.MathAdd`): it executes the real
+ * `lambda:invoke` and `sqs:sendMessage`, Choice with `StringMatches`, `NumericGreaterThanEquals`
+ * `IsString` and `BooleanEquals`, Wait (`Seconds`, `TimestampPath`), Pass, Fail, Succeed, and `States.MathAdd`;
+ * StartExecution, StopExecution and DescribeExecution): it executes the real
  * definition (runWorkflow.ts, its placeholders filled in) with Parameters, ResultSelector,
  * ResultPath, TimeoutSeconds(Path), Retry and Catch as the Amazon States Language defines
  * them, the `$`/`$$` paths the workflow reads, and the 256 KB state limit
@@ -113,6 +117,7 @@ export class InProcessStepFunctions {
 
   async send(command: { constructor: { name: string }; input: unknown }): Promise<unknown> {
     if (command.constructor.name === "StopExecutionCommand") return this.stop(command.input as { executionArn: string; error?: string; cause?: string });
+    if (command.constructor.name === "DescribeExecutionCommand") return this.describe(command.input as { executionArn: string });
     if (command.constructor.name !== "StartExecutionCommand") throw new Error(`the fake does not know ${command.constructor.name}`);
     const { stateMachineArn, name, input } = command.input as { stateMachineArn: string; name: string; input: string };
     if (stateMachineArn !== this.options.stateMachineArn) throw Object.assign(new Error("State Machine Does Not Exist"), { name: "StateMachineDoesNotExist" });
@@ -161,6 +166,16 @@ export class InProcessStepFunctions {
     return { stopDate: new Date() };
   }
 
+  /** DescribeExecution: the execution's name, status and input (as the JSON text it was started with); unknown: ExecutionDoesNotExist (400). */
+  private describe(input: { executionArn: string }): unknown {
+    const name = input.executionArn.split(":").at(-1) ?? "";
+    const execution = this.executions.get(name);
+    if (!execution || input.executionArn !== this.arn(name)) {
+      throw Object.assign(new Error(`Execution Does Not Exist: '${input.executionArn}'`), { name: "ExecutionDoesNotExist", $fault: "client", $metadata: { httpStatusCode: 400 } });
+    }
+    return { executionArn: input.executionArn, stateMachineArn: this.options.stateMachineArn, name, status: execution.status, startDate: execution.startDate, input: JSON.stringify(execution.input) };
+  }
+
   /** Waits for every execution started so far, and their status-change events. */
   async settled(): Promise<void> {
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
@@ -172,7 +187,7 @@ export class InProcessStepFunctions {
 
   private async execute(execution: Execution): Promise<void> {
     const started = new Date();
-    const context = { Execution: { Input: execution.input, Name: execution.name, StartTime: started.toISOString() }, State: { EnteredTime: "", Name: "" } };
+    const context = { Execution: { Id: this.arn(execution.name), Input: execution.input, Name: execution.name, StartTime: started.toISOString() }, State: { EnteredTime: "", Name: "" } };
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new StatesError("States.Timeout", "The execution timed out")), this.executionTimeout * 1000);
@@ -216,7 +231,13 @@ export class InProcessStepFunctions {
         continue;
       }
       if (state.Type === "Wait") {
-        await new Promise((resolve) => setTimeout(resolve, (state.Seconds ?? 0) * 1000 * (this.options.timeScale ?? 1)));
+        // `Seconds` is scaled (timeScale); a `TimestampPath` waits until that very time, as a
+        // dispatcher reading the clock at the end of the wait expects (a timestamp passed already: no wait).
+        const ms = state.TimestampPath
+          ? Date.parse(String(readPath(state.TimestampPath, data, context))) - Date.now()
+          : (state.Seconds ?? 0) * 1000 * (this.options.timeScale ?? 1);
+        if (Number.isNaN(ms)) throw new StatesError("States.Runtime", `The TimestampPath '${state.TimestampPath}' is not a timestamp`);
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
         name = state.End ? undefined : state.Next;
         continue;
       }
@@ -311,14 +332,14 @@ export class InProcessStepFunctions {
   }
 }
 
-/** A Choice rule: `StringMatches` (with `*` wildcards) or `NumericGreaterThanEquals` on a path. */
+/**
+ * A Choice rule: `StringMatches` (with `*` wildcards), `NumericGreaterThanEquals`, `IsString` or `BooleanEquals`
+ * on a path. A path that is not in the input fails the execution (States.Runtime), as in Step Functions.
+ */
 function chooses(choice: Choice, input: unknown, context: object): boolean {
-  let value: unknown;
-  try {
-    value = readPath(choice.Variable, input, context);
-  } catch {
-    return false;
-  }
+  const value = readPath(choice.Variable, input, context);
+  if (choice.IsString !== undefined) return (typeof value === "string") === choice.IsString;
+  if (choice.BooleanEquals !== undefined) return value === choice.BooleanEquals;
   if (choice.StringMatches !== undefined) {
     const pattern = new RegExp(`^${choice.StringMatches.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, "s");
     return typeof value === "string" && pattern.test(value);

@@ -64,7 +64,7 @@ describe("a function deleted while its run waits out Lambda's throttle", () => {
 
     expect(trailAtDelete).toEqual(["Invoke", "Throttled", "CountThrottle", "WaitThrottle"]);
     // The retried Invoke meets the deleted Lambda (ResourceNotFoundException), and the recorder ends the run.
-    expect(execution).toMatchObject({ status: "SUCCEEDED", trail: [...trailAtDelete, "Invoke", "Record"] });
+    expect(execution).toMatchObject({ status: "SUCCEEDED", trail: [...trailAtDelete, "Invoke", "Record", "Retrying", "Recorded"] });
     expect(invokes).toBe(2);
     const run = await world.run(runIdOf(answer));
     expect(run).toMatchObject({ status: "failed", error: { code: "function_crashed", message: expect.stringMatching(/not deployed/) }, duration_ms: 0 });

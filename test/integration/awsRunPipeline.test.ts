@@ -1,6 +1,7 @@
 import { principalContext } from "../../lambdas/aws/authorizerContext";
 import type { Deps } from "../../lambdas/deps";
 import { createFunction } from "../../lambdas/handlers/createFunction";
+import { makeScheduledRunHandler } from "../../lambdas/schedule/scheduledRunHandler";
 import { deleteFunction } from "../../lambdas/handlers/deleteFunction";
 import { dashboard } from "../../lambdas/handlers/dashboard";
 import { getArtifact } from "../../lambdas/handlers/getArtifact";
@@ -105,7 +106,7 @@ describe("the AWS run pipeline", () => {
     expect(url.searchParams.get("X-Amz-Signature")).toMatch(/^[0-9a-f]{64}$/);
     // The answer comes once the run's record is final; the execution ends when its recorder returns, just after.
     await world.pipeline.settled();
-    expect(world.pipeline.stepFunctions.executions.get(runId)).toMatchObject({ status: "SUCCEEDED", trail: ["Invoke", "Record"] });
+    expect(world.pipeline.stepFunctions.executions.get(runId)).toMatchObject({ status: "SUCCEEDED", trail: ["Invoke", "Record", "Retrying", "Recorded"] });
     // The deploy configured no async destination: nothing but the workflow hears how a run ended.
     const names = world.pipeline.lambda.sent.map((command: LambdaCommand) => command.constructor.name);
     expect(names).not.toContain("PutFunctionEventInvokeConfigCommand");
@@ -160,13 +161,19 @@ describe("the AWS run pipeline", () => {
     await deleteFunction(world.deps)(apiEvent("DELETE", "/functions/doomed", undefined, { ref: "doomed" }), lambdaContext("deleteFunction", "req"));
   }, 30_000);
 
-  it("gives a run one attempt on AWS, whatever its function's retries say (the recorder does not retry yet): its record promises none", async () => {
-    await world.create("retrying", 'export default async () => { throw new Error("fails"); };', { retries: { max_attempts: 3, backoff_seconds: 1 } });
+  it("retries a failed async run on AWS as its function's retries say (one execution per attempt); a sync call gets one attempt", async () => {
+    await world.create("retrying", 'export default async () => { throw new Error("fails"); };', { retries: { max_attempts: 2, backoff_seconds: 1 } });
     const accepted = await world.invoke("retrying", {}, { prefer: "respond-async" });
     expect(accepted.statusCode).toBe(202);
     await world.pipeline.settled();
-    expect(await world.run(accepted)).toMatchObject({ status: "failed", attempt: 1, max_attempts: 1, error: { code: "function_error" } });
-  });
+    const runId = String(json(accepted).run_id);
+    expect(await world.run(accepted)).toMatchObject({ status: "failed", attempt: 2, max_attempts: 2, attempts: [{ attempt: 1, status: "failed" }], error: { code: "function_error" } });
+    expect([world.pipeline.stepFunctions.executions.has(runId), world.pipeline.stepFunctions.executions.has(`${runId}-attempt-2`)]).toEqual([true, true]);
+    const sync = await world.invoke("retrying", {});
+    expect(sync.statusCode).toBe(500);
+    await world.pipeline.settled();
+    expect(await world.run(sync)).toMatchObject({ status: "failed", attempt: 1, max_attempts: 1 });
+  }, 30_000);
 
   it("answers 202 after the window, and the run still ends succeeded with its result once the handler is frozen", async () => {
     const answer = await world.invoke("sleeper", { ms: 2500 });
@@ -195,7 +202,8 @@ describe("the AWS run pipeline when recording fails", () => {
       const answer = await world.invoke("sleeper", { ms: 5 });
       expect([answer.statusCode, json(answer)]).toEqual([200, { slept: 5 }]);
       const runId = String(answer.headers?.["x-run-id"]);
-      expect(world.pipeline.stepFunctions.executions.get(runId)?.trail).toEqual(["Invoke", "Record", "Record (retry)", "Record (retry)"]);
+      await world.pipeline.settled();
+      expect(world.pipeline.stepFunctions.executions.get(runId)?.trail).toEqual(["Invoke", "Record", "Record (retry)", "Record (retry)", "Retrying", "Recorded"]);
     } finally {
       await world.close();
     }
@@ -366,8 +374,9 @@ describe("the AWS run pipeline against a tampered runner and Lambda's throttles"
     expect([answer.statusCode, json(answer)]).toEqual([200, { slept: 1 }]);
     expect(invoked.calls()).toBe(3);
     const runId = String(answer.headers?.["x-run-id"]);
+    await world.pipeline.settled();
     expect(world.pipeline.stepFunctions.executions.get(runId)?.trail).toEqual([
-      "Invoke", "Throttled", "CountThrottle", "WaitThrottle", "Invoke", "Throttled", "CountThrottle", "WaitThrottle", "Invoke", "Record",
+      "Invoke", "Throttled", "CountThrottle", "WaitThrottle", "Invoke", "Throttled", "CountThrottle", "WaitThrottle", "Invoke", "Record", "Retrying", "Recorded",
     ]);
   }, 30_000);
 
@@ -378,6 +387,24 @@ describe("the AWS run pipeline against a tampered runner and Lambda's throttles"
     expect(invoked.calls()).toBe(THROTTLE_ATTEMPTS);
     const run = await world.run(answer);
     expect(run).toMatchObject({ status: "failed", error: { code: "concurrency_limit_exceeded" }, duration_ms: 0 });
+  }, 30_000);
+
+  it("lets a scheduled firing throttled past THROTTLE_ATTEMPTS wait for Lambda (its workflow invokes it again) instead of failing", async () => {
+    await world.create("nightly", SLEEPER, { schedule: "0 3 * * *", schedule_params: { ms: 1 } });
+    const functionId = await functionIdOf(world, "nightly");
+    const invoked = tamper(world, (call) => (call <= THROTTLE_ATTEMPTS + 2 ? throttle() : "run"));
+    const fired = await makeScheduledRunHandler(world.deps)({ function_id: functionId, scheduled_for: "2026-11-28T03:00:00.000Z" });
+    expect(fired.outcome).toBe("started");
+    await world.pipeline.settled();
+    expect(invoked.calls()).toBe(THROTTLE_ATTEMPTS + 3);
+    const run = await world.pipeline.memory.store.runs.get(String(fired.run_id));
+    expect(run).toMatchObject({ trigger: "schedule", status: "succeeded", result_json: JSON.stringify({ slept: 1 }), error: null });
+    const trail = world.pipeline.stepFunctions.executions.get(String(fired.run_id))?.trail ?? [];
+    // The quick throttle retries ran out once; the run waited (its lease kept) and its next round ran it.
+    expect(trail.filter((state) => state === "Record")).toHaveLength(2);
+    expect(trail.slice(trail.indexOf("Record"), trail.indexOf("Record") + 5)).toEqual(["Record", "Retrying", "WaitLambda", "Reinvoke", "Invoke"]);
+    expect(trail.slice(-3)).toEqual(["Record", "Retrying", "Recorded"]);
+    expect(await world.pipeline.memory.store.limits.current("acme", new Date())).toMatchObject({ inFlight: 0 });
   }, 30_000);
 
   it("gives the Idempotency-Key of a run Lambda throttled until it gave up back: a retry under it runs", async () => {
@@ -422,7 +449,7 @@ describe("the AWS run pipeline against a tampered runner and Lambda's throttles"
     await world.pipeline.settled();
     const runId = String(answer.headers?.["x-run-id"] ?? json(answer).run_id);
     expect(await world.run(answer)).toMatchObject({ status: "failed", error: { code: "function_crashed", message: expect.stringMatching(/uploaded its outcome, but there is none/) } });
-    expect(world.pipeline.stepFunctions.executions.get(runId)).toMatchObject({ status: "SUCCEEDED", trail: ["Invoke", "Record"] });
+    expect(world.pipeline.stepFunctions.executions.get(runId)).toMatchObject({ status: "SUCCEEDED", trail: ["Invoke", "Record", "Retrying", "Recorded"] });
     expect(world.pipeline.stepFunctions.messages).toEqual([]);
   }, 30_000);
 });

@@ -126,6 +126,7 @@ describe("the run queue on AWS", () => {
         artifacts_url: routeInput.event.artifacts_url.replace(a, c),
       },
       throttles: 0,
+      attempt: 1,
     });
     expect(await world.run(c)).toMatchObject({ status: "succeeded", result_json: JSON.stringify({ slept: 1 }) });
     expect((await world.pipeline.memory.store.meters.functionCounters(functionId)).invocations).toBe(3);

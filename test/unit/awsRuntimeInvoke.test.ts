@@ -98,6 +98,7 @@ describe("the AWS runtime: invoke (the exact workflow start, then the run's reco
             artifacts_url: "https://api.example.com/runs/run_1/artifacts/",
           },
           throttles: 0,
+          attempt: 1,
         }),
       },
     ]);

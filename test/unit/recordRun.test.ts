@@ -16,6 +16,9 @@ const ENDED = "2026-03-01T10:00:02.500Z";
 /** Step Functions' cause of a Lambda.Unknown before Lambda's payload. */
 const UNKNOWN = "The cause could not be determined because Lambda did not return an error type. Returned payload: ";
 
+
+/** The recorder's answer to the workflow for a run it ended (nothing more to do: no retry, no wait for Lambda). */
+const answered = (status: string) => ({ status, retry_at: null, account_id: null, reinvoke: false });
 describe("caughtEnding: the run's ending from an error Step Functions caught", () => {
   it.each([
     ["States.Timeout", "", "timed_out", "function_timeout"],
@@ -108,7 +111,7 @@ describe("the recorder Lambda", () => {
     await running("run_a");
     const victim = await running("run_victim");
     const answer = { status: "succeeded", result_json: "[1]", logs: "LOG x\n", browser_ms: 99_999_999, peak_memory_mb: 99_999, run_id: "run_victim", account_id: "other", pk: "RUN#run_victim" };
-    expect(await recorder(request("run_a", { answer }))).toEqual({ status: "succeeded" });
+    expect(await recorder(request("run_a", { answer }))).toEqual(answered("succeeded"));
     expect(await memory.store.runs.get("run_a")).toMatchObject({
       status: "succeeded", result_json: "[1]", logs: "LOG x\n", duration_ms: 2500, browser_ms: 2500, peak_memory_mb: 1024, account_id: "acct", finished_at: ENDED,
     });
@@ -118,11 +121,11 @@ describe("the recorder Lambda", () => {
   it("reads an uploaded outcome, and fails one that is missing or over the cap", async () => {
     await running("run_up");
     uploads.set("run_up", JSON.stringify({ status: "succeeded", result_json: JSON.stringify("z".repeat(300_000)), logs: "", browser_ms: 1 }));
-    expect(await recorder(request("run_up", { answer: { outcome_uploaded: true, bytes: 300_050 } }))).toEqual({ status: "succeeded" });
+    expect(await recorder(request("run_up", { answer: { outcome_uploaded: true, bytes: 300_050 } }))).toEqual(answered("succeeded"));
     expect((await memory.store.runs.get("run_up"))?.result_json).toHaveLength(300_002);
 
     await running("run_gone");
-    expect(await recorder(request("run_gone", { answer: { outcome_uploaded: true, bytes: 5 } }))).toEqual({ status: "failed" });
+    expect(await recorder(request("run_gone", { answer: { outcome_uploaded: true, bytes: 5 } }))).toEqual(answered("failed"));
     expect(await memory.store.runs.get("run_gone")).toMatchObject({ error: { code: "function_crashed", message: expect.stringMatching(/uploaded its outcome, but there is none/) } });
 
     await running("run_huge");
@@ -138,14 +141,14 @@ describe("the recorder Lambda", () => {
     const running = (runId: string) => memory.store.runs.put(runItem(deepFn, { run_id: runId, status: "running", queued_at: STARTED, started_at: STARTED }));
     await running("run_deep_upload");
     uploads.set("run_deep_upload", `{"status":"succeeded","result_json":"1","logs":"","browser_ms":1,"extra":${deep}}`);
-    expect(await recorder(request("run_deep_upload", { answer: { outcome_uploaded: true, bytes: 200_060 } }))).toEqual({ status: "failed" });
+    expect(await recorder(request("run_deep_upload", { answer: { outcome_uploaded: true, bytes: 200_060 } }))).toEqual(answered("failed"));
     await running("run_deep_result");
     uploads.set("run_deep_result", JSON.stringify({ status: "succeeded", result_json: deep, logs: "", browser_ms: 1 }));
-    expect(await recorder(request("run_deep_result", { answer: { outcome_uploaded: true, bytes: 200_060 } }))).toEqual({ status: "failed" });
+    expect(await recorder(request("run_deep_result", { answer: { outcome_uploaded: true, bytes: 200_060 } }))).toEqual(answered("failed"));
     await running("run_deep_inline");
     let extra: unknown = 1;
     for (let i = 0; i < 100_000; i++) extra = [extra];
-    expect(await recorder(request("run_deep_inline", { answer: { status: "succeeded", result_json: "1", logs: "", browser_ms: 1, extra } }))).toEqual({ status: "failed" });
+    expect(await recorder(request("run_deep_inline", { answer: { status: "succeeded", result_json: "1", logs: "", browser_ms: 1, extra } }))).toEqual(answered("failed"));
     for (const runId of ["run_deep_upload", "run_deep_result", "run_deep_inline"]) {
       expect(await memory.store.runs.get(runId)).toMatchObject({ status: "failed", result_json: null, error: { code: "result_too_deep" } });
     }
@@ -164,10 +167,10 @@ describe("the recorder Lambda", () => {
   it("changes nothing of a run that ended already, and ignores what is not a record request", async () => {
     const ended = { ...(await running("run_done")), status: "failed" as const, error: { code: "function_crashed", message: "settled" }, finished_at: STARTED, duration_ms: 0 };
     await memory.store.runs.put(ended);
-    expect(await recorder(request("run_done", { answer: { status: "succeeded", result_json: "1", logs: "", browser_ms: 0 } }))).toEqual({ status: "failed" });
+    expect(await recorder(request("run_done", { answer: { status: "succeeded", result_json: "1", logs: "", browser_ms: 0 } }))).toEqual(answered("failed"));
     expect(await memory.store.runs.get("run_done")).toEqual(ended);
-    expect(await recorder({ run_id: "run_done" })).toEqual({ status: "ignored" });
-    expect(await recorder(request("run_nobody", { answer: null }))).toEqual({ status: "unknown" });
+    expect(await recorder({ run_id: "run_done" })).toEqual(answered("ignored"));
+    expect(await recorder(request("run_nobody", { answer: null }))).toEqual(answered("unknown"));
     expect((await memory.store.meters.functionCounters("fn_own")).invocations).toBe(6);
   });
   describe("the artifacts a run reports: recorded as S3 has them, at most 100 files and 100 MB", () => {
@@ -178,7 +181,7 @@ describe("the recorder Lambda", () => {
       await memory.store.runs.put(runItem(artFn, { run_id: runId, status: "running", queued_at: STARTED, started_at: STARTED }));
       headsAsked.length = 0;
       deleted.length = 0;
-      expect(await recorder(request(runId, succeeded(artifacts)))).toEqual({ status: "succeeded" });
+      expect(await recorder(request(runId, succeeded(artifacts)))).toEqual(answered("succeeded"));
       const recorded = await memory.store.artifacts.list(runId, new Date(ENDED));
       return recorded.map(({ name, bytes, content_type }) => ({ name, bytes, content_type }));
     }
@@ -238,7 +241,7 @@ describe("the recorder Lambda", () => {
     const onS3 = makeRunRecorder({ store: memory.store, clock: { now: () => new Date(ENDED) }, log: (line) => void logs.push(line), outcomes: createS3OutcomeBucket(s3 as unknown as S3Client, "bfn-run-bucket"), secretBox });
     await memory.store.runs.put(runItem(functionItem({ function_id: "fn_s3" }), { run_id: "run_s3", status: "running", queued_at: STARTED, started_at: STARTED }));
     const answer = { status: "succeeded", result_json: "1", logs: "", browser_ms: 0, artifacts: ["a.bin", "b.bin", "missing.png", "c.txt"] };
-    expect(await onS3(request("run_s3", { answer }))).toEqual({ status: "succeeded" });
+    expect(await onS3(request("run_s3", { answer }))).toEqual(answered("succeeded"));
     const head = (name: string) => ["HeadObjectCommand", { Bucket: "bfn-run-bucket", Key: `artifacts/run_s3/${name}` }];
     expect(calls).toEqual([head("a.bin"), head("b.bin"), head("missing.png"), head("c.txt"), ["DeleteObjectCommand", { Bucket: "bfn-run-bucket", Key: "artifacts/run_s3/b.bin" }]]);
     expect((await memory.store.artifacts.list("run_s3", new Date(ENDED))).map((a) => a.name)).toEqual(["a.bin", "c.txt"]);
@@ -266,7 +269,7 @@ describe("the recorder Lambda", () => {
     });
     await memory.store.runs.put(runItem(functionItem({ function_id: "fn_cap", account_id: "capped" }), { run_id: "run_cap", status: "running", queued_at: STARTED, started_at: STARTED }));
     const answer = { status: "succeeded", result_json: "1", logs: "", browser_ms: 0, artifacts: ["a.bin", "b.bin", "c.txt"] };
-    expect(await onS3(request("run_cap", { answer }))).toEqual({ status: "succeeded" });
+    expect(await onS3(request("run_cap", { answer }))).toEqual(answered("succeeded"));
     const head = (name: string) => ["HeadObjectCommand", { Bucket: "bfn-run-bucket", Key: `artifacts/run_cap/${name}` }];
     expect(calls).toEqual([head("a.bin"), head("b.bin"), head("c.txt"), ["DeleteObjectCommand", { Bucket: "bfn-run-bucket", Key: "artifacts/run_cap/b.bin" }]]);
     expect((await memory.store.artifacts.list("run_cap", new Date(ENDED))).map((a) => a.name)).toEqual(["a.bin", "c.txt"]);

@@ -22,13 +22,15 @@ const FUNCTION = `bfn-${fn.function_id}:v1`;
 /** Step Functions' cause of a Lambda.Unknown (docs: bp-lambda-serviceexception; the cause as seen in cdklabs/construct-hub#713). */
 const UNKNOWN = "The cause could not be determined because Lambda did not return an error type. Returned payload: ";
 
-type Answer = { FunctionError?: string; payload: unknown };
+type Answer = { FunctionError?: string; payload: unknown; /** Lambda's API fails the first invokes with these errors (by name). */ serviceErrors?: string[] };
 
 describe("the run workflow when Lambda stops the function", () => {
   let memory: MemoryStore;
   let recorder: ReturnType<typeof makeRunRecorder>;
   const recorded: unknown[] = [];
   const answers = new Map<string, Answer>();
+  /** Invokes of the function's Lambda per run (those Lambda's API failed included). */
+  const invokes = new Map<string, number>();
   const outcomes: OutcomeBucket = {
     uploadUrl: async () => "https://bucket.example/outcome",
     artifactUpload: async (runId) => ({ url: "https://bucket.example/", fields: {}, keyPrefix: `artifacts/${runId}/` }),
@@ -48,6 +50,9 @@ describe("the run workflow when Lambda stops the function", () => {
       expect(command.input.FunctionName).toBe(FUNCTION);
       const answer = answers.get(payload.run_id);
       if (!answer) throw new Error(`no answer for ${payload.run_id}`);
+      invokes.set(payload.run_id, (invokes.get(payload.run_id) ?? 0) + 1);
+      const serviceError = answer.serviceErrors?.shift();
+      if (serviceError) throw Object.assign(new Error(`${serviceError}: the Lambda service failed`), { name: serviceError });
       return { StatusCode: 200, ...(answer.FunctionError ? { FunctionError: answer.FunctionError } : {}), Payload: new TextEncoder().encode(JSON.stringify(answer.payload)) };
     },
   };
@@ -107,6 +112,22 @@ describe("the run workflow when Lambda stops the function", () => {
     expect(result).toMatchObject({ status, error: { code, message: expect.stringContaining(message) } });
   });
 
+  it.each(["ServiceException", "AWSLambdaException", "SdkClientException"])("a Lambda service failure (Lambda.%s) is tried again, as AWS's guidance says: the run ends with the function's answer", async (name) => {
+    const runId = `run_service_${name.toLowerCase()}`;
+    const { result } = await run(runId, { payload: { status: "succeeded", result_json: "42", logs: "", browser_ms: 0 }, serviceErrors: [name, name] });
+    expect(invokes.get(runId)).toBe(3);
+    expect(result).toMatchObject({ status: "succeeded", result_json: "42" });
+    expect(stepFunctions.executions.get(runId)?.trail.filter((state) => state === "Invoke")).toHaveLength(3);
+  });
+
+  it("a function's own error named like a Lambda service failure is not tried again (its cause is its JSON payload)", async () => {
+    const payload = { errorType: "Lambda.ServiceException", errorMessage: "user code chose this name" };
+    const { result, ended } = await run("run_fake_service_error", { FunctionError: "Unhandled", payload });
+    expect(invokes.get("run_fake_service_error")).toBe(1);
+    expect(ended).toEqual({ Error: "Lambda.ServiceException", Cause: JSON.stringify(payload) });
+    expect(result).toMatchObject({ status: "failed", error: { code: "function_crashed" } });
+  });
+
   it("a start retried after its execution closed gets ExecutionAlreadyExists (400), and the run is waited for as started", async () => {
     const sent: string[] = [];
     /** The first attempt went through, its answer was lost; the SDK tries again once the execution closed. */
@@ -131,12 +152,12 @@ describe("the run workflow when Lambda stops the function", () => {
   it("Step Functions' StartExecution: the same name and input while running is the same execution; closed, or another input, is ExecutionAlreadyExists", async () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const answer = { StatusCode: 200, Payload: new TextEncoder().encode('{"status":"succeeded"}') };
+    const answer = { StatusCode: 200, Payload: new TextEncoder().encode('{"status":"succeeded","retry_at":null,"account_id":null,"reinvoke":false}') };
     // The function's Lambda answers once released; the recorder at once.
     const slowLambda = { send: async (command: InvokeCommand) => (command.input.FunctionName === RECORDER_ARN ? answer : gate.then(() => answer)) };
     const slow = new InProcessStepFunctions(definition, slowLambda, { stateMachineArn: STATE_MACHINE_ARN });
     const start = (input: string) => slow.send({ constructor: { name: "StartExecutionCommand" }, input: { stateMachineArn: STATE_MACHINE_ARN, name: "run_same", input } });
-    const input = JSON.stringify({ run_id: "run_same", function: FUNCTION, timeout_seconds: 60, invoke_timeout_seconds: 120, event: {}, throttles: 0 });
+    const input = JSON.stringify({ run_id: "run_same", function: FUNCTION, timeout_seconds: 60, invoke_timeout_seconds: 120, event: {}, throttles: 0, attempt: 1 });
     const first = (await start(input)) as { executionArn: string; startDate: Date };
     expect(await start(input)).toEqual(first);
     await expect(start(input.replace("120", "121"))).rejects.toMatchObject({ name: "ExecutionAlreadyExists", $metadata: { httpStatusCode: 400 } });

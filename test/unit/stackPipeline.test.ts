@@ -53,7 +53,22 @@ describe("the run pipeline (synthesized)", () => {
 
   it("is one Standard workflow of the run's states, with the recorder and the dead-letter queue filled in", () => {
     expect(machine.Properties).toMatchObject({ StateMachineName: "bfn-test-runs", StateMachineType: "STANDARD", TracingConfiguration: { Enabled: true } });
-    expect(Object.keys(definition.States).sort()).toEqual(["CountThrottle", "DeadLetter", "Invoke", "Record", "ThrottleEnded", "Throttled", "Unrecorded", "WaitThrottle"]);
+    expect(Object.keys(definition.States).sort()).toEqual([
+      "CountThrottle",
+      "DeadLetter",
+      "Invoke",
+      "Record",
+      "Recorded",
+      "Reinvoke",
+      "Retrying",
+      "ThrottleEnded",
+      "Throttled",
+      "Unrecorded",
+      "WaitLambda",
+      "WaitRetry",
+      "WaitThrottle",
+      "WakeQueue",
+    ]);
     expect(definition.StartAt).toBe("Invoke");
     expect(typeof definition.TimeoutSeconds).toBe("number");
     // The placeholders the substitutions fill, where they are used.
@@ -66,7 +81,7 @@ describe("the run pipeline (synthesized)", () => {
     expect(machine.Properties.LoggingConfiguration).toMatchObject({ Level: "ALL", IncludeExecutionData: false });
   });
 
-  it("invokes the function's Lambda with its answer, retrying Lambda's own throttles only, catching every error into the recorder", () => {
+  it("invokes the function's Lambda with its answer, retrying Lambda's own throttles and service errors only, catching every error into the recorder", () => {
     expect(definition.StartAt).toBe("Invoke");
     const invoke = definition.States.Invoke as State;
     expect(invoke).toMatchObject({ Type: "Task", Resource: "arn:aws:states:::lambda:invoke", TimeoutSecondsPath: "$.invoke_timeout_seconds", Next: "Record" });
@@ -74,7 +89,12 @@ describe("the run pipeline (synthesized)", () => {
     // No Retry: a function's error can wear any name, so a throttle is told apart by its cause first.
     expect(invoke.Retry).toBeUndefined();
     expect(invoke.Catch).toEqual([
-      { ErrorEquals: ["Lambda.TooManyRequestsException"], ResultPath: "$.throttle", Next: "Throttled" },
+      // AWS's Step Functions guidance (bp-lambda-serviceexception): the Lambda service's own failures are tried again.
+      {
+        ErrorEquals: ["Lambda.TooManyRequestsException", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException"],
+        ResultPath: "$.throttle",
+        Next: "Throttled",
+      },
       { ErrorEquals: ["States.ALL"], Next: "Record" },
     ]);
     expect(definition.States.Throttled).toMatchObject({
@@ -89,7 +109,7 @@ describe("the run pipeline (synthesized)", () => {
     expect(definition.States.WaitThrottle).toEqual({ Type: "Wait", Seconds: 5, Next: "Invoke" });
     expect(definition.States.ThrottleEnded).toMatchObject({ Type: "Pass", Next: "Record" });
     const record = definition.States.Record as State;
-    expect(record).toMatchObject({ Type: "Task", Resource: "arn:aws:states:::lambda:invoke", TimeoutSeconds: 60, End: true });
+    expect(record).toMatchObject({ Type: "Task", Resource: "arn:aws:states:::lambda:invoke", TimeoutSeconds: 60, Next: "Retrying" });
     // The run's id and timeout come from the execution's input, the times from Step Functions: never from the answer.
     expect(record.Parameters?.Payload).toEqual({
       "run_id.$": "$$.Execution.Input.run_id",
@@ -97,6 +117,8 @@ describe("the run pipeline (synthesized)", () => {
       "started_at.$": "$$.Execution.StartTime",
       "ended_at.$": "$$.State.EnteredTime",
       "ended.$": "$",
+      "attempt.$": "$$.Execution.Input.attempt",
+      "execution_arn.$": "$$.Execution.Id",
     });
     expect(record.Retry).toEqual([{ ErrorEquals: ["States.ALL"], IntervalSeconds: 2, BackoffRate: 2, MaxAttempts: 6 }]);
     expect(record.Catch).toEqual([{ ErrorEquals: ["States.ALL"], Next: "DeadLetter" }]);
@@ -104,6 +126,55 @@ describe("the run pipeline (synthesized)", () => {
     expect(definition.States.DeadLetter?.Retry).toEqual([{ ErrorEquals: ["States.ALL"], IntervalSeconds: 2, BackoffRate: 2, MaxAttempts: 4 }]);
     expect(definition.States.DeadLetter?.Catch).toBeUndefined();
     expect(definition.States.Unrecorded).toMatchObject({ Type: "Fail", Error: "RunNotRecorded" });
+  });
+
+  it("waits for a retried run's next attempt in the workflow (a Wait until retry_at), then has the recorder wake the run queue", () => {
+    const states = definition.States as Record<string, State & { TimestampPath?: string; ResultSelector?: unknown; ResultPath?: unknown }>;
+    expect(states.Record?.ResultSelector).toEqual({
+      "status.$": "$.Payload.status",
+      "retry_at.$": "$.Payload.retry_at",
+      "account_id.$": "$.Payload.account_id",
+      "reinvoke.$": "$.Payload.reinvoke",
+    });
+    // IsString: the recorder answers null when the run ended (no path is ever missing, which would fail the execution).
+    expect(states.Retrying).toEqual({
+      Type: "Choice",
+      Choices: [
+        { Variable: "$.reinvoke", BooleanEquals: true, Next: "WaitLambda" },
+        { Variable: "$.retry_at", IsString: true, Next: "WaitRetry" },
+      ],
+      Default: "Recorded",
+    });
+    // A scheduled or batch run Lambda kept throttling waits until retry_at and is invoked again from the execution's input.
+    expect(states.WaitLambda).toEqual({ Type: "Wait", TimestampPath: "$.retry_at", Next: "Reinvoke" });
+    expect(states.Reinvoke).toEqual({
+      Type: "Pass",
+      Parameters: {
+        "run_id.$": "$$.Execution.Input.run_id",
+        "function.$": "$$.Execution.Input.function",
+        "timeout_seconds.$": "$$.Execution.Input.timeout_seconds",
+        "invoke_timeout_seconds.$": "$$.Execution.Input.invoke_timeout_seconds",
+        "event.$": "$$.Execution.Input.event",
+        throttles: 0,
+      },
+      Next: "Invoke",
+    });
+    expect(states.WaitRetry).toEqual({ Type: "Wait", TimestampPath: "$.retry_at", Next: "WakeQueue" });
+    expect(states.WakeQueue).toMatchObject({
+      Type: "Task",
+      Resource: "arn:aws:states:::lambda:invoke",
+      Parameters: { FunctionName: "${RecorderArn}", Payload: { "wake_account.$": "$.account_id" } },
+      Retry: [{ ErrorEquals: ["States.ALL"], IntervalSeconds: 2, BackoffRate: 2, MaxAttempts: 6 }],
+      // A wake-up that failed every retry: the sweeper's recovery starts the run.
+      Catch: [{ ErrorEquals: ["States.ALL"], ResultPath: null, Next: "Recorded" }],
+      Next: "Recorded",
+    });
+    expect(states.Recorded).toEqual({ Type: "Succeed" });
+    // The longest backoff (1 h) and every WakeQueue attempt fit in the execution's timeout.
+    const wake = taskWorstSeconds(states.WakeQueue, states.WakeQueue?.TimeoutSeconds ?? NaN);
+    const record = taskWorstSeconds(states.Record, states.Record?.TimeoutSeconds ?? NaN);
+    // And the rounds of a run that waits for a throttled Lambda (30 min, then its last round).
+    expect(definition.TimeoutSeconds).toBeGreaterThanOrEqual(900 + 60 + 55 + 30 * 60 + 60 + 55 + record + 3600 + wake);
   });
 
   /** How long a Task can take with every retry: each attempt at its full timeout, and the waits between them. */

@@ -140,9 +140,13 @@ describe("the stack's permissions", () => {
     // gsi1: the function of an ending run, by id (its webhooks).
     expect(recorder.filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:"))).flatMap((s) => list(s.Resource)).map(flatten)).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`]);
     // The run queue's dispatcher after each release: claims a queued run (DeleteItem of its queue
-    // item), presigns its upload URLs (PutObject) and starts its workflow.
+    // item), presigns its upload URLs (PutObject) and starts its workflow; a retry reads the
+    // failed attempt's parameters from its execution (DescribeExecution, the run workflow's executions only).
     expect(recorder.flatMap((s) => list(s.Action)).filter((a) => !/^(logs|sqs):/.test(a)).sort()).toEqual([
-      "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "s3:DeleteObject", "s3:GetObject", "s3:PutObject", "states:StartExecution",
+      "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "s3:DeleteObject", "s3:GetObject", "s3:PutObject", "states:DescribeExecution", "states:StartExecution",
+    ]);
+    expect(recorder.filter((s) => list(s.Action).includes("states:DescribeExecution")).map((s) => ({ Action: list(s.Action), Resource: list(s.Resource).map(flatten) }))).toEqual([
+      { Action: ["states:DescribeExecution"], Resource: ["arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:bfn-test-runs:*"] },
     ]);
     const runWorkflow = "arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:stateMachine:bfn-test-runs";
     const startsRuns = (role: Statement[]) =>

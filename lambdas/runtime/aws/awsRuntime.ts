@@ -4,7 +4,7 @@ import type { FunctionItem } from "../../functions/types";
 import type { DeployGuard, Runtime } from "../runtime";
 import { guardedSend, lambdaDeployer } from "./deployLambda";
 import { type ControlPlaneCommand, isAwsError, type LambdaClientLike, type LambdaSend } from "./lambdaClient";
-import { createRunStarter, lambdaFunctionName, type RunStarterOptions } from "./runExecutions";
+import { createRunStarter, executionName, lambdaFunctionName, type RunStarterOptions } from "./runExecutions";
 
 export { lambdaFunctionName, MAX_EXECUTION_INPUT_BYTES, type StepFunctionsLike } from "./runExecutions";
 
@@ -88,6 +88,9 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
     // An execution of the run workflow (runExecutions.ts).
     invoke: createRunStarter({ ...options, sleep }),
 
+    // A failed attempt is queued again by the run recorder (recordRetry.ts, docs/deploy.md "Retries on AWS").
+    retries: true,
+
     /**
      * StopExecution of the run's workflow (the execution named after the run); one that has
      * ended or never started is fine. The canceller records the run `canceled` (`not_here`).
@@ -97,7 +100,9 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
      * the invocation can last (admitRun's lease: the function's timeout and more).
      */
     async cancel(runId) {
-      const executionArn = `${options.stateMachineArn.replace(":stateMachine:", ":execution:")}:${runId}`;
+      // The execution of the run's current attempt (a run waiting for its next one has none running: that one never starts).
+      const attempt = (await options.runs.get(runId).catch(() => undefined))?.attempt ?? 1;
+      const executionArn = `${options.stateMachineArn.replace(":stateMachine:", ":execution:")}:${executionName(runId, attempt)}`;
       try {
         await options.stepFunctions.send(new StopExecutionCommand({ executionArn, error: CANCELED_ERROR, cause: "POST /runs/{run_id}/cancel" }));
       } catch (error) {

@@ -1,4 +1,4 @@
-import { artifactContentType, isArtifactName, MAX_ARTIFACT_BYTES_PER_RUN, MAX_ARTIFACTS_PER_RUN } from "../../artifacts/artifacts";
+import { artifactContentType, type ArtifactItem, isArtifactName, MAX_ARTIFACT_BYTES_PER_RUN, MAX_ARTIFACTS_PER_RUN } from "../../artifacts/artifacts";
 import type { RunItem } from "../../runs/types";
 import type { RecordRunDeps } from "./recordRun";
 
@@ -55,9 +55,11 @@ export async function recordArtifacts(deps: RecordRunDeps, run: RunItem, names: 
       content_type: artifactContentType(name, head.contentType),
       bytes: head.bytes,
       created_at: createdAt.toISOString(),
+      // Which attempt saved it (lambdas/retries), as locally.
+      ...(run.attempt !== undefined && run.attempt > 1 ? { attempt: run.attempt } : {}),
     };
     if (await deps.store.artifacts.putIfAbsent(item)) await deps.store.meters.recordArtifactBytes(run, item.created_at, item.bytes);
-    else await deps.store.storage.release(run.account_id, head.bytes, expiresAt);
+    else if (!(await replacedEarlierAttempts(deps, run, item))) await deps.store.storage.release(run.account_id, head.bytes, expiresAt);
   }
   for (let i = 0; i < overCaps.length; i += DELETE_CONCURRENCY) {
     await Promise.all(
@@ -66,4 +68,19 @@ export async function recordArtifacts(deps: RecordRunDeps, run: RunItem, names: 
       ),
     );
   }
+}
+
+/**
+ * A later attempt of a retried run saved a name an earlier attempt had saved: its upload
+ * replaced the object (the same key), so its record replaces the earlier one, whose bytes go
+ * back to the account's storage. False when the record there is this attempt's own (a retried
+ * recorder): nothing changes.
+ */
+async function replacedEarlierAttempts(deps: RecordRunDeps, run: RunItem, item: ArtifactItem): Promise<boolean> {
+  const existing = await deps.store.artifacts.get(run.run_id, item.name);
+  if (!existing || (existing.attempt ?? 1) >= (run.attempt ?? 1)) return false;
+  await deps.store.artifacts.put(item);
+  await deps.store.storage.release(run.account_id, existing.bytes, deps.store.artifacts.expiryOf(existing.created_at));
+  await deps.store.meters.recordArtifactBytes(run, item.created_at, item.bytes);
+  return true;
 }

@@ -9,10 +9,15 @@ import { FINAL_STATUSES, type RunItem, runTimeoutMs } from "../../runs/types";
 import type { LimitItem } from "../../store/limitStore";
 import type { Store } from "../../store/store";
 import type { InvokeResult } from "../runtime";
-import { endedWithout, type Ending, type FunctionLimits, functionErrorEnding, outcomeEndingOf, resultTooDeepEnding } from "./invokeOutcome";
+import { caughtEnding, type RecordedEnding } from "./caughtEnding";
+import { endedWithout, type Ending, type FunctionLimits, outcomeEndingOf, resultTooDeepEnding } from "./invokeOutcome";
 import type { OutcomeBucket } from "./outcomeBucket";
 import { artifactNamesOf, recordArtifacts } from "./recordArtifacts";
-import { RUN_NOT_RECORDED } from "./runWorkflow";
+import type { AttemptRetry } from "./recordRetry";
+import { waitOutThrottle, waitsOutThrottle } from "./throttleWait";
+import { runOfExecution } from "./runExecutions";
+import type { RecordRunAnswer } from "./runWorkflow";
+import { attemptLogs, shouldRetry } from "../../retries/retryPolicy";
 import { redactorFor, redactResult } from "../../secrets/functionSecrets";
 import type { SecretBox } from "../../secrets/secretBox";
 
@@ -27,6 +32,8 @@ export type QueueDispatch = (accountId: string, limits?: LimitItem) => Promise<v
 export interface ReleaseDeps extends FinishRunDeps {
   store: Pick<Store, "runs" | "meters" | "limits">;
   dispatch?: QueueDispatch;
+  /** Queues a failed attempt's run for its next one (recordRetry.ts; absent: runs are not retried). */
+  retry?: AttemptRetry;
 }
 
 export interface RecordRunDeps extends ReleaseDeps {
@@ -36,6 +43,8 @@ export interface RecordRunDeps extends ReleaseDeps {
   storageCap?: (accountId: string) => Promise<number>;
   /** Opens the function's secrets, whose values are redacted from what its run answered. */
   secretBox: SecretBox;
+  /** How long a run that waits for a throttled Lambda waits between rounds (default LAMBDA_THROTTLE_WAIT.waitMs). */
+  throttleWaitMs?: number;
 }
 
 /**
@@ -49,7 +58,16 @@ const RecordInput = z.object({
   started_at: z.string().datetime({ offset: true }),
   ended_at: z.string().datetime({ offset: true }),
   ended: z.unknown(),
+  // Absent in the input of an execution started before retries on AWS: its first attempt.
+  attempt: z.number().int().min(1).max(100).optional(),
+  execution_arn: z.string().min(1).max(2048).optional(),
 });
+
+/** The workflow's WakeQueue state: a run's next attempt is due, start the account's queued runs. */
+const WakeInput = z.object({ wake_account: z.string().min(1).max(200) });
+
+/** The answer of a recorder that leaves the workflow nothing more to do. */
+const done = (status: string): RecordRunAnswer => ({ status, retry_at: null, account_id: null, reinvoke: false });
 
 /** Step Functions' description of an error it caught. */
 const CaughtError = z.object({ Error: z.string().max(1000), Cause: z.string().optional() });
@@ -62,29 +80,49 @@ const CaughtError = z.object({ Error: z.string().max(1000), Cause: z.string().op
  * outcome's named fields reaches the record. Store failures throw (the workflow retries).
  */
 export function makeRunRecorder(deps: RecordRunDeps) {
-  return async (event: unknown): Promise<{ status: string }> => {
+  return async (event: unknown): Promise<RecordRunAnswer> => {
+    const wake = WakeInput.safeParse(event);
+    if (wake.success) {
+      await deps.dispatch?.(wake.data.wake_account);
+      return done("woken");
+    }
     const parsed = RecordInput.safeParse(event);
     if (!parsed.success) {
       deps.log(`run recorder: not a record request: ${parsed.error.issues[0]?.message ?? "invalid"}`);
-      return { status: "ignored" };
+      return done("ignored");
     }
     const input = parsed.data;
     const run = await deps.store.runs.get(input.run_id);
     if (!run) {
       deps.log(`run recorder: no run ${input.run_id}`);
-      return { status: "unknown" };
+      return done("unknown");
     }
+    // An attempt recorded already, which queued the run's next one (a retried Record state):
+    // the workflow is told again when that is due; nothing is written twice.
+    if ((run.attempt ?? 1) !== (input.attempt ?? 1)) return waitingAnswer(run, input.attempt ?? 1);
     const elapsed = Math.max(0, Date.parse(input.ended_at) - Date.parse(input.started_at));
     const limits = { timeout_seconds: input.timeout_seconds, memory_mb: run.memory_mb };
     const { ending: ended, artifacts } = await endingOf(deps, run, input.ended, limits, elapsed);
+    // Lambda stayed throttled through the quick retries: a run nobody waits for waits for Lambda instead of failing.
+    if (!ended.ran && ended.error?.code === "concurrency_limit_exceeded" && waitsOutThrottle(run, deps.clock.now())) {
+      const waiting = await waitOutThrottle(deps, run, deps.clock.now(), input.timeout_seconds, deps.throttleWaitMs);
+      if (waiting) return waiting;
+    }
     // Listed before the run is final: a caller who sees the end sees its files.
     if (!FINAL_STATUSES.includes(run.status)) await recordArtifacts(deps, run, artifacts);
     // Metered: at most the timeout, and nothing for a run that never ran (throttled, not deployed).
     const duration_ms = ended.ran ? Math.min(elapsed, input.timeout_seconds * 1000) : 0;
     // The runner redacted the function's secrets already; what it answered is not trusted to have.
     const redactor = await redactorFor(deps, run.function_id);
-    return { status: (await endRun(deps, run, ended, duration_ms, (result) => redactResult(redactor, result))).status };
+    const recorded = await endRun(deps, run, ended, duration_ms, (result) => redactResult(redactor, result), input.execution_arn);
+    return waitingAnswer(recorded, input.attempt ?? 1);
   };
+}
+
+/** What the workflow is told of a run after attempt `attempt` ended: its next attempt's time when it waits for it. */
+function waitingAnswer(run: RunItem, attempt: number): RecordRunAnswer {
+  if (run.status === "queued" && run.retry_at && run.attempt === attempt + 1) return { status: run.status, retry_at: run.retry_at, account_id: run.account_id, reinvoke: false };
+  return done(run.status);
 }
 
 /**
@@ -97,8 +135,12 @@ export async function recordExecutionEnd(
   deps: ReleaseDeps,
   detail: { name: string; status: string; error?: string | null; cause?: string | null; startDate?: number; stopDate?: number },
 ): Promise<string> {
-  const run = await deps.store.runs.get(detail.name);
+  const { runId, attempt } = runOfExecution(detail.name);
+  const run = await deps.store.runs.get(runId);
   if (!run) return "unknown";
+  // An execution of an earlier attempt (ended after its Record state: in WaitRetry, say): the
+  // run has gone on, and its lease is the later attempt's.
+  if ((run.attempt ?? 1) > attempt) return run.status;
   // A stopped execution is a canceled run (POST /runs/{run_id}/cancel stops it). Its Lambda
   // invocation may still run: its lease is not given back here (see AWS Runtime.cancel).
   if (run.status === "canceled") return run.status;
@@ -115,16 +157,24 @@ export async function recordExecutionEnd(
   return (await endRun(deps, run, ending, ending.ran ? Math.min(elapsed, timeoutSeconds * 1000) : 0)).status;
 }
 
+/**
+ * Ends the run's current attempt: the run's end (finishRun: final record, webhooks, metered
+ * now), then its lease given back and the queue dispatched. But a failed attempt that the run's
+ * `retries` allow again (shouldRetry), recorded by its workflow (`executionArn`), queues the run
+ * for its next attempt instead (deps.retry): its lease went back in that write, so none is
+ * released here. Each attempt's logs start with a header naming it (attemptLogs).
+ */
 async function endRun(
   deps: ReleaseDeps,
   run: RunItem,
   ending: Ending,
   duration_ms: number,
   redact: (result: InvokeResult) => InvokeResult = (result) => result,
+  executionArn?: string,
 ): Promise<RunItem> {
   let final = run;
   if (!FINAL_STATUSES.includes(run.status)) {
-    const result: InvokeResult = {
+    const redacted = redact({
       status: ending.status,
       result_json: ending.result_json,
       error: ending.error,
@@ -132,8 +182,13 @@ async function endRun(
       duration_ms,
       browser_ms: ending.browser_ms,
       peak_memory_mb: ending.peak_memory_mb,
-    };
-    final = await finishRun(deps, run, redact(result), "now");
+    });
+    const result: InvokeResult = { ...redacted, logs: attemptLogs(run, redacted.logs) };
+    if (executionArn !== undefined && deps.retry && shouldRetry(run, result)) {
+      const next = await deps.retry(run, result, executionArn);
+      if (next) return next;
+    }
+    final = await finishRun(deps, run, result, "now");
   }
   await releaseLease(deps, run);
   return final;
@@ -148,8 +203,6 @@ async function releaseLease(deps: ReleaseDeps, run: RunItem): Promise<void> {
   if (queued > 0) await deps.dispatch?.(run.account_id, item);
 }
 
-/** An ending, and whether the function ran at all (a throttled or missing Lambda did not: nothing to meter). */
-export type RecordedEnding = Ending & { ran: boolean };
 
 /**
  * How the run ended, from what the Invoke state left: `{ answer }` (read from the outcome
@@ -197,66 +250,4 @@ function parseJson(text: string): unknown {
   }
 }
 
-/**
- * The run's ending from an error Step Functions caught around the Invoke state (or an
- * execution's own failure):
- * - `States.Timeout`: the Lambda did not answer within its timeout and the invoke margin;
- * - `Lambda.TooManyRequestsException` (after the throttle retries): concurrency_limit_exceeded;
- *   but any `Lambda.` name whose cause is a JSON error payload is the function's own error
- *   (user code chooses its error's name), mapped as a function error;
- * - `Lambda.ResourceNotFoundException`: the function's Lambda or alias is gone (deleted meanwhile);
- * - `Lambda.Unknown`: Lambda's answer named no error type, which is how Lambda stopping the
- *   function comes back (Step Functions: "Unhandled errors in Lambda are reported as
- *   Lambda.Unknown … These include out-of-memory errors and function timeouts"); its cause is
- *   Step Functions' sentence and Lambda's payload, read as functionErrorEnding reads a payload
- *   (`Task timed out after …`: timed_out; `Process exited before completing request` or a
- *   killed runtime: crashed, naming the memory limit);
- * - `States.DataLimitExceeded`: an answer over the workflow's 256 KB (the runner uploads bigger
- *   ones, so only a runner that user code tampered with gets here): result_too_large;
- * - a function error (`Sandbox.Timedout`, `Runtime.ExitError`, …, with Lambda's
- *   `{ errorType, errorMessage }` as the cause): as functionErrorEnding maps it;
- * - `RunNotRecorded` (the workflow's Fail state: the recorder failed every retry), or any other
- *   `States.` error of the workflow itself (a stopped execution, its own timeout): internal_error;
- * - any other `Lambda.` error (the Lambda service failed the invoke): function_crashed, named.
- */
-export function caughtEnding(error: string, cause: string, limits: FunctionLimits): RecordedEnding {
-  const ran = (ending: Ending): RecordedEnding => ({ ...ending, ran: true });
-  const notRun = (ending: Ending): RecordedEnding => ({ ...ending, ran: false });
-  // A function error wearing a Lambda API error's name (its cause is the function's JSON error payload) is the function's.
-  if (error.startsWith("Lambda.") && cause.trimStart().startsWith("{")) return ran(functionErrorEnding(cause.slice(0, MAX_CAUSE_CHARS), limits));
-  if (error === "Lambda.Unknown") return ran(functionErrorEnding(unknownPayloadOf(cause), limits));
-  switch (error) {
-    case "States.Timeout":
-      return ran(endedWithout("timed_out", "function_timeout", `The function did not finish within its timeout of ${limits.timeout_seconds} s`));
-    case "Lambda.TooManyRequestsException":
-      return notRun(endedWithout("failed", "concurrency_limit_exceeded", "Lambda stayed at its concurrency limit: the run could not start; try again shortly"));
-    case "Lambda.ResourceNotFoundException":
-      return notRun(endedWithout("failed", "function_crashed", "The function's Lambda version is not deployed (was the function deleted or redeployed meanwhile?)"));
-    case "States.DataLimitExceeded":
-      return ran(endedWithout("failed", "result_too_large", "The function's answer was larger than the run workflow can carry (256 KB), and it was not uploaded"));
-    case RUN_NOT_RECORDED:
-      return ran(endedWithout("failed", "internal_error", "The run ended, but the service could not record its outcome (the recorder failed on every attempt)"));
-  }
-  if (error.startsWith("States.")) {
-    return ran(endedWithout("failed", "internal_error", `The run's workflow failed (${error}${cause ? `: ${cause.slice(0, 500)}` : ""})`));
-  }
-  if (error.startsWith("Lambda.")) {
-    return ran(endedWithout("failed", "function_crashed", `The run's workflow could not complete it (${error}${cause ? `: ${cause.slice(0, 500)}` : ""})`));
-  }
-  return ran(functionErrorEnding(cause || JSON.stringify({ errorType: error, errorMessage: "" }), limits));
-}
-
-/** The longest cause Step Functions keeps (its API's limit); a longer one is cut before it is read. */
-const MAX_CAUSE_CHARS = 32_768;
-
-/**
- * Step Functions' cause of a `Lambda.Unknown`: this sentence, then the payload Lambda returned
- * (e.g. `{"errorMessage":"2022-01-13T00:58:08.879Z 28931c40-… Task timed out after 60.06 seconds"}`).
- */
-const UNKNOWN_CAUSE_PREFIX = "The cause could not be determined because Lambda did not return an error type. Returned payload: ";
-
-/** The Lambda payload a `Lambda.Unknown` cause quotes (untrusted text: cut to the cause's limit first). */
-function unknownPayloadOf(cause: string): string {
-  const bounded = cause.slice(0, MAX_CAUSE_CHARS);
-  return bounded.startsWith(UNKNOWN_CAUSE_PREFIX) ? bounded.slice(UNKNOWN_CAUSE_PREFIX.length) : bounded;
-}
+export { caughtEnding, type RecordedEnding } from "./caughtEnding";

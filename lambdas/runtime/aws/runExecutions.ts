@@ -1,4 +1,4 @@
-import { StartExecutionCommand, type StopExecutionCommand } from "@aws-sdk/client-sfn";
+import { type DescribeExecutionCommand, StartExecutionCommand, type StopExecutionCommand } from "@aws-sdk/client-sfn";
 import type { FunctionItem } from "../../functions/types";
 import { ApiError } from "../../http/errors";
 import type { LambdaRunEvent } from "../../runner/lambdaPackage";
@@ -14,7 +14,22 @@ import { INVOKE_MARGIN_SECONDS, type RunExecutionInput } from "./runWorkflow";
 
 /** The Step Functions API as the adapter uses it (an SFNClient with standard retries, or a test double). */
 export interface StepFunctionsLike {
-  send(command: StartExecutionCommand | StopExecutionCommand): Promise<unknown>;
+  send(command: StartExecutionCommand | StopExecutionCommand | DescribeExecutionCommand): Promise<unknown>;
+}
+
+/**
+ * The name of a run's execution: its run id for the first attempt, `<run id>-attempt-<n>` for
+ * each next one (lambdas/retries): one execution per attempt, and a repeated start of an
+ * attempt is the same execution.
+ */
+export function executionName(runId: string, attempt = 1): string {
+  return attempt > 1 ? `${runId}-attempt-${attempt}` : runId;
+}
+
+/** The run and attempt an execution's name stands for (executionName's inverse). */
+export function runOfExecution(name: string): { runId: string; attempt: number } {
+  const match = /^(.+)-attempt-([0-9]{1,2})$/.exec(name);
+  return match ? { runId: match[1] as string, attempt: Number(match[2]) } : { runId: name, attempt: 1 };
 }
 
 /** What starting runs on AWS needs: no Lambda control plane (the recorder and the sweeper start queued runs with this alone). */
@@ -86,8 +101,8 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
   };
 
   /**
-   * Starts the run workflow (runWorkflow.ts) with an execution named after the run (one
-   * execution per run: Step Functions refuses a second name) and the run's event, which
+   * Starts the run workflow (runWorkflow.ts) with an execution named after the run's attempt
+   * (executionName: one execution per attempt, Step Functions refuses a second name) and the run's event, which
    * carries a presigned URL for an outcome too big for the workflow; then `onRunning`. The
    * workflow invokes the function's Lambda (RequestResponse) and its recorder writes the
    * run's final record and meters it. Meanwhile this reads that record every
@@ -132,10 +147,11 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
       invoke_timeout_seconds: fn.timeout_seconds + INVOKE_MARGIN_SECONDS,
       event,
       throttles: 0,
+      attempt: request.attempt ?? 1,
     };
     const text = JSON.stringify(input);
     if (Buffer.byteLength(text) > MAX_EXECUTION_INPUT_BYTES) throw paramsTooLarge(Buffer.byteLength(text));
-    const command = new StartExecutionCommand({ stateMachineArn: options.stateMachineArn, name: request.runId, input: text });
+    const command = new StartExecutionCommand({ stateMachineArn: options.stateMachineArn, name: executionName(request.runId, request.attempt), input: text });
     try {
       await options.stepFunctions.send(command);
     } catch (error) {
