@@ -3,6 +3,7 @@ import type { Node } from "constructs";
 import { z } from "zod";
 import { DEFAULT_PLAN, DEFAULT_PLANS, PlanSchema, type Plans } from "../lambdas/config/plans";
 import { DEFAULT_RUN_RETENTION_DAYS } from "../lambdas/store/store";
+import { type ConcurrencySetting, ConcurrencySettingSchema, DEFAULT_CONCURRENCY_PLAN } from "./concurrencyPlan";
 
 /** The deployment's settings: each from the stack props, else the CDK context (`-c key=value`, cdk.json), else the default. */
 export interface StackSettings {
@@ -38,6 +39,8 @@ export interface StackSettings {
   functionMaxMemoryMb: number | null;
   /** Days runs' artifacts are kept (the run bucket's lifecycle, and their records' TTL). */
   artifactRetentionDays: number;
+  /** Reserved concurrency of the stack's own Lambdas (lib/concurrencyPlan.ts), or `off`. */
+  reservedConcurrency: ConcurrencySetting;
 }
 
 export const SETTING_NAMES = [
@@ -56,6 +59,7 @@ export const SETTING_NAMES = [
   "throttleBurst",
   "functionMaxMemoryMb",
   "artifactRetentionDays",
+  "reservedConcurrency",
 ] as const satisfies readonly (keyof StackSettings)[];
 
 const RETENTION_VALUES = new Set(Object.values(RetentionDays).filter((value) => typeof value === "number"));
@@ -64,6 +68,18 @@ const RETENTION_VALUES = new Set(Object.values(RetentionDays).filter((value) => 
 const jsonText = <T extends z.ZodType>(schema: T) =>
   z.preprocess((value, ctx) => {
     if (typeof value !== "string") return value;
+    try {
+      return JSON.parse(value);
+    } catch {
+      ctx.addIssue({ code: "custom", message: "not valid JSON" });
+      return z.NEVER;
+    }
+  }, schema);
+
+/** Like jsonText, but a bare word (`off`) given with `-c` stays a word. */
+const jsonTextOrWord = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value, ctx) => {
+    if (typeof value !== "string" || !value.trim().startsWith("{")) return value;
     try {
       return JSON.parse(value);
     } catch {
@@ -98,6 +114,7 @@ const SettingsSchema = z.object({
   throttleBurst: z.coerce.number().int().min(1).max(5000).default(2000),
   functionMaxMemoryMb: z.coerce.number().int().min(128).max(10240).nullable().default(null),
   artifactRetentionDays: z.coerce.number().int().min(1).max(3650).default(7),
+  reservedConcurrency: jsonTextOrWord(ConcurrencySettingSchema).default(DEFAULT_CONCURRENCY_PLAN),
 });
 
 /** Settings from props, else context, else defaults; throws one message naming every bad value. */
