@@ -14,7 +14,11 @@ export interface StackSettings {
   plans: Plans;
   /** The plan of an account created by its first OAuth access token. */
   defaultPlan: string;
-  /** How long an invocation waits for its run before answering 202 (at most 28: API Gateway stops at 30 s). */
+  /**
+   * How long an invocation waits for its run before answering 202, counted from API Gateway's
+   * receipt of the request (so cold starts are inside it): at most 27, leaving API Gateway's 30 s
+   * three seconds for the answer (docs/deploy.md, "Sync window headroom").
+   */
   syncWaitSeconds: number;
   /** Name prefix of the per-function Lambdas; the handlers may manage only functions with this prefix. */
   functionPrefix: string;
@@ -64,6 +68,9 @@ export const SETTING_NAMES = [
 
 const RETENTION_VALUES = new Set(Object.values(RetentionDays).filter((value) => typeof value === "number"));
 
+/** The longest sync window: API Gateway answers 503 at 30 s, and the 202 after the window needs a read and the answer's way back. */
+export const MAX_SYNC_WAIT_SECONDS = 27;
+
 /** Context values given with `-c` arrive as text: JSON objects and lists may be written as text too. */
 const jsonText = <T extends z.ZodType>(schema: T) =>
   z.preprocess((value, ctx) => {
@@ -93,7 +100,7 @@ const SettingsSchema = z.object({
   stageName: z.string().regex(/^(\$default|[A-Za-z0-9_-]{1,128})$/).default("$default"),
   plans: jsonText(z.record(z.string(), PlanSchema)).default(DEFAULT_PLANS),
   defaultPlan: z.string().min(1).default(DEFAULT_PLAN),
-  syncWaitSeconds: z.coerce.number().positive().max(28).default(25),
+  syncWaitSeconds: z.coerce.number().positive().max(MAX_SYNC_WAIT_SECONDS).default(25),
   functionPrefix: z.string().regex(/^[A-Za-z0-9_-]{1,30}$/, "1-30 characters of [A-Za-z0-9_-]").optional(),
   runRetentionDays: z.coerce.number().int().min(1).max(3650).default(DEFAULT_RUN_RETENTION_DAYS),
   tableRemovalPolicy: z.enum(["retain", "destroy"]).default("retain"),
