@@ -21,6 +21,8 @@ export interface ConcurrencyPlan {
   waitingRoute: number;
   /** Each other route. */
   route: number;
+  /** Counts of single routes by operationId, over `waitingRoute` and `route` (e.g. `{"invokePost": 1000}`). */
+  routes: Record<string, number>;
 }
 
 /**
@@ -37,6 +39,7 @@ export const DEFAULT_CONCURRENCY_PLAN: ConcurrencyPlan = {
   routeNotFound: 2,
   waitingRoute: 50,
   route: 3,
+  routes: {},
 };
 
 /** The routes whose handler holds the caller while a run goes. */
@@ -58,6 +61,7 @@ export const ConcurrencySettingSchema = z.union([
       routeNotFound: count,
       waitingRoute: count,
       route: count,
+      routes: z.record(z.string().regex(/^[A-Za-z]+$/), count),
     })
     .partial()
     .strict()
@@ -89,8 +93,13 @@ export function applyConcurrencyPlan(lambdas: OwnLambdas, setting: ConcurrencySe
     [lambdas.runSweeper, setting.runSweeper],
     [lambdas.deployJob, setting.deployJob],
     [lambdas.webhookDelivery, setting.webhookDelivery],
-    ...lambdas.routes.map(({ spec, handler }): [IFunction, number] => [handler, WAITING_ROUTES.has(spec.operationId) ? setting.waitingRoute : setting.route]),
+    ...lambdas.routes.map(({ spec, handler }): [IFunction, number] => [
+      handler,
+      setting.routes[spec.operationId] ?? (WAITING_ROUTES.has(spec.operationId) ? setting.waitingRoute : setting.route),
+    ]),
   ];
+  const unknown = Object.keys(setting.routes).filter((id) => !lambdas.routes.some(({ spec }) => spec.operationId === id));
+  if (unknown.length > 0) throw new Error(`reservedConcurrency.routes names no route: ${unknown.join(", ")}`);
   for (const [fn, reserved] of reservations) {
     (fn.node.defaultChild as CfnFunction).reservedConcurrentExecutions = reserved;
   }

@@ -39,7 +39,9 @@ describe("reserved concurrency of the stack's own Lambdas", () => {
 
   it("takes counts over the default from the context, and none with `off`", () => {
     const names = handlerFunctionNames("bfn-test");
-    const raised = ownLambdas(synthStack({}, { reservedConcurrency: '{"authorizer":200,"waitingRoute":400}' }).findResources("AWS::Lambda::Function") as Resources);
+    const raised = ownLambdas(synthStack({}, { reservedConcurrency: '{"authorizer":200,"waitingRoute":400,"routes":{"getRun":20}}' }).findResources("AWS::Lambda::Function") as Resources);
+    const getRun = ROUTE_SPECS.find((spec) => spec.operationId === "getRun");
+    expect(getRun && raised.get(names.route(getRun))).toBe(20);
     expect(raised.get(names.authorizer)).toBe(200);
     expect(raised.get(names.runRecorder)).toBe(DEFAULT_CONCURRENCY_PLAN.runRecorder);
     const invoke = ROUTE_SPECS.find((spec) => spec.operationId === "invokePost");
@@ -48,5 +50,6 @@ describe("reserved concurrency of the stack's own Lambdas", () => {
     expect([...off.values()].every((value) => value === undefined)).toBe(true);
     expect(() => synthStack({}, { reservedConcurrency: '{"authorizer":0}' })).toThrow(/reservedConcurrency/);
     expect(() => synthStack({}, { reservedConcurrency: '{"nobody":3}' })).toThrow(/reservedConcurrency/);
+    expect(() => synthStack({}, { reservedConcurrency: '{"routes":{"noSuchRoute":3}}' })).toThrow(/reservedConcurrency.routes names no route: noSuchRoute/);
   });
 });
