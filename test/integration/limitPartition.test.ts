@@ -59,6 +59,23 @@ describe("the LIMITS item's partition", () => {
     expect(await store.limits.leaseIds("idle")).toEqual(["run_b"]);
   });
 
+  it("spreads the sweep's list of accounts with queued runs over gsi1 partitions, and still finds those marked before", async () => {
+    const { store } = memory;
+    const accounts = Array.from({ length: 12 }, (_, i) => `queued-${i}`);
+    for (const account of accounts) {
+      await store.limits.ensureMonth(account, NOW);
+      expect(await store.queueCounts.enqueue(account, { quota: 100, maxQueued: 10, counted: false }, "2026-11")).toBe("counted");
+    }
+    const markers = await Promise.all(accounts.map(async (account) => (await get(`LIMITS#${account}`, "LIMITS"))?.gsi1pk));
+    expect(markers.every((pk) => typeof pk === "string" && /^QUEUED#[0-9]+$/.test(pk))).toBe(true);
+    expect(new Set(markers).size).toBeGreaterThanOrEqual(4);
+    // An item marked by an older version, in the one QUEUED partition.
+    await memory.doc.send(
+      new PutCommand({ TableName: memory.table, Item: { pk: "LIMITS#marked-before", sk: "LIMITS", leases: {}, month_key: "2026-11", invocations: 1, queued: 1, gsi1pk: "QUEUED", gsi1sk: "marked-before" } }),
+    );
+    expect((await store.queueCounts.accountsWithQueued()).sort()).toEqual([...accounts, "marked-before", "solo"].sort());
+  });
+
   it("answers an admission at the limit with one refused write and one read: no retry loop on the item", async () => {
     const { store } = memory;
     expect(await store.limits.admit("busy", "run_0", LIMITS, UNTIL, NOW)).toEqual({ admitted: true });
