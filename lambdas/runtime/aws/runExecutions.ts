@@ -102,8 +102,8 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
    * execution per run: Step Functions refuses a second name) and the run's event, which
    * carries a presigned URL for an outcome too big for the workflow; then `onRunning`. The
    * workflow invokes the function's Lambda (RequestResponse) and its recorder writes the
-   * run's final record and meters it. Meanwhile this reads that record every
-   * moment, backing off (RUN_READS), and resolves with it once it is final; the caller's own finish then
+   * run's final record and meters it. Meanwhile this reads that record from time to time,
+   * backing off (RUN_READS), and resolves with it once it is final; the caller's own finish then
    * finds the run ended already and keeps that record (finishRun). A caller that stops
    * waiting (the sync window's 202) loses nothing: the record is written without it; one
    * whose signal is aborted before the start (a queued run's dispatcher) has it read not once.
