@@ -2,6 +2,7 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from "aws-
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import { MAIN_TABLE } from "../lambdas/store/tables";
+import { applyConcurrencyPlan } from "./concurrencyPlan";
 import { DataTables } from "./dataTables";
 import { FunctionRuntime } from "./functionRuntime";
 import { handlerFunctionNames } from "./handlerGrants";
@@ -78,6 +79,7 @@ export class BrowserfnStack extends Stack {
       secretsKey,
       webhooks,
     });
+    applyConcurrencyPlan(handlers, settings.reservedConcurrency);
     const api = new BrowserfnApi(this, "Api", {
       prefix: settings.prefix,
       stageName: settings.stageName,

@@ -3,6 +3,7 @@ import type { Node } from "constructs";
 import { z } from "zod";
 import { DEFAULT_PLAN, DEFAULT_PLANS, PlanSchema, type Plans } from "../lambdas/config/plans";
 import { DEFAULT_RUN_RETENTION_DAYS } from "../lambdas/store/store";
+import { type ConcurrencySetting, ConcurrencySettingSchema, DEFAULT_CONCURRENCY_PLAN } from "./concurrencyPlan";
 
 /** The deployment's settings: each from the stack props, else the CDK context (`-c key=value`, cdk.json), else the default. */
 export interface StackSettings {
@@ -13,7 +14,11 @@ export interface StackSettings {
   plans: Plans;
   /** The plan of an account created by its first OAuth access token. */
   defaultPlan: string;
-  /** How long an invocation waits for its run before answering 202 (at most 28: API Gateway stops at 30 s). */
+  /**
+   * How long an invocation waits for its run before answering 202, counted from API Gateway's
+   * receipt of the request (so cold starts are inside it): at most 27, leaving API Gateway's 30 s
+   * three seconds for the answer (docs/deploy.md, "Sync window headroom").
+   */
   syncWaitSeconds: number;
   /** Name prefix of the per-function Lambdas; the handlers may manage only functions with this prefix. */
   functionPrefix: string;
@@ -38,6 +43,8 @@ export interface StackSettings {
   functionMaxMemoryMb: number | null;
   /** Days runs' artifacts are kept (the run bucket's lifecycle, and their records' TTL). */
   artifactRetentionDays: number;
+  /** Reserved concurrency of the stack's own Lambdas (lib/concurrencyPlan.ts), or `off`. */
+  reservedConcurrency: ConcurrencySetting;
 }
 
 export const SETTING_NAMES = [
@@ -56,9 +63,13 @@ export const SETTING_NAMES = [
   "throttleBurst",
   "functionMaxMemoryMb",
   "artifactRetentionDays",
+  "reservedConcurrency",
 ] as const satisfies readonly (keyof StackSettings)[];
 
 const RETENTION_VALUES = new Set(Object.values(RetentionDays).filter((value) => typeof value === "number"));
+
+/** The longest sync window: API Gateway answers 503 at 30 s, and the 202 after the window needs a read and the answer's way back. */
+export const MAX_SYNC_WAIT_SECONDS = 27;
 
 /** Context values given with `-c` arrive as text: JSON objects and lists may be written as text too. */
 const jsonText = <T extends z.ZodType>(schema: T) =>
@@ -72,12 +83,24 @@ const jsonText = <T extends z.ZodType>(schema: T) =>
     }
   }, schema);
 
+/** Like jsonText, but a bare word (`off`) given with `-c` stays a word. */
+const jsonTextOrWord = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value, ctx) => {
+    if (typeof value !== "string" || !value.trim().startsWith("{")) return value;
+    try {
+      return JSON.parse(value);
+    } catch {
+      ctx.addIssue({ code: "custom", message: "not valid JSON" });
+      return z.NEVER;
+    }
+  }, schema);
+
 const SettingsSchema = z.object({
   prefix: z.string().regex(/^[a-z][a-z0-9-]{0,23}$/, "1-24 characters of [a-z0-9-], starting with a letter").default("browserfn"),
   stageName: z.string().regex(/^(\$default|[A-Za-z0-9_-]{1,128})$/).default("$default"),
   plans: jsonText(z.record(z.string(), PlanSchema)).default(DEFAULT_PLANS),
   defaultPlan: z.string().min(1).default(DEFAULT_PLAN),
-  syncWaitSeconds: z.coerce.number().positive().max(28).default(25),
+  syncWaitSeconds: z.coerce.number().positive().max(MAX_SYNC_WAIT_SECONDS).default(25),
   functionPrefix: z.string().regex(/^[A-Za-z0-9_-]{1,30}$/, "1-30 characters of [A-Za-z0-9_-]").optional(),
   runRetentionDays: z.coerce.number().int().min(1).max(3650).default(DEFAULT_RUN_RETENTION_DAYS),
   tableRemovalPolicy: z.enum(["retain", "destroy"]).default("retain"),
@@ -98,6 +121,7 @@ const SettingsSchema = z.object({
   throttleBurst: z.coerce.number().int().min(1).max(5000).default(2000),
   functionMaxMemoryMb: z.coerce.number().int().min(128).max(10240).nullable().default(null),
   artifactRetentionDays: z.coerce.number().int().min(1).max(3650).default(7),
+  reservedConcurrency: jsonTextOrWord(ConcurrencySettingSchema).default(DEFAULT_CONCURRENCY_PLAN),
 });
 
 /** Settings from props, else context, else defaults; throws one message naming every bad value. */

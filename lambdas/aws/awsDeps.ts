@@ -3,7 +3,7 @@ import { S3Client, type S3ClientConfig } from "@aws-sdk/client-s3";
 import { SchedulerClient } from "@aws-sdk/client-scheduler";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { MAX_BODY_BYTES } from "../config/serviceConfig";
+import { AWS_MAX_BODY_BYTES } from "../config/serviceConfig";
 import { DEFAULT_PLAN, storageCapBytes } from "../config/plans";
 import { type Deps, systemClock } from "../deps";
 import { createIdentity, type Identity } from "../identity/identity";
@@ -216,7 +216,7 @@ export function createAwsDeps(config: AwsConfig): Deps {
       plans: config.plans,
       publicUrl: config.publicUrl,
       syncWaitSeconds: config.syncWaitSeconds,
-      maxBodyBytes: MAX_BODY_BYTES,
+      maxBodyBytes: AWS_MAX_BODY_BYTES,
       // Artifact downloads are 302s to presigned URLs of the run bucket (virtual-hosted style).
       artifactOrigins: [`https://${config.runtime.runBucket}.s3.${config.region}.amazonaws.com`],
       oauthIssuer: config.oauth?.issuer ?? null,

@@ -3,6 +3,7 @@ import type { Deps } from "../deps";
 import type { DeployJobDeps } from "../functions/deployJob";
 import { makeDeployJobHandler } from "../runtime/aws/deployJobs";
 import { errorResult } from "../http/errorBody";
+import { fitLambdaEnvelope } from "./lambdaEnvelope";
 import type { LambdaHandler, RouteFactory } from "../http/defineRoute";
 import { makeScheduledRunHandler, type ScheduledRunEvent } from "../schedule/scheduledRunHandler";
 import { makeRunRecorder, type RecordRunDeps } from "../runtime/aws/recordRun";
@@ -53,7 +54,8 @@ export function lazyRoute(factory: RouteFactory, buildDeps: () => Deps = depsFro
     // Lambda freezes the container once the handler returns: the run queue's work this request
     // set off (the dispatch an enqueue wakes) is done first. It never polls for a queued run.
     await built.deps.queue.idle();
-    return result;
+    // Lambda's answer is JSON with the body escaped in it: it must fit Lambda's 6 MB (#23.2).
+    return fitLambdaEnvelope(result, event.requestContext.requestId);
   };
 }
 

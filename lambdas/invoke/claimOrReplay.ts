@@ -14,7 +14,7 @@ const REPLAY_POLL_MS = 100;
  * The first request's window closes before the duplicate's (it came first), so a duplicate sent
  * at about the same time learns of a refusal only just after its own window: it then still
  * answers what its own try gets (one admission attempt), not 503. Never past ANSWER_MARGIN_MS
- * before the handler's deadline (on AWS the window may be 28 s against the Lambda's 29 s).
+ * before the handler's deadline (on AWS the window may be 27 s against the Lambda's 29 s).
  */
 const SETTLE_GRACE_MS = 1000;
 /** How long before the handler's deadline a duplicate stops waiting, to answer in time. */

@@ -25,7 +25,7 @@ export async function invokeFunction(
   /** What the run records as its trigger (an MCP tool call: `mcp`). */
   trigger: RunTrigger = "http",
 ): Promise<HttpResult> {
-  const started = Date.now();
+  const started = Date.now() - ageOf(request, deps.clock.now().getTime());
   const fn = await resolveFunction(deps.store, request.principal, request.params.ref ?? "");
   if (fn.status !== "active") {
     throw new ApiError("function_not_ready", `Function '${fn.name}' is ${fn.status}${fn.status_reason ? `: ${fn.status_reason}` : ""}`, {
@@ -100,4 +100,21 @@ export async function invokeFunction(
   waiting.abort();
   // A run that waited in the queue (or for a worker) may still wait: the answer says which.
   return acceptedResponse({ ...run, status: await phase() }, request.baseUrl);
+}
+
+/** How far back a request's receipt time is believed (a clock that says more is not). */
+const MAX_RECEIPT_AGE_MS = 60_000;
+
+/**
+ * How long ago the request reached the API (API Gateway's `requestContext.timeEpoch`; locally,
+ * when the server had read it), in the frame of the service's clock, which stamped it: the sync
+ * window counts from there, so the authorizer's and this Lambda's cold starts come out of the
+ * window, not out of API Gateway's 30 s (#23.13). A receipt in the future or more than a minute
+ * ago is not believed: 0 then.
+ */
+function ageOf(request: RouteRequest<unknown, unknown>, now: number): number {
+  const epoch = request.event.requestContext?.timeEpoch;
+  if (typeof epoch !== "number") return 0;
+  const age = now - epoch;
+  return age >= 0 && age <= MAX_RECEIPT_AGE_MS ? age : 0;
 }

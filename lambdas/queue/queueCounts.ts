@@ -7,10 +7,26 @@ import { ACTIVE_INDEX } from "../store/tables";
  * The run queue's counters, on the account's LIMITS item beside its leases (limitStore.ts), so
  * that each step is one conditional write on one item (dynalite has no transactions):
  * `queued` (runs waiting), `rr_cursor` (the function served last) and, while runs wait, a
- * sparse gsi1 entry (`QUEUED` / account) through which the recovery sweep finds the accounts
- * that have queued runs without a scan.
+ * sparse gsi1 entry (`QUEUED#<shard>` / account: queuedShardPk) through which the recovery sweep
+ * finds the accounts that have queued runs without a scan.
  */
 export const QUEUED_ACCOUNTS_PK = "QUEUED";
+
+/**
+ * The sweep's list is spread over this many gsi1 partitions (`QUEUED#<n>`, n from the account
+ * id): gsi1 keeps every attribute, so each write of a marked LIMITS item (every lease taken and
+ * given back while runs wait) is also a write to its index partition. With one `QUEUED`
+ * partition every busy account's admissions met in one index partition, whose throttling holds
+ * back the table's writes too (#23.6).
+ */
+export const QUEUED_SHARDS = 16;
+
+/** The gsi1 partition of an account's entry in the sweep's list. */
+export function queuedShardPk(accountId: string): string {
+  let hash = 0;
+  for (let i = 0; i < accountId.length; i++) hash = (hash * 31 + accountId.charCodeAt(i)) >>> 0;
+  return `${QUEUED_ACCOUNTS_PK}#${hash % QUEUED_SHARDS}`;
+}
 
 export type CountResult = "counted" | "quota" | "queue_full";
 
@@ -37,7 +53,7 @@ export class QueueCounts {
           ...(dropLease === undefined ? {} : { ExpressionAttributeNames: { "#drop": dropLease } }),
           ConditionExpression: `month_key = :month AND (attribute_not_exists(queued) OR queued < :max)${counted ? "" : " AND invocations < :quota"}`,
           ExpressionAttributeValues: {
-            ":marker": QUEUED_ACCOUNTS_PK,
+            ":marker": queuedShardPk(accountId),
             ":account": accountId,
             ":one": 1,
             ":month": month,
@@ -143,15 +159,23 @@ export class QueueCounts {
     );
   }
 
-  /** The accounts that have (or had, until their dispatcher saw the queue empty) queued runs. */
+  /**
+   * The accounts that have (or had, until their dispatcher saw the queue empty) queued runs: every
+   * shard, and the single `QUEUED` partition of items marked before the shards.
+   */
   async accountsWithQueued(): Promise<string[]> {
-    const items = await queryAll(this.doc, {
-      TableName: this.table,
-      IndexName: ACTIVE_INDEX,
-      KeyConditionExpression: "gsi1pk = :pk",
-      ExpressionAttributeValues: { ":pk": QUEUED_ACCOUNTS_PK },
-      ProjectionExpression: "gsi1sk",
-    });
-    return items.map((item) => String(item.gsi1sk));
+    const partitions = [QUEUED_ACCOUNTS_PK, ...Array.from({ length: QUEUED_SHARDS }, (_, n) => `${QUEUED_ACCOUNTS_PK}#${n}`)];
+    const accounts = new Set<string>();
+    for (const pk of partitions) {
+      const items = await queryAll(this.doc, {
+        TableName: this.table,
+        IndexName: ACTIVE_INDEX,
+        KeyConditionExpression: "gsi1pk = :pk",
+        ExpressionAttributeValues: { ":pk": pk },
+        ProjectionExpression: "gsi1sk",
+      });
+      for (const item of items) accounts.add(String(item.gsi1sk));
+    }
+    return [...accounts];
   }
 }

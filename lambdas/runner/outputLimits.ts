@@ -2,8 +2,15 @@
  * How much of a run's output the service keeps (no dependencies: the worker bundle has these
  * too, and stays small).
  */
-/** A result is kept inline up to this many bytes of JSON (Lambda's synchronous answer limit). */
-export const MAX_RESULT_BYTES = 6 * 1024 * 1024;
+/**
+ * A result is kept inline up to this many bytes of JSON: 3.5 MiB. On AWS the result is answered
+ * through a Lambda whose answer (JSON, the body escaped in it) may not pass 6 MiB; a body of
+ * quotes, backslashes or control characters doubles when escaped, so large bodies go base64
+ * (4/3), and GET /runs/{id} adds the run's params (at most 256 KB on AWS), logs (64 KiB, up to
+ * 6× escaped) and errors: 3.5 MiB is what always fits (lambdas/aws/lambdaEnvelope.ts, measured
+ * in test/unit/lambdaEnvelope.test.ts). Both runtimes keep the same cap.
+ */
+export const MAX_RESULT_BYTES = 3.5 * 1024 * 1024;
 /** Console output kept per run; the rest is cut with a note. */
 export const MAX_LOG_BYTES = 64 * 1024;
 /**
@@ -47,6 +54,6 @@ export function resultTooLarge(bytes?: number): { code: "result_too_large"; mess
   const size = bytes === undefined ? "larger than" : `${(bytes / 1024 / 1024).toFixed(1)} MB of JSON, over`;
   return {
     code: "result_too_large",
-    message: `The return value is ${size} the inline limit of ${MAX_RESULT_BYTES / 1024 / 1024} MB; save large output as an artifact`,
+    message: `The return value is ${size} the inline limit of ${MAX_RESULT_BYTES / 1024 / 1024} MiB (${MAX_RESULT_BYTES} bytes); save large output with artifacts.save`,
   };
 }

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { isConditionFailed, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored } from "./keys";
 
@@ -27,7 +27,14 @@ export interface LimitItem {
   rr_cursor?: string;
 }
 
-export const limitKey = (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: "LIMITS" });
+/**
+ * The LIMITS item has a partition of its own: every admission, release and queue step writes
+ * it, and in the account's `ACCOUNT#` partition (its record, functions and usage) those writes
+ * shared one partition's throughput with the account's whole API (#23.6).
+ */
+export const limitKey = (accountId: string) => ({ pk: `LIMITS#${accountId}`, sk: "LIMITS" });
+/** Where the LIMITS item was kept before it had a partition of its own: moved on first use (see read). */
+export const legacyLimitKey = (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: "LIMITS" });
 const ATTEMPTS = 8;
 
 /**
@@ -130,6 +137,10 @@ export class LimitStore {
    * A lease no longer held (released already, or expired) is left alone: releasing twice is safe.
    */
   async release(accountId: string, leaseId: string, refund = false): Promise<{ queued: number; item?: LimitItem }> {
+    return this.releaseLease(accountId, leaseId, refund, false);
+  }
+
+  private async releaseLease(accountId: string, leaseId: string, refund: boolean, moved: boolean): Promise<{ queued: number; item?: LimitItem }> {
     try {
       const { Attributes } = await this.doc.send(
         new UpdateCommand({
@@ -147,8 +158,10 @@ export class LimitStore {
       const { leases, month_key, invocations, queued, rr_cursor } = asStored<LimitItem>(Attributes);
       return { queued: typeof queued === "number" ? queued : 0, item: { leases, month_key, invocations, queued, rr_cursor } };
     } catch (error) {
-      if (isConditionFailed(error)) return { queued: 0 };
-      throw error;
+      if (!isConditionFailed(error)) throw error;
+      // A lease taken before the LIMITS item moved to its own key is released from there.
+      if (!moved && (await this.moveLegacy(accountId, null))) return this.releaseLease(accountId, leaseId, refund, true);
+      return { queued: 0 };
     }
   }
 
@@ -175,9 +188,7 @@ export class LimitStore {
   /** The account's limits item as it is now (consistent read). */
   async read(accountId: string): Promise<LimitItem | undefined> {
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: limitKey(accountId), ConsistentRead: true }));
-    if (!Item) return undefined;
-    const { leases, month_key, invocations, queued, rr_cursor } = asStored<LimitItem>(Item);
-    return { leases, month_key, invocations, queued, rr_cursor };
+    return Item ? limitFields(Item) : undefined;
   }
 
   /** Makes sure the account's limits item exists and is of this month (before a write that requires it). */
@@ -210,7 +221,9 @@ export class LimitStore {
     return true;
   }
 
+  /** Creates the account's LIMITS item (empty, or moved from its legacy key: moveLegacy). */
   private async putIfMissing(accountId: string, month: string): Promise<void> {
+    if (await this.moveLegacy(accountId, month)) return;
     const key = limitKey(accountId);
     await sendConditional(
       this.doc,
@@ -220,6 +233,34 @@ export class LimitStore {
         ConditionExpression: "attribute_not_exists(pk)",
       }),
     );
+  }
+
+  /**
+   * For an account whose LIMITS item is still at its legacy key (written before LIMITS had a
+   * partition of its own): creates the item at its key with a copy of the legacy item's fields
+   * (its leases, this month's count, its queue counters and sweep marker), then deletes the
+   * legacy item. Leases and counts carry over, so no plan limit is lost to the move. False when
+   * there was no legacy item.
+   */
+  private async moveLegacy(accountId: string, month: string | null): Promise<boolean> {
+    const { Item: legacy } = await this.doc.send(new GetCommand({ TableName: this.table, Key: legacyLimitKey(accountId), ConsistentRead: true }));
+    if (!legacy) return false;
+    const moved = limitFields(legacy);
+    const key = limitKey(accountId);
+    const marker = typeof legacy.gsi1pk === "string" && typeof legacy.gsi1sk === "string" ? { gsi1pk: legacy.gsi1pk, gsi1sk: legacy.gsi1sk } : {};
+    const item = {
+      pk: key.pk,
+      sk: key.sk,
+      leases: moved.leases ?? {},
+      invocations: moved.invocations ?? 0,
+      ...(moved.month_key !== undefined ? { month_key: moved.month_key } : month !== null ? { month_key: month } : {}),
+      ...(moved.queued === undefined ? {} : { queued: moved.queued }),
+      ...(moved.rr_cursor === undefined ? {} : { rr_cursor: moved.rr_cursor }),
+      ...marker,
+    };
+    await sendConditional(this.doc, new PutCommand({ TableName: this.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" }));
+    await this.doc.send(new DeleteCommand({ TableName: this.table, Key: legacyLimitKey(accountId) }));
+    return true;
   }
 
   /** A new month: the invocation count starts again (leases carry over). */
@@ -251,4 +292,17 @@ export class LimitStore {
       }),
     );
   }
+}
+
+/** The LIMITS fields of a stored item, by name (never the item itself). */
+function limitFields(stored: Record<string, unknown>): LimitItem {
+  const { leases, month_key, invocations, queued, rr_cursor } = asStored<LimitItem>(stored);
+  const validLeases = leases && typeof leases === "object" ? Object.fromEntries(Object.entries(leases).filter(([, until]) => typeof until === "number")) : undefined;
+  return {
+    leases: validLeases,
+    month_key: typeof month_key === "string" ? month_key : undefined,
+    invocations: typeof invocations === "number" ? invocations : undefined,
+    queued: typeof queued === "number" ? queued : undefined,
+    rr_cursor: typeof rr_cursor === "string" ? rr_cursor : undefined,
+  };
 }

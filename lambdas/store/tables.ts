@@ -7,12 +7,17 @@
  * | item              | pk                    | sk                 | gsi1pk              | gsi1sk        |
  * |-------------------|-----------------------|--------------------|---------------------|---------------|
  * | account           | ACCOUNT#<account>     | ACCOUNT            |                     |               |
+ * | account limits    | LIMITS#<account>      | LIMITS             | QUEUED (while runs wait) | <account> |
  * | api key           | KEY#<sha256 of key>   | KEY                | ACCOUNT#<account>   | KEY#<key_id>  |
  * | function record   | ACCOUNT#<account>     | FN#<name>          | FNID#<function_id>  | FN            |
  * | version           | FNID#<function_id>    | VER#<000001>       |                     |               |
  * | version code part | FNID#<function_id>    | VER#<000001>#<part>#<n> |                |               |
  * | run               | RUN#<run_id>          | RUN                |                     |               |
  * | batch             | BATCH#<batch_id>      | BATCH              |                     |               |
+ *
+ * The LIMITS item (leases, this month's invocations, the run queue's counters) is written on
+ * every admission, release and queue step: it has a partition of its own, so a busy account's
+ * admissions never share a partition's throughput with its records (limitStore.ts).
  *
  * Runs are listed through an index of their own (gsi1 keeps every attribute, and a run item can
  * near 400 KB); queued and running runs are also in gsi1, by deadline (few at a time, read

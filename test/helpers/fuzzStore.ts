@@ -64,6 +64,11 @@ export function tableProblems(items: Record<string, unknown>[], expected: Expect
           }
         });
       } else problems.push(`${where}: unknown kind of item`);
+    } else if (pk.startsWith("LIMITS#") && sk === "LIMITS") {
+      const account = pk.slice("LIMITS#".length);
+      later.push(() => {
+        if (!accounts.has(account)) problems.push(`${where}: belongs to an account that does not exist`);
+      });
     } else if (pk.startsWith("KEY#") && sk === "KEY") {
       keyItems++;
       if (item.key_hash !== pk.slice("KEY#".length)) problems.push(`${where}: key_hash does not match its key`);

@@ -102,7 +102,7 @@ describe("outcomes at the size limits on AWS", () => {
     expect(JSON.parse(uploaded?.toString("utf8") ?? "{}")).toMatchObject({ status: "succeeded", result_json: run?.result_json });
   }, 60_000);
 
-  it("records a result of exactly 6 MB of JSON, and fails one byte more as result_too_large", async () => {
+  it("records a result of exactly the inline cap (MAX_RESULT_BYTES of JSON), and fails one byte more as result_too_large", async () => {
     const atLimit = await world.invoke("acme", "big", { n: MAX_RESULT_BYTES - 2 }); // two quotes
     await world.pipeline.settled();
     const kept = await world.run(runIdOf(atLimit));

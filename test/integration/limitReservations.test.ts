@@ -54,7 +54,7 @@ describe("reserving a batch's invocations", () => {
       expect(sent).toEqual([
         {
           TableName: memory.table,
-          Key: { pk: "ACCOUNT#acct", sk: "LIMITS" },
+          Key: { pk: "LIMITS#acct", sk: "LIMITS" },
           UpdateExpression: "ADD invocations :n",
           ConditionExpression: "month_key = :month AND invocations <= :room",
           ExpressionAttributeValues: { ":n": 40, ":month": "2026-11", ":room": 60 },

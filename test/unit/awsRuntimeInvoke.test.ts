@@ -174,3 +174,49 @@ describe("the AWS runtime: invoke (the exact workflow start, then the run's reco
     expect(client.events).toEqual([]);
   });
 });
+
+// #23.1: a waiting caller's reads of the run's record back off (RUN_READS), so their number is
+// bounded by the caller's window, not by a polling rate: it was one consistent read every 200 ms.
+describe("the AWS runtime: how often a waiting caller reads the run", () => {
+  const request = { fn, version: 3, runId: "run_1", params: {}, waitMs: 0, artifactsUrl: "https://api.example.com/runs/run_1/artifacts/" };
+
+  /** A run that ends after `endsAfterMs` of (fake) waiting; the caller stops waiting after `windowMs`. */
+  async function reads(endsAfterMs: number, windowMs: number) {
+    let waited = 0;
+    let count = 0;
+    const caller = new AbortController();
+    const runtime = createAwsRuntime({
+      lambda, stepFunctions: new FakeStepFunctions([{ executionArn: "arn:execution" }]), stateMachineArn: STATE_MACHINE,
+      outcomes: { uploadUrl: async () => UPLOAD_URL, artifactUpload: async () => ({ url: "u", fields: {}, keyPrefix: "k" }) },
+      functionPrefix: "bfn-", executionRoleArn: "role", executionRoleId: "AROAEXAMPLEEXECUTION", layerArns: [], logGroup: "/g",
+      runs: {
+        get: async () => {
+          count++;
+          return waited >= endsAfterMs ? runRecord({ status: "succeeded", result_json: "1", duration_ms: waited }) : runRecord({});
+        },
+      },
+      sleep: async (ms) => {
+        waited += ms;
+        if (waited >= windowMs) caller.abort();
+      },
+    });
+    const result = runtime.invoke({ ...request, signal: caller.signal }, { onQueued: async () => undefined, onRunning: async () => undefined });
+    const ended = await Promise.race([result.then(() => "ended"), new Promise((resolve) => setTimeout(() => resolve("answered 202"), 50))]);
+    return { count, ended, lateMs: waited - endsAfterMs };
+  }
+
+  it("reads a 10 s run about 10 times and sees its end at most 1.5 s late", async () => {
+    const { count, ended, lateMs } = await reads(10_000, 25_000);
+    expect(ended).toBe("ended");
+    expect(count).toBeLessThanOrEqual(11);
+    expect(lateMs).toBeLessThanOrEqual(1500);
+  });
+
+  it("reads a run longer than the 25 s window at most 20 times, whatever its length", async () => {
+    for (const runMs of [60_000, 300_000, 900_000]) {
+      const { count, ended } = await reads(runMs, 25_000);
+      expect(ended).toBe("answered 202");
+      expect(count).toBeLessThanOrEqual(20);
+    }
+  });
+});

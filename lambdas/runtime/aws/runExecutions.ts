@@ -46,7 +46,11 @@ export interface RunStarterOptions {
   functionPrefix: string;
   /** The execution role's unique id (AROA…): a function's secrets are sealed for its Lambda's session, `<it>:<Lambda name>`. */
   executionRoleId: string;
-  /** Between two reads of a run's record while invoke waits for its end (default 200 ms). */
+  /**
+   * A fixed interval between two reads of a run's record while invoke waits for its end (the
+   * in-process stand-ins of the tests). Absent: the reads back off (RUN_READS), so a waiting
+   * caller reads the record a bounded number of times whatever the run's length.
+   */
   runPollIntervalMs?: number;
   sleep?: (ms: number) => Promise<void>;
 }
@@ -62,6 +66,14 @@ function paramsTooLarge(bytes: number): ApiError {
   return new ApiError("payload_too_large", message, { limit: MAX_EXECUTION_INPUT_BYTES });
 }
 
+/**
+ * When a waiting caller reads the run's record: 200 ms after the start, then each wait half as
+ * long again, at most 1.5 s apart. A sync call's 25 s window takes at most 20 reads (it took 125
+ * at a fixed 200 ms), a 10 s run about 10, and an end is seen at most 1.5 s late. The reads stop
+ * when the caller does (its window's 202), so a run's length past the window costs nothing.
+ */
+export const RUN_READS = { firstMs: 200, maxMs: 1500, growth: 1.5 } as const;
+
 /** How long a run's upload URL stays valid beyond its timeout: the invoke margin, throttle retries and slack. */
 const UPLOAD_URL_MARGIN_SECONDS = 300;
 
@@ -76,7 +88,7 @@ export function lambdaFunctionName(functionPrefix: string, functionId: string): 
 export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] {
   const sleep = options.sleep ?? defaultSleep;
   const functionName = (fn: FunctionItem) => lambdaFunctionName(options.functionPrefix, fn.function_id);
-  const runPollIntervalMs = options.runPollIntervalMs ?? 200;
+  const reads = options.runPollIntervalMs === undefined ? RUN_READS : { firstMs: options.runPollIntervalMs, maxMs: options.runPollIntervalMs, growth: 1 };
 
   /**
    * Reads the run's record until it is final, for as long as the run can last: its timeout and
@@ -84,7 +96,7 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
    */
   const waitForEnd = async (fn: FunctionItem, runId: string, signal?: AbortSignal): Promise<InvokeResult> => {
     const limitMs = fn.timeout_seconds * 1000 + RUN_DEADLINE_MARGIN_MS;
-    for (let waited = 0; waited <= limitMs; waited += runPollIntervalMs) {
+    for (let waited = 0, delay = reads.firstMs; waited <= limitMs; waited += delay, delay = Math.min(reads.maxMs, Math.round(delay * reads.growth))) {
       // The caller answered without the end: nobody reads it here, the recorder writes it.
       if (signal?.aborted) return new Promise<never>(() => undefined);
       // A failed read is tried again: ending the run over it would refuse its real end.
@@ -94,7 +106,7 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
       // give the slot back).
       if (run?.status === "canceled") return new Promise<never>(() => undefined);
       if (run && FINAL_STATUSES.includes(run.status)) return resultOf(run);
-      await sleep(runPollIntervalMs);
+      await sleep(delay);
     }
     const message = `No end of the run was recorded within ${Math.round(limitMs / 1000)} s: the run's workflow never recorded it`;
     return { ...endedWithout("failed", "function_crashed", message), duration_ms: 0, peak_memory_mb: null };
@@ -105,8 +117,8 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
    * (executionName: one execution per attempt, Step Functions refuses a second name) and the run's event, which
    * carries a presigned URL for an outcome too big for the workflow; then `onRunning`. The
    * workflow invokes the function's Lambda (RequestResponse) and its recorder writes the
-   * run's final record and meters it. Meanwhile this reads that record every
-   * runPollIntervalMs and resolves with it once it is final; the caller's own finish then
+   * run's final record and meters it. Meanwhile this reads that record from time to time,
+   * backing off (RUN_READS), and resolves with it once it is final; the caller's own finish then
    * finds the run ended already and keeps that record (finishRun). A caller that stops
    * waiting (the sync window's 202) loses nothing: the record is written without it; one
    * whose signal is aborted before the start (a queued run's dispatcher) has it read not once.
