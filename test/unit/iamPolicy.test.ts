@@ -113,6 +113,27 @@ describe("the stack's roles, through the evaluator", () => {
     }
   });
 
+  it("lets a run create no log group and write only to the stack's functions log group (#23.4)", () => {
+    const group = "arn:aws:logs:" + at + ":log-group:/browserfn/bfn-test/functions";
+    const ownStream = `${group}:log-stream:2026/11/28/bfn-test-fn-fn_1[3]0123456789abcdef`;
+    expect(evaluate(execution, request("logs:CreateLogStream", ownStream)).effect).toBe("Allow");
+    expect(evaluate(execution, request("logs:PutLogEvents", ownStream)).effect).toBe("Allow");
+    for (const [action, resource] of [
+      // No group of any name: each would be kept forever, with no retention.
+      ["logs:CreateLogGroup", `arn:aws:logs:${at}:log-group:/aws/lambda/bfn-test-fn-fn_1`],
+      ["logs:CreateLogGroup", `arn:aws:logs:${at}:log-group:/aws/lambda/bfn-test-fn-flood_1`],
+      ["logs:CreateLogGroup", `arn:aws:logs:${at}:log-group:/browserfn/bfn-test/functions2`],
+      // Lambda's default groups of other functions, and the service's own handlers' groups.
+      ["logs:CreateLogStream", `arn:aws:logs:${at}:log-group:/aws/lambda/bfn-test-fn-fn_2:log-stream:forged`],
+      ["logs:PutLogEvents", `arn:aws:logs:${at}:log-group:/aws/lambda/bfn-test-fn-fn_2:log-stream:2026/11/28/[1]abc`],
+      ["logs:PutLogEvents", `arn:aws:logs:${at}:log-group:/aws/lambda/bfn-test-run-recorder:log-stream:2026/11/28/[1]abc`],
+      ["logs:PutRetentionPolicy", group],
+      ["logs:DeleteLogGroup", group],
+    ] as const) {
+      expect([action, resource, evaluate(execution, request(action, resource)).effect]).toEqual([action, resource, "ImplicitDeny"]);
+    }
+  });
+
   it("would have let the functions invoke the completion Lambda under the old design's statement (git show e137d39^:lib/functionRuntime.ts)", () => {
     // FunctionRuntime.allowCompletionDestination before the run pipeline, exactly as it was built.
     const old = testStack();

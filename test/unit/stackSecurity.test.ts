@@ -36,9 +36,6 @@ const ALLOWED_WILDCARDS = [
   // Per-function Lambdas (created by the handlers, named <functionPrefix><function id>) and their versions/aliases.
   "arn:<AWS::Partition>:lambda:<AWS::Region>:<AWS::AccountId>:function:bfn-test-fn-*",
   "arn:<AWS::Partition>:lambda:<AWS::Region>:<AWS::AccountId>:function:bfn-test-fn-*:*",
-  // Their log groups (created by Lambda on first run) and log streams: the execution role's only grant.
-  "arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/lambda/bfn-test-fn-*",
-  "arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/lambda/bfn-test-fn-*:*",
   // One schedule per scheduled function, in browserfn's own group.
   "arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/bfn-test/*",
   // The run workflow's executions (named after their runs): StopExecution, for POST /runs/{run_id}/cancel.
@@ -174,12 +171,10 @@ describe("the stack's permissions", () => {
     expect((roles[roleId] as { Properties: Record<string, unknown> }).Properties.Policies).toBeUndefined();
     const [logGroupId] = Object.keys(template.findResources("AWS::Logs::LogGroup")).filter((id) => id.startsWith("FunctionRuntimeFunctionLogs"));
     const [keyId] = Object.keys(template.findResources("AWS::KMS::Key"));
-    const lambdaLogs = "arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/lambda/bfn-test-fn-*";
-    // Exactly: write to the functions' log group; create and write the per-Lambda log groups of
-    // older Lambdas; kms:Decrypt of values sealed for the calling Lambda itself only (its secrets).
+    // Exactly: write streams of the functions' log group (no log group created, no other group
+    // written: #23.4); kms:Decrypt of values sealed for the calling Lambda itself only (its secrets).
     expect(statementsOfRole(roleId).map((s) => ({ Effect: s.Effect, Action: list(s.Action).sort(), Resource: list(s.Resource).map(flatten), Condition: s.Condition }))).toEqual([
       { Effect: "Allow", Action: ["logs:CreateLogStream", "logs:PutLogEvents"], Resource: [`<${logGroupId}.Arn>`], Condition: undefined },
-      { Effect: "Allow", Action: ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"], Resource: [lambdaLogs, `${lambdaLogs}:*`], Condition: undefined },
       { Effect: "Allow", Action: ["kms:Decrypt"], Resource: [`<${keyId}.Arn>`], Condition: { StringEquals: { "kms:EncryptionContext:runner": "${aws:userid}" } } },
     ]);
     const open = statementsOfRole(roleOf("HandlersOpenRole"));
