@@ -113,6 +113,27 @@ describe("the stack's roles, through the evaluator", () => {
     }
   });
 
+  it("lets the authorizer, the recorder, the sweeper and the webhook Lambda put only into their own partitions: no API key, no batch (#23.9)", () => {
+    const table = policies.arn(policies.logicalId("AWS::DynamoDB::GlobalTable", "Datamain"));
+    const put = (statements: Statement[], leadingKey: string) => evaluate(statements, request("dynamodb:PutItem", table, { "dynamodb:LeadingKeys": leadingKey })).effect;
+    const authorizer = policies.roleStatements(policies.roleOfFunction("bfn-test-authorizer"));
+    const sweeper = policies.roleStatements(policies.roleOfFunction("bfn-test-run-sweeper"));
+    const delivery = policies.roleStatements(policies.roleOfFunction("bfn-test-webhook-delivery"));
+    expect(put(authorizer, "ACCOUNT#acct_new")).toBe("Allow");
+    for (const dispatcher of [recorder, sweeper]) {
+      for (const key of ["RUN#run_1", "FNID#fn_1", "ACCOUNT#acct_1", "QUEUE#acct_1"]) expect([key, put(dispatcher, key)]).toEqual([key, "Allow"]);
+    }
+    expect(put(delivery, "FNID#fn_1")).toBe("Allow");
+    // A forged API key (KEY#<hash>: the authorizer would accept it), a batch, an idempotency claim.
+    for (const [name, role] of [["authorizer", authorizer], ["recorder", recorder], ["sweeper", sweeper], ["delivery", delivery]] as const) {
+      for (const key of ["KEY#forged", "BATCH#batch_1", "IDEM#acct_1#fn_1", "RUN#run_1", "ACCOUNT#acct_1"]) {
+        if ((name === "recorder" || name === "sweeper") && (key.startsWith("RUN#") || key.startsWith("ACCOUNT#"))) continue;
+        if (name === "authorizer" && key.startsWith("ACCOUNT#")) continue;
+        expect([name, key, put(role, key)]).toEqual([name, key, "ImplicitDeny"]);
+      }
+    }
+  });
+
   it("lets a run create no log group and write only to the stack's functions log group (#23.4)", () => {
     const group = "arn:aws:logs:" + at + ":log-group:/browserfn/bfn-test/functions";
     const ownStream = `${group}:log-stream:2026/11/28/bfn-test-fn-fn_1[3]0123456789abcdef`;

@@ -2,6 +2,8 @@ import { Stack, Validations } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { CONTROL_ACTIONS } from "../../lib/functionRuntime";
+import { ROUTE_GROUPS } from "../../lib/routeRoles";
+import { ROUTE_SPECS } from "../../lambdas/routes/routeSpecs";
 import { testStack } from "../helpers/testStack";
 
 // Least privilege, checked on the synthesized template, and cdk-nag's AWS Solutions rules.
@@ -104,7 +106,7 @@ describe("the stack's permissions", () => {
     // The execution role only by the deploy job (which creates the Lambdas), the scheduler's only by the route handlers.
     expect(Object.fromEntries(passRoles.map((s) => [s.Condition?.StringEquals?.["iam:PassedToService"], s.policy.replace(/DefaultPolicy.*/, "")]))).toEqual({
       "lambda.amazonaws.com": "HandlersDeployJobRole",
-      "scheduler.amazonaws.com": "HandlersApiRole",
+      "scheduler.amazonaws.com": "HandlersRoutesFunctionsRole",
     });
   });
 
@@ -112,7 +114,7 @@ describe("the stack's permissions", () => {
     const control = statements.filter((s) => list(s.Action).includes("lambda:CreateFunction"));
     expect(control).toHaveLength(1);
     expect(control[0]?.policy).toMatch(/^HandlersDeployJobRole/);
-    const api = statementsOfRole(roleOf("HandlersApiRole")).filter((s) => list(s.Action).some((a) => a.startsWith("lambda:")));
+    const api = statementsOfRole(roleOf("HandlersRoutesFunctionsRole")).filter((s) => list(s.Action).some((a) => a.startsWith("lambda:")));
     expect(api.map((s) => [list(s.Action), list(s.Resource).map(flatten)])).toEqual([
       [["lambda:DeleteFunction"], ALLOWED_WILDCARDS.slice(0, 2)],
       [["lambda:GetAccountSettings"], ["*"]],
@@ -135,7 +137,7 @@ describe("the stack's permissions", () => {
     expect(authorizer.flatMap((s) => list(s.Action)).sort()).toEqual(["dynamodb:GetItem", "dynamodb:PutItem"]);
     const recorder = statementsOfRole(roleOf("HandlersRunRecorderRole"));
     // gsi1: the function of an ending run, by id (its webhooks).
-    expect(recorder.filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:"))).flatMap((s) => list(s.Resource)).map(flatten)).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`]);
+    expect([...new Set(recorder.filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:"))).flatMap((s) => list(s.Resource)).map(flatten))]).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`]);
     // The run queue's dispatcher after each release: claims a queued run (DeleteItem of its queue
     // item), presigns its upload URLs (PutObject) and starts its workflow.
     expect(recorder.flatMap((s) => list(s.Action)).filter((a) => !/^(logs|sqs):/.test(a)).sort()).toEqual([
@@ -156,12 +158,60 @@ describe("the stack's permissions", () => {
     ]);
     const sweeper = statementsOfRole(roleOf("HandlersRunSweeperRole"));
     const sweeperData = sweeper.filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:")));
-    expect(sweeperData.flatMap((s) => list(s.Resource)).map(flatten).sort()).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`, `<${tableId}.Arn>/index/runs`]);
+    expect([...new Set(sweeperData.flatMap((s) => list(s.Resource)).map(flatten))].sort()).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`, `<${tableId}.Arn>/index/runs`]);
     // The run queue's recovery: it starts queued runs as the recorder does, and opens their secrets.
     expect(sweeper.flatMap((s) => list(s.Action)).filter((a) => !/^(logs|sqs):/.test(a)).sort()).toEqual([
       "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "s3:PutObject", "states:StartExecution",
     ]);
     expect(startsRuns(sweeper)).toEqual(dispatcherGrants);
+  });
+
+  it("lets the authorizer, the recorder, the sweeper and the webhook Lambda put items only into their partitions: never an API key (#23.9)", () => {
+    const [tableId] = Object.keys(template.findResources("AWS::DynamoDB::GlobalTable"));
+    const puts = (role: string) =>
+      statementsOfRole(roleOf(role))
+        .filter((s) => list(s.Action).includes("dynamodb:PutItem"))
+        .map((s) => ({ Action: list(s.Action), Resource: list(s.Resource).map(flatten), Condition: s.Condition }));
+    const only = (partitions: string[]) => [
+      { Action: ["dynamodb:PutItem"], Resource: [`<${tableId}.Arn>`], Condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": partitions } } },
+    ];
+    expect(puts("HandlersAuthorizerRole")).toEqual(only(["ACCOUNT#*"]));
+    expect(puts("HandlersRunRecorderRole")).toEqual(only(["RUN#*", "FNID#*", "ACCOUNT#*", "QUEUE#*"]));
+    expect(puts("HandlersRunSweeperRole")).toEqual(only(["RUN#*", "FNID#*", "ACCOUNT#*", "QUEUE#*"]));
+    expect(puts("HandlersWebhookDeliveryRole")).toEqual(only(["FNID#*"]));
+    // Their other table actions are statements of their own, without PutItem.
+    const authorizer = statementsOfRole(roleOf("HandlersAuthorizerRole")).filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:")));
+    expect(authorizer.map((s) => list(s.Action))).toEqual([["dynamodb:GetItem"], ["dynamodb:PutItem"]]);
+  });
+
+  it("gives each group of authenticated routes a role of its own, holding what its routes touch and nothing else (#23.9)", () => {
+    const functions = template.findResources("AWS::Lambda::Function") as Record<string, { Properties: { FunctionName: string; Role: { "Fn::GetAtt": [string, string] } } }>;
+    const roleOfRoute = (operationId: string) => {
+      const fn = Object.values(functions).find((f) => f.Properties.FunctionName === `bfn-test-api-${operationId}`);
+      if (!fn) throw new Error(`no route ${operationId}`);
+      return fn.Properties.Role["Fn::GetAtt"][0];
+    };
+    const authRoutes = ROUTE_SPECS.filter((spec) => spec.auth);
+    const groupOf = new Map(Object.entries(ROUTE_GROUPS).flatMap(([group, ids]) => ids.map((id) => [id as string, group])));
+    // Every authenticated route is in one group, and runs with that group's role.
+    expect(authRoutes.filter((spec) => !groupOf.has(spec.operationId)).map((spec) => spec.operationId)).toEqual([]);
+    for (const spec of authRoutes) {
+      const group = groupOf.get(spec.operationId) ?? "";
+      expect([spec.operationId, roleOfRoute(spec.operationId)]).toEqual([spec.operationId, roleOf(`HandlersRoutes${group[0]?.toUpperCase()}${group.slice(1)}Role`)]);
+    }
+    // Each group's actions beyond the table and its logs, exactly.
+    const beyondTable = (group: string) =>
+      [...new Set(statementsOfRole(roleOf(`HandlersRoutes${group}Role`)).flatMap((s) => list(s.Action)).filter((a) => !/^(logs|dynamodb):/.test(a)))].sort();
+    expect(beyondTable("Data")).toEqual([]);
+    expect(beyondTable("Invoke")).toEqual(["kms:Decrypt", "kms:Encrypt", "s3:PutObject", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage", "states:StartExecution"]);
+    expect(beyondTable("Cancel")).toEqual(["sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage", "states:StopExecution"]);
+    expect(beyondTable("Functions")).toEqual([
+      "iam:PassRole", "kms:Decrypt", "kms:Encrypt", "lambda:DeleteFunction", "lambda:GetAccountSettings", "lambda:InvokeFunction", "scheduler:CreateSchedule", "scheduler:DeleteSchedule", "scheduler:UpdateSchedule",
+    ]);
+    expect(beyondTable("Secrets")).toEqual(["kms:Decrypt", "kms:Encrypt"]);
+    expect(beyondTable("Artifacts")).toEqual(["s3:GetObject"]);
+    // GET /runs: the table only (it could delete Lambdas, pass the scheduler role, start runs and use the key before).
+    expect(roleOfRoute("listRuns")).toBe(roleOf("HandlersRoutesDataRole"));
   });
 
   it("lets function code write its logs and open its own secrets, nothing else (no Lambda, no store, no bucket); open routes only write their logs", () => {
