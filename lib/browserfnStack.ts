@@ -12,6 +12,7 @@ import { OAuthServer } from "./oauthServer";
 import { RunPipeline } from "./runPipeline";
 import { Scheduling } from "./scheduling";
 import { SecretsKey } from "./secretsKey";
+import { StackCleanup } from "./stackCleanup";
 import { WebhookDelivery } from "./webhookDelivery";
 import { checkFunctionPrefix, resolveStackSettings, type StackSettings } from "./stackSettings";
 
@@ -77,6 +78,11 @@ export class BrowserfnStack extends Stack {
       pipeline,
       secretsKey,
       webhooks,
+    });
+    new StackCleanup(this, "Cleanup", {
+      functionName: handlerFunctionNames(settings.prefix).stackCleanup,
+      runtime,
+      logRetention: settings.logRetentionDays as RetentionDays,
     });
     const api = new BrowserfnApi(this, "Api", {
       prefix: settings.prefix,

@@ -72,6 +72,7 @@ export function handlerFunctionNames(prefix: string) {
     runSweeper: `${prefix}-run-sweeper`,
     deployJob: `${prefix}-deploy-job`,
     webhookDelivery: `${prefix}-webhook-delivery`,
+    stackCleanup: `${prefix}-stack-cleanup`,
     all: () => [
       ...ROUTE_SPECS.map((spec) => `${prefix}-api-${spec.operationId}`),
       `${prefix}-authorizer`,
@@ -81,6 +82,7 @@ export function handlerFunctionNames(prefix: string) {
       `${prefix}-run-sweeper`,
       `${prefix}-deploy-job`,
       `${prefix}-webhook-delivery`,
+      `${prefix}-stack-cleanup`,
     ],
   };
 }
