@@ -60,6 +60,7 @@ export class BrowserfnStack extends Stack {
     const scheduling = new Scheduling(this, "Scheduling", { groupName: settings.prefix, namePrefix: "" });
     const secretsKey = new SecretsKey(this, "Secrets", {
       prefix: settings.prefix,
+      existingKeyArn: settings.secretsKeyArn,
       removalPolicy: settings.tableRemovalPolicy === "destroy" ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });
     const webhooks = new WebhookDelivery(this, "Webhooks");

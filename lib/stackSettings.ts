@@ -38,6 +38,11 @@ export interface StackSettings {
   functionMaxMemoryMb: number | null;
   /** Days runs' artifacts are kept (the run bucket's lifecycle, and their records' TTL). */
   artifactRetentionDays: number;
+  /**
+   * The ARN of a secrets key kept by an earlier stack of this prefix (its table reattached):
+   * used instead of a new key, so the secrets sealed in that table still open. Null: a new key.
+   */
+  secretsKeyArn: string | null;
 }
 
 export const SETTING_NAMES = [
@@ -56,6 +61,7 @@ export const SETTING_NAMES = [
   "throttleBurst",
   "functionMaxMemoryMb",
   "artifactRetentionDays",
+  "secretsKeyArn",
 ] as const satisfies readonly (keyof StackSettings)[];
 
 const RETENTION_VALUES = new Set(Object.values(RetentionDays).filter((value) => typeof value === "number"));
@@ -98,6 +104,11 @@ const SettingsSchema = z.object({
   throttleBurst: z.coerce.number().int().min(1).max(5000).default(2000),
   functionMaxMemoryMb: z.coerce.number().int().min(128).max(10240).nullable().default(null),
   artifactRetentionDays: z.coerce.number().int().min(1).max(3650).default(7),
+  secretsKeyArn: z
+    .string()
+    .regex(/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[0-9a-f-]{36}$/, "the ARN of a KMS key (arn:aws:kms:<region>:<account>:key/<key id>)")
+    .nullable()
+    .default(null),
 });
 
 /** Settings from props, else context, else defaults; throws one message naming every bad value. */

@@ -3,6 +3,8 @@ import type { AddressInfo } from "node:net";
 import { DeleteFunctionCommand, ListFunctionsCommand } from "@aws-sdk/client-lambda";
 import type { CloudFormationCustomResourceEvent } from "aws-lambda";
 import { makeStackCleanupHandler, removeFunctionLambdas, respondToCloudFormation, type CleanupLambda } from "../../lambdas/stack/removeFunctionLambdas";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { synthStack } from "../helpers/testStack";
 
 // `cdk destroy` leaves nothing that runs or bills but the data kept on purpose (#23.7): the
@@ -150,5 +152,36 @@ describe("the stack on destroy", () => {
       .flatMap((r) => (r.Properties?.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement);
     expect(statements.map((s) => s.Action)).toEqual(["lambda:ListFunctions", "lambda:DeleteFunction", ["logs:CreateLogStream", "logs:PutLogEvents"]]);
     expect(JSON.stringify(statements[1]?.Resource)).toContain(":function:bfn-test-fn-*");
+  });
+
+  it("keeps only the data on delete (table, run bucket, secrets key, user pool); everything else with a fixed name goes", () => {
+    const kept = Object.entries(resources)
+      .filter(([, r]) => r.DeletionPolicy !== undefined && r.DeletionPolicy !== "Delete")
+      .map(([, r]) => r.Type)
+      .sort();
+    expect(kept).toEqual(["AWS::Cognito::UserPool", "AWS::DynamoDB::GlobalTable", "AWS::KMS::Key", "AWS::S3::Bucket"]);
+  });
+});
+
+describe("deploying again after a destroy", () => {
+  it("re-adopts the kept table by its name: npm run deploy imports existing resources", () => {
+    const scripts = (JSON.parse(readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.deploy).toBe("cdk deploy --import-existing-resources");
+  });
+
+  it("uses the kept secrets key when secretsKeyArn names it: no new key, the alias and every grant on it", () => {
+    const keyArn = "arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
+    const template = synthStack({ secretsKeyArn: keyArn });
+    const json = template.toJSON() as { Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }> };
+    expect(Object.values(json.Resources).filter((r) => r.Type === "AWS::KMS::Key")).toEqual([]);
+    template.hasResourceProperties("AWS::KMS::Alias", { AliasName: "alias/bfn-test-secrets", TargetKeyId: keyArn });
+    const kmsResources = Object.values(json.Resources)
+      .filter((r) => r.Type === "AWS::IAM::Policy")
+      .flatMap((r) => (r.Properties?.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement)
+      .filter((s) => [s.Action].flat().some((a) => a.startsWith("kms:")))
+      .map((s) => s.Resource);
+    expect(kmsResources.length).toBeGreaterThan(5);
+    for (const resource of kmsResources) expect(resource).toBe(keyArn);
+    expect(() => synthStack({ secretsKeyArn: "alias/mine" })).toThrow(/secretsKeyArn/);
   });
 });
