@@ -17,6 +17,9 @@ export interface StackCleanupDeps {
 
 const PARALLEL_DELETES = 8;
 
+/** The environment variable naming the function prefix (AWS_ENV.functionPrefix; read here without awsConfig's imports). */
+export const CLEANUP_PREFIX_ENV = "BROWSERFN_FUNCTION_PREFIX";
+
 /**
  * Deletes every Lambda whose name starts with `functionPrefix`: the per-function Lambdas the
  * deploy job created at run time, which CloudFormation does not know. Lists every page first

@@ -2,7 +2,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DeleteFunctionCommand, ListFunctionsCommand } from "@aws-sdk/client-lambda";
 import type { CloudFormationCustomResourceEvent } from "aws-lambda";
-import { makeStackCleanupHandler, removeFunctionLambdas, respondToCloudFormation, type CleanupLambda } from "../../lambdas/stack/removeFunctionLambdas";
+import { AWS_ENV } from "../../lambdas/aws/awsConfig";
+import { CLEANUP_PREFIX_ENV, makeStackCleanupHandler, removeFunctionLambdas, respondToCloudFormation, type CleanupLambda } from "../../lambdas/stack/removeFunctionLambdas";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { synthStack } from "../helpers/testStack";
@@ -145,7 +146,8 @@ describe("the stack on destroy", () => {
     expect(cleanup?.DependsOn).toContain(idOf("AWS::IAM::Role", "FunctionRuntimeExecutionRole"));
     const fnId = idOf("AWS::Lambda::Function", "CleanupFunction");
     expect(cleanup?.Properties?.ServiceToken).toEqual({ "Fn::GetAtt": [fnId, "Arn"] });
-    expect((resources[fnId]?.Properties?.Environment as { Variables: Record<string, unknown> }).Variables.BROWSERFN_FUNCTION_PREFIX).toBe("bfn-test-fn-");
+    expect(CLEANUP_PREFIX_ENV).toBe(AWS_ENV.functionPrefix);
+    expect((resources[fnId]?.Properties?.Environment as { Variables: Record<string, unknown> }).Variables[CLEANUP_PREFIX_ENV]).toBe("bfn-test-fn-");
     const roleId = idOf("AWS::IAM::Role", "CleanupRole");
     const statements = Object.values(resources)
       .filter((r) => r.Type === "AWS::IAM::Policy" && (r.Properties?.Roles as { Ref: string }[]).some((ref) => ref.Ref === roleId))

@@ -1,10 +1,9 @@
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import type { CloudFormationCustomResourceEvent } from "aws-lambda";
 import { z } from "zod";
-import { AWS_ENV } from "../awsConfig";
-import { makeStackCleanupHandler, respondToCloudFormation } from "../../stack/removeFunctionLambdas";
+import { CLEANUP_PREFIX_ENV, makeStackCleanupHandler, respondToCloudFormation } from "../../stack/removeFunctionLambdas";
 
-const CleanupEnv = z.object({ AWS_REGION: z.string().min(1), [AWS_ENV.functionPrefix]: z.string().regex(/^[A-Za-z0-9_-]{1,30}$/) });
+const CleanupEnv = z.object({ AWS_REGION: z.string().min(1), [CLEANUP_PREFIX_ENV]: z.string().regex(/^[A-Za-z0-9_-]{1,30}$/) });
 
 /**
  * The stack's cleanup custom resource (lib/stackCleanup.ts). Its environment is parsed on each
@@ -20,7 +19,7 @@ export const handler = async (event: CloudFormationCustomResourceEvent): Promise
   }
   const lambda = new LambdaClient({ region: env.data.AWS_REGION, retryMode: "standard", maxAttempts: 8 });
   try {
-    await makeStackCleanupHandler({ lambda, functionPrefix: env.data[AWS_ENV.functionPrefix], respond: respondToCloudFormation, log: (line) => console.error(line) })(event);
+    await makeStackCleanupHandler({ lambda, functionPrefix: env.data[CLEANUP_PREFIX_ENV], respond: respondToCloudFormation, log: (line) => console.error(line) })(event);
   } finally {
     lambda.destroy();
   }
