@@ -13,6 +13,7 @@ import { OAuthServer } from "./oauthServer";
 import { RunPipeline } from "./runPipeline";
 import { Scheduling } from "./scheduling";
 import { SecretsKey } from "./secretsKey";
+import { StackCleanup } from "./stackCleanup";
 import { WebhookDelivery } from "./webhookDelivery";
 import { checkFunctionPrefix, resolveStackSettings, type StackSettings } from "./stackSettings";
 
@@ -60,6 +61,7 @@ export class BrowserfnStack extends Stack {
     const scheduling = new Scheduling(this, "Scheduling", { groupName: settings.prefix, namePrefix: "" });
     const secretsKey = new SecretsKey(this, "Secrets", {
       prefix: settings.prefix,
+      existingKeyArn: settings.secretsKeyArn,
       removalPolicy: settings.tableRemovalPolicy === "destroy" ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });
     const webhooks = new WebhookDelivery(this, "Webhooks");
@@ -80,6 +82,11 @@ export class BrowserfnStack extends Stack {
       webhooks,
     });
     applyConcurrencyPlan(handlers, settings.reservedConcurrency);
+    new StackCleanup(this, "Cleanup", {
+      functionName: handlerFunctionNames(settings.prefix).stackCleanup,
+      runtime,
+      logRetention: settings.logRetentionDays as RetentionDays,
+    });
     const api = new BrowserfnApi(this, "Api", {
       prefix: settings.prefix,
       stageName: settings.stageName,

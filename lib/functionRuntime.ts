@@ -16,9 +16,9 @@ export interface FunctionRuntimeProps {
 }
 
 const RUNTIME_NAMES_REASON =
-  "The per-function Lambdas (and their log groups) are created at run time, one per deployed function, named " +
+  "The per-function Lambdas are created at run time, one per deployed function, named " +
   "<functionPrefix><function id>: they cannot be listed in the template, so the function prefix is the narrowest scope " +
-  "(`:*` covers their versions, aliases and log streams).";
+  "(`:*` covers their versions and aliases).";
 
 /**
  * What the handlers may do to the per-function Lambdas: everything the runtime adapter's deploys
@@ -87,16 +87,10 @@ export class FunctionRuntime extends Construct {
       retention: props.logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    // Streams of this group only: no logs:CreateLogGroup anywhere (a run could create groups
+    // without retention), and none of Lambda's default /aws/lambda/<name> groups (a Lambda whose
+    // LoggingConfig still names one is moved to this group by its next deploy: deployLambda.ts).
     this.logGroup.grantWrite(this.executionRole);
-    // Lambdas created before this log group existed write to /aws/lambda/<name> until their next deploy or settings change.
-    const logGroups = `arn:${Aws.PARTITION}:logs:${Aws.REGION}:${Aws.ACCOUNT_ID}:log-group:/aws/lambda/${props.functionPrefix}*`;
-    this.executionRole.addToPolicy(
-      new PolicyStatement({
-        actions: ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"],
-        resources: [logGroups, `${logGroups}:*`],
-      }),
-    );
-    acknowledgeWildcards(this.executionRole, [logGroups, `${logGroups}:*`], RUNTIME_NAMES_REASON);
   }
 
   /** The layer ARNs a per-function Lambda is created with: chromium first, then the runner. */

@@ -15,16 +15,24 @@ export const ENTRIES_DIR = path.join(PROJECT_ROOT, "lambdas", "aws", "entries");
 export const HANDLER_RUNTIME = Runtime.NODEJS_22_X;
 
 /**
+ * What the handlers' bundles leave out: nothing (#23.12). The AWS SDK is bundled, the version
+ * package-lock.json pins and the tests run, not the Lambda runtime's (which changes under the
+ * stack); each bundle holds only the clients its entry's imports reach
+ * (test/unit/stackBundles.test.ts counts them).
+ */
+export const HANDLER_EXTERNAL_MODULES: readonly string[] = [];
+
+/**
  * esbuild on this machine, never Docker: ES module output (the Lambda loads `index.mjs`),
  * with `require`, `__filename` and `__dirname` provided for the CommonJS packages bundled into
- * it; the AWS SDK v3 is left to the Lambda runtime, which ships it.
+ * it, the AWS SDK among them (HANDLER_EXTERNAL_MODULES).
  */
 const BUNDLING: BundlingOptions = {
   forceDockerBundling: false,
   format: OutputFormat.ESM,
   target: "node22",
   mainFields: ["module", "main"],
-  externalModules: ["@aws-sdk/*"],
+  externalModules: [...HANDLER_EXTERNAL_MODULES],
   minify: true,
   sourceMap: true,
   sourcesContent: false,

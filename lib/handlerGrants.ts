@@ -1,3 +1,4 @@
+import { type IRole, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { RouteSpec } from "../lambdas/routes/routeSpecs";
 import { ROUTE_SPECS } from "../lambdas/routes/routeSpecs";
 
@@ -28,6 +29,38 @@ export const WEBHOOK_DELIVERY_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutI
 /** The authorizer reads keys and accounts, and creates the account of a new OAuth subject. */
 export const AUTHORIZER_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem"];
 
+/**
+ * The partitions (pk prefixes, lambdas/store/tables.ts) each trusted-but-narrow Lambda may
+ * PutItem into (#23.9): none of them may write an API key (`KEY#`), a batch or an idempotency
+ * claim. The authorizer creates accounts only; the recorder and the sweeper write runs (and
+ * their parts and artifacts, `RUN#`), webhook deliveries (`FNID#`), the account's limits, usage
+ * and storage (`ACCOUNT#`) and, as the run queue's dispatchers, queue items (`QUEUE#`); the
+ * delivery Lambda writes deliveries (`FNID#`).
+ */
+export const PUT_PARTITIONS = {
+  authorizer: ["ACCOUNT#*"],
+  recorder: ["RUN#*", "FNID#*", "ACCOUNT#*", "QUEUE#*"],
+  webhookDelivery: ["FNID#*"],
+} as const;
+
+/**
+ * Grants `actions` on the table `resources`; PutItem among them only into items whose partition
+ * key matches `putPartitions` (the `dynamodb:LeadingKeys` condition: ForAllValues, and every
+ * single-item call has one leading key).
+ */
+export function grantTableActions(role: IRole, actions: readonly string[], resources: string[], putPartitions: readonly string[]): void {
+  const others = actions.filter((action) => action !== "dynamodb:PutItem");
+  if (others.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: others, resources }));
+  if (others.length === actions.length) return;
+  role.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ["dynamodb:PutItem"],
+      resources: resources.filter((resource) => !resource.includes("/index/")),
+      conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [...putPartitions] } },
+    }),
+  );
+}
+
 /** Physical names of browserfn's own Lambdas (checked against the function prefix). */
 export function handlerFunctionNames(prefix: string) {
   return {
@@ -39,6 +72,7 @@ export function handlerFunctionNames(prefix: string) {
     runSweeper: `${prefix}-run-sweeper`,
     deployJob: `${prefix}-deploy-job`,
     webhookDelivery: `${prefix}-webhook-delivery`,
+    stackCleanup: `${prefix}-stack-cleanup`,
     all: () => [
       ...ROUTE_SPECS.map((spec) => `${prefix}-api-${spec.operationId}`),
       `${prefix}-authorizer`,
@@ -48,6 +82,7 @@ export function handlerFunctionNames(prefix: string) {
       `${prefix}-run-sweeper`,
       `${prefix}-deploy-job`,
       `${prefix}-webhook-delivery`,
+      `${prefix}-stack-cleanup`,
     ],
   };
 }

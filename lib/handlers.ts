@@ -13,13 +13,14 @@ import { ACTIVE_INDEX, DEPLOYING_INDEX } from "../lambdas/store/tables";
 import type { FunctionRuntime } from "./functionRuntime";
 import { createHandlerFunction, grantLogWrites, HANDLER_RUNTIME, type HandlerFunctionProps } from "./handlerFunction";
 import { acknowledge, acknowledgeWildcards } from "./nag";
+import { grantRouteGroups, ROUTE_GROUP_NAMES, ROUTE_GROUPS, routeGroupOf, type RouteGroup } from "./routeRoles";
 import type { OAuthServer } from "./oauthServer";
 import type { RunPipeline } from "./runPipeline";
 import type { Scheduling } from "./scheduling";
 import { WEBHOOK_DELIVERY_TIMEOUT, type WebhookDelivery } from "./webhookDelivery";
 import type { StackSettings } from "./stackSettings";
 import type { SecretsKey } from "./secretsKey";
-import { DATA_ACTIONS, RECORDER_DATA_ACTIONS, DEPLOY_JOB_DATA_ACTIONS, SWEEPER_DATA_ACTIONS, WEBHOOK_DELIVERY_DATA_ACTIONS, AUTHORIZER_DATA_ACTIONS, handlerFunctionNames } from "./handlerGrants";
+import { DATA_ACTIONS, RECORDER_DATA_ACTIONS, DEPLOY_JOB_DATA_ACTIONS, SWEEPER_DATA_ACTIONS, WEBHOOK_DELIVERY_DATA_ACTIONS, AUTHORIZER_DATA_ACTIONS, grantTableActions, handlerFunctionNames, PUT_PARTITIONS } from "./handlerGrants";
 import { RECORDER_LAMBDA_TIMEOUT_SECONDS } from "../lambdas/runtime/aws/runWorkflow";
 
 export interface HandlersProps {
@@ -42,8 +43,8 @@ export interface HandlersProps {
  * browserfn's own Lambdas, each bundled from its entry in lambdas/aws/entries: one per route,
  * the authorizer, the `$default` route, the scheduled-run target, the run recorder (the run
  * workflow's Record state: it writes how each run ended) and the run sweeper. Roles by need:
- * the authenticated routes share one (data, per-function Lambdas, schedules, starting run
- * workflows), the open routes one with logs only, the authorizer one that reads keys, the
+ * the authenticated routes one per group of routes that touch the same things
+ * (lib/routeRoles.ts), the open routes one with logs only, the authorizer one that reads keys, the
  * scheduled-run target one that records and starts runs, the recorder one that writes runs'
  * ends and reads uploaded outcomes, the sweeper one that ends overdue runs (the table only).
  */
@@ -56,7 +57,7 @@ export class Handlers extends Construct {
   readonly runSweeper: NodejsFunction;
   readonly deployJob: NodejsFunction;
   readonly webhookDelivery: NodejsFunction;
-  readonly roles: { api: Role; open: Role; authorizer: Role; scheduledRun: Role; runRecorder: Role; runSweeper: Role; deployJob: Role; webhookDelivery: Role };
+  readonly roles: { routes: Record<RouteGroup, Role>; open: Role; authorizer: Role; scheduledRun: Role; runRecorder: Role; runSweeper: Role; deployJob: Role; webhookDelivery: Role };
 
   constructor(scope: Construct, id: string, props: HandlersProps) {
     super(scope, id);
@@ -66,7 +67,10 @@ export class Handlers extends Construct {
     const role = (roleId: string, description: string) =>
       new Role(this, roleId, { assumedBy: new ServicePrincipal("lambda.amazonaws.com"), description });
     this.roles = {
-      api: role("ApiRole", "browserfn route handlers (authenticated routes): data, schedules, starting runs and deploy jobs, deleting function Lambdas"),
+      // One role per group of authenticated routes, by what they touch (lib/routeRoles.ts).
+      routes: Object.fromEntries(
+        ROUTE_GROUP_NAMES.map((group) => [group, role(`Routes${group[0]?.toUpperCase()}${group.slice(1)}Role`, `browserfn authenticated routes (${group}): ${ROUTE_GROUPS[group].join(", ")}`.slice(0, 1000))]),
+      ) as Record<RouteGroup, Role>,
       open: role("OpenRole", "browserfn open routes (health, OpenAPI, unmatched routes): logs only"),
       authorizer: role("AuthorizerRole", "browserfn Lambda authorizer: reads API keys and accounts"),
       scheduledRun: role("ScheduledRunRole", "browserfn scheduled-run target: records runs, starts their workflows"),
@@ -76,38 +80,27 @@ export class Handlers extends Construct {
       webhookDelivery: role("WebhookDeliveryRole", "browserfn webhook delivery: signs and sends runs' ends to webhooks, records each attempt"),
     };
     const tableResources = [props.table.tableArn, ...props.indexNames.map((name) => `${props.table.tableArn}/index/${name}`)];
-    for (const grantee of [this.roles.api, this.roles.scheduledRun]) {
+    for (const grantee of [...Object.values(this.roles.routes), this.roles.scheduledRun]) {
       grantee.addToPolicy(new PolicyStatement({ actions: DATA_ACTIONS, resources: tableResources }));
     }
-    this.roles.authorizer.addToPolicy(new PolicyStatement({ actions: AUTHORIZER_DATA_ACTIONS, resources: [props.table.tableArn] }));
+    grantTableActions(this.roles.authorizer, AUTHORIZER_DATA_ACTIONS, [props.table.tableArn], PUT_PARTITIONS.authorizer);
     // gsi1: the function of an ending run (its webhooks), found by function_id.
-    this.roles.runRecorder.addToPolicy(new PolicyStatement({ actions: RECORDER_DATA_ACTIONS, resources: [props.table.tableArn, `${props.table.tableArn}/index/${ACTIVE_INDEX}`] }));
+    grantTableActions(this.roles.runRecorder, RECORDER_DATA_ACTIONS, [props.table.tableArn, `${props.table.tableArn}/index/${ACTIVE_INDEX}`], PUT_PARTITIONS.recorder);
     // The deploying index too: the sweeper finds functions stuck deploying there.
     const sweeperIndexes = [ACTIVE_INDEX, DEPLOYING_INDEX].map((index) => `${props.table.tableArn}/index/${index}`);
-    this.roles.runSweeper.addToPolicy(new PolicyStatement({ actions: SWEEPER_DATA_ACTIONS, resources: [props.table.tableArn, ...sweeperIndexes] }));
+    grantTableActions(this.roles.runSweeper, SWEEPER_DATA_ACTIONS, [props.table.tableArn, ...sweeperIndexes], PUT_PARTITIONS.recorder);
     this.roles.deployJob.addToPolicy(new PolicyStatement({ actions: DEPLOY_JOB_DATA_ACTIONS, resources: [props.table.tableArn] }));
-    this.roles.webhookDelivery.addToPolicy(
-      new PolicyStatement({ actions: WEBHOOK_DELIVERY_DATA_ACTIONS, resources: [props.table.tableArn, `${props.table.tableArn}/index/${ACTIVE_INDEX}`] }),
-    );
+    grantTableActions(this.roles.webhookDelivery, WEBHOOK_DELIVERY_DATA_ACTIONS, [props.table.tableArn, `${props.table.tableArn}/index/${ACTIVE_INDEX}`], PUT_PARTITIONS.webhookDelivery);
     // Secrets: the routes seal and open (function secrets, webhook signing secrets), the recorder
     // opens (it redacts secret values from outcomes), the delivery Lambda opens signing secrets,
     // and each function's Lambda opens only what was sealed for its own runs.
-    props.secretsKey.grantSealAndOpen(this.roles.api);
     props.secretsKey.grantOpen(this.roles.runRecorder);
     props.secretsKey.grantOpen(this.roles.webhookDelivery);
     props.secretsKey.grantRunnerOpen(props.runtime.executionRole);
-    for (const sender of [this.roles.api, this.roles.scheduledRun, this.roles.runRecorder, this.roles.runSweeper]) props.webhooks.grantEnqueue(sender);
-    // Deploys run in the deploy job; the routes only delete a function's Lambda.
-    props.runtime.grantDelete(this.roles.api);
+    for (const sender of [this.roles.scheduledRun, this.roles.runRecorder, this.roles.runSweeper]) props.webhooks.grantEnqueue(sender);
     props.runtime.grantControl(this.roles.deployJob);
-    // The pre-flight check of a function's memory against the account's Lambda quotas; the action takes no resource.
-    this.roles.api.addToPolicy(new PolicyStatement({ actions: ["lambda:GetAccountSettings"], resources: ["*"] }));
-    acknowledge(this.roles.api, "AwsSolutions-IAM5[Resource::*]", "lambda:GetAccountSettings (the pre-flight check of a function's memory against the account's Lambda quotas) has no resource-level permissions: it is granted on * by AWS's design.");
     const deployJobArn = `arn:${Aws.PARTITION}:lambda:${Aws.REGION}:${Aws.ACCOUNT_ID}:function:${names.deployJob}`;
-    this.roles.api.addToPolicy(new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [deployJobArn] }));
-    props.scheduling.grantManage(this.roles.api);
-    props.pipeline.grantStartRuns(this.roles.api);
-    props.pipeline.grantStopRuns(this.roles.api);
+    grantRouteGroups(this.roles.routes, { ...props, deployJobArn });
     props.pipeline.grantStartRuns(this.roles.scheduledRun);
     props.pipeline.grantReadOutcomes(this.roles.runRecorder);
     // A retry: the failed attempt's parameters, read back from its execution's input.
@@ -118,7 +111,6 @@ export class Handlers extends Construct {
     props.pipeline.grantStartRuns(this.roles.runRecorder);
     props.pipeline.grantStartRuns(this.roles.runSweeper);
     props.secretsKey.grantOpen(this.roles.runSweeper);
-    props.pipeline.grantDownloadArtifacts(this.roles.api);
     // A scheduled run opens its function's secrets (their values are redacted from the run's record).
     props.secretsKey.grantOpen(this.roles.scheduledRun);
 
@@ -166,7 +158,7 @@ export class Handlers extends Construct {
         entry: spec.operationId,
         functionName: names.route(spec),
         description: `browserfn ${spec.method} ${spec.path}: ${spec.summary}`.slice(0, 256),
-        role: spec.auth ? this.roles.api : this.roles.open,
+        role: spec.auth ? this.roles.routes[routeGroupOf(spec)] : this.roles.open,
         environment: serviceEnv,
         logRetention,
         files: (spec as RouteSpec).files,

@@ -1,4 +1,4 @@
-import { Aws } from "aws-cdk-lib";
+import { Aws, RemovalPolicy } from "aws-cdk-lib";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { ScheduleGroup } from "aws-cdk-lib/aws-scheduler";
@@ -32,7 +32,11 @@ export class Scheduling extends Construct {
   constructor(scope: Construct, id: string, props: SchedulingProps) {
     super(scope, id);
     this.namePrefix = props.namePrefix;
-    this.group = new ScheduleGroup(this, "Group", { scheduleGroupName: props.groupName });
+    // Deleted with the stack, whatever the tables' removal policy: deleting a group deletes its
+    // schedules, which would otherwise go on firing at a scheduled-run Lambda that is gone, and
+    // a kept group's name would fail the next deploy (docs/deploy.md, "Destroying and deploying
+    // again", says how a reattached function gets its schedule back).
+    this.group = new ScheduleGroup(this, "Group", { scheduleGroupName: props.groupName, removalPolicy: RemovalPolicy.DESTROY });
     this.scheduleArn = `arn:${Aws.PARTITION}:scheduler:${Aws.REGION}:${Aws.ACCOUNT_ID}:schedule/${props.groupName}/${props.namePrefix}*`;
 
     this.deadLetterQueue = deadLetterQueue(

@@ -1,12 +1,17 @@
 import { RemovalPolicy } from "aws-cdk-lib";
 import { type IRole, PolicyStatement } from "aws-cdk-lib/aws-iam";
-import { Key } from "aws-cdk-lib/aws-kms";
+import { Alias, type IKey, Key } from "aws-cdk-lib/aws-kms";
 import { Construct } from "constructs";
 import { RUNNER_CONTEXT_KEY, SECRET_CONTEXT_KEY } from "../lambdas/secrets/secretContexts";
 
 export interface SecretsKeyProps {
   prefix: string;
   removalPolicy: RemovalPolicy;
+  /**
+   * A key kept by an earlier stack (`cdk destroy` with tables retained) to use instead of a new
+   * one: the secrets sealed in a reattached table open only with it (docs/deploy.md).
+   */
+  existingKeyArn?: string | null;
 }
 
 /**
@@ -18,10 +23,16 @@ export interface SecretsKeyProps {
  * session is `<role id>:<function's Lambda name>`).
  */
 export class SecretsKey extends Construct {
-  readonly key: Key;
+  readonly key: IKey;
 
   constructor(scope: Construct, id: string, props: SecretsKeyProps) {
     super(scope, id);
+    if (props.existingKeyArn) {
+      this.key = Key.fromKeyArn(this, "Key", props.existingKeyArn);
+      // The kept key's alias went with its stack: this stack names it again (and deletes only the alias).
+      new Alias(this, "Alias", { aliasName: `alias/${props.prefix}-secrets`, targetKey: this.key });
+      return;
+    }
     this.key = new Key(this, "Key", {
       alias: `alias/${props.prefix}-secrets`,
       description: "browserfn: seals function secrets and webhook signing secrets",

@@ -45,6 +45,11 @@ export interface StackSettings {
   artifactRetentionDays: number;
   /** Reserved concurrency of the stack's own Lambdas (lib/concurrencyPlan.ts), or `off`. */
   reservedConcurrency: ConcurrencySetting;
+  /**
+   * The ARN of a secrets key kept by an earlier stack of this prefix (its table reattached):
+   * used instead of a new key, so the secrets sealed in that table still open. Null: a new key.
+   */
+  secretsKeyArn: string | null;
 }
 
 export const SETTING_NAMES = [
@@ -64,6 +69,7 @@ export const SETTING_NAMES = [
   "functionMaxMemoryMb",
   "artifactRetentionDays",
   "reservedConcurrency",
+  "secretsKeyArn",
 ] as const satisfies readonly (keyof StackSettings)[];
 
 const RETENTION_VALUES = new Set(Object.values(RetentionDays).filter((value) => typeof value === "number"));
@@ -122,6 +128,11 @@ const SettingsSchema = z.object({
   functionMaxMemoryMb: z.coerce.number().int().min(128).max(10240).nullable().default(null),
   artifactRetentionDays: z.coerce.number().int().min(1).max(3650).default(7),
   reservedConcurrency: jsonTextOrWord(ConcurrencySettingSchema).default(DEFAULT_CONCURRENCY_PLAN),
+  secretsKeyArn: z
+    .string()
+    .regex(/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[0-9a-f-]{36}$/, "the ARN of a KMS key (arn:aws:kms:<region>:<account>:key/<key id>)")
+    .nullable()
+    .default(null),
 });
 
 /** Settings from props, else context, else defaults; throws one message naming every bad value. */

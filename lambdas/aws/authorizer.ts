@@ -2,9 +2,9 @@ import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWith
 import { ApiError } from "../http/errors";
 import type { Identity } from "../identity/identity";
 import { readIdentityEnv } from "./awsConfig";
-import { createAwsIdentityDeps } from "./awsDeps";
+import { createAwsIdentityDeps } from "./awsIdentityDeps";
 import { type AuthorizerContext, errorContext, principalContext } from "./authorizerContext";
-import { once } from "./lazyHandlers";
+import { once } from "./once";
 
 export type AuthorizerResult = APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>;
 

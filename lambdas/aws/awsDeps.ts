@@ -1,3 +1,4 @@
+import { createAwsIdentity } from "./awsIdentityDeps";
 import { KMSClient } from "@aws-sdk/client-kms";
 import { S3Client, type S3ClientConfig } from "@aws-sdk/client-s3";
 import { SchedulerClient } from "@aws-sdk/client-scheduler";
@@ -6,14 +7,11 @@ import { SQSClient } from "@aws-sdk/client-sqs";
 import { AWS_MAX_BODY_BYTES } from "../config/serviceConfig";
 import { DEFAULT_PLAN, storageCapBytes } from "../config/plans";
 import { type Deps, systemClock } from "../deps";
-import { createIdentity, type Identity } from "../identity/identity";
-import { createJwtVerifier } from "../identity/jwtVerifier";
 import { createAccountQuotaCheck } from "../runtime/aws/accountQuotas";
 import { createAwsRuntime } from "../runtime/aws/awsRuntime";
 import { createLambdaDeployJobs } from "../runtime/aws/deployJobs";
 import { createLambdaClients } from "../runtime/aws/lambdaClient";
 import { createAwsScheduler } from "../schedule/awsScheduler";
-import type { AccountStore } from "../store/accountStore";
 import { createDocumentClient } from "../store/dynamo";
 import { createStore } from "../store/store";
 import { createS3OutcomeBucket } from "../runtime/aws/outcomeBucket";
@@ -23,7 +21,7 @@ import type { SweepDeps } from "../runtime/aws/sweepRuns";
 import { createKmsSecretBox, runnerSession } from "../secrets/kmsSecretBox";
 import type { SecretBox } from "../secrets/secretBox";
 import { lambdaFunctionName } from "../runtime/aws/awsRuntime";
-import type { AwsConfig, DispatcherEnvConfig, IdentityEnvConfig, readRecorderEnv, SecretsEnvConfig, StoreEnvConfig } from "./awsConfig";
+import type { AwsConfig, DispatcherEnvConfig, readRecorderEnv, SecretsEnvConfig, StoreEnvConfig } from "./awsConfig";
 import { awsQueueDispatch, awsQueueRecovery, createDispatchStepFunctions, createDispatcherDeps, LambdaQueueState } from "./awsDispatch";
 import type { Store } from "../store/store";
 import { createSqsDeliveryQueue } from "../webhooks/aws/sqsDeliveryQueue";
@@ -55,34 +53,6 @@ export function createAwsDeliveryDeps(config: StoreEnvConfig & { webhookQueueUrl
     allowLocalNetwork: false,
     retryBaseMs: DEFAULT_RETRY_BASE_MS,
   };
-}
-
-/**
- * Verified API keys are remembered this long by a warm authorizer container. API Gateway also
- * caches the authorizer's verdict per Authorization header (30 s, lib/httpApi.ts), so a key
- * revoked through the API stops working everywhere within about the sum (see docs/deploy.md).
- */
-export const AWS_IDENTITY_CACHE_MS = 30_000;
-
-/** API keys and, when an OAuth issuer is configured, its access tokens. */
-export function createAwsIdentity(accounts: AccountStore, config: IdentityEnvConfig): Identity {
-  const tokens = config.oauth
-    ? createJwtVerifier({
-        issuer: config.oauth.issuer,
-        jwksUrl: config.oauth.jwksUrl,
-        clientIds: config.oauth.clientIds,
-        accounts,
-        defaultPlan: config.defaultPlan,
-      })
-    : undefined;
-  return createIdentity(accounts, { tokens, cacheMs: AWS_IDENTITY_CACHE_MS });
-}
-
-/** The store on DynamoDB and the identity: all the authorizer uses. */
-export function createAwsIdentityDeps(config: IdentityEnvConfig): { identity: Identity; log: (line: string) => void } {
-  const { doc } = createDocumentClient({ region: config.region });
-  const store = createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays });
-  return { identity: createAwsIdentity(store.accounts, config), log: (line) => console.error(line) };
 }
 
 /**

@@ -12,26 +12,13 @@ import { readAwsEnv, readDeliveryEnv, readRecorderEnv, readSweeperEnv } from "./
 import { createAwsDeliveryDeps, createAwsDeps, createAwsRecorderDeps, createAwsSweepDeps } from "./awsDeps";
 import { type DeliveryConsumerDeps, makeDeliveryConsumer } from "../webhooks/aws/deliveryConsumer";
 import type { SQSEvent } from "aws-lambda";
+import { once } from "./once";
+
+export { once };
 
 /** Deps from this Lambda's environment (set by the CDK stack). */
 export const depsFromEnv = (): Deps => createAwsDeps(readAwsEnv(process.env));
 
-/**
- * Builds a value on first use and keeps it for the life of the container. A failed build is
- * not kept: the next call tries again (a throttled or misconfigured start is not permanent).
- */
-export function once<T>(build: () => T | Promise<T>): () => Promise<T> {
-  let value: Promise<T> | undefined;
-  return () => {
-    value ??= Promise.resolve()
-      .then(build)
-      .catch((error: unknown) => {
-        value = undefined;
-        throw error;
-      });
-    return value;
-  };
-}
 
 /**
  * A route's Lambda handler whose deps are built on the first request, not at import: an

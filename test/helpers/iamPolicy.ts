@@ -6,8 +6,9 @@
  * regard to case) and its Condition block. A key or policy variable the request has no value
  * for matches nothing (a negated operator, or …IfExists, holds). A statement that matches the
  * request but whose condition this evaluator cannot decide (an operator it does not model, such
- * as ForAnyValue:/ForAllValues:) throws UndecidedPolicy rather than guess either way: a test
- * fails loudly instead of passing on a deny that IAM might not make.
+ * as ForAnyValue:; ForAllValues: only over a key with one value in the request) throws
+ * UndecidedPolicy rather than guess either way: a test fails loudly instead of passing on a deny
+ * that IAM might not make.
  */
 
 export interface PolicyStatement {
@@ -70,7 +71,16 @@ const NEGATED: Record<string, string> = { StringNotEquals: "StringEquals", Strin
 
 /** One operator's block: true (satisfied), false (not), or undefined (cannot be evaluated). */
 function conditionHolds(operator: string, block: Record<string, unknown>, context: Record<string, string>): boolean | undefined {
-  if (operator.startsWith("ForAnyValue:") || operator.startsWith("ForAllValues:")) return undefined; // multivalued keys: not modelled
+  if (operator.startsWith("ForAnyValue:")) return undefined; // multivalued keys: not modelled
+  if (operator.startsWith("ForAllValues:")) {
+    // A request's context holds one value per key here (dynamodb:LeadingKeys of a single-item
+    // call has one): every value matches when that one does, and an absent key's empty set
+    // satisfies ForAllValues, as in IAM. A negated inner operator is not modelled.
+    const inner = operator.slice("ForAllValues:".length);
+    if (NEGATED[inner] || inner.endsWith("IfExists") || !STRING_TESTS[inner]) return undefined;
+    const present = Object.fromEntries(Object.keys(block).filter((key) => context[key] !== undefined).map((key) => [key, block[key]]));
+    return conditionHolds(inner, present, context);
+  }
   const ifExists = operator.endsWith("IfExists");
   const base = ifExists ? operator.slice(0, -"IfExists".length) : operator;
   for (const [key, expectedValue] of Object.entries(block)) {

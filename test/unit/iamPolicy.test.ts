@@ -113,6 +113,48 @@ describe("the stack's roles, through the evaluator", () => {
     }
   });
 
+  it("lets the authorizer, the recorder, the sweeper and the webhook Lambda put only into their own partitions: no API key, no batch (#23.9)", () => {
+    const table = policies.arn(policies.logicalId("AWS::DynamoDB::GlobalTable", "Datamain"));
+    const put = (statements: Statement[], leadingKey: string) => evaluate(statements, request("dynamodb:PutItem", table, { "dynamodb:LeadingKeys": leadingKey })).effect;
+    const authorizer = policies.roleStatements(policies.roleOfFunction("bfn-test-authorizer"));
+    const sweeper = policies.roleStatements(policies.roleOfFunction("bfn-test-run-sweeper"));
+    const delivery = policies.roleStatements(policies.roleOfFunction("bfn-test-webhook-delivery"));
+    expect(put(authorizer, "ACCOUNT#acct_new")).toBe("Allow");
+    for (const dispatcher of [recorder, sweeper]) {
+      for (const key of ["RUN#run_1", "FNID#fn_1", "ACCOUNT#acct_1", "QUEUE#acct_1"]) expect([key, put(dispatcher, key)]).toEqual([key, "Allow"]);
+    }
+    expect(put(delivery, "FNID#fn_1")).toBe("Allow");
+    // A forged API key (KEY#<hash>: the authorizer would accept it), a batch, an idempotency claim.
+    for (const [name, role] of [["authorizer", authorizer], ["recorder", recorder], ["sweeper", sweeper], ["delivery", delivery]] as const) {
+      for (const key of ["KEY#forged", "BATCH#batch_1", "IDEM#acct_1#fn_1", "RUN#run_1", "ACCOUNT#acct_1"]) {
+        if ((name === "recorder" || name === "sweeper") && (key.startsWith("RUN#") || key.startsWith("ACCOUNT#"))) continue;
+        if (name === "authorizer" && key.startsWith("ACCOUNT#")) continue;
+        expect([name, key, put(role, key)]).toEqual([name, key, "ImplicitDeny"]);
+      }
+    }
+  });
+
+  it("lets a run create no log group and write only to the stack's functions log group (#23.4)", () => {
+    const group = "arn:aws:logs:" + at + ":log-group:/browserfn/bfn-test/functions";
+    const ownStream = `${group}:log-stream:2026/11/28/bfn-test-fn-fn_1[3]0123456789abcdef`;
+    expect(evaluate(execution, request("logs:CreateLogStream", ownStream)).effect).toBe("Allow");
+    expect(evaluate(execution, request("logs:PutLogEvents", ownStream)).effect).toBe("Allow");
+    for (const [action, resource] of [
+      // No group of any name: each would be kept forever, with no retention.
+      ["logs:CreateLogGroup", `arn:aws:logs:${at}:log-group:/aws/lambda/bfn-test-fn-fn_1`],
+      ["logs:CreateLogGroup", `arn:aws:logs:${at}:log-group:/aws/lambda/bfn-test-fn-flood_1`],
+      ["logs:CreateLogGroup", `arn:aws:logs:${at}:log-group:/browserfn/bfn-test/functions2`],
+      // Lambda's default groups of other functions, and the service's own handlers' groups.
+      ["logs:CreateLogStream", `arn:aws:logs:${at}:log-group:/aws/lambda/bfn-test-fn-fn_2:log-stream:forged`],
+      ["logs:PutLogEvents", `arn:aws:logs:${at}:log-group:/aws/lambda/bfn-test-fn-fn_2:log-stream:2026/11/28/[1]abc`],
+      ["logs:PutLogEvents", `arn:aws:logs:${at}:log-group:/aws/lambda/bfn-test-run-recorder:log-stream:2026/11/28/[1]abc`],
+      ["logs:PutRetentionPolicy", group],
+      ["logs:DeleteLogGroup", group],
+    ] as const) {
+      expect([action, resource, evaluate(execution, request(action, resource)).effect]).toEqual([action, resource, "ImplicitDeny"]);
+    }
+  });
+
   it("would have let the functions invoke the completion Lambda under the old design's statement (git show e137d39^:lib/functionRuntime.ts)", () => {
     // FunctionRuntime.allowCompletionDestination before the run pipeline, exactly as it was built.
     const old = testStack();

@@ -138,13 +138,13 @@ describe("the CDK stack", () => {
     }
   });
 
-  it("serves POST /mcp without the authorizer (its handler checks tokens, so a 401 carries WWW-Authenticate) with the authenticated routes' role and the identity's settings; the well-known document as an open route", () => {
+  it("serves POST /mcp without the authorizer (its handler checks tokens, so a 401 carries WWW-Authenticate) with the invocation routes' role (its tools invoke functions) and the identity's settings; the well-known document as an open route", () => {
     const routes = resources(template, "AWS::ApiGatewayV2::Route");
     const mcpRoute = routes.find(([, r]) => r.Properties.RouteKey === "POST /mcp")?.[1];
     expect(mcpRoute?.Properties.AuthorizationType).toBe("NONE");
     const [, mcp] = functionNamed("bfn-test-api-mcp");
-    const [, listFunctions] = functionNamed("bfn-test-api-listFunctions");
-    expect(mcp.Properties.Role).toEqual(listFunctions.Properties.Role);
+    const [, invokePost] = functionNamed("bfn-test-api-invokePost");
+    expect(mcp.Properties.Role).toEqual(invokePost.Properties.Role);
     const env = (mcp.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
     const config = readAwsEnv({ ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, fakeResolve(v)])), AWS_REGION: "eu-west-1" });
     // The same issuer and clients as the authorizer: the handler accepts the same tokens, and the well-known document names the issuer.
@@ -158,7 +158,9 @@ describe("the CDK stack", () => {
   });
 
   it("runs the handlers on nodejs22.x arm64 with bounded timeouts, the environment their entries parse, and own log groups", () => {
-    expect(functions).toHaveLength(ROUTES.length + 7);
+    // The routes, the authorizer, the $default route, the scheduled-run target, the recorder, the
+    // sweeper, the deploy job, the webhook delivery Lambda and the stack cleanup (#23.7).
+    expect(functions).toHaveLength(ROUTES.length + 8);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({ Runtime: "nodejs22.x", Architectures: ["arm64"], Handler: "index.handler" });
       expect(fn.Properties.LoggingConfig).toMatchObject({ LogGroup: { Ref: expect.any(String) } });

@@ -247,7 +247,7 @@ describe("the run pipeline (synthesized)", () => {
   });
 
   it("lets the route handlers, the scheduled-run target and the run queue's dispatchers start the workflow and sign upload URLs; only the workflow invokes Lambdas", () => {
-    for (const role of ["HandlersApiRole", "HandlersScheduledRunRole", "HandlersRunRecorderRole", "HandlersRunSweeperRole"]) {
+    for (const role of ["HandlersRoutesInvokeRole", "HandlersScheduledRunRole", "HandlersRunRecorderRole", "HandlersRunSweeperRole"]) {
       const statements = policiesOf(roleId(role));
       // By name (the state machine is made after the handlers), the name being the machine's own.
       const start = statements.filter((s) => list(s.Action).includes("states:StartExecution"));

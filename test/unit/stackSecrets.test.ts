@@ -38,10 +38,13 @@ describe("the secrets key", () => {
     template.hasResourceProperties("AWS::KMS::Alias", { AliasName: "alias/bfn-test-secrets" });
   });
 
-  it("lets the routes seal and open, the recorder, the sweeper, scheduled runs and webhook deliveries open, each only with a function's encryption context", () => {
+  it("lets the routes that need it seal and open, the recorder, the sweeper, scheduled runs and webhook deliveries open, each only with a function's encryption context", () => {
     const grants = kmsGrants();
     const needsFunction = { Null: { "kms:EncryptionContext:function_id": "false" } };
-    expect(grants.get(roleNamed("ApiRole"))).toEqual([{ Action: ["kms:Encrypt", "kms:Decrypt"], Effect: "Allow", Resource: keyArn, Condition: needsFunction }]);
+    // The routes that invoke (a run's secrets, sealed for its Lambda), manage functions (their webhook signing secret) and write secrets.
+    for (const role of ["RoutesInvokeRole", "RoutesFunctionsRole", "RoutesSecretsRole"]) {
+      expect(grants.get(roleNamed(role))).toEqual([{ Action: ["kms:Encrypt", "kms:Decrypt"], Effect: "Allow", Resource: keyArn, Condition: needsFunction }]);
+    }
     // The sweeper starts queued runs (their secrets' values are redacted from their records).
     for (const role of ["RunRecorderRole", "RunSweeperRole", "ScheduledRunRole", "WebhookDeliveryRole"]) {
       expect(grants.get(roleNamed(role))).toEqual([{ Action: "kms:Decrypt", Effect: "Allow", Resource: keyArn, Condition: needsFunction }]);
@@ -55,7 +58,7 @@ describe("the secrets key", () => {
       { Action: "kms:Decrypt", Effect: "Allow", Resource: keyArn, Condition: { StringEquals: { "kms:EncryptionContext:runner": "${aws:userid}" } } },
     ]);
     const granted = [...grants].filter(([, statements]) => statements.length > 0).map(([role]) => role);
-    expect(granted.sort()).toEqual([roleNamed("ApiRole"), roleNamed("RunRecorderRole"), roleNamed("RunSweeperRole"), roleNamed("ScheduledRunRole"), roleNamed("WebhookDeliveryRole"), execution].sort());
+    expect(granted.sort()).toEqual([roleNamed("RoutesInvokeRole"), roleNamed("RoutesFunctionsRole"), roleNamed("RoutesSecretsRole"), roleNamed("RunRecorderRole"), roleNamed("RunSweeperRole"), roleNamed("ScheduledRunRole"), roleNamed("WebhookDeliveryRole"), execution].sort());
   });
 
   it("names the key and the execution role's id to the Lambdas that seal and open", () => {

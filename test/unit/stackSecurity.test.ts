@@ -2,6 +2,8 @@ import { Stack, Validations } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { CONTROL_ACTIONS } from "../../lib/functionRuntime";
+import { ROUTE_GROUPS } from "../../lib/routeRoles";
+import { ROUTE_SPECS } from "../../lambdas/routes/routeSpecs";
 import { testStack } from "../helpers/testStack";
 
 // Least privilege, checked on the synthesized template, and cdk-nag's AWS Solutions rules.
@@ -36,9 +38,6 @@ const ALLOWED_WILDCARDS = [
   // Per-function Lambdas (created by the handlers, named <functionPrefix><function id>) and their versions/aliases.
   "arn:<AWS::Partition>:lambda:<AWS::Region>:<AWS::AccountId>:function:bfn-test-fn-*",
   "arn:<AWS::Partition>:lambda:<AWS::Region>:<AWS::AccountId>:function:bfn-test-fn-*:*",
-  // Their log groups (created by Lambda on first run) and log streams: the execution role's only grant.
-  "arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/lambda/bfn-test-fn-*",
-  "arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/lambda/bfn-test-fn-*:*",
   // One schedule per scheduled function, in browserfn's own group.
   "arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/bfn-test/*",
   // The run workflow's executions (named after their runs): StopExecution, for POST /runs/{run_id}/cancel.
@@ -86,6 +85,11 @@ describe("the stack's permissions", () => {
             expect(list(statement.Action)).toEqual(["lambda:GetAccountSettings"]);
             continue;
           }
+          if (list(statement.Action).includes("lambda:ListFunctions")) {
+            // The stack cleanup lists the account's Lambdas to delete the prefixed ones: no resource either.
+            expect([list(statement.Action), statement.policy]).toEqual([["lambda:ListFunctions"], expect.stringMatching(/^CleanupRole/)]);
+            continue;
+          }
           for (const action of list(statement.Action)) expect(action).toMatch(WITHOUT_RESOURCE);
           expect(statementsOfRole(roleOf("RunPipelineRunWorkflowRole"))).toContainEqual(expect.objectContaining({ Action: statement.Action }));
         } else if (resource.includes("*")) {
@@ -107,7 +111,7 @@ describe("the stack's permissions", () => {
     // The execution role only by the deploy job (which creates the Lambdas), the scheduler's only by the route handlers.
     expect(Object.fromEntries(passRoles.map((s) => [s.Condition?.StringEquals?.["iam:PassedToService"], s.policy.replace(/DefaultPolicy.*/, "")]))).toEqual({
       "lambda.amazonaws.com": "HandlersDeployJobRole",
-      "scheduler.amazonaws.com": "HandlersApiRole",
+      "scheduler.amazonaws.com": "HandlersRoutesFunctionsRole",
     });
   });
 
@@ -115,7 +119,7 @@ describe("the stack's permissions", () => {
     const control = statements.filter((s) => list(s.Action).includes("lambda:CreateFunction"));
     expect(control).toHaveLength(1);
     expect(control[0]?.policy).toMatch(/^HandlersDeployJobRole/);
-    const api = statementsOfRole(roleOf("HandlersApiRole")).filter((s) => list(s.Action).some((a) => a.startsWith("lambda:")));
+    const api = statementsOfRole(roleOf("HandlersRoutesFunctionsRole")).filter((s) => list(s.Action).some((a) => a.startsWith("lambda:")));
     expect(api.map((s) => [list(s.Action), list(s.Resource).map(flatten)])).toEqual([
       [["lambda:DeleteFunction"], ALLOWED_WILDCARDS.slice(0, 2)],
       [["lambda:GetAccountSettings"], ["*"]],
@@ -138,7 +142,7 @@ describe("the stack's permissions", () => {
     expect(authorizer.flatMap((s) => list(s.Action)).sort()).toEqual(["dynamodb:GetItem", "dynamodb:PutItem"]);
     const recorder = statementsOfRole(roleOf("HandlersRunRecorderRole"));
     // gsi1: the function of an ending run, by id (its webhooks).
-    expect(recorder.filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:"))).flatMap((s) => list(s.Resource)).map(flatten)).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`]);
+    expect([...new Set(recorder.filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:"))).flatMap((s) => list(s.Resource)).map(flatten))]).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`]);
     // The run queue's dispatcher after each release: claims a queued run (DeleteItem of its queue
     // item), presigns its upload URLs (PutObject) and starts its workflow; a retry reads the
     // failed attempt's parameters from its execution (DescribeExecution, the run workflow's executions only).
@@ -163,12 +167,60 @@ describe("the stack's permissions", () => {
     ]);
     const sweeper = statementsOfRole(roleOf("HandlersRunSweeperRole"));
     const sweeperData = sweeper.filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:")));
-    expect(sweeperData.flatMap((s) => list(s.Resource)).map(flatten).sort()).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`, `<${tableId}.Arn>/index/runs`]);
+    expect([...new Set(sweeperData.flatMap((s) => list(s.Resource)).map(flatten))].sort()).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`, `<${tableId}.Arn>/index/runs`]);
     // The run queue's recovery: it starts queued runs as the recorder does, and opens their secrets.
     expect(sweeper.flatMap((s) => list(s.Action)).filter((a) => !/^(logs|sqs):/.test(a)).sort()).toEqual([
       "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "s3:PutObject", "states:StartExecution",
     ]);
     expect(startsRuns(sweeper)).toEqual(dispatcherGrants);
+  });
+
+  it("lets the authorizer, the recorder, the sweeper and the webhook Lambda put items only into their partitions: never an API key (#23.9)", () => {
+    const [tableId] = Object.keys(template.findResources("AWS::DynamoDB::GlobalTable"));
+    const puts = (role: string) =>
+      statementsOfRole(roleOf(role))
+        .filter((s) => list(s.Action).includes("dynamodb:PutItem"))
+        .map((s) => ({ Action: list(s.Action), Resource: list(s.Resource).map(flatten), Condition: s.Condition }));
+    const only = (partitions: string[]) => [
+      { Action: ["dynamodb:PutItem"], Resource: [`<${tableId}.Arn>`], Condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": partitions } } },
+    ];
+    expect(puts("HandlersAuthorizerRole")).toEqual(only(["ACCOUNT#*"]));
+    expect(puts("HandlersRunRecorderRole")).toEqual(only(["RUN#*", "FNID#*", "ACCOUNT#*", "QUEUE#*"]));
+    expect(puts("HandlersRunSweeperRole")).toEqual(only(["RUN#*", "FNID#*", "ACCOUNT#*", "QUEUE#*"]));
+    expect(puts("HandlersWebhookDeliveryRole")).toEqual(only(["FNID#*"]));
+    // Their other table actions are statements of their own, without PutItem.
+    const authorizer = statementsOfRole(roleOf("HandlersAuthorizerRole")).filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:")));
+    expect(authorizer.map((s) => list(s.Action))).toEqual([["dynamodb:GetItem"], ["dynamodb:PutItem"]]);
+  });
+
+  it("gives each group of authenticated routes a role of its own, holding what its routes touch and nothing else (#23.9)", () => {
+    const functions = template.findResources("AWS::Lambda::Function") as Record<string, { Properties: { FunctionName: string; Role: { "Fn::GetAtt": [string, string] } } }>;
+    const roleOfRoute = (operationId: string) => {
+      const fn = Object.values(functions).find((f) => f.Properties.FunctionName === `bfn-test-api-${operationId}`);
+      if (!fn) throw new Error(`no route ${operationId}`);
+      return fn.Properties.Role["Fn::GetAtt"][0];
+    };
+    const authRoutes = ROUTE_SPECS.filter((spec) => spec.auth);
+    const groupOf = new Map(Object.entries(ROUTE_GROUPS).flatMap(([group, ids]) => ids.map((id) => [id as string, group])));
+    // Every authenticated route is in one group, and runs with that group's role.
+    expect(authRoutes.filter((spec) => !groupOf.has(spec.operationId)).map((spec) => spec.operationId)).toEqual([]);
+    for (const spec of authRoutes) {
+      const group = groupOf.get(spec.operationId) ?? "";
+      expect([spec.operationId, roleOfRoute(spec.operationId)]).toEqual([spec.operationId, roleOf(`HandlersRoutes${group[0]?.toUpperCase()}${group.slice(1)}Role`)]);
+    }
+    // Each group's actions beyond the table and its logs, exactly.
+    const beyondTable = (group: string) =>
+      [...new Set(statementsOfRole(roleOf(`HandlersRoutes${group}Role`)).flatMap((s) => list(s.Action)).filter((a) => !/^(logs|dynamodb):/.test(a)))].sort();
+    expect(beyondTable("Data")).toEqual([]);
+    expect(beyondTable("Invoke")).toEqual(["kms:Decrypt", "kms:Encrypt", "s3:PutObject", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage", "states:StartExecution"]);
+    expect(beyondTable("Cancel")).toEqual(["sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage", "states:StopExecution"]);
+    expect(beyondTable("Functions")).toEqual([
+      "iam:PassRole", "kms:Decrypt", "kms:Encrypt", "lambda:DeleteFunction", "lambda:GetAccountSettings", "lambda:InvokeFunction", "scheduler:CreateSchedule", "scheduler:DeleteSchedule", "scheduler:UpdateSchedule",
+    ]);
+    expect(beyondTable("Secrets")).toEqual(["kms:Decrypt", "kms:Encrypt"]);
+    expect(beyondTable("Artifacts")).toEqual(["s3:GetObject"]);
+    // GET /runs: the table only (it could delete Lambdas, pass the scheduler role, start runs and use the key before).
+    expect(roleOfRoute("listRuns")).toBe(roleOf("HandlersRoutesDataRole"));
   });
 
   it("lets function code write its logs and open its own secrets, nothing else (no Lambda, no store, no bucket); open routes only write their logs", () => {
@@ -178,12 +230,10 @@ describe("the stack's permissions", () => {
     expect((roles[roleId] as { Properties: Record<string, unknown> }).Properties.Policies).toBeUndefined();
     const [logGroupId] = Object.keys(template.findResources("AWS::Logs::LogGroup")).filter((id) => id.startsWith("FunctionRuntimeFunctionLogs"));
     const [keyId] = Object.keys(template.findResources("AWS::KMS::Key"));
-    const lambdaLogs = "arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/lambda/bfn-test-fn-*";
-    // Exactly: write to the functions' log group; create and write the per-Lambda log groups of
-    // older Lambdas; kms:Decrypt of values sealed for the calling Lambda itself only (its secrets).
+    // Exactly: write streams of the functions' log group (no log group created, no other group
+    // written: #23.4); kms:Decrypt of values sealed for the calling Lambda itself only (its secrets).
     expect(statementsOfRole(roleId).map((s) => ({ Effect: s.Effect, Action: list(s.Action).sort(), Resource: list(s.Resource).map(flatten), Condition: s.Condition }))).toEqual([
       { Effect: "Allow", Action: ["logs:CreateLogStream", "logs:PutLogEvents"], Resource: [`<${logGroupId}.Arn>`], Condition: undefined },
-      { Effect: "Allow", Action: ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"], Resource: [lambdaLogs, `${lambdaLogs}:*`], Condition: undefined },
       { Effect: "Allow", Action: ["kms:Decrypt"], Resource: [`<${keyId}.Arn>`], Condition: { StringEquals: { "kms:EncryptionContext:runner": "${aws:userid}" } } },
     ]);
     const open = statementsOfRole(roleOf("HandlersOpenRole"));

@@ -92,7 +92,8 @@ describe("the stack's webhook delivery", () => {
       .filter(([, policy]) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement.some((s) => list(s.Action).includes("sqs:SendMessage") && list(s.Resource).map(text).includes(`<${queueId}.Arn>`)))
       .flatMap(([, policy]) => (policy.Properties.Roles as { Ref: string }[]).map((r) => r.Ref))
       .sort();
-    expect(senders).toEqual(["HandlersApiRole", "HandlersRunRecorderRole", "HandlersRunSweeperRole", "HandlersScheduledRunRole"].map(roleId).sort());
+    // Of the routes, only those that end runs: invocations (and MCP, batches), and cancel.
+    expect(senders).toEqual(["HandlersRoutesInvokeRole", "HandlersRoutesCancelRole", "HandlersRunRecorderRole", "HandlersRunSweeperRole", "HandlersScheduledRunRole"].map(roleId).sort());
   });
 
   it("seals secrets with a rotated KMS key, each grant bound to a function's encryption context", () => {
@@ -100,7 +101,7 @@ describe("the stack's webhook delivery", () => {
     template.hasResourceProperties("AWS::KMS::Alias", { AliasName: "alias/bfn-test-secrets" });
     const kms = (role: string) => statementsOf(roleId(role)).filter((s) => list(s.Action).some((a) => a.startsWith("kms:")));
     const bound = { Null: { "kms:EncryptionContext:function_id": "false" } };
-    expect(kms("HandlersApiRole")).toEqual([expect.objectContaining({ Action: ["kms:Encrypt", "kms:Decrypt"], Resource: { "Fn::GetAtt": [keyId, "Arn"] }, Condition: bound })]);
+    for (const role of ["HandlersRoutesInvokeRole", "HandlersRoutesFunctionsRole", "HandlersRoutesSecretsRole"]) expect(kms(role)).toEqual([expect.objectContaining({ Action: ["kms:Encrypt", "kms:Decrypt"], Resource: { "Fn::GetAtt": [keyId, "Arn"] }, Condition: bound })]);
     expect(kms("HandlersRunRecorderRole")).toEqual([expect.objectContaining({ Action: "kms:Decrypt", Resource: { "Fn::GetAtt": [keyId, "Arn"] }, Condition: bound })]);
     expect(kms("HandlersWebhookDeliveryRole")).toEqual([expect.objectContaining({ Action: "kms:Decrypt", Condition: bound })]);
     expect(kms("HandlersScheduledRunRole")).toEqual([expect.objectContaining({ Action: "kms:Decrypt", Condition: bound })]);
@@ -109,6 +110,6 @@ describe("the stack's webhook delivery", () => {
     expect(kms("FunctionRuntimeExecutionRole")).toEqual([
       expect.objectContaining({ Action: "kms:Decrypt", Resource: { "Fn::GetAtt": [keyId, "Arn"] }, Condition: { StringEquals: { "kms:EncryptionContext:runner": "${aws:userid}" } } }),
     ]);
-    for (const role of ["HandlersOpenRole", "HandlersAuthorizerRole", "HandlersDeployJobRole"]) expect(kms(role)).toEqual([]);
+    for (const role of ["HandlersOpenRole", "HandlersAuthorizerRole", "HandlersDeployJobRole", "HandlersRoutesDataRole", "HandlersRoutesCancelRole", "HandlersRoutesArtifactsRole"]) expect(kms(role)).toEqual([]);
   });
 });
