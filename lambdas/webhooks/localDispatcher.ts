@@ -1,15 +1,17 @@
 import { type AttemptDeps, attemptDelivery } from "./attemptDelivery";
-import { fairTurns } from "./fairTurns";
+import { endpointOf, fairTurns, type UnderWay } from "./fairTurns";
 import type { DeliveryQueue, WebhookOutbox } from "./webhookOutbox";
 import type { DeliveryItem } from "./webhookTypes";
 
 export interface LocalDispatcherOptions {
   /** How often due deliveries are looked for (besides every wake-up); default 1 s. */
   pollMs?: number;
-  /** How many deliveries are attempted at once at most; default 8. */
+  /** How many deliveries are attempted at once at most; default 16. */
   concurrency?: number;
-  /** How many of one account's deliveries are attempted at once at most; default 2. */
+  /** How many of one account's deliveries are attempted at once at most; default 4. */
   perAccount?: number;
+  /** How many deliveries to one endpoint (an account's receiver: its URL's origin) are attempted at once at most; default 2. */
+  perEndpoint?: number;
 }
 
 /** Outbox entries this old are reconciled by the dispatcher's periodic pass (at start: every one). */
@@ -19,6 +21,12 @@ const RECONCILE_EVERY_MS = 30_000;
 const ACCOUNTS_PER_PASS = 1_000;
 /** One account's due deliveries read per pass at most (past those under way and held). */
 const MAX_READ_PER_ACCOUNT = 100;
+/** Defaults: attempts at once in all, per account, per endpoint (an attempt mostly waits on the network). */
+const CONCURRENCY = 16;
+const PER_ACCOUNT = 4;
+const PER_ENDPOINT = 2;
+/** Due deliveries read per account and pass, past those under way and held: this many times its share (to reach past a busy endpoint's). */
+const READ_SHARES = 4;
 /** Deliveries of the shared due partition (written before it was per account) read per pass. */
 const SHARED_BATCH = 50;
 /** An attempt that could not be recorded (the store failed) is held back this long, doubling to the most. */
@@ -30,7 +38,9 @@ const HOLD_MOST_MS = 60_000;
  * when the service stopped, or was killed, goes out after the next start), attempts each once at
  * a time (attemptDelivery), and is woken when a run's end queues new ones. Due deliveries are
  * read account by account and started fairly (fairTurns: the account with the fewest under way
- * first, at most `perAccount` each), so no account's backlog delays another's. An attempt that
+ * first, at most `perAccount` each, and within an account its endpoints in turn, at most
+ * `perEndpoint` each), so no account's backlog delays another's, and a receiver that never
+ * answers (each attempt waiting out its timeout) delays only the deliveries to it. An attempt that
  * could not be recorded is held back, with a growing delay, instead of being tried again at once.
  * At start, and every half minute, it makes the deliveries of runs' ends left in the outbox.
  * `close` stops the timer and aborts attempts under way (unrecorded: they stay due for the next
@@ -45,7 +55,7 @@ export class LocalWebhookDispatcher implements DeliveryQueue {
   private lastReconcile = 0;
   private turn = 0;
   /** Attempts under way, by delivery id, with their account. */
-  private readonly inFlight = new Map<string, { account: string; attempt: Promise<unknown> }>();
+  private readonly inFlight = new Map<string, { account: string; endpoint: string; attempt: Promise<unknown> }>();
   /** Deliveries whose last attempt was not recorded: not tried again before `until`. */
   private readonly held = new Map<string, { account: string; until: number; delayMs: number }>();
   private readonly stop = new AbortController();
@@ -105,9 +115,10 @@ export class LocalWebhookDispatcher implements DeliveryQueue {
       await this.outbox.reconcile(age);
     }
     this.forgetOldHolds(now.getTime());
-    const slots = (this.options.concurrency ?? 8) - this.inFlight.size;
+    const slots = (this.options.concurrency ?? CONCURRENCY) - this.inFlight.size;
     if (slots <= 0 || this.closed) return;
-    const chosen = fairTurns(await this.dueByAccount(now), this.underWayByAccount(), { slots, perAccount: this.options.perAccount ?? 2 }, this.turn++);
+    const limits = { slots, perAccount: this.options.perAccount ?? PER_ACCOUNT, perEndpoint: this.options.perEndpoint ?? PER_ENDPOINT };
+    const chosen = fairTurns(await this.dueByAccount(now), this.underWay(), limits, this.turn++);
     for (const delivery of chosen) {
       if (this.closed) break;
       this.begin(delivery);
@@ -117,7 +128,7 @@ export class LocalWebhookDispatcher implements DeliveryQueue {
   /** Due deliveries by account, soonest first: enough of each account's to fill its share, none under way or held. */
   private async dueByAccount(now: Date): Promise<Map<string, DeliveryItem[]>> {
     const store = this.deps.store.deliveries;
-    const perAccount = this.options.perAccount ?? 2;
+    const perAccount = this.options.perAccount ?? PER_ACCOUNT;
     const due = new Map<string, DeliveryItem[]>();
     const add = (delivery: DeliveryItem) => {
       if (this.inFlight.has(delivery.delivery_id) || this.isHeld(delivery.delivery_id, now.getTime())) return;
@@ -126,7 +137,7 @@ export class LocalWebhookDispatcher implements DeliveryQueue {
     for (const account of await store.dueAccounts(ACCOUNTS_PER_PASS)) {
       // Those under way and held come back in the query too: read past them.
       const skipped = this.countOf(account.account_id);
-      const found = await store.dueOf(account.account_id, now, Math.min(perAccount + skipped, MAX_READ_PER_ACCOUNT));
+      const found = await store.dueOf(account.account_id, now, Math.min(perAccount * READ_SHARES + skipped, MAX_READ_PER_ACCOUNT));
       if (found.length === 0) await store.forgetIfIdle(account);
       for (const delivery of found) add(delivery);
     }
@@ -149,7 +160,7 @@ export class LocalWebhookDispatcher implements DeliveryQueue {
         this.inFlight.delete(delivery.delivery_id);
         this.wake();
       });
-    this.inFlight.set(delivery.delivery_id, { account: delivery.account_id, attempt });
+    this.inFlight.set(delivery.delivery_id, { account: delivery.account_id, endpoint: endpointOf(delivery), attempt });
   }
 
   private hold(delivery: DeliveryItem, why: string): void {
@@ -176,9 +187,13 @@ export class LocalWebhookDispatcher implements DeliveryQueue {
     return count;
   }
 
-  private underWayByAccount(): Map<string, number> {
-    const counts = new Map<string, number>();
-    for (const { account } of this.inFlight.values()) counts.set(account, (counts.get(account) ?? 0) + 1);
-    return counts;
+  private underWay(): UnderWay {
+    const byAccount = new Map<string, number>();
+    const byEndpoint = new Map<string, number>();
+    for (const { account, endpoint } of this.inFlight.values()) {
+      byAccount.set(account, (byAccount.get(account) ?? 0) + 1);
+      byEndpoint.set(endpoint, (byEndpoint.get(endpoint) ?? 0) + 1);
+    }
+    return { byAccount, byEndpoint };
   }
 }
