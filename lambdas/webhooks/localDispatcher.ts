@@ -1,5 +1,6 @@
 import { type AttemptDeps, attemptDelivery } from "./attemptDelivery";
 import { endpointOf, fairTurns, type UnderWay } from "./fairTurns";
+import { partitionOf } from "../store/deliveryStore";
 import type { DeliveryQueue, WebhookOutbox } from "./webhookOutbox";
 import type { DeliveryItem } from "./webhookTypes";
 
@@ -17,16 +18,14 @@ export interface LocalDispatcherOptions {
 /** Outbox entries this old are reconciled by the dispatcher's periodic pass (at start: every one). */
 const RECONCILE_AGE_MS = 30_000;
 const RECONCILE_EVERY_MS = 30_000;
-/** Accounts with pending deliveries looked at per pass at most (the rest are next, as markers come and go). */
+/** Due partitions (an account's endpoints) looked at per pass at most (the rest are next, as markers come and go). */
 const ACCOUNTS_PER_PASS = 1_000;
-/** One account's due deliveries read per pass at most (past those under way and held). */
-const MAX_READ_PER_ACCOUNT = 100;
+/** One due partition's deliveries read per pass at most (past those under way and held). */
+const MAX_READ_PER_PARTITION = 100;
 /** Defaults: attempts at once in all, per account, per endpoint (an attempt mostly waits on the network). */
 const CONCURRENCY = 16;
 const PER_ACCOUNT = 4;
 const PER_ENDPOINT = 2;
-/** Due deliveries read per account and pass, past those under way and held: this many times its share (to reach past a busy endpoint's). */
-const READ_SHARES = 4;
 /** Deliveries of the shared due partition (written before it was per account) read per pass. */
 const SHARED_BATCH = 50;
 /** An attempt that could not be recorded (the store failed) is held back this long, doubling to the most. */
@@ -55,9 +54,9 @@ export class LocalWebhookDispatcher implements DeliveryQueue {
   private lastReconcile = 0;
   private turn = 0;
   /** Attempts under way, by delivery id, with their account. */
-  private readonly inFlight = new Map<string, { account: string; endpoint: string; attempt: Promise<unknown> }>();
+  private readonly inFlight = new Map<string, { account: string; partition: string; endpoint: string; attempt: Promise<unknown> }>();
   /** Deliveries whose last attempt was not recorded: not tried again before `until`. */
-  private readonly held = new Map<string, { account: string; until: number; delayMs: number }>();
+  private readonly held = new Map<string, { account: string; partition: string; until: number; delayMs: number }>();
   private readonly stop = new AbortController();
 
   constructor(
@@ -125,23 +124,29 @@ export class LocalWebhookDispatcher implements DeliveryQueue {
     }
   }
 
-  /** Due deliveries by account, soonest first: enough of each account's to fill its share, none under way or held. */
+  /**
+   * Due deliveries by account, soonest first: enough of each due partition's (an account's
+   * endpoint: see DeliveryStore) to fill its share, none under way or held. Read partition by
+   * partition, so a receiver's backlog, however long, never hides its account's other receivers'.
+   */
   private async dueByAccount(now: Date): Promise<Map<string, DeliveryItem[]>> {
     const store = this.deps.store.deliveries;
-    const perAccount = this.options.perAccount ?? PER_ACCOUNT;
+    const perEndpoint = this.options.perEndpoint ?? PER_ENDPOINT;
     const due = new Map<string, DeliveryItem[]>();
     const add = (delivery: DeliveryItem) => {
       if (this.inFlight.has(delivery.delivery_id) || this.isHeld(delivery.delivery_id, now.getTime())) return;
       due.set(delivery.account_id, [...(due.get(delivery.account_id) ?? []), delivery]);
     };
-    for (const account of await store.dueAccounts(ACCOUNTS_PER_PASS)) {
-      // Those under way and held come back in the query too: read past them.
-      const skipped = this.countOf(account.account_id);
-      const found = await store.dueOf(account.account_id, now, Math.min(perAccount * READ_SHARES + skipped, MAX_READ_PER_ACCOUNT));
-      if (found.length === 0) await store.forgetIfIdle(account);
+    for (const marker of await store.dueAccounts(ACCOUNTS_PER_PASS)) {
+      // Those under way and held come back in the query too: read past them (an account's partition of before: all of its).
+      const skipped = marker.partition === marker.account_id ? this.countOf((entry) => entry.account === marker.account_id) : this.countOf((entry) => entry.partition === marker.partition);
+      const found = await store.dueOf(marker.partition, now, Math.min(perEndpoint + skipped, MAX_READ_PER_PARTITION));
+      if (found.length === 0) await store.forgetIfIdle(marker);
       for (const delivery of found) add(delivery);
     }
     for (const delivery of await store.dueShared(now, SHARED_BATCH)) add(delivery);
+    // Soonest first within each account, whichever partition it came from.
+    for (const deliveries of due.values()) deliveries.sort((a, b) => ((a.next_attempt_at ?? "") < (b.next_attempt_at ?? "") ? -1 : (a.next_attempt_at ?? "") > (b.next_attempt_at ?? "") ? 1 : 0));
     return due;
   }
 
@@ -160,13 +165,13 @@ export class LocalWebhookDispatcher implements DeliveryQueue {
         this.inFlight.delete(delivery.delivery_id);
         this.wake();
       });
-    this.inFlight.set(delivery.delivery_id, { account: delivery.account_id, endpoint: endpointOf(delivery), attempt });
+    this.inFlight.set(delivery.delivery_id, { account: delivery.account_id, partition: partitionOf(delivery), endpoint: endpointOf(delivery), attempt });
   }
 
   private hold(delivery: DeliveryItem, why: string): void {
     const previous = this.held.get(delivery.delivery_id);
     const delayMs = previous ? Math.min(previous.delayMs * 2, HOLD_MOST_MS) : HOLD_FIRST_MS;
-    this.held.set(delivery.delivery_id, { account: delivery.account_id, until: this.deps.clock.now().getTime() + delayMs, delayMs });
+    this.held.set(delivery.delivery_id, { account: delivery.account_id, partition: partitionOf(delivery), until: this.deps.clock.now().getTime() + delayMs, delayMs });
     this.deps.log(`webhook ${delivery.delivery_id}: ${why}; it stays due, tried again in ${delayMs} ms at the soonest`);
   }
 
@@ -180,10 +185,10 @@ export class LocalWebhookDispatcher implements DeliveryQueue {
     return held !== undefined && held.until > now;
   }
 
-  /** The account's deliveries under way, and held back, as this dispatcher knows them. */
-  private countOf(accountId: string): number {
+  /** Deliveries under way, and held back, as this dispatcher knows them, that `match`. */
+  private countOf(match: (entry: { account: string; partition: string }) => boolean): number {
     let count = 0;
-    for (const entry of [...this.inFlight.values(), ...this.held.values()]) if (entry.account === accountId) count++;
+    for (const entry of [...this.inFlight.values(), ...this.held.values()]) if (match(entry)) count++;
     return count;
   }
 
