@@ -18,7 +18,7 @@
  * invocations of the other account's function in all of each). In the idle phases the hostile
  * account starts nothing, but the deliveries it left owing are still retried.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { mkdtemp, rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
@@ -44,6 +44,8 @@ const RESULT_MB = Number(process.env.BENCH_RESULT_MB ?? 3);
 const ASYNC = process.env.BENCH_HOSTILE_ASYNC === "1";
 /** BENCH_NO_WEBHOOKS=1: the control, the same hostile runs without their webhooks (what the results alone cost). */
 const NO_WEBHOOKS = process.env.BENCH_NO_WEBHOOKS === "1";
+/** BENCH_SERVICE_LOG=<file>: what the restarted service printed (its webhook attempts among it), written there at the end. */
+const SERVICE_LOG = process.env.BENCH_SERVICE_LOG;
 const DEEP = 100_000;
 const ENV = { BROWSERFN_RATE_LIMIT_PER_SECOND: "0", BROWSERFN_ALLOW_LOCAL_NETWORK: "true" };
 
@@ -255,6 +257,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await service.stop();
+    if (SERVICE_LOG) writeFileSync(SERVICE_LOG, service.output());
     await hanging.close();
     await failing.close();
     await rm(dataDir, { recursive: true, force: true });
