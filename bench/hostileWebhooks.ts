@@ -18,6 +18,7 @@
  * invocations of the other account's function in all of each). In the idle phases the hostile
  * account starts nothing, but the deliveries it left owing are still retried.
  */
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { mkdtemp, rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
@@ -43,6 +44,8 @@ const RESULT_MB = Number(process.env.BENCH_RESULT_MB ?? 3);
 const ASYNC = process.env.BENCH_HOSTILE_ASYNC === "1";
 /** BENCH_NO_WEBHOOKS=1: the control, the same hostile runs without their webhooks (what the results alone cost). */
 const NO_WEBHOOKS = process.env.BENCH_NO_WEBHOOKS === "1";
+/** BENCH_SERVICE_LOG=<file>: what the restarted service printed (its webhook attempts among it), written there at the end. */
+const SERVICE_LOG = process.env.BENCH_SERVICE_LOG;
 const DEEP = 100_000;
 const ENV = { BROWSERFN_RATE_LIMIT_PER_SECOND: "0", BROWSERFN_ALLOW_LOCAL_NETWORK: "true" };
 
@@ -72,6 +75,14 @@ async function startReceiver(mode: { hang: boolean; status: number }) {
         server.closeAllConnections();
       }),
   };
+}
+
+/** The machine's CPU time so far (ms, all cores): busy and in all, from /proc/stat. */
+function machineCpu(): { busy: number; all: number } {
+  const fields = (/^cpu\s+(.*)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1] ?? "").split(/\s+/).map(Number);
+  const all = fields.slice(0, 8).reduce((sum, value) => sum + value, 0);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+  return { busy: (all - idle) * 10, all: all * 10 };
 }
 
 async function main(): Promise<void> {
@@ -168,11 +179,17 @@ async function main(): Promise<void> {
     const idle: number[] = [];
     const poisoned: number[] = [];
     const hostileAnswers: Record<string, number> = {};
-    const cpu = { idle: { ms: 0, wall: 0 }, hostile: { ms: 0, wall: 0 } };
-    const measure = async (into: number[], tally: { ms: number; wall: number }) => {
-      const [cpu0, wall0] = [serviceCpu(), performance.now()];
+    const phaseCpu = () => ({ wall: 0, ms: 0, tree: 0, machineBusy: 0, machineAll: 0 });
+    const cpu = { idle: phaseCpu(), hostile: phaseCpu() };
+    const treeCpu = () => Object.values(readTreeCpu(pid)).reduce((sum, value) => sum + value, 0);
+    const measure = async (into: number[], tally: ReturnType<typeof phaseCpu>) => {
+      const [cpu0, tree0, machine0, wall0] = [serviceCpu(), treeCpu(), machineCpu(), performance.now()];
       for (let i = 0; i < Math.ceil(ROUNDS / PHASES); i++) into.push(await timed(invoke));
+      const machine = machineCpu();
       tally.ms += serviceCpu() - cpu0;
+      tally.tree += treeCpu() - tree0;
+      tally.machineBusy += machine.busy - machine0.busy;
+      tally.machineAll += machine.all - machine0.all;
       tally.wall += performance.now() - wall0;
     };
     for (let phase = 0; phase < PHASES; phase++) {
@@ -195,7 +212,13 @@ async function main(): Promise<void> {
     const idleCpuAtEnd = await idleCpu(5_000);
     const deliveries = await request("GET", "/functions/poison/deliveries?limit=100", hostile);
     const byStatus: Record<string, number> = {};
-    for (const item of (JSON.parse(deliveries.text) as { items?: { status: string }[] }).items ?? []) byStatus[item.status] = (byStatus[item.status] ?? 0) + 1;
+    const byError: Record<string, number> = {};
+    for (const item of (JSON.parse(deliveries.text) as { items?: { status: string; attempts: number; last_error: string | null }[] }).items ?? []) {
+      byStatus[item.status] = (byStatus[item.status] ?? 0) + 1;
+      // What their last attempt got (none yet: "not attempted"), ports and ids left out.
+      const error = item.attempts === 0 ? "not attempted" : (item.last_error ?? "delivered").replace(/\d+/g, "N");
+      byError[error] = (byError[error] ?? 0) + 1;
+    }
 
     const [idleSummary, poisonSummary] = [summary(idle), summary(poisoned)];
     console.log(
@@ -215,6 +238,7 @@ async function main(): Promise<void> {
           hostile_runs_started_by_status: hostileAnswers,
           webhook_requests: { hanging_receiver: hanging.requests(), failing_receiver: failing.requests() },
           hostile_deliveries_last_100_by_status: byStatus,
+          hostile_deliveries_last_100_by_last_error: byError,
           // The service's process and its dynalite (not the workers), CPU ms per second.
           service_cpu_ms_per_s: {
             no_requests_after_restart_with_poison: idleCpuAfterRestart,
@@ -222,6 +246,10 @@ async function main(): Promise<void> {
             hostile_phases: round((cpu.hostile.ms / cpu.hostile.wall) * 1000),
             no_requests_at_end: idleCpuAtEnd,
           },
+          // The service's whole tree (workers, their hosts and browsers, and what they reaped, too), CPU ms per second.
+          service_tree_cpu_ms_per_s: { idle_phases: round((cpu.idle.tree / cpu.idle.wall) * 1000), hostile_phases: round((cpu.hostile.tree / cpu.hostile.wall) * 1000) },
+          // The whole machine (every process of every user): the share of all its cores that was busy.
+          machine_busy_share: { idle_phases: round(cpu.idle.machineBusy / cpu.idle.machineAll), hostile_phases: round(cpu.hostile.machineBusy / cpu.hostile.machineAll) },
         },
         null,
         2,
@@ -229,6 +257,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await service.stop();
+    if (SERVICE_LOG) writeFileSync(SERVICE_LOG, service.output());
     await hanging.close();
     await failing.close();
     await rm(dataDir, { recursive: true, force: true });

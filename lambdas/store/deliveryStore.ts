@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { DeliveryItem, DeliveryStatus, WebhookEvent } from "../webhooks/webhookTypes";
 import { queryUpTo, sendConditional, type DocumentSender } from "./dynamo";
@@ -9,23 +10,45 @@ const RETENTION_SECONDS = 30 * 86_400;
 /** A delivery beside its function's versions, by id (ids start with the run's ULID: by time). */
 const deliveryKey = (functionId: string, deliveryId: string) => ({ pk: `FNID#${functionId}`, sk: `DLV#${deliveryId}` });
 /**
- * Pending deliveries in gsi1 by when they are due, one partition per account: what the local
- * dispatcher polls, account by account, so one account's backlog is never in front of another's
- * (on AWS the queue's own delays schedule attempts, and the entry is only bookkeeping).
+ * Pending deliveries in gsi1 by when they are due, one partition per account and endpoint (the
+ * URL's origin, hashed): what the local dispatcher polls, partition by partition, so neither one
+ * account's backlog nor one receiver's is in front of another's (on AWS the queue's own delays
+ * schedule attempts, and the entry is only bookkeeping). Deliveries written before there was a
+ * partition per endpoint are due in their account's (`WHDUE#<account>`) until their next attempt
+ * is recorded, which moves them to their endpoint's.
  */
-const duePk = (accountId: string) => `WHDUE#${accountId}`;
-const dueKey = (delivery: DeliveryItem) => ({ gsi1pk: duePk(delivery.account_id), gsi1sk: `${delivery.next_attempt_at}#${delivery.function_id}#${delivery.delivery_id}` });
+const duePk = (partition: string) => `WHDUE#${partition}`;
+const dueKey = (delivery: DeliveryItem) => ({ gsi1pk: duePk(partitionOf(delivery)), gsi1sk: `${delivery.next_attempt_at}#${delivery.function_id}#${delivery.delivery_id}` });
 /** Where deliveries written before the due index had a partition per account were due, all in one. */
 const SHARED_DUE_PK = "WHDUE";
 /**
- * The accounts that may have pending deliveries: one marker item each, made (or its `seq`
- * counted up) by every new delivery, removed by the dispatcher once it finds none pending.
+ * The partitions that may have pending deliveries: one marker item each, made (or its `seq`
+ * counted up) by every new delivery and every retry scheduled, removed by the dispatcher once it
+ * finds none pending. Its sort key is the partition: `<account>#<endpoint hash>` (`<account>`
+ * alone: a partition of before).
  */
 const DUE_ACCOUNTS_PK = "WHDUEACCT";
-const dueAccountKey = (accountId: string) => ({ pk: DUE_ACCOUNTS_PK, sk: accountId });
+const dueAccountKey = (partition: string) => ({ pk: DUE_ACCOUNTS_PK, sk: partition });
 
-/** An account that may have pending deliveries, and the count of its marker as read. */
+/** The due partition of a delivery: its account and a hash of its URL's origin. */
+export function partitionOf(delivery: Pick<DeliveryItem, "account_id" | "url">): string {
+  return `${delivery.account_id}#${createHash("sha256").update(originOf(delivery.url)).digest("hex").slice(0, 16)}`;
+}
+
+/** The endpoint's part of a partition (an account's partition of before has none). */
+const ENDPOINT_SUFFIX = /#[0-9a-f]{16}$/;
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
+
+/** A due partition that may have pending deliveries (see partitionOf), whose account, and the count of its marker as read. */
 export interface DueAccount {
+  partition: string;
   account_id: string;
   seq: number;
 }
@@ -38,16 +61,20 @@ export class DeliveryStore {
   ) {}
 
   /**
-   * Writes a new delivery, then marks its account as one with deliveries pending; false when it
-   * exists already (materializing a run's end twice is harmless).
+   * Writes a new delivery, then marks its due partition as one with deliveries pending; false
+   * when it exists already (materializing a run's end twice is harmless).
    */
   async create(delivery: DeliveryItem): Promise<boolean> {
     const created = await sendConditional(this.doc, new PutCommand({ TableName: this.table, Item: this.toItem(delivery), ConditionExpression: "attribute_not_exists(pk)" }));
-    // After the item: a dispatcher that found the account's partition empty before it cannot remove this count.
-    await this.doc.send(
-      new UpdateCommand({ TableName: this.table, Key: dueAccountKey(delivery.account_id), UpdateExpression: "ADD seq :one", ExpressionAttributeValues: { ":one": 1 } }),
-    );
+    await this.markDue(delivery);
     return created;
+  }
+
+  /** After the item: a dispatcher that found the partition empty before it cannot remove this count. */
+  private async markDue(delivery: DeliveryItem): Promise<void> {
+    await this.doc.send(
+      new UpdateCommand({ TableName: this.table, Key: dueAccountKey(partitionOf(delivery)), UpdateExpression: "ADD seq :one", ExpressionAttributeValues: { ":one": 1 } }),
+    );
   }
 
   /**
@@ -55,7 +82,7 @@ export class DeliveryStore {
    * still pending): false otherwise, and nothing is written.
    */
   async update(previous: DeliveryItem, next: DeliveryItem): Promise<boolean> {
-    return sendConditional(
+    const updated = await sendConditional(
       this.doc,
       new PutCommand({
         TableName: this.table,
@@ -65,6 +92,9 @@ export class DeliveryStore {
         ExpressionAttributeValues: { ":attempts": previous.attempts, ":pending": "pending" },
       }),
     );
+    // Still due later: its partition is marked (a delivery of before has just moved to its endpoint's).
+    if (updated && next.status === "pending") await this.markDue(next);
+    return updated;
   }
 
   async get(functionId: string, deliveryId: string): Promise<DeliveryItem | undefined> {
@@ -86,15 +116,18 @@ export class DeliveryStore {
     return (Items ?? []).map(toDelivery);
   }
 
-  /** The accounts that may have pending deliveries (their markers), at most `limit`. */
+  /** The due partitions that may have pending deliveries (their markers), at most `limit`. */
   async dueAccounts(limit: number): Promise<DueAccount[]> {
     const items = await queryUpTo(this.doc, { TableName: this.table, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": DUE_ACCOUNTS_PK } }, limit);
-    return items.map((item) => ({ account_id: String(item.sk), seq: Number(item.seq) || 0 }));
+    return items.map((item) => {
+      const partition = String(item.sk);
+      return { partition, account_id: partition.replace(ENDPOINT_SUFFIX, ""), seq: Number(item.seq) || 0 };
+    });
   }
 
-  /** The account's pending deliveries due before `now`, soonest first, at most `limit`. */
-  async dueOf(accountId: string, now: Date, limit: number): Promise<DeliveryItem[]> {
-    return this.dueIn(duePk(accountId), now, limit);
+  /** The partition's pending deliveries due before `now`, soonest first, at most `limit`. */
+  async dueOf(partition: string, now: Date, limit: number): Promise<DeliveryItem[]> {
+    return this.dueIn(duePk(partition), now, limit);
   }
 
   /** Pending deliveries written before the due index had a partition per account, due before `now`, soonest first. */
@@ -103,17 +136,17 @@ export class DeliveryStore {
   }
 
   /**
-   * Removes the account's marker when it has no pending delivery at all, unless a delivery was
+   * Removes the partition's marker when it has no pending delivery at all, unless a delivery was
    * made since the marker was read (its `seq` moved on): true when it was removed.
    */
   async forgetIfIdle(account: DueAccount): Promise<boolean> {
     const { Items } = await this.doc.send(
-      new QueryCommand({ TableName: this.table, IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :pk", ExpressionAttributeValues: { ":pk": duePk(account.account_id) }, Limit: 1 }),
+      new QueryCommand({ TableName: this.table, IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :pk", ExpressionAttributeValues: { ":pk": duePk(account.partition) }, Limit: 1 }),
     );
     if ((Items ?? []).length > 0) return false;
     return sendConditional(
       this.doc,
-      new DeleteCommand({ TableName: this.table, Key: dueAccountKey(account.account_id), ConditionExpression: "seq = :seq", ExpressionAttributeValues: { ":seq": account.seq } }),
+      new DeleteCommand({ TableName: this.table, Key: dueAccountKey(account.partition), ConditionExpression: "seq = :seq", ExpressionAttributeValues: { ":seq": account.seq } }),
     );
   }
 

@@ -10,7 +10,7 @@ import { MAX_JSON_DEPTH } from "../runner/outputLimits";
 import { runWithinDepth } from "../runs/resultDepth";
 import { copyRun } from "../runs/copyRun";
 import { FINAL_STATUSES, type QueueReason, type RunItem } from "../runs/types";
-import { fromParts, toParts } from "./blobParts";
+import { fromPartsAsync, toPartsAsync } from "./blobParts";
 import { queryAll, queryUpTo, scanAll, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored } from "./keys";
 import { ACTIVE_INDEX, RUNS_INDEX } from "./tables";
@@ -272,7 +272,7 @@ export class RunStore {
 
   /** Writes `text` as gzipped part items of the run; returns how many. */
   private async writeParts(run: RunItem, kind: PartKind, text: string): Promise<number> {
-    const parts = toParts(text);
+    const parts = await toPartsAsync(text);
     for (const [n, data] of parts.entries()) {
       await this.doc.send(
         new PutCommand({ TableName: this.table, Item: { pk: runKey(run.run_id).pk, sk: `${kind}#${n}`, data, expires_at: this.expiry(run) } }),
@@ -291,7 +291,7 @@ export class RunStore {
     });
     const index = (sk: unknown) => Number(String(sk).slice(kind.length + 1));
     const parts = items.sort((a, b) => index(a.sk) - index(b.sk));
-    return fromParts(parts.map((p) => p.data as Uint8Array));
+    return fromPartsAsync(parts.map((p) => p.data as Uint8Array));
   }
 
   private expiry(run: RunItem): number {

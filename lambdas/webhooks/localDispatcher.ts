@@ -1,24 +1,31 @@
 import { type AttemptDeps, attemptDelivery } from "./attemptDelivery";
-import { fairTurns } from "./fairTurns";
+import { endpointOf, fairTurns, type UnderWay } from "./fairTurns";
+import { partitionOf } from "../store/deliveryStore";
 import type { DeliveryQueue, WebhookOutbox } from "./webhookOutbox";
 import type { DeliveryItem } from "./webhookTypes";
 
 export interface LocalDispatcherOptions {
   /** How often due deliveries are looked for (besides every wake-up); default 1 s. */
   pollMs?: number;
-  /** How many deliveries are attempted at once at most; default 8. */
+  /** How many deliveries are attempted at once at most; default 16. */
   concurrency?: number;
-  /** How many of one account's deliveries are attempted at once at most; default 2. */
+  /** How many of one account's deliveries are attempted at once at most; default 4. */
   perAccount?: number;
+  /** How many deliveries to one endpoint (an account's receiver: its URL's origin) are attempted at once at most; default 2. */
+  perEndpoint?: number;
 }
 
 /** Outbox entries this old are reconciled by the dispatcher's periodic pass (at start: every one). */
 const RECONCILE_AGE_MS = 30_000;
 const RECONCILE_EVERY_MS = 30_000;
-/** Accounts with pending deliveries looked at per pass at most (the rest are next, as markers come and go). */
+/** Due partitions (an account's endpoints) looked at per pass at most (the rest are next, as markers come and go). */
 const ACCOUNTS_PER_PASS = 1_000;
-/** One account's due deliveries read per pass at most (past those under way and held). */
-const MAX_READ_PER_ACCOUNT = 100;
+/** One due partition's deliveries read per pass at most (past those under way and held). */
+const MAX_READ_PER_PARTITION = 100;
+/** Defaults: attempts at once in all, per account, per endpoint (an attempt mostly waits on the network). */
+const CONCURRENCY = 16;
+const PER_ACCOUNT = 4;
+const PER_ENDPOINT = 2;
 /** Deliveries of the shared due partition (written before it was per account) read per pass. */
 const SHARED_BATCH = 50;
 /** An attempt that could not be recorded (the store failed) is held back this long, doubling to the most. */
@@ -30,7 +37,9 @@ const HOLD_MOST_MS = 60_000;
  * when the service stopped, or was killed, goes out after the next start), attempts each once at
  * a time (attemptDelivery), and is woken when a run's end queues new ones. Due deliveries are
  * read account by account and started fairly (fairTurns: the account with the fewest under way
- * first, at most `perAccount` each), so no account's backlog delays another's. An attempt that
+ * first, at most `perAccount` each, and within an account its endpoints in turn, at most
+ * `perEndpoint` each), so no account's backlog delays another's, and a receiver that never
+ * answers (each attempt waiting out its timeout) delays only the deliveries to it. An attempt that
  * could not be recorded is held back, with a growing delay, instead of being tried again at once.
  * At start, and every half minute, it makes the deliveries of runs' ends left in the outbox.
  * `close` stops the timer and aborts attempts under way (unrecorded: they stay due for the next
@@ -45,9 +54,9 @@ export class LocalWebhookDispatcher implements DeliveryQueue {
   private lastReconcile = 0;
   private turn = 0;
   /** Attempts under way, by delivery id, with their account. */
-  private readonly inFlight = new Map<string, { account: string; attempt: Promise<unknown> }>();
+  private readonly inFlight = new Map<string, { account: string; partition: string; endpoint: string; attempt: Promise<unknown> }>();
   /** Deliveries whose last attempt was not recorded: not tried again before `until`. */
-  private readonly held = new Map<string, { account: string; until: number; delayMs: number }>();
+  private readonly held = new Map<string, { account: string; partition: string; until: number; delayMs: number }>();
   private readonly stop = new AbortController();
 
   constructor(
@@ -105,32 +114,39 @@ export class LocalWebhookDispatcher implements DeliveryQueue {
       await this.outbox.reconcile(age);
     }
     this.forgetOldHolds(now.getTime());
-    const slots = (this.options.concurrency ?? 8) - this.inFlight.size;
+    const slots = (this.options.concurrency ?? CONCURRENCY) - this.inFlight.size;
     if (slots <= 0 || this.closed) return;
-    const chosen = fairTurns(await this.dueByAccount(now), this.underWayByAccount(), { slots, perAccount: this.options.perAccount ?? 2 }, this.turn++);
+    const limits = { slots, perAccount: this.options.perAccount ?? PER_ACCOUNT, perEndpoint: this.options.perEndpoint ?? PER_ENDPOINT };
+    const chosen = fairTurns(await this.dueByAccount(now), this.underWay(), limits, this.turn++);
     for (const delivery of chosen) {
       if (this.closed) break;
       this.begin(delivery);
     }
   }
 
-  /** Due deliveries by account, soonest first: enough of each account's to fill its share, none under way or held. */
+  /**
+   * Due deliveries by account, soonest first: enough of each due partition's (an account's
+   * endpoint: see DeliveryStore) to fill its share, none under way or held. Read partition by
+   * partition, so a receiver's backlog, however long, never hides its account's other receivers'.
+   */
   private async dueByAccount(now: Date): Promise<Map<string, DeliveryItem[]>> {
     const store = this.deps.store.deliveries;
-    const perAccount = this.options.perAccount ?? 2;
+    const perEndpoint = this.options.perEndpoint ?? PER_ENDPOINT;
     const due = new Map<string, DeliveryItem[]>();
     const add = (delivery: DeliveryItem) => {
       if (this.inFlight.has(delivery.delivery_id) || this.isHeld(delivery.delivery_id, now.getTime())) return;
       due.set(delivery.account_id, [...(due.get(delivery.account_id) ?? []), delivery]);
     };
-    for (const account of await store.dueAccounts(ACCOUNTS_PER_PASS)) {
-      // Those under way and held come back in the query too: read past them.
-      const skipped = this.countOf(account.account_id);
-      const found = await store.dueOf(account.account_id, now, Math.min(perAccount + skipped, MAX_READ_PER_ACCOUNT));
-      if (found.length === 0) await store.forgetIfIdle(account);
+    for (const marker of await store.dueAccounts(ACCOUNTS_PER_PASS)) {
+      // Those under way and held come back in the query too: read past them (an account's partition of before: all of its).
+      const skipped = marker.partition === marker.account_id ? this.countOf((entry) => entry.account === marker.account_id) : this.countOf((entry) => entry.partition === marker.partition);
+      const found = await store.dueOf(marker.partition, now, Math.min(perEndpoint + skipped, MAX_READ_PER_PARTITION));
+      if (found.length === 0) await store.forgetIfIdle(marker);
       for (const delivery of found) add(delivery);
     }
     for (const delivery of await store.dueShared(now, SHARED_BATCH)) add(delivery);
+    // Soonest first within each account, whichever partition it came from.
+    for (const deliveries of due.values()) deliveries.sort((a, b) => ((a.next_attempt_at ?? "") < (b.next_attempt_at ?? "") ? -1 : (a.next_attempt_at ?? "") > (b.next_attempt_at ?? "") ? 1 : 0));
     return due;
   }
 
@@ -149,13 +165,13 @@ export class LocalWebhookDispatcher implements DeliveryQueue {
         this.inFlight.delete(delivery.delivery_id);
         this.wake();
       });
-    this.inFlight.set(delivery.delivery_id, { account: delivery.account_id, attempt });
+    this.inFlight.set(delivery.delivery_id, { account: delivery.account_id, partition: partitionOf(delivery), endpoint: endpointOf(delivery), attempt });
   }
 
   private hold(delivery: DeliveryItem, why: string): void {
     const previous = this.held.get(delivery.delivery_id);
     const delayMs = previous ? Math.min(previous.delayMs * 2, HOLD_MOST_MS) : HOLD_FIRST_MS;
-    this.held.set(delivery.delivery_id, { account: delivery.account_id, until: this.deps.clock.now().getTime() + delayMs, delayMs });
+    this.held.set(delivery.delivery_id, { account: delivery.account_id, partition: partitionOf(delivery), until: this.deps.clock.now().getTime() + delayMs, delayMs });
     this.deps.log(`webhook ${delivery.delivery_id}: ${why}; it stays due, tried again in ${delayMs} ms at the soonest`);
   }
 
@@ -169,16 +185,20 @@ export class LocalWebhookDispatcher implements DeliveryQueue {
     return held !== undefined && held.until > now;
   }
 
-  /** The account's deliveries under way, and held back, as this dispatcher knows them. */
-  private countOf(accountId: string): number {
+  /** Deliveries under way, and held back, as this dispatcher knows them, that `match`. */
+  private countOf(match: (entry: { account: string; partition: string }) => boolean): number {
     let count = 0;
-    for (const entry of [...this.inFlight.values(), ...this.held.values()]) if (entry.account === accountId) count++;
+    for (const entry of [...this.inFlight.values(), ...this.held.values()]) if (match(entry)) count++;
     return count;
   }
 
-  private underWayByAccount(): Map<string, number> {
-    const counts = new Map<string, number>();
-    for (const { account } of this.inFlight.values()) counts.set(account, (counts.get(account) ?? 0) + 1);
-    return counts;
+  private underWay(): UnderWay {
+    const byAccount = new Map<string, number>();
+    const byEndpoint = new Map<string, number>();
+    for (const { account, endpoint } of this.inFlight.values()) {
+      byAccount.set(account, (byAccount.get(account) ?? 0) + 1);
+      byEndpoint.set(endpoint, (byEndpoint.get(endpoint) ?? 0) + 1);
+    }
+    return { byAccount, byEndpoint };
   }
 }

@@ -30,10 +30,26 @@ export type PostResult = { ok: boolean; status_code: number | null; error: strin
  * attempt). Never throws for the target's sake; an abort through `signal` rejects.
  */
 export async function postWebhook(url: string, headers: Record<string, string>, body: string, options: PostOptions): Promise<PostResult> {
-  const target = new URL(url);
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  const deadline = AbortSignal.timeout(timeoutMs);
-  const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
+  // One controller, held by the timer and the stop's listener until the attempt ends. Not
+  // AbortSignal.timeout and AbortSignal.any: their signals are held weakly, and Node 20 lets a
+  // garbage collection drop them before they fire, so an attempt on a receiver that never
+  // answered then waited forever, holding its slot (seen under the GC of 3 MB results).
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  const stop = options.signal;
+  const onStop = () => deadline.abort(stop?.reason);
+  stop?.addEventListener("abort", onStop, { once: true });
+  try {
+    return await attempt(url, headers, body, options, deadline.signal, timeoutMs);
+  } finally {
+    clearTimeout(timer);
+    stop?.removeEventListener("abort", onStop);
+  }
+}
+
+async function attempt(url: string, headers: Record<string, string>, body: string, options: PostOptions, signal: AbortSignal, timeoutMs: number): Promise<PostResult> {
+  const target = new URL(url);
   let pinned: { address: string; family: number };
   try {
     const literal = literalAddressOf(target.hostname);

@@ -108,4 +108,56 @@ describe("the local webhook dispatcher", () => {
     for (let i = 0; i < 100 && (await memory.store.deliveries.get(fn.function_id, legacyId))?.status !== "delivered"; i++) await sleep(20);
     expect(await memory.store.deliveries.get(fn.function_id, legacyId)).toMatchObject({ status: "delivered", attempts: 1 });
   });
+
+  it("still sends a delivery an earlier version left due in its account's partition (gsi1pk WHDUE#<account>), and moves its retry to its receiver's", async () => {
+    const runId = `run_${"0".repeat(25)}5`;
+    await start(memory.store, runId);
+    await receiver.waitFor(1);
+    receiver.answers.push(500);
+    const legacyId = deliveryIdOf(runId, 1);
+    const now = new Date().toISOString();
+    const item = {
+      pk: `FNID#${fn.function_id}`, sk: `DLV#${legacyId}`, gsi1pk: `WHDUE#${fn.account_id}`, gsi1sk: `${now}#${fn.function_id}#${legacyId}`,
+      delivery_id: legacyId, account_id: fn.account_id, function_id: fn.function_id, run_id: runId, event: "run.succeeded", url: receiver.url,
+      status: "pending", attempts: 0, last_status_code: null, last_error: null, next_attempt_at: now, created_at: now, updated_at: now, expires_at: 2_000_000_000,
+    };
+    await memory.doc.send(new PutCommand({ TableName: memory.table, Item: item }));
+    await memory.doc.send(new PutCommand({ TableName: memory.table, Item: { pk: "WHDUEACCT", sk: fn.account_id, seq: 1 } }));
+    const [, , third] = await receiver.waitFor(3, 10_000);
+    // Its first attempt (HTTP 500), then its retry (20 ms later) found in its receiver's partition.
+    expect(third?.headers["webhook-id"]).toBe(legacyId);
+    for (let i = 0; i < 200 && (await memory.store.deliveries.get(fn.function_id, legacyId))?.status !== "delivered"; i++) await sleep(20);
+    expect(await memory.store.deliveries.get(fn.function_id, legacyId)).toMatchObject({ status: "delivered" });
+  });
+
+  it("reads each receiver's due deliveries apart: a backlog of 30 on a receiver that never answers does not hide the account's other receiver", async () => {
+    const hanging = await startWebhookReceiver();
+    hanging.hang = true;
+    try {
+      const runId = `run_${"0".repeat(25)}4`;
+      // One run's end delivered (the dispatcher running), then a backlog written straight into the store.
+      await start(memory.store, runId);
+      await receiver.waitFor(1);
+      const base = Date.now() - 60_000;
+      const delivery = (index: number, url: string, at: number) => {
+        const when = new Date(at).toISOString();
+        return {
+          delivery_id: deliveryIdOf(runId, index), account_id: fn.account_id, function_id: fn.function_id, run_id: runId, event: "run.succeeded" as const, url,
+          status: "pending" as const, attempts: 0, last_status_code: null, last_error: null, next_attempt_at: when, created_at: when, updated_at: when,
+        };
+      };
+      // Thirty due to the receiver that never answers, older than three due to the one that answers.
+      for (let i = 0; i < 30; i++) await memory.store.deliveries.create(delivery(10 + i, hanging.url, base + i));
+      for (let i = 0; i < 3; i++) await memory.store.deliveries.create(delivery(50 + i, receiver.url, base + 1_000 + i));
+      dispatcher?.wake();
+      const started = Date.now();
+      await receiver.waitFor(4, 8_000);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(receiver.received.slice(1).map((request) => request.headers["webhook-id"]).sort()).toEqual([50, 51, 52].map((index) => deliveryIdOf(runId, index)));
+      // The receiver that never answers has its share under way, no more.
+      expect(hanging.received.length).toBeLessThanOrEqual(2);
+    } finally {
+      await hanging.close();
+    }
+  });
 });

@@ -181,4 +181,29 @@ describe("a poisoned run's webhooks (issue 26, item 2)", () => {
       await slow.close();
     }
   }, 120_000);
+
+  it("keeps an account's webhooks going while another of its receivers never answers: only the deliveries to that one wait", async () => {
+    const slow = await startWebhookReceiver();
+    slow.hang = true;
+    try {
+      // Each run owes one delivery to the receiver that never answers (each attempt waits out the
+      // 10 s timeout) and one to a receiver that answers at once, due in that order.
+      await t.deploy("split", NO_PARAMS_FN, { webhooks: [{ url: slow.url }, { url: receiver.url }] }, mallory);
+      const runIds: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const answer = await t.call("POST", "/functions/split", { token: mallory });
+        expect(answer.status).toBe(200);
+        runIds.push(String(answer.headers.get("x-run-id")));
+      }
+      const started = Date.now();
+      // Every run's delivery to the answering receiver, well within the first attempts' timeout.
+      await receiver.waitFor(runIds.length, 8_000);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(receiver.received.map((request) => request.headers["webhook-id"]).sort()).toEqual(runIds.map((runId) => deliveryIdOf(runId, 1)).sort());
+      // The receiver that never answers holds its own share only: two attempts at a time.
+      expect(slow.received.length).toBeLessThanOrEqual(2);
+    } finally {
+      await slow.close();
+    }
+  }, 120_000);
 });

@@ -42,6 +42,15 @@ describe("jsonTextDeeperThan", () => {
     );
   });
 
+  it("skips strings whole, escaped quotes and runs of backslashes included, and stops at an unterminated one", () => {
+    expect(jsonTextDeeperThan(JSON.stringify(["\\\"[[[", "\\", '\\\\"]]', [["x"]]]), 3)).toBe(false);
+    expect(jsonTextDeeperThan(JSON.stringify(["\\\"[[[", "\\", '\\\\"]]', [["x"]]]), 2)).toBe(true);
+    expect(jsonTextDeeperThan(JSON.stringify({ [`k${"\\".repeat(1000)}"`]: ["x".repeat(1_000_000)] }), 1)).toBe(true);
+    expect(jsonTextDeeperThan('["unterminated [[[[', 1)).toBe(false);
+    expect(jsonTextDeeperThan('[["a\\\\"], [[]]]', 2)).toBe(true);
+    expect(jsonTextDeeperThan('[["a\\"], [[]]]', 2)).toBe(false);
+  });
+
   it("measures 1,000,000 levels without recursion, stopping past the limit", () => {
     expect(jsonTextDeeperThan(nested(1_000_000), MAX_JSON_DEPTH)).toBe(true);
     expect(jsonTextDeeperThan(nested(MAX_JSON_DEPTH, '"x"'), MAX_JSON_DEPTH)).toBe(false);

@@ -1,5 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import v8 from "node:v8";
+import vm from "node:vm";
 import { literalAddressOf, refusedAddressReason } from "../../lambdas/network/addressPolicy";
 import { deliveryBody, MAX_DELIVERY_BODY_BYTES } from "../../lambdas/webhooks/deliveryBody";
 import { postWebhook } from "../../lambdas/webhooks/postWebhook";
@@ -77,6 +79,27 @@ describe("postWebhook", () => {
     close = () => new Promise((resolve) => { hanging.closeAllConnections(); hanging.close(() => resolve()); });
     const slow = await postWebhook(`http://127.0.0.1:${(hanging.address() as AddressInfo).port}/`, {}, "{}", { allowLocalNetwork: true, timeoutMs: 200 });
     expect(slow).toEqual({ ok: false, status_code: null, error: "no answer within 200 ms" });
+  });
+
+  it("ends an attempt on a receiver that never answers at its timeout even through garbage collections (no weakly held deadline)", async () => {
+    v8.setFlagsFromString("--expose-gc");
+    const gc = vm.runInNewContext("gc") as () => void;
+    const hanging = createServer(() => undefined);
+    await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", () => resolve()));
+    // Full collections while the attempts wait, as the service's 3 MB results made them.
+    const churn = setInterval(() => gc(), 20);
+    try {
+      const stop = new AbortController();
+      const attempts = [1, 2, 3].map(() =>
+        postWebhook(`http://127.0.0.1:${(hanging.address() as AddressInfo).port}/`, {}, "{}", { allowLocalNetwork: true, timeoutMs: 300, signal: stop.signal }),
+      );
+      const late = new Promise((resolve) => setTimeout(() => resolve("still waiting after 5 s"), 5_000));
+      for (const attempt of attempts) expect(await Promise.race([attempt, late])).toEqual({ ok: false, status_code: null, error: "no answer within 300 ms" });
+    } finally {
+      clearInterval(churn);
+      hanging.closeAllConnections();
+      await new Promise<void>((resolve) => hanging.close(() => resolve()));
+    }
   });
 });
 

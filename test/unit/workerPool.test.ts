@@ -36,4 +36,42 @@ describe("the worker pool", () => {
     await pool.close();
     expect(worker.killed).toEqual(["service stopping"]);
   });
+
+  it("does not stop another account's worker used lately to give a busy account more than its share: that account waits for one of its own", async () => {
+    const workers: ReturnType<typeof fakeWorker>[] = [];
+    const pool = new WorkerPool({ perFunction: 4, total: 4, idleMs: 60_000 }, async () => {
+      const worker = Object.assign(fakeWorker(), { lastUsed: Date.now() });
+      workers.push(worker);
+      return worker as unknown as WorkerProcess;
+    });
+    // The other account's worker, idle between its calls.
+    const other = await pool.acquire("fn_other", 1, 1000, "other");
+    const otherWorker = await other.worker();
+    await other.release(true);
+    // The busy account takes the three other workers, then asks for a fourth.
+    const busy = await Promise.all([1, 2, 3].map(() => pool.acquire("fn_busy", 1, 1000, "busy")));
+    await Promise.all(busy.map((lease) => lease.worker()));
+    const fourth = pool.acquire("fn_busy", 1, Number.POSITIVE_INFINITY, "busy");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(pool.waiting).toBe(1);
+    expect(otherWorker).toMatchObject({ alive: true, killed: [] });
+    // The other account's next call finds its worker warm.
+    const again = await pool.acquire("fn_other", 1, 1000, "other");
+    expect(again.warm).toBe(true);
+    await expect(again.worker()).resolves.toBe(otherWorker);
+    await again.release(true);
+    // A worker of the busy account's freed: its waiting call takes the room.
+    await busy[0]?.release(false);
+    const granted = await fourth;
+    expect(granted.warm).toBe(false);
+    // Under its share (one of two accounts: one of two workers), an account does stop another's idle worker.
+    const single = new WorkerPool({ perFunction: 4, total: 2, idleMs: 60_000 }, async () => Object.assign(fakeWorker(), { lastUsed: Date.now() }) as unknown as WorkerProcess);
+    const kept = await Promise.all(["fn_x", "fn_y"].map((fn) => single.acquire(fn, 1, 1000, "other")));
+    const keptWorkers = (await Promise.all(kept.map((lease) => lease.worker()))) as unknown as ReturnType<typeof fakeWorker>[];
+    for (const lease of kept) await lease.release(true);
+    await expect(single.acquire("fn_busy", 1, 1000, "busy")).resolves.toMatchObject({ warm: false });
+    expect(keptWorkers.map((worker) => worker.killed)).toEqual([["evicted to make room"], []]);
+    await pool.close();
+    await single.close();
+  });
 });

@@ -25,6 +25,12 @@ export interface Lease {
   release(reusable: boolean): Promise<void>;
 }
 
+/**
+ * Another account's idle worker used within this long is its own: a busy account past its fair
+ * share of the workers does not stop it to make room (that account's next run would start cold).
+ */
+const KEPT_IDLE_MS = 10_000;
+
 interface Waiter {
   accountId: string;
   functionId: string;
@@ -45,6 +51,7 @@ export class WorkerPool {
   private readonly active = new Map<string, number>(); // busy or starting, by function id
   private readonly activeByAccount = new Map<string, number>(); // busy or starting, by account
   private readonly finishing = new Map<string, number>(); // answered but not yet released, by version key
+  private readonly accountOf = new Map<string, string>(); // whose each version key is (for the idle ones)
   private processes = 0; // every worker process, idle ones included, and those starting
   private readonly waiters: Waiter[] = [];
   private readonly reaper: NodeJS.Timeout;
@@ -103,7 +110,7 @@ export class WorkerPool {
     const stopping: Promise<void>[] = [];
     for (const [key, workers] of this.idle) {
       if (!key.startsWith(`${functionId}#`)) continue;
-      this.idle.delete(key);
+      this.forgetIdle(key);
       stopping.push(...workers.map((worker) => this.stop(worker, "function deleted")));
     }
     await Promise.all(stopping);
@@ -138,7 +145,7 @@ export class WorkerPool {
     }
     if (!worker) {
       if ((this.finishing.get(key) ?? 0) > 0) return undefined; // one of its workers is idle in a moment
-      if (this.processes >= this.limits.total && !this.evictOneIdle()) return undefined;
+      if (this.processes >= this.limits.total && !this.evictOneIdle(accountId)) return undefined;
       this.processes++;
     }
     this.active.set(functionId, (this.active.get(functionId) ?? 0) + 1);
@@ -195,7 +202,10 @@ export class WorkerPool {
         if (started) this.busy.delete(started);
         const keep = reusable && started?.alive && !this.closed && !this.removed.has(functionId);
         if (!started) this.processes--;
-        else if (keep) this.idle.set(key, [...(this.idle.get(key) ?? []), started]);
+        else if (keep) {
+          this.idle.set(key, [...(this.idle.get(key) ?? []), started]);
+          this.accountOf.set(key, accountId);
+        }
         else await this.stop(started, "released as not reusable");
         this.pump();
       },
@@ -209,10 +219,20 @@ export class WorkerPool {
     this.pump();
   }
 
-  private evictOneIdle(): boolean {
+  /**
+   * Stops one idle worker to make room for `accountId`: its own, one idle for a while, or, while
+   * the account holds fewer workers than its fair share (the total over the accounts using
+   * workers now), another account's. Past its share an account waits for a worker to be freed.
+   */
+  private evictOneIdle(accountId: string): boolean {
+    const now = Date.now();
+    const underShare = (this.activeByAccount.get(accountId) ?? 0) < this.fairShare(accountId, now);
     for (const [key, workers] of this.idle) {
-      const victim = workers.shift();
-      if (workers.length === 0) this.idle.delete(key);
+      const owner = this.accountOf.get(key) ?? "";
+      const index = workers.findIndex((worker) => owner === accountId || underShare || now - worker.lastUsed > KEPT_IDLE_MS);
+      if (index === -1) continue;
+      const [victim] = workers.splice(index, 1);
+      if (workers.length === 0) this.forgetIdle(key);
       if (victim) {
         // stop() counts the process down before it awaits anything, so the room is free now.
         void this.stop(victim, "evicted to make room");
@@ -220,6 +240,22 @@ export class WorkerPool {
       }
     }
     return false;
+  }
+
+  /** A version with no idle worker left: whose it was is told again when one is kept. */
+  private forgetIdle(key: string): void {
+    this.idle.delete(key);
+    this.accountOf.delete(key);
+  }
+
+  /** Workers one account may hold while others use theirs: the total over the accounts busy, waiting, or with a worker idle since lately (`accountId` among them). */
+  private fairShare(accountId: string, now: number): number {
+    const accounts = new Set([accountId, ...this.activeByAccount.keys(), ...this.waiters.map((waiter) => waiter.accountId)]);
+    for (const [key, workers] of this.idle) {
+      const owner = this.accountOf.get(key);
+      if (owner !== undefined && workers.some((worker) => now - worker.lastUsed <= KEPT_IDLE_MS)) accounts.add(owner);
+    }
+    return Math.max(1, Math.floor(this.limits.total / accounts.size));
   }
 
   /** Grants freed slots: each time to the waiter whose account has the fewest workers now, the longest waiting first among equals. */
@@ -248,7 +284,7 @@ export class WorkerPool {
       const keep = workers.filter((worker) => worker.lastUsed > cutoff && worker.alive);
       for (const worker of workers) if (!keep.includes(worker)) void this.stop(worker, "idle");
       if (keep.length > 0) this.idle.set(key, keep);
-      else this.idle.delete(key);
+      else this.forgetIdle(key);
     }
   }
 }
