@@ -25,7 +25,7 @@ export async function writeReplay(api: BrowserfnClient, runId: string, dir: stri
   const { items } = await api.listArtifacts(runId);
   const recordings = items.filter((item) => RECORDING_NAME_PATTERN.test(String(item.name))).sort((a, b) => a.name.localeCompare(b.name, "en", { numeric: true }));
   if (recordings.length === 0) {
-    throw new CliError(`The run ${runId} kept no recording (a function's \`recording\` setting keeps them for runs that fail by default, for every run with "all", never with "off")`, EXIT.api);
+    throw new CliError(`The run ${runId} kept no recording (a function's \`recording\` setting keeps them: "failures" for runs that fail, "all" for every run; the default "off" keeps none)`, EXIT.api);
   }
   const [js, css] = await Promise.all([readFile(path.join(PLAYER_DIR, "rrwebPlayer.js"), "utf8"), readFile(path.join(PLAYER_DIR, "rrwebPlayer.css"), "utf8")]);
   try {

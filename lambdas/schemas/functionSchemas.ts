@@ -40,7 +40,7 @@ const settings = {
   recording: z
     .enum(RECORDING_MODES)
     .optional()
-    .describe("Which runs keep a recording of each page (rrweb; inputs masked, secret values redacted), as the artifacts recording-<n>.json: off, failures (the default: runs that do not succeed) or all"),
+    .describe("Which runs keep a recording of each page (rrweb; inputs masked, secret values redacted), as the artifacts recording-<n>.json: off (the default), failures (runs that do not succeed) or all"),
 };
 
 export const CreateFunctionBody = z
@@ -112,7 +112,7 @@ export const FunctionRecord = z
     retries: RetriesView.describe(
       "How failed runs of async calls, schedules and batches run again: max_attempts 1 (the default) never retries; the wait before attempt n+1 is backoff_seconds × 2^(n-1), at most 3600 s",
     ),
-    recording: z.enum(RECORDING_MODES).describe("Which runs keep a recording of each page as the artifacts recording-<n>.json: off, failures (the default) or all"),
+    recording: z.enum(RECORDING_MODES).describe("Which runs keep a recording of each page as the artifacts recording-<n>.json: off (the default), failures or all"),
     webhooks: z.array(WebhookView).describe("Where the ends of its runs are POSTed (none for another account's shared function)"),
     webhook_secret: z
       .string()

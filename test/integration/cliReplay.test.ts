@@ -21,6 +21,8 @@ describe("browserfn runs replay, against a real local service", () => {
     home = await mkdtemp(path.join(tmpdir(), "browserfn-cli-replay-"));
     env = cliEnv(home, { BROWSERFN_URL: svc.url, BROWSERFN_API_KEY: svc.adminKey });
     expect((await cli("deploy", path.join(FIXTURES, "failsOnPage.ts"), "--name", "fails-on-page")).code).toBe(0);
+    // Recordings are off by default: this function keeps those of its failed runs.
+    expect((await svc.call("PATCH", "/functions/fails-on-page", { body: { recording: "failures" } })).status).toBe(200);
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
