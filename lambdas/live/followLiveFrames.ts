@@ -20,7 +20,7 @@ function event(name: string, data: object): string {
   return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-/** The frame as it is sent: its fields by name, and when the service passed it on. */
+/** The frame as it is sent: its fields by name, and when it reached the service. */
 function frameEvent(frame: ScreenFrame, at: Date): string {
   return event("frame", { data: frame.data, url: frame.url, width: frame.width, height: frame.height, at: at.toISOString() });
 }
@@ -28,7 +28,8 @@ function frameEvent(frame: ScreenFrame, at: Date): string {
 export async function* followLiveFrames(deps: LiveDeps, first: RunItem, options: { pollMs: number; signal: AbortSignal; now: () => Date }): AsyncGenerator<string> {
   const { signal } = options;
   let run = first;
-  let latest: ScreenFrame | undefined;
+  /** The newest frame not yet sent, and when it came (a slow reader skips the ones before it). */
+  let latest: { frame: ScreenFrame; at: Date } | undefined;
   let ended = false;
   let wake: (() => void) | null = null;
   const poke = () => wake?.();
@@ -40,7 +41,7 @@ export async function* followLiveFrames(deps: LiveDeps, first: RunItem, options:
       watching ??= deps.runtime.watchFrames?.(
         run.run_id,
         (frame) => {
-          latest = frame;
+          latest = { frame, at: options.now() };
           poke();
         },
         () => {
@@ -49,9 +50,9 @@ export async function* followLiveFrames(deps: LiveDeps, first: RunItem, options:
         },
       );
       if (latest) {
-        const frame = latest;
+        const { frame, at } = latest;
         latest = undefined;
-        yield frameEvent(frame, options.now());
+        yield frameEvent(frame, at);
         continue;
       }
       if (signal.aborted) return;

@@ -58,7 +58,7 @@ describe("the browserfn command", () => {
         [["deploy", path.join(FIXTURES, "shout.ts"), "--name", "Bad_Name"], "not a function name"],
         [["keys", "rotate"], "unknown keys action 'rotate'"],
         [["runs"], "missing action: runs get <run_id>, runs list, runs cancel <run_id> or runs replay <run_id>"],
-        [["runs", "show", "x"], "unknown runs action 'show' (get, list, cancel)"],
+        [["runs", "show", "x"], "unknown runs action 'show' (get, list, cancel, replay)"],
         [["runs", "get"], "missing argument <run_id>"],
         [["runs", "get", "run_x", "--limit", "3"], "--limit is for `runs list`"],
         [["runs", "list", "x", "--artifacts", "out"], "--artifacts is for `runs get`"],
