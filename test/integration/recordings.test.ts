@@ -2,6 +2,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { startTestService, type TestService } from "../helpers/localService";
 import { openEventStream } from "../helpers/eventStream";
+import type { Browser } from "puppeteer-core";
+import { launchTestBrowser } from "../helpers/testBrowser";
+import { signIn, watchedPage } from "../helpers/dashboardPage";
 
 // Recordings and the live view, black-box against the local service: real sandboxed workers,
 // real Chromium, real HTTP. The recorder runs in an isolated world of each page (lambdas/recording),
@@ -55,6 +58,9 @@ export default async function run(url: string, fail: boolean) {
 describe("recordings and the live view", () => {
   let t: TestService;
   let pages: { url: string; close(): Promise<void> };
+  let browser: Browser | undefined;
+  /** The failed run whose recording the dashboard plays. */
+  let failedRunId = "";
 
   beforeAll(async () => {
     [t, pages] = await Promise.all([startTestService(), startPages()]);
@@ -70,6 +76,7 @@ describe("recordings and the live view", () => {
   }, 120_000);
 
   afterAll(async () => {
+    await browser?.close();
     await t?.destroy();
     await pages?.close();
   });
@@ -102,6 +109,7 @@ describe("recordings and the live view", () => {
   it("keeps a failed run's recording under `failures`: the page's DOM, with no typed input and no secret value", async () => {
     const { runId, answer } = await invoke("recorded", true);
     expect(answer.status).toBe(500);
+    failedRunId = runId;
     expect(await artifactNames(runId)).toEqual(["failure-1.html", "failure-1.png", "recording-1.json"]);
     const text = await artifactText(runId, "recording-1.json");
     const events = JSON.parse(text) as { type: number; timestamp: number; data: unknown }[];
@@ -176,5 +184,41 @@ describe("recordings and the live view", () => {
     // At most 5 per second, by the service's clock.
     const times = frames.map((frame) => Date.parse(String(frame.json.at)));
     for (let i = 1; i < times.length; i++) expect((times[i] as number) - (times[i - 1] as number)).toBeGreaterThanOrEqual(190);
+  }, 90_000);
+
+  it("the dashboard's run page plays the recording at the failing moment, beside the error, its source line and screenshot, with no CSP violation", async () => {
+    expect(failedRunId).not.toBe("");
+    browser = await launchTestBrowser();
+    const problems: string[] = [];
+    const requested: string[] = [];
+    const page = await watchedPage(browser, problems, requested);
+    await signIn(page, t.url, t.adminKey);
+    await page.goto(`${t.url}/#/runs/${failedRunId}`);
+    await page.waitForSelector("#replay-frame");
+    expect(await page.$eval("#replay-source-line", (el) => el.textContent)).toMatch(/automation\.ts:\d+/);
+    await page.waitForSelector("#replay-screenshot img");
+    const frame = page.frames().find((f) => f.url().endsWith("/dashboard/replay.html"));
+    expect(frame).toBeDefined();
+    // The recorded form page, rebuilt in the player at the failing moment (its last seconds, from the page's load).
+    const pageText = (expected: string) =>
+      frame?.waitForFunction(
+        (wanted: string) => {
+          const inner = document.querySelector(".rr-player iframe") as HTMLIFrameElement | null;
+          const text = inner?.contentDocument?.body?.textContent ?? "";
+          return text.includes(wanted) ? text : false;
+        },
+        { timeout: 20_000 },
+        expected,
+      );
+    await pageText("nothing yet");
+    // Played from there: the page as the run left it (the secret redacted).
+    await page.click("#replay-failing-moment");
+    const shown = await pageText("token is");
+    const text = String(await shown?.jsonValue());
+    expect(text).toContain("token is [secret]");
+    expect(text).not.toContain(SECRET);
+    expect(problems).toEqual([]);
+    // Nothing from elsewhere: the dashboard's own origin only (and blob: URLs it made, data: the player holds inline).
+    expect(requested.filter((url) => !url.startsWith(t.url) && !/^(blob|data):/.test(url))).toEqual([]);
   }, 90_000);
 });
