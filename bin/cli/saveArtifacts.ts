@@ -33,7 +33,7 @@ function checkListed(items: Artifact[]): void {
 }
 
 /** Writes a file, replacing one of the same name but never following a symbolic link out of the directory. */
-async function writeFileHere(file: string, bytes: Uint8Array): Promise<void> {
+export async function writeFileHere(file: string, bytes: Uint8Array): Promise<void> {
   let handle;
   try {
     handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);

@@ -111,6 +111,13 @@ export function createApi(base, key) {
       if (!response.ok) throw errorOf(response, await response.text());
       return response;
     },
+    /** `GET /runs/{id}/live` as a streamed Response (frame events, then end); an error answer throws its ApiError. */
+    live: async (runId, signal) => {
+      const headers = { authorization: `Bearer ${key}`, accept: "text/event-stream" };
+      const response = await send("GET", `/runs/${encodeURIComponent(runId)}/live`, { headers, signal });
+      if (!response.ok) throw errorOf(response, await response.text());
+      return response;
+    },
     artifacts: (runId) => get(`/runs/${encodeURIComponent(runId)}/artifacts`),
     /** One artifact's bytes, as a Blob (its type is the content type the API answered with). */
     artifact: (runId, name) => download(`/runs/${encodeURIComponent(runId)}/artifacts/${encodeURIComponent(name)}`),

@@ -23,6 +23,12 @@ export const DASHBOARD_ASSETS = {
   "schemaFields.js": "text/javascript; charset=utf-8",
   "durationChart.js": "text/javascript; charset=utf-8",
   "usagePage.js": "text/javascript; charset=utf-8",
+  "replayView.js": "text/javascript; charset=utf-8",
+  "liveView.js": "text/javascript; charset=utf-8",
+  "rrwebPlayer.js": "text/javascript; charset=utf-8",
+  "rrwebPlayer.css": "text/css; charset=utf-8",
+  "replay.html": "text/html; charset=utf-8",
+  "replayFrame.js": "text/javascript; charset=utf-8",
   "app.css": "text/css; charset=utf-8",
   "icon.svg": "image/svg+xml",
 } as const;
@@ -53,6 +59,8 @@ export function dashboardCsp(artifactOrigins: readonly string[] = []): string {
     "img-src 'self' blob:",
     "object-src blob:",
     ["connect-src 'self'", ...artifactOrigins].join(" "),
+    // The replay player (replay.html), in a frame of its own: see REPLAY_CSP.
+    "frame-src 'self'",
     "base-uri 'none'",
     "form-action 'none'",
     "frame-ancestors 'none'",
@@ -61,6 +69,25 @@ export function dashboardCsp(artifactOrigins: readonly string[] = []): string {
 
 /** The policy with no artifact origin (local mode: artifacts are served by the API itself). */
 export const DASHBOARD_CSP = dashboardCsp();
+
+/**
+ * The replay frame's policy (`replay.html`, framed by the run page; not sandboxed: rrweb's player
+ * writes the rebuilt page into a frame of its own, which needs the same origin). A recording rebuilds
+ * the recorded page's DOM, whose styles are inline: they may apply here, and nothing else is
+ * relaxed. Scripts are the service's own files only (no inline script, no event-handler
+ * attribute of a recorded page runs); images only blob: and data: (what the recording holds
+ * inline), so the recorded page's images, fonts and links are never fetched; nothing may connect.
+ */
+export const REPLAY_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' blob: data:",
+  "font-src data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'self'",
+].join("; ");
 
 /** Headers every dashboard response carries. */
 export const DASHBOARD_HEADERS = {

@@ -60,7 +60,8 @@ export function table(columns, rows, attributes = {}) {
       "table",
       attributes,
       h("thead", {}, h("tr", {}, columns.map((column) => h("th", {}, column)))),
-      h("tbody", {}, rows.map((cells) => h("tr", {}, cells.map((cell) => h("td", {}, cell))))),
+      // Each cell names its column (data-label): narrow screens show a row as a stack of labelled cells (app.css, table.stack).
+      h("tbody", {}, rows.map((cells) => h("tr", {}, cells.map((cell, i) => h("td", { "data-label": columns[i] ?? "" }, cell))))),
     ),
   );
 }

@@ -121,7 +121,7 @@ async function activitySections(api, name) {
               runLink(entry.run_id),
               entry.error ? `${entry.error.code}: ${entry.error.message}` : "",
             ]),
-            { id: "logs" },
+            { id: "logs", class: "stack" },
           ),
     ),
   ];

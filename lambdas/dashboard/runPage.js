@@ -9,6 +9,8 @@ import { runErrorView } from "./runError.js";
 import { followRunEvents } from "./runEvents.js";
 import { runResultView } from "./runResult.js";
 import { hideSecrets } from "./secretParams.js";
+import { liveView } from "./liveView.js";
+import { replayView } from "./replayView.js";
 
 const POLL_MS = 2000;
 const FINAL = ["succeeded", "failed", "timed_out", "canceled"];
@@ -16,9 +18,17 @@ const FINAL = ["succeeded", "failed", "timed_out", "canceled"];
 export async function renderRunPage(view, api, runId, lifetime) {
   document.title = `Run ${runId} · browserfn`;
   const run = await api.run(runId);
-  const artifacts = FINAL.includes(run.status) ? await artifactsView(api, runId, lifetime) : h("p", { class: "muted", id: "run-artifacts" }, "Shown once the run has ended.");
-  fill(view, ...runSections(run, artifacts, lifetime, api));
-  if (!FINAL.includes(run.status)) followLive(view, api, runId, lifetime);
+  if (FINAL.includes(run.status)) return fill(view, ...(await endedSections(api, run, lifetime)));
+  const artifacts = h("p", { class: "muted", id: "run-artifacts" }, "Shown once the run has ended.");
+  fill(view, ...runSections(run, artifacts, lifetime, api, liveView(api, runId, lifetime)));
+  followLive(view, api, runId, lifetime);
+}
+
+/** The page of a run that has ended: its artifacts, and the replay of its recording when it kept one. */
+async function endedSections(api, run, lifetime) {
+  const [artifacts, listed] = await Promise.all([artifactsView(api, run.run_id, lifetime), api.artifacts(run.run_id).catch(() => null)]);
+  const items = (Array.isArray(listed?.items) ? listed.items : []).filter((item) => item && typeof item.name === "string");
+  return runSections(run, artifacts, lifetime, api, null, replayView(api, run, items, lifetime));
 }
 
 /**
@@ -40,8 +50,8 @@ function followLive(view, api, runId, lifetime) {
     .then(async (ended) => {
       if (!ended || lifetime.left) return;
       const run = await api.run(runId);
-      const artifacts = await artifactsView(api, runId, lifetime);
-      if (!lifetime.left) fill(view, ...runSections(run, artifacts, lifetime, api));
+      const sections = await endedSections(api, run, lifetime);
+      if (!lifetime.left) fill(view, ...sections);
     })
     .catch(() => {
       if (!lifetime.left) followRun(view, api, runId, lifetime);
@@ -57,7 +67,7 @@ function followRun(view, api, runId, lifetime) {
     try {
       const run = await api.run(runId);
       if (lifetime.left) return;
-      if (FINAL.includes(run.status)) return fill(view, ...runSections(run, await artifactsView(api, runId, lifetime), lifetime, api));
+      if (FINAL.includes(run.status)) return fill(view, ...(await endedSections(api, run, lifetime)));
       view.querySelector("#run-status")?.replaceWith(statusBadgeOf(run));
     } catch {
       // A failed poll is tried again; the page keeps what it shows.
@@ -73,13 +83,15 @@ function statusBadgeOf(run) {
   return badge;
 }
 
-function runSections(run, artifacts, lifetime, api) {
+function runSections(run, artifacts, lifetime, api, live = null, replay = null) {
   const fn = String(run.function_name ?? "");
   return [
     h("p", { class: "crumbs" }, h("a", { href: "#/functions" }, "Functions"), " / ", fn ? h("a", { href: `#/functions/${encodeURIComponent(fn)}`, id: "run-function" }, fn) : "?", " / run"),
     h("h1", { id: "run-title" }, "Run ", h("code", { class: "run-id" }, String(run.run_id)), " ", statusBadgeOf(run), " ", cancelButton(run, api)),
+    live ? h("section", { class: "card", id: "run-live" }, h("h2", {}, "Live view"), live) : null,
     h("div", { class: "columns" }, section("Run", runFields(run)), section("Timings", timingFields(run))),
     run.error ? section("Error", runErrorView(run.error)) : null,
+    replay ? h("section", { class: "card", id: "run-replay" }, h("h2", {}, "Replay"), replay) : null,
     section("Parameters", h("pre", { id: "run-params" }, jsonText(hideSecrets(run.params ?? {})))),
     section("Result", ...runResultView(run, lifetime)),
     section("Log", typeof run.logs === "string" && run.logs !== "" ? h("pre", { id: "run-log", class: "log" }, run.logs) : h("p", { class: "muted", id: "run-log" }, logAbsence(run))),

@@ -5,6 +5,7 @@ import { nextRunAt, validateTimezone } from "./schedule";
 import type { FunctionSettings } from "./types";
 import { normalizeWebhooks, type WebhookRequest } from "../webhooks/normalizeWebhooks";
 import { type RetrySettings, retriesFromInput } from "../retries/retrySettings";
+import { DEFAULT_RECORDING } from "../recording/recordingMode";
 
 export const DEFAULT_TIMEOUT_SECONDS = 300;
 export const DEFAULT_MEMORY_MB = 1024;
@@ -20,6 +21,7 @@ export const DEFAULT_SETTINGS: FunctionSettings = {
   shared: false,
   webhooks: [],
   retries: null,
+  recording: DEFAULT_RECORDING,
 };
 
 /** Settings a create or update asks for; absent fields keep their current value. */
@@ -42,7 +44,7 @@ export function applySettings(
   now: Date,
 ): FunctionSettings {
   const next: FunctionSettings = { ...current };
-  for (const key of ["description", "schedule", "schedule_timezone", "schedule_params", "timeout_seconds", "memory_mb", "shared"] as const) {
+  for (const key of ["description", "schedule", "schedule_timezone", "schedule_params", "timeout_seconds", "memory_mb", "shared", "recording"] as const) {
     if (patch[key] !== undefined) Object.assign(next, { [key]: patch[key] });
   }
   if (patch.retries !== undefined) next.retries = patch.retries === null ? null : retriesFromInput(patch.retries);

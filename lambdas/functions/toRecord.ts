@@ -3,6 +3,7 @@ import type { FunctionRecord } from "../schemas/functionSchemas";
 import { inputSchemaOf } from "./inputSchemaOf";
 import type { FunctionItem } from "./types";
 import { retriesOf } from "../retries/retrySettings";
+import { recordingModeOf } from "../recording/recordingMode";
 
 /**
  * The Function record of API.md for a stored function, with the latest version's code warnings
@@ -30,6 +31,7 @@ export function toRecord(fn: FunctionItem, baseUrl: string): FunctionRecord {
     shared: fn.shared,
     reference_workflow_id: fn.reference_workflow_id,
     retries: retriesOf(fn),
+    recording: recordingModeOf(fn.recording),
     webhooks: fn.webhooks.map((webhook) => ({ url: webhook.url, events: [...webhook.events] })),
     created_at: fn.created_at,
     updated_at: fn.updated_at,

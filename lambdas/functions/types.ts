@@ -3,6 +3,7 @@ import type { Webhook } from "../webhooks/webhookTypes";
 import type { InputSchema, JsonSchema } from "../code/jsonSchema";
 import type { Warning } from "../code/warnings";
 import type { RetrySettings } from "../retries/retrySettings";
+import type { RecordingMode } from "../recording/recordingMode";
 
 export type FunctionStatus = "deploying" | "active" | "failed";
 
@@ -35,6 +36,8 @@ export interface FunctionItem {
   shared: boolean;
   /** How failed runs of async calls, schedules and batches are retried (null or absent: never; records stored before retries have none). */
   retries?: RetrySettings | null;
+  /** Which runs keep recordings of their pages (absent: the default, "failures"; lambdas/recording). */
+  recording?: RecordingMode;
   reference_workflow_id: string | null;
   /** Where the ends of its runs are POSTed ([] when none; records stored before webhooks have none). */
   webhooks: Webhook[];
@@ -99,4 +102,5 @@ export type FunctionSettings = Pick<
   | "shared"
   | "webhooks"
   | "retries"
+  | "recording"
 >;

@@ -1,4 +1,4 @@
-import { DASHBOARD_ASSETS, DASHBOARD_HEADERS, isDashboardAsset } from "../dashboard/dashboardAssets";
+import { DASHBOARD_ASSETS, DASHBOARD_HEADERS, REPLAY_CSP, isDashboardAsset } from "../dashboard/dashboardAssets";
 import { createDashboardFiles } from "../dashboard/dashboardFiles";
 import { defineRoute, type RouteFactory } from "../http/defineRoute";
 import { ApiError } from "../http/errors";
@@ -13,7 +13,9 @@ export const dashboardAsset: RouteFactory = (deps) => {
       throw new ApiError("route_not_found", `No dashboard file '${name}'`, { method: "GET", path: `/dashboard/${name}` });
     }
     const file = await files(name);
-    const cacheHeaders = { ...DASHBOARD_HEADERS, etag: file.etag };
+    // The replay frame is framed by the run page, under a policy of its own (REPLAY_CSP).
+    const policy = name === "replay.html" ? { "content-security-policy": REPLAY_CSP } : {};
+    const cacheHeaders = { ...DASHBOARD_HEADERS, ...policy, etag: file.etag };
     if (headers["if-none-match"] === file.etag) return { statusCode: 304, headers: cacheHeaders, body: "" };
     return text(200, file.body, DASHBOARD_ASSETS[name], cacheHeaders);
   })(deps);

@@ -17,6 +17,7 @@ import { cancelRun } from "../handlers/cancelRun";
 import { getRun } from "../handlers/getRun";
 import { listRuns } from "../handlers/listRuns";
 import { getRunEvents } from "../handlers/getRunEvents";
+import { getRunLive } from "../handlers/getRunLive";
 import { listArtifacts } from "../handlers/listArtifacts";
 import { getUsage } from "../handlers/getUsage";
 import { getVersion } from "../handlers/getVersion";
@@ -62,6 +63,7 @@ export const HANDLERS: Record<OperationId, RouteFactory> = {
   listArtifacts,
   getArtifact,
   getRunEvents,
+  getRunLive,
   createBatch,
   getBatch,
   listBatchRuns,

@@ -1,4 +1,5 @@
 import { build, stop, type Plugin } from "esbuild";
+import { buildRecorderSource } from "../recording/recorderBuild";
 
 export interface RunnerBundle {
   /** The entry module (workerMain.ts, lambdaHandler.ts). */
@@ -43,12 +44,27 @@ async function buildRunner({ entry, outfile, external = [], stubs }: RunnerBundl
     sourcemap: false,
     // ws loads these native speed-ups in a try/catch and falls back to JavaScript without them.
     external: [...external, "bufferutil", "utf-8-validate"],
-    plugins: stubs ? [stubs] : [],
+    plugins: stubs ? [stubs, inlineRecorder] : [inlineRecorder],
     logLevel: "silent",
     legalComments: "none",
   });
   return outfile;
 }
+
+/**
+ * The recorder's source, built now and put in the bundle as a string (lambdas/recording/
+ * recorderBuild.ts): a runner reads no file for it, and carries no esbuild.
+ */
+const inlineRecorder: Plugin = {
+  name: "inline-recorder",
+  setup(builder) {
+    builder.onResolve({ filter: /[\\/]recorderBuild$/ }, (args) => ({ path: args.path, namespace: "inline-recorder" }));
+    builder.onLoad({ filter: /.*/, namespace: "inline-recorder" }, () => {
+      const source = buildRecorderSource();
+      return { contents: `exports.buildRecorderSource = () => ${JSON.stringify(source)};`, loader: "js" };
+    });
+  },
+};
 
 /** An esbuild plugin that replaces the modules matching `filter` with `source` (a CommonJS module). */
 export function stubModules(name: string, filter: RegExp, source: string): Plugin {

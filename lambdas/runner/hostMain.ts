@@ -142,6 +142,7 @@ function fromWorker(sent: unknown): void {
     }
     case "log":
     case "artifact":
+    case "frame":
       if (currentRun && !workerState.answered) tell(message);
       return;
     default:

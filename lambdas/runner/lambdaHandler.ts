@@ -16,6 +16,7 @@ import { capBytes } from "./outputLimits";
 import type { RunOutcome } from "./protocol";
 import { TreeMeter, watchMemory } from "../runtime/local/processTree";
 import { startInvocation } from "./runInvocation";
+import { isRecordingMode } from "../recording/recordingMode";
 import { s3ArtifactSink } from "./s3Artifacts";
 import { realmChanges, takeRealmSnapshot } from "./realmLeftovers/realmSnapshot";
 
@@ -205,6 +206,7 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
         stopAfterMs,
         ...(artifacts ? { artifacts, downloadsDir: path.join(tmpdir(), "browserfn-downloads") } : {}),
         secrets,
+        ...(isRecordingMode(event.recording) ? { recording: event.recording } : {}),
       });
       const outcome = started.outcome.then(
         async (ended): Promise<RunOutcome> => {

@@ -3,6 +3,7 @@
  * of a function's zip, the event it is invoked with, and where the runner lives. Free of heavy
  * imports, so the API's Lambdas can build packages without bundling puppeteer-core.
  */
+import type { RecordingMode } from "../recording/recordingMode";
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
 import type { RunOutcome } from "./protocol";
 
@@ -42,6 +43,8 @@ export interface LambdaRunEvent {
    * runner opens each with the context `{function_id, secret: name, runner}`.
    */
   secrets?: SealedSecrets;
+  /** The function's `recording` setting (absent: off): which runs keep their pages' recordings (lambdas/recording). */
+  recording?: RecordingMode;
 }
 
 /** A function's secrets as its run's event carries them. */

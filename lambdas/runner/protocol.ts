@@ -10,6 +10,7 @@
  */
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
 import { MAX_LOG_BYTES, MAX_RESULT_BYTES } from "./outputLimits";
+import type { RecordingMode } from "../recording/recordingMode";
 
 /** What a worker needs to serve a version; the first message it receives. */
 export interface WorkerInit {
@@ -64,6 +65,15 @@ export interface RunRequest {
   secrets: Record<string, string>;
   /** Bytes the account may still keep (its plan's storage cap less what it holds): `artifacts.save` refuses past them. */
   storageBytesLeft?: number;
+  /** The function's `recording` setting (absent: off). */
+  recording?: RecordingMode;
+}
+
+/** The service to the worker (through its host): someone watches the run's live view (`on`), or no one does any more. */
+export interface LiveRequest {
+  type: "live";
+  runId: string;
+  on: boolean;
 }
 
 /**
@@ -79,7 +89,7 @@ export interface BrowserExited {
   detail: string;
 }
 
-export type SupervisorMessage = WorkerInit | RunRequest | BrowserReply | BrowserExited;
+export type SupervisorMessage = WorkerInit | RunRequest | BrowserReply | BrowserExited | LiveRequest;
 
 /** `function_timeout`: the Lambda runner stopped a run at its deadline (a local worker is killed instead). */
 export type ErrorCode = "function_error" | "result_not_serializable" | "result_too_large" | "result_too_deep" | "function_timeout";
@@ -115,6 +125,8 @@ export type WorkerMessage =
    * in base64, at most ARTIFACT_CHUNK_BYTES; one artifact's parts in a row, the last with `last`.
    */
   | { type: "artifact"; runId: string; name: string; content_type: string; data: string; last: boolean }
+  /** A frame of the live view of the run in progress, while someone watches (lambdas/live). */
+  | { type: "frame"; runId: string; data: string; url: string; width: number; height: number }
   /**
    * After `done`, said by the host: the run's worker process and browser are replaced and a
    * fresh one is ready for the next run. `leftover` names what could not be cleared (the

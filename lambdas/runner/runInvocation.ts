@@ -14,6 +14,9 @@ import { jsonTextDeeperThan } from "./jsonDepth";
 import { MAX_JSON_DEPTH, MAX_RESULT_BYTES, resultTooDeep, resultTooLarge } from "./outputLimits";
 import { MAX_LOG_BYTES, type ErrorCode, type RunOutcome } from "./protocol";
 import { resetBrowser } from "./resetBrowser";
+import type { PageOpened } from "../recording/pageTarget";
+import type { RecordingMode } from "../recording/recordingMode";
+import { startRunRecording } from "../recording/runRecording";
 
 /** One invocation of a version's code. */
 export interface Invocation {
@@ -43,6 +46,10 @@ export interface Invocation {
   onLog?: (text: string) => void;
   /** The function's secrets by name: `secrets.get` reads them, and their values are redacted from the outcome and the streamed logs. */
   secrets?: Readonly<Record<string, string>>;
+  /** The function's `recording` setting (absent: off): which runs keep their pages' recordings. */
+  recording?: RecordingMode;
+  /** Told of each page the run opens, besides the recording (the live view, see lambdas/live). */
+  onPage?: PageOpened;
 }
 
 type Failure = { code: ErrorCode; message: string; stack?: string };
@@ -154,8 +161,14 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
     let result: Result;
     let browser_ms = 0;
     let timer: NodeJS.Timeout | undefined;
+    const recording = startRunRecording(invocation.recording ?? "off", (line) => capture.note(line));
+    const onPage = invocation.onPage;
     try {
       beginRun({
+        pageOpened: async (page) => {
+          await recording.pageOpened(page);
+          await onPage?.(page);
+        },
         getBrowser,
         deadline: Date.now() + limitMs,
         ...(invocation.artifacts ? { artifacts: invocation.artifacts } : {}),
@@ -175,6 +188,7 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
           const htmlRedactor = new Redactor(Object.values(invocation.secrets ?? {}).flatMap(htmlForms));
           await saveFailureEvidence(invocation.artifacts, undefined, (html) => htmlRedactor.text(html), (line) => capture.note(line));
         }
+        await recording.keep(result.ok, invocation.artifacts, (json) => redactor.json(json));
       } finally {
         clearTimeout(timer);
         browser_ms = (await endRun()).browser_ms;

@@ -22,6 +22,7 @@ import { artifactMessages } from "./artifactMessages";
 import { withStorageBudget } from "../artifacts/storageBudget";
 import { type PrivateChannel, takeChannel } from "./privateChannel/takeChannel";
 import { closeHeapReaders } from "./privateChannel/heapReaders";
+import { LiveScreencast } from "../live/screencast";
 
 /** The channel to the host, taken by main() before anything else runs. */
 let channel: PrivateChannel | undefined;
@@ -175,6 +176,8 @@ function main(): void {
   // passed as an argument (a sloppy-mode caller chain could read a caller's arguments).
   let token = "";
   let served = false;
+  /** The live view of the run in progress (screencast while the service says someone watches). */
+  let live: { runId: string; screencast: LiveScreencast } | undefined;
 
   // A prototype-less message: no getter an automation puts on Object.prototype sees it being sent.
   const answer = (runId: string, outcome: RunOutcome) =>
@@ -191,6 +194,9 @@ function main(): void {
     // supervisor kills the worker only if it does not answer within a grace after it.
     const artifacts = withStorageBudget(artifactChannel(request.runId, request.artifactsUrl), request.storageBytesLeft);
     const downloadsDir = init.downloads_dir;
+    const runId = request.runId;
+    const screencast = new LiveScreencast((frame) => send({ type: "frame", runId, data: frame.data, url: frame.url, width: frame.width, height: frame.height }));
+    live = { runId, screencast };
     const run = startInvocation({
       code,
       params,
@@ -203,6 +209,8 @@ function main(): void {
       ...(downloadsDir ? { downloadsDir } : {}),
       secrets: request.secrets,
       onLog: logStream(request.runId),
+      ...(request.recording ? { recording: request.recording } : {}),
+      onPage: screencast.pageOpened,
     });
     // The answer is this process's last word: the host replaces it (and its browser) at once.
     answer(request.runId, await run.outcome);
@@ -225,6 +233,7 @@ function main(): void {
         served = true;
         void serve(message);
       }
+      if (message.type === "live" && live?.runId === message.runId) live.screencast.watch(message.on === true);
       if (message.type === "browser_pipe" || message.type === "browser_failed") {
         onBrowserReply(message, handle);
         if (startedEarly && getBrowser && !served) void warmBrowser(getBrowser);

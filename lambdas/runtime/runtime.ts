@@ -1,6 +1,7 @@
 import type { FunctionItem, FunctionStatus, VersionWithCode } from "../functions/types";
 import type { RunError } from "../runs/types";
 import type { StoredSecret } from "../store/secretStore";
+import type { ScreenFrame } from "../live/liveFrames";
 
 export interface DeployResult {
   status: FunctionStatus;
@@ -82,6 +83,12 @@ export interface LiveLogs {
   close(): void;
 }
 
+/** A watcher of a run's live view (Runtime.watchFrames). */
+export interface LiveFrames {
+  /** Stops watching (safe to call more than once); the last watcher to leave stops the screencast. */
+  close(): void;
+}
+
 /** Asked before each change a deploy makes; throws to stop it (a deploy job superseded by a newer deploy). */
 export type DeployGuard = () => Promise<void>;
 
@@ -117,6 +124,13 @@ export interface Runtime {
    * from runtimes that cannot (AWS): callers read the store instead.
    */
   watchLogs?(runId: string, onChange: () => void): LiveLogs | undefined;
+  /**
+   * Watches the live view of a run in progress on this instance: `onFrame` gets each frame (a
+   * JPEG of the page being driven, parsed and rate-limited), `onEnd` is called once when the run
+   * ends here. The run's browser screencasts only while someone watches. Undefined when this
+   * instance does not run it now; absent from runtimes that cannot (AWS: docs/deploy.md).
+   */
+  watchFrames?(runId: string, onFrame: (frame: ScreenFrame) => void, onEnd: () => void): LiveFrames | undefined;
   /**
    * Stops a run after POST /runs/{run_id}/cancel. `stopped`: the run ran on this instance and
    * has stopped (locally: its worker, browser and sandbox are gone, its evidence kept); its

@@ -5,6 +5,7 @@ import { DateTime } from "./dateTime";
 import { jsonBytes, MAX_SCHEDULE_PARAMS_BYTES, unstorablePart } from "./storableJson";
 import { WebhooksInput, WebhookView } from "./webhookSchemas";
 import { RetriesInput, RetriesView } from "../retries/retrySettings";
+import { RECORDING_MODES } from "../recording/recordingMode";
 
 export const NAME_PATTERN = /^[a-z][a-z0-9-]{0,62}$/;
 export const FUNCTION_ID_PATTERN = /^fn_[0-9a-z]{26}$/;
@@ -36,6 +37,10 @@ const settings = {
   shared: z.boolean().optional(),
   webhooks: WebhooksInput.optional(),
   retries: RetriesInput.optional(),
+  recording: z
+    .enum(RECORDING_MODES)
+    .optional()
+    .describe("Which runs keep a recording of each page (rrweb; inputs masked, secret values redacted), as the artifacts recording-<n>.json: off (the default), failures (runs that do not succeed) or all"),
 };
 
 export const CreateFunctionBody = z
@@ -107,6 +112,7 @@ export const FunctionRecord = z
     retries: RetriesView.describe(
       "How failed runs of async calls, schedules and batches run again: max_attempts 1 (the default) never retries; the wait before attempt n+1 is backoff_seconds × 2^(n-1), at most 3600 s",
     ),
+    recording: z.enum(RECORDING_MODES).describe("Which runs keep a recording of each page as the artifacts recording-<n>.json: off (the default), failures or all"),
     webhooks: z.array(WebhookView).describe("Where the ends of its runs are POSTed (none for another account's shared function)"),
     webhook_secret: z
       .string()

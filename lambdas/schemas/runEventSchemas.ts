@@ -15,3 +15,13 @@ export const RunEventStream = z
       "or error {run_id, status, error, duration_ms, finished_at}; the stream ends after it. Ids: status:<status>, log:<offset>, result, error.",
   )
   .meta({ id: "RunEventStream" });
+
+/** The body of `GET /runs/{run_id}/live` (text/event-stream). */
+export const RunLiveStream = z
+  .string()
+  .describe(
+    "Server-sent events: `frame` {data, url, width, height, at} while the run goes (data: a JPEG of the page being driven, base64, at most 200 KB; " +
+      "width and height in CSS pixels; at most 5 per second, only when the page changes), then one `end` {run_id, status} when the run ends. " +
+      "On AWS the stream is long-polled and carries no frames yet (docs/deploy.md).",
+  )
+  .meta({ id: "RunLiveStream" });

@@ -3,6 +3,7 @@ import { schemaFromText, schemaToText, type InputSchema, type JsonSchema } from 
 import { copyWarnings } from "../functions/copyWarnings";
 import type { FunctionItem } from "../functions/types";
 import { retriesOf } from "../retries/retrySettings";
+import { recordingModeOf } from "../recording/recordingMode";
 import { isConditionFailed, scanAll, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored, DEPLOYING_PK, keys } from "./keys";
 import { DEPLOYING_INDEX } from "./tables";
@@ -278,6 +279,7 @@ function namedFields(stored: Omit<FunctionItem, "input_schema" | "output_schema"
     memory_mb: stored.memory_mb,
     shared: stored.shared,
     retries: stored.retries ? retriesOf({ retries: stored.retries }) : null,
+    recording: recordingModeOf(stored.recording),
     reference_workflow_id: stored.reference_workflow_id,
     webhooks: storedWebhooks(stored.webhooks),
     webhook_secret_sealed: typeof stored.webhook_secret_sealed === "string" ? stored.webhook_secret_sealed : null,

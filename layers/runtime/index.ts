@@ -17,6 +17,7 @@ import { artifactContentType } from "../../lambdas/artifacts/artifacts";
 import { keepPageFiles, sessionRuns } from "./pageFiles";
 import { currentRun, MAX_RETIRED_SESSIONS, runInProgress, type RunState } from "./runContext";
 import { keep, type SavedArtifact, saveArtifact } from "./saveArtifact";
+import { puppeteerTarget } from "../../lambdas/recording/puppeteerTarget";
 
 export type { Page } from "puppeteer-core";
 
@@ -95,6 +96,7 @@ export class Session {
     if (this.#closing || this.#retiredAt !== undefined) throw new Error(`The session is closed: ${this.#closedReason}`);
     const page = await this.#context.newPage();
     keepPageFiles(page);
+    await this.#run.pageOpened?.(puppeteerTarget(page));
     return page;
   }
 

@@ -1,4 +1,5 @@
 import type { Browser, Page } from "puppeteer-core";
+import type { PageOpened } from "../../lambdas/recording/pageTarget";
 
 /** What one open session gives its run when the run ends. */
 export interface OpenSession {
@@ -30,6 +31,11 @@ export interface RunLimits {
   downloadsDir?: string;
   /** The function's secrets by name (`secrets.get`). */
   secrets?: Readonly<Record<string, string>>;
+  /**
+   * The runner's hook for each page the run opens, whichever driver opens it (recordings, the
+   * live view: lambdas/recording/pageTarget.ts); awaited before the page is handed to the user.
+   */
+  pageOpened?: PageOpened;
 }
 
 /** The run in progress: its limits, the sessions it holds open, the browser time it used. */

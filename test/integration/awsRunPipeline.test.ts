@@ -96,7 +96,7 @@ describe("the AWS run pipeline", () => {
     const runId = String(answer.headers?.["x-run-id"]);
     const event = world.pipeline.lambda.events.at(-1) as Record<string, unknown>;
     // Capabilities for its own run only (an upload URL for its outcome, a POST for its artifacts), nothing of the service.
-    expect(Object.keys(event).sort()).toEqual(["artifact_upload", "artifacts_url", "outcome_upload_url", "params", "run_id", "timeout_ms"]);
+    expect(Object.keys(event).sort()).toEqual(["artifact_upload", "artifacts_url", "outcome_upload_url", "params", "recording", "run_id", "timeout_ms"]);
     // Presigned requests carry a signature, never the key that signs them.
     expect(JSON.stringify(event)).not.toContain("SIGNING-SECRET-NEVER-SHOWN");
     expect(event).toMatchObject({ run_id: runId, params: { ms: 10 }, timeout_ms: 300_000 });

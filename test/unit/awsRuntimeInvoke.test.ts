@@ -96,6 +96,7 @@ describe("the AWS runtime: invoke (the exact workflow start, then the run's reco
             outcome_upload_url: UPLOAD_URL,
             artifact_upload: { url: "https://bfn-run-bucket.s3.amazonaws.com/", fields: { Policy: "p" }, keyPrefix: "artifacts/run_1/" },
             artifacts_url: "https://api.example.com/runs/run_1/artifacts/",
+            recording: "off",
           },
           throttles: 0,
           attempt: 1,

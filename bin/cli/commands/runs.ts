@@ -4,13 +4,15 @@ import type { Command } from "../command";
 import { duration, printableLine, shortTime } from "../output";
 import { printRun } from "../printRun";
 import { type SavedArtifact, saveArtifacts } from "../saveArtifacts";
+import { writeReplay } from "../writeReplay";
 
 export const runs: Command = {
-  summary: "show one run (`runs get <run_id>`), list the account's runs (`runs list`), or cancel one (`runs cancel <run_id>`)",
+  summary: "show one run (`runs get <run_id>`), list the account's runs (`runs list`), cancel one (`runs cancel <run_id>`), or write its recording with a player (`runs replay <run_id>`)",
   usage:
-    "browserfn runs get <run_id> [--artifacts DIR] | runs list [<name>] [--function F] [--status S] [--trigger T] [--limit N] [--cursor C] | runs cancel <run_id>",
+    "browserfn runs get <run_id> [--artifacts DIR] | runs list [<name>] [--function F] [--status S] [--trigger T] [--limit N] [--cursor C] | runs cancel <run_id> | runs replay <run_id> [--out DIR]",
   options: {
     artifacts: { type: "string" },
+    out: { type: "string", short: "o" },
     limit: { type: "string", short: "n" },
     function: { type: "string" },
     status: { type: "string" },
@@ -78,6 +80,20 @@ export const runs: Command = {
       if (list.next_cursor) out.note(`More: browserfn runs list --cursor ${list.next_cursor} (with the same filters)`);
       return 0;
     }
+    if (action === "replay") {
+      const [runId = ""] = positionals({ ...args, positionals: rest }, ["run_id"]);
+      const outDir = stringOption(args, "out") ?? `replay-${runId}`;
+      if (outDir === "") throw new UsageError("--out needs a directory");
+      const written = await writeReplay(await client(), runId, outDir);
+      if (out.json) {
+        out.printJson(written);
+        return 0;
+      }
+      for (const page of written.pages) out.note(`Wrote ${page.recording} (${page.events} events) and ${page.player}`);
+      // The folder, alone on stdout: what a script reads.
+      out.line(written.dir);
+      return 0;
+    }
     if (action === "cancel") {
       const [runId = ""] = positionals({ ...args, positionals: rest }, ["run_id"]);
       const run = await (await client()).cancelRun(runId);
@@ -88,6 +104,6 @@ export const runs: Command = {
       printRun(out, run);
       return 0;
     }
-    throw new UsageError(action === "" ? "missing action: runs get <run_id>, runs list or runs cancel <run_id>" : `unknown runs action '${action}' (get, list, cancel)`);
+    throw new UsageError(action === "" ? "missing action: runs get <run_id>, runs list, runs cancel <run_id> or runs replay <run_id>" : `unknown runs action '${action}' (get, list, cancel, replay)`);
   },
 };

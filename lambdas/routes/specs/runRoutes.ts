@@ -1,5 +1,5 @@
 import { ArtifactBytes, ArtifactList } from "../../schemas/artifactSchemas";
-import { RunEventStream, RunEventsQuery } from "../../schemas/runEventSchemas";
+import { RunEventStream, RunEventsQuery, RunLiveStream } from "../../schemas/runEventSchemas";
 import { FunctionMetrics } from "../../schemas/usageSchemas";
 import { LogsQuery, RunListQuery } from "../../schemas/querySchemas";
 import { LogList, RunList, RunView } from "../../schemas/runSchemas";
@@ -81,6 +81,18 @@ export const RUN_ROUTES = [
     contentType: "text/event-stream",
     headers: ["Last-Event-ID"],
     otherResponses: [{ status: 204, description: "Resumed after the run's end (result or error) was delivered: nothing more will come" }],
+    errors: ["run_not_found", "too_many_streams"],
+  },
+  {
+    operationId: "getRunLive",
+    method: "GET",
+    path: "/runs/{run_id}/live",
+    summary: "The run's live view: server-sent `frame` events (a JPEG of the page being driven, at most 5 per second), then `end`; the browser screencasts only while someone watches",
+    tag: "runs",
+    auth: true,
+    status: 200,
+    response: RunLiveStream,
+    contentType: "text/event-stream",
     errors: ["run_not_found", "too_many_streams"],
   },
   {

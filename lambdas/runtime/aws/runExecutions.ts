@@ -1,3 +1,4 @@
+import { recordingModeOf } from "../../recording/recordingMode";
 import { type DescribeExecutionCommand, StartExecutionCommand, type StopExecutionCommand } from "@aws-sdk/client-sfn";
 import type { FunctionItem } from "../../functions/types";
 import { ApiError } from "../../http/errors";
@@ -141,6 +142,7 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
       outcome_upload_url: await options.outcomes.uploadUrl(request.runId, fn.timeout_seconds + UPLOAD_URL_MARGIN_SECONDS),
       artifact_upload: await options.outcomes.artifactUpload(request.runId, fn.timeout_seconds + UPLOAD_URL_MARGIN_SECONDS),
       artifacts_url: request.artifactsUrl,
+      recording: recordingModeOf(fn.recording),
       // Sealed, as stored: the function's Lambda opens them itself, so no value is in the workflow's history.
       ...(request.secrets && request.secrets.sealed.length > 0
         ? {

@@ -1,9 +1,17 @@
-import type { LiveLogs } from "../runtime";
+import type { LiveFrames, LiveLogs } from "../runtime";
+import type { ScreenFrame } from "../../live/liveFrames";
 import type { WorkerProcess } from "./workerProcess";
+
+interface FrameWatcher {
+  onFrame: (frame: ScreenFrame) => void;
+  onEnd: () => void;
+}
 
 interface LiveRun {
   worker: WorkerProcess;
   listeners: Set<() => void>;
+  /** Who watches the run's live view: its worker screencasts only while there is someone. */
+  frameWatchers: Set<FrameWatcher>;
   ended: boolean;
 }
 
@@ -15,9 +23,12 @@ interface LiveRun {
 export class LiveRuns {
   private readonly runs = new Map<string, LiveRun>();
 
-  /** A run starts on `worker`; the returned `notify` goes to its worker's onLog, `end` is called once its outcome is in. */
-  start(runId: string, worker: WorkerProcess): { notify: () => void; end: () => void } {
-    const run: LiveRun = { worker, listeners: new Set(), ended: false };
+  /**
+   * A run starts on `worker`; the returned `notify` goes to its worker's onLog, `onFrame` to its
+   * onFrame, `end` is called once its outcome is in.
+   */
+  start(runId: string, worker: WorkerProcess): { notify: () => void; onFrame: (frame: ScreenFrame) => void; end: () => void } {
+    const run: LiveRun = { worker, listeners: new Set(), frameWatchers: new Set(), ended: false };
     this.runs.set(runId, run);
     const notify = () => {
       for (const listener of [...run.listeners]) {
@@ -30,12 +41,39 @@ export class LiveRuns {
     };
     return {
       notify,
+      onFrame: (frame) => {
+        for (const watcher of [...run.frameWatchers]) {
+          try {
+            watcher.onFrame(frame);
+          } catch {
+            // One watcher's failure is not the run's.
+          }
+        }
+      },
       end: () => {
         if (run.ended) return;
         run.ended = true;
         if (this.runs.get(runId) === run) this.runs.delete(runId);
         notify();
         run.listeners.clear();
+        const watchers = [...run.frameWatchers];
+        run.frameWatchers.clear();
+        for (const watcher of watchers) watcher.onEnd();
+      },
+    };
+  }
+
+  /** Watches the live view of the run `runId` on this instance (undefined when it does not run here now). */
+  watchFrames(runId: string, onFrame: (frame: ScreenFrame) => void, onEnd: () => void): LiveFrames | undefined {
+    const run = this.runs.get(runId);
+    if (!run || run.ended) return undefined;
+    const watcher: FrameWatcher = { onFrame, onEnd };
+    run.frameWatchers.add(watcher);
+    if (run.frameWatchers.size === 1) run.worker.watchLive(runId, true);
+    return {
+      close: () => {
+        if (!run.frameWatchers.delete(watcher)) return;
+        if (run.frameWatchers.size === 0 && !run.ended) run.worker.watchLive(runId, false);
       },
     };
   }

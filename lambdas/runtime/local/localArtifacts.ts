@@ -5,6 +5,7 @@ import { artifactParts } from "../../artifacts/artifactParts";
 import { type ArtifactItem, isArtifactName } from "../../artifacts/artifacts";
 import type { Clock } from "../../deps";
 import type { Store } from "../../store/store";
+import { keepRecordingFile } from "../../recording/keepRecordingFile";
 
 /** Receives the artifact parts of one run from its worker, in order (see WorkerProcess). */
 export interface ArtifactReceiver {
@@ -15,7 +16,8 @@ export interface ArtifactReceiver {
 
 export interface LocalArtifacts {
   /** A receiver for the run's artifacts: files under the data dir, records in the store. */
-  receiver(run: { run_id: string; account_id: string; function_id: string; attempt?: number }): ArtifactReceiver;
+  /** `secrets`: the function's secret values, redacted from the recordings the run keeps (keepRecordingFile). */
+  receiver(run: { run_id: string; account_id: string; function_id: string; attempt?: number; secrets?: readonly string[] }): ArtifactReceiver;
   /** The bytes the account may still keep under its plan's storage cap (what a run is told at its start). */
   bytesLeft(accountId: string): Promise<number>;
   /** An artifact's bytes, or null when its file is gone. */
@@ -56,7 +58,14 @@ export function createLocalArtifacts(
       let queue: Promise<void> = Promise.resolve();
       let held = 0;
       let cap: Promise<number> | undefined;
-      const keepFile = async (name: string, contentType: string, bytes: number, heldPath: string) => {
+      const keepFile = async (name: string, contentType: string, sentBytes: number, heldPath: string) => {
+        const checked = await keepRecordingFile(name, heldPath, sentBytes, run.secrets ?? []);
+        if (!checked.keep) {
+          await rm(heldPath, { force: true });
+          log(`run ${run.run_id}: artifact ${name} dropped: ${checked.why}`);
+          return;
+        }
+        const bytes = checked.bytes;
         const createdAt = clock.now();
         const expiresAt = store.artifacts.expiryOf(createdAt.toISOString());
         cap ??= storageCap(run.account_id);

@@ -5,6 +5,7 @@ import type { InvokeHooks, InvokeRequest, InvokeResult, Runtime } from "../runti
 import { canceledError } from "../../runs/cancel/canceledEnding";
 import { withoutHostPaths } from "./hostPaths";
 import { LiveRuns } from "./liveRuns";
+import { recordingModeOf } from "../../recording/recordingMode";
 import { RunCancels } from "./runCancels";
 import type { LocalArtifacts } from "./localArtifacts";
 import { runWithLimits } from "./runWithLimits";
@@ -91,6 +92,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
     // A run dropped before its code started is the canceller's to record, as one not here.
     cancel: async (runId) => ((await taken.cancel(runId)) === "stopped" ? "stopped" : "not_here"),
     watchLogs: (runId, onChange) => live.watch(runId, onChange),
+    watchFrames: (runId, onFrame, onEnd) => live.watchFrames(runId, onFrame, onEnd),
     async remove(fn) {
       memoryOf.delete(fn.function_id);
       await pool.removeFunction(fn.function_id);
@@ -127,7 +129,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
       }
       running();
       await hooks.onRunning();
-      const receiver = options.artifacts?.receiver({ run_id: request.runId, account_id: request.fn.account_id, function_id: request.fn.function_id, attempt: request.attempt ?? 1 });
+      const receiver = options.artifacts?.receiver({ run_id: request.runId, account_id: request.fn.account_id, function_id: request.fn.function_id, attempt: request.attempt ?? 1, secrets: Object.values(request.secrets?.values ?? {}) });
       // The room the run is told of (a store that fails here tells it none: the service still counts each file).
       const storageBytesLeft = await options.artifacts?.bytesLeft(request.fn.account_id).catch(() => undefined);
       const limits = { timeoutMs: request.fn.timeout_seconds * 1000, memoryMb: request.fn.memory_mb };
@@ -143,6 +145,8 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
             artifactsUrl: request.artifactsUrl,
             artifacts: receiver,
             onLog: following.notify,
+            onFrame: following.onFrame,
+            recording: recordingModeOf(request.fn.recording),
             secrets: request.secrets?.values ?? {},
             ...(storageBytesLeft === undefined ? {} : { storageBytesLeft }),
           },

@@ -4,6 +4,7 @@
  * worker is replaced. The run's outcome itself is parsed by parseRunOutcome.
  */
 import { z } from "zod";
+import { MAX_FRAME_BASE64, MAX_FRAME_URL } from "../../live/liveFrames";
 import { ARTIFACT_CHUNK_BYTES, isArtifactName, MAX_ARTIFACT_BYTES_PER_RUN, MAX_ARTIFACTS_PER_RUN } from "../../artifacts/artifacts";
 
 const text = (max: number) => z.string().transform((value) => value.slice(0, max));
@@ -25,6 +26,15 @@ const frameSchema = z.discriminatedUnion("type", [
     // Base64 of at most ARTIFACT_CHUNK_BYTES.
     data: z.string().max(Math.ceil(ARTIFACT_CHUNK_BYTES / 3) * 4).regex(/^[A-Za-z0-9+/]*={0,2}$/),
     last: z.boolean(),
+  }),
+  z.object({
+    type: z.literal("frame"),
+    runId: z.string().max(64),
+    // A JPEG (its base64 starts with the SOI marker), of at most MAX_FRAME_BYTES.
+    data: z.string().max(MAX_FRAME_BASE64).regex(/^\/9j\/[A-Za-z0-9+/]*={0,2}$/),
+    url: text(MAX_FRAME_URL),
+    width: z.number().int().min(1).max(20_000),
+    height: z.number().int().min(1).max(20_000),
   }),
 ]);
 

@@ -1,12 +1,15 @@
 import { type FrameProblem, FrameReader, encodeFrame } from "../../runner/frames";
 import { MAX_JSON_DEPTH, parseRunOutcome, resultTooDeep, resultTooLarge } from "../../runner/outcomeSchema";
-import { type CaptureEvidence, MAX_FRAME_BYTES, type HostInit, type RunOutcome, type RunRequest, type WorkerInit } from "../../runner/protocol";
+import { type CaptureEvidence, type LiveRequest, MAX_FRAME_BYTES, type HostInit, type RunOutcome, type RunRequest, type WorkerInit } from "../../runner/protocol";
 import { artifactContentType } from "../../artifacts/artifacts";
 import type { ArtifactReceiver } from "./localArtifacts";
 import { type Deferred, deferred } from "./deferred";
 import { StreamedLogs } from "./streamedLogs";
 import { MAX_ARTIFACT_FRAMES_PER_RUN, MAX_FRAMES_PER_RUN, MAX_LOG_FRAMES_PER_RUN, type WorkerFrame, parseFrame } from "./workerChannel";
 import type { SandboxedHost } from "./sandbox/sandboxedHost";
+import type { RecordingMode } from "../../recording/recordingMode";
+import type { ScreenFrame } from "../../live/liveFrames";
+import { FrameGate } from "../../live/frameGate";
 
 /** Why a worker ended in the middle of a run. */
 export class WorkerExit extends Error {
@@ -35,6 +38,10 @@ export interface RunOptions {
   secrets?: Readonly<Record<string, string>>;
   /** Bytes the run's account may still keep (told to the run: its `artifacts.save` refuses past them). */
   storageBytesLeft?: number;
+  /** The function's `recording` setting (absent: off). */
+  recording?: RecordingMode;
+  /** Gets the live view's frames while watchLive(runId, true) holds (each parsed and rate-limited here). */
+  onFrame?: (frame: ScreenFrame) => void;
 }
 
 /** One run in progress: its answer (`done`), then the worker ready again (`idle`, with what the run left running). */
@@ -58,6 +65,9 @@ type State =
       artifacts: ArtifactReceiver | undefined;
       /** Told each time the streamed console output grows (it reads logsSoFar). */
       onLog: (() => void) | undefined;
+      onFrame: ((frame: ScreenFrame) => void) | undefined;
+      watched: boolean;
+      frameGate: FrameGate;
       done: Deferred<RunOutcome>;
       idle: Deferred<{ leftover: string[] }>;
     }
@@ -166,6 +176,9 @@ export class WorkerProcess {
       artifactFrames: 0,
       artifacts: options.artifacts,
       onLog: options.onLog,
+      onFrame: options.onFrame,
+      watched: false,
+      frameGate: new FrameGate(),
       done: deferred<RunOutcome>(),
       idle: deferred<{ leftover: string[] }>(),
     };
@@ -177,6 +190,7 @@ export class WorkerProcess {
     await this.host.thaw();
     const request: RunRequest = { type: "run", runId, params, timeoutMs, artifactsUrl: options.artifactsUrl, secrets: { ...options.secrets } };
     if (options.storageBytesLeft !== undefined) request.storageBytesLeft = options.storageBytesLeft;
+    if (options.recording !== undefined) request.recording = options.recording;
     this.host.channel.write(encodeFrame(request));
     return { done: state.done.promise, idle: state.idle.promise };
   }
@@ -203,6 +217,15 @@ export class WorkerProcess {
     });
   }
 
+  /** Starts (someone watches) or stops the live view of the run `runId`, while it is this worker's run. */
+  watchLive(runId: string, on: boolean): void {
+    const state = this.state;
+    if (state.name !== "running" || state.runId !== runId || state.watched === on) return;
+    state.watched = on;
+    const request: LiveRequest = { type: "live", runId, on };
+    this.host.channel.write(encodeFrame(request));
+  }
+
   /** Kills the worker's whole sandbox; a run in progress rejects with `reason`. */
   kill(reason: string): Promise<void> {
     this.exitReason ??= reason;
@@ -218,6 +241,7 @@ export class WorkerProcess {
     const state = this.state;
     if (frame.type === "log") return this.onLog(frame.runId, frame.text);
     if (frame.type === "artifact") return this.onArtifact(frame);
+    if (frame.type === "frame") return this.onScreenFrame(frame);
     if (state.name === "running" || state.name === "finishing") {
       state.frames++;
       if (state.frames > MAX_FRAMES_PER_RUN) return void this.kill("the worker broke the protocol: too many messages in one run");
@@ -293,6 +317,15 @@ export class WorkerProcess {
       state.artifacts = undefined;
       void error;
     }
+  }
+
+  /** A live-view frame of the run in progress: passed on, field by field, only as watched and as often as FrameGate lets it. */
+  private onScreenFrame(frame: Extract<WorkerFrame, { type: "frame" }>): void {
+    const state = this.state;
+    if (state.name !== "running" || frame.runId !== state.runId) return;
+    const verdict = state.frameGate.accept(state.watched, performance.now());
+    if (verdict === "flood") return void this.kill("the worker broke the protocol: too many live-view frames");
+    if (verdict === "pass") state.onFrame?.({ data: frame.data, url: frame.url, width: frame.width, height: frame.height });
   }
 
   /**

@@ -1,0 +1,224 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { startTestService, type TestService } from "../helpers/localService";
+import { openEventStream } from "../helpers/eventStream";
+import type { Browser } from "puppeteer-core";
+import { launchTestBrowser } from "../helpers/testBrowser";
+import { signIn, watchedPage } from "../helpers/dashboardPage";
+
+// Recordings and the live view, black-box against the local service: real sandboxed workers,
+// real Chromium, real HTTP. The recorder runs in an isolated world of each page (lambdas/recording),
+// the live view screencasts the page being driven while someone watches (lambdas/live).
+
+const PASSWORD = "hunter2-typed-password";
+const TYPED_NAME = "typed-name-never-kept";
+const SECRET = "sk-live-7f3a9c-secret-token";
+
+/** `/form`: a login form and a paragraph; `/changing`: a page whose colour and text change every 100 ms. */
+async function startPages(): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((request, response) => {
+    response.writeHead(200, { "content-type": "text/html" });
+    if (request.url === "/changing") {
+      response.end(`<!doctype html><title>changing</title><body><h1 id=n>0</h1><script>
+        let n = 0; setInterval(() => { n++; document.getElementById("n").textContent = String(n);
+        document.body.style.background = n % 2 ? "#c03" : "#0c3"; }, 100);
+        </script></body>`);
+      return;
+    }
+    response.end(`<!doctype html><title>form</title><body><form><input type=password id=password><input id=name>
+      <p id=shown>nothing yet</p></form><script>window.pageSaw = typeof __browserfnRecord + "/" + typeof __browserfnFlush;</script></body>`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Types a password and a name, shows the secret on the page, and fails when `fail` says so. */
+const FORM_CODE = `import { Session, secrets } from "browserfn/runtime";
+export default async function run(url: string, fail: boolean) {
+  await using session = await Session.start();
+  const page = await session.newPage();
+  await page.goto(url + "/form");
+  await page.type("#password", ${JSON.stringify(PASSWORD)});
+  await page.type("#name", ${JSON.stringify(TYPED_NAME)});
+  await page.evaluate((s) => { document.querySelector("#shown").textContent = "token is " + s; }, secrets.get("API_TOKEN"));
+  const pageSaw = await page.evaluate(() => (window as any).pageSaw);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  if (fail) throw new Error("failed on purpose");
+  return { pageSaw };
+}`;
+
+describe("recordings and the live view", () => {
+  let t: TestService;
+  let pages: { url: string; close(): Promise<void> };
+  let browser: Browser | undefined;
+  /** The failed run whose recording the dashboard plays. */
+  let failedRunId = "";
+
+  beforeAll(async () => {
+    [t, pages] = await Promise.all([startTestService(), startPages()]);
+    for (const [name, recording] of [
+      ["recorded", "failures"],
+      ["recorded-all", "all"],
+      ["recorded-off", undefined],
+    ] as const) {
+      await t.deploy(name, FORM_CODE, recording ? { recording } : {});
+      const put = await t.call("PUT", `/functions/${name}/secrets/API_TOKEN`, { body: { value: SECRET } });
+      expect(put.status).toBe(204);
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.destroy();
+    await pages?.close();
+  });
+
+  const artifactNames = async (runId: string, token = t.adminKey) =>
+    ((await t.call("GET", `/runs/${runId}/artifacts`, { token })).body as { items: { name: string }[] }).items.map((item) => item.name).sort();
+
+  const artifactText = async (runId: string, name: string) => {
+    const response = await fetch(`${t.url}/runs/${runId}/artifacts/${name}`, { headers: { authorization: `Bearer ${t.adminKey}` } });
+    expect(response.status).toBe(200);
+    return response.text();
+  };
+
+  /** Invokes `name` and returns its run id and answer status. */
+  const invoke = async (name: string, fail: boolean) => {
+    const answer = await t.call("POST", `/functions/${name}`, { body: { url: pages.url, fail } });
+    return { runId: String(answer.headers.get("x-run-id") ?? (answer.body as { error?: { run_id?: string } }).error?.run_id), answer };
+  };
+
+  it("takes recording off | failures | all, off by default (docs/benchmarks.md); anything else is 400", async () => {
+    const info = await t.call("GET", "/functions/recorded/info");
+    expect((info.body as { recording: string }).recording).toBe("failures");
+    // Created without the setting.
+    expect(((await t.call("GET", "/functions/recorded-off/info")).body as { recording: string }).recording).toBe("off");
+    const bad = await t.call("PATCH", "/functions/recorded", { body: { recording: "sometimes" } });
+    expect(bad.status).toBe(400);
+    expect((bad.body as { error: { code: string } }).error.code).toBe("invalid_request");
+  });
+
+  it("keeps a failed run's recording under `failures`: the page's DOM, with no typed input and no secret value", async () => {
+    const { runId, answer } = await invoke("recorded", true);
+    expect(answer.status).toBe(500);
+    failedRunId = runId;
+    expect(await artifactNames(runId)).toEqual(["failure-1.html", "failure-1.png", "recording-1.json"]);
+    const text = await artifactText(runId, "recording-1.json");
+    const events = JSON.parse(text) as { type: number; timestamp: number; data: unknown }[];
+    // A meta event and a full snapshot of the form page, then what changed on it.
+    expect(events.some((event) => event.type === 4 && JSON.stringify(event.data).includes("/form"))).toBe(true);
+    expect(events.some((event) => event.type === 2 && JSON.stringify(event.data).includes("nothing yet"))).toBe(true);
+    expect(text).toContain("token is [secret]");
+    expect(text).not.toContain(PASSWORD);
+    expect(text).not.toContain(TYPED_NAME);
+    expect(text).not.toContain(SECRET);
+  }, 90_000);
+
+  it("keeps no recording of a succeeded run under `failures`, and one under `all`; the page never sees the recorder", async () => {
+    const kept = await invoke("recorded", false);
+    expect(kept.answer.status).toBe(200);
+    // The recorder and its binding live in an isolated world: the page's own scripts see neither.
+    expect(kept.answer.body).toEqual({ pageSaw: "undefined/undefined" });
+    expect(await artifactNames(kept.runId)).toEqual([]);
+    const all = await invoke("recorded-all", false);
+    expect(all.answer.status).toBe(200);
+    expect(await artifactNames(all.runId)).toEqual(["recording-1.json"]);
+    expect(await artifactText(all.runId, "recording-1.json")).not.toContain(PASSWORD);
+  }, 90_000);
+
+  it("keeps none when recording is off (the default), failed or not", async () => {
+    const { runId, answer } = await invoke("recorded-off", true);
+    expect(answer.status).toBe(500);
+    expect(await artifactNames(runId)).toEqual(["failure-1.html", "failure-1.png"]);
+  }, 90_000);
+
+  it("streams live frames of a page that changes, at most 5 per second, then `end`; another account gets 404", async () => {
+    await t.deploy(
+      "watched",
+      `import { Session } from "browserfn/runtime";
+      export default async function run(url: string) {
+        await using session = await Session.start();
+        const page = await session.newPage();
+        await page.goto(url + "/changing");
+        await new Promise((resolve) => setTimeout(resolve, 4000));
+        return { n: await page.$eval("#n", (el) => el.textContent) };
+      }`,
+    );
+    const started = await t.call("POST", "/functions/watched", { body: { url: pages.url }, headers: { prefer: "respond-async" } });
+    expect(started.status).toBe(202);
+    const runId = String((started.body as { run_id: string }).run_id);
+
+    const other = await t.newAccount("stranger");
+    const refused = await openEventStream(t.url, `/runs/${runId}/live`, { token: other });
+    expect(refused.status).toBe(404);
+    expect(JSON.parse(refused.text).error.code).toBe("run_not_found");
+    expect((await t.call("GET", `/runs/${runId}/artifacts/recording-1.json`, { token: other })).status).toBe(404);
+
+    const stream = await openEventStream(t.url, `/runs/${runId}/live`, { token: t.adminKey });
+    expect(stream.status).toBe(200);
+    await stream.ended;
+    // Frames of the page before it navigated (about:blank) may come first, when the watcher was there before.
+    const frames = stream.events.filter((event) => event.event === "frame" && event.json.url !== "about:blank");
+    const end = stream.events.at(-1);
+    expect(end?.event).toBe("end");
+    expect(end?.json).toEqual({ run_id: runId, status: "succeeded" });
+    expect(frames.length).toBeGreaterThanOrEqual(3);
+    for (const frame of frames) {
+      const jpeg = Buffer.from(String(frame.json.data), "base64");
+      expect([jpeg[0], jpeg[1]]).toEqual([0xff, 0xd8]);
+      expect(jpeg.byteLength).toBeLessThanOrEqual(200 * 1024);
+      expect(frame.json.url).toBe(`${pages.url}/changing`);
+      expect(frame.json.width).toBeGreaterThan(0);
+      expect(frame.json.height).toBeGreaterThan(0);
+    }
+    // The page changes: so do its frames.
+    expect(new Set(frames.map((frame) => frame.json.data)).size).toBeGreaterThan(1);
+    // At most 5 per second, by the service's clock.
+    const times = frames.map((frame) => Date.parse(String(frame.json.at)));
+    for (let i = 1; i < times.length; i++) expect((times[i] as number) - (times[i - 1] as number)).toBeGreaterThanOrEqual(190);
+  }, 90_000);
+
+  it("the dashboard's run page plays the recording at the failing moment, beside the error, its source line and screenshot, with no CSP violation", async () => {
+    expect(failedRunId).not.toBe("");
+    browser = await launchTestBrowser();
+    const problems: string[] = [];
+    const requested: string[] = [];
+    const page = await watchedPage(browser, problems, requested);
+    await signIn(page, t.url, t.adminKey);
+    await page.goto(`${t.url}/#/runs/${failedRunId}`);
+    await page.waitForSelector("#replay-frame");
+    expect(await page.$eval("#replay-source-line", (el) => el.textContent)).toMatch(/automation\.ts:\d+/);
+    await page.waitForSelector("#replay-screenshot img");
+    const frame = page.frames().find((f) => f.url().endsWith("/dashboard/replay.html"));
+    expect(frame).toBeDefined();
+    // The recorded form page, rebuilt in the player at the failing moment (its last seconds, from the page's load).
+    const pageText = (expected: string) =>
+      frame?.waitForFunction(
+        (wanted: string) => {
+          const inner = document.querySelector(".rr-player iframe") as HTMLIFrameElement | null;
+          const text = inner?.contentDocument?.body?.textContent ?? "";
+          return text.includes(wanted) ? text : false;
+        },
+        { timeout: 20_000 },
+        expected,
+      );
+    await pageText("nothing yet");
+    // Played from there: the page as the run left it (the secret redacted).
+    await page.click("#replay-failing-moment");
+    const shown = await pageText("token is");
+    const text = String(await shown?.jsonValue());
+    expect(text).toContain("token is [secret]");
+    expect(text).not.toContain(SECRET);
+    expect(problems).toEqual([]);
+    // Nothing from elsewhere: the dashboard's own origin only (and blob: URLs it made, data: the player holds inline).
+    expect(requested.filter((url) => !url.startsWith(t.url) && !/^(blob|data):/.test(url))).toEqual([]);
+  }, 90_000);
+});
