@@ -3,6 +3,8 @@ import type { FunctionRecord } from "../schemas/functionSchemas";
 import { inputSchemaOf } from "./inputSchemaOf";
 import type { FunctionItem } from "./types";
 import { retriesOf } from "../retries/retrySettings";
+import { proxyOf } from "../proxy/proxySettings";
+import { profilesOf } from "../profiles/profileSettings";
 
 /**
  * The Function record of API.md for a stored function, with the latest version's code warnings
@@ -30,6 +32,8 @@ export function toRecord(fn: FunctionItem, baseUrl: string): FunctionRecord {
     shared: fn.shared,
     reference_workflow_id: fn.reference_workflow_id,
     retries: retriesOf(fn),
+    proxy: proxyOf(fn),
+    profiles: profilesOf(fn),
     webhooks: fn.webhooks.map((webhook) => ({ url: webhook.url, events: [...webhook.events] })),
     created_at: fn.created_at,
     updated_at: fn.updated_at,

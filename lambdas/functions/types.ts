@@ -3,6 +3,7 @@ import type { Webhook } from "../webhooks/webhookTypes";
 import type { InputSchema, JsonSchema } from "../code/jsonSchema";
 import type { Warning } from "../code/warnings";
 import type { RetrySettings } from "../retries/retrySettings";
+import type { ProxySettings } from "../proxy/proxySettings";
 
 export type FunctionStatus = "deploying" | "active" | "failed";
 
@@ -35,6 +36,10 @@ export interface FunctionItem {
   shared: boolean;
   /** How failed runs of async calls, schedules and batches are retried (null or absent: never; records stored before retries have none). */
   retries?: RetrySettings | null;
+  /** The proxy every browser session of its runs goes through (null or absent: none). */
+  proxy?: ProxySettings | null;
+  /** Profiles its runs may open by a computed name, besides those its code names literally (absent: none). */
+  profiles?: string[];
   reference_workflow_id: string | null;
   /** Where the ends of its runs are POSTed ([] when none; records stored before webhooks have none). */
   webhooks: Webhook[];
@@ -78,6 +83,8 @@ export interface VersionItem {
   output_schema?: JsonSchema;
   /** What compileCode warned of in this version's code ([] when nothing; absent on versions stored before it). */
   warnings?: Warning[];
+  /** The profile names its code passes literally to Session.start, found at deploy (absent on versions stored before profiles). */
+  profile_names?: string[];
 }
 
 /** A version together with its code (source as uploaded, JS compiled at deploy time). */
@@ -99,4 +106,6 @@ export type FunctionSettings = Pick<
   | "shared"
   | "webhooks"
   | "retries"
+  | "proxy"
+  | "profiles"
 >;

@@ -10,6 +10,7 @@
  */
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
 import { MAX_LOG_BYTES, MAX_RESULT_BYTES } from "./outputLimits";
+import type { RunProxy } from "../../layers/runtime/sessionProxy";
 
 /** What a worker needs to serve a version; the first message it receives. */
 export interface WorkerInit {
@@ -64,6 +65,20 @@ export interface RunRequest {
   secrets: Record<string, string>;
   /** Bytes the account may still keep (its plan's storage cap less what it holds): `artifacts.save` refuses past them. */
   storageBytesLeft?: number;
+  /** The function's proxy, its password read from the function's secrets (absent: none). */
+  proxy?: RunProxy;
+}
+
+/**
+ * The service's answer to a `profile_open`, in parts: the profile's state (base64, at most
+ * ARTIFACT_CHUNK_BYTES a part, the last with `last`), or one part with `error`.
+ */
+export interface ProfileReply {
+  type: "profile_reply";
+  id: number;
+  data: string;
+  last: boolean;
+  error?: { code: string; message: string };
 }
 
 /**
@@ -79,10 +94,10 @@ export interface BrowserExited {
   detail: string;
 }
 
-export type SupervisorMessage = WorkerInit | RunRequest | BrowserReply | BrowserExited;
+export type SupervisorMessage = WorkerInit | RunRequest | BrowserReply | BrowserExited | ProfileReply;
 
 /** `function_timeout`: the Lambda runner stopped a run at its deadline (a local worker is killed instead). */
-export type ErrorCode = "function_error" | "result_not_serializable" | "result_too_large" | "result_too_deep" | "function_timeout";
+export type ErrorCode = "function_error" | "result_not_serializable" | "result_too_large" | "result_too_deep" | "function_timeout" | "profile_too_large";
 
 export type RunOutcome = (
   | { status: "succeeded"; result_json: string; logs: string; browser_ms: number }
@@ -115,6 +130,13 @@ export type WorkerMessage =
    * in base64, at most ARTIFACT_CHUNK_BYTES; one artifact's parts in a row, the last with `last`.
    */
   | { type: "artifact"; runId: string; name: string; content_type: string; data: string; last: boolean }
+  /** A session opens profile `name` (`persist`: as its writer); the service answers with `profile_reply` parts. */
+  | { type: "profile_open"; runId: string; id: number; name: string; persist: boolean }
+  /**
+   * A part of the state a `persist` session saves into profile `name` (kept if the run succeeds);
+   * `too_large`: the state is over the cap, nothing more is sent (the run fails profile_too_large).
+   */
+  | { type: "profile_save"; runId: string; name: string; data: string; last: boolean; too_large?: boolean }
   /**
    * After `done`, said by the host: the run's worker process and browser are replaced and a
    * fresh one is ready for the next run. `leftover` names what could not be cleared (the

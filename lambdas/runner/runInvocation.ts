@@ -1,7 +1,8 @@
 import { types } from "node:util";
 import type { Browser } from "puppeteer-core";
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
-import { type ArtifactSink, beginRun, endRun } from "../../layers/runtime/runContext";
+import { type ArtifactSink, beginRun, endRun, type ProfileChannel } from "../../layers/runtime/runContext";
+import type { RunProxy } from "../../layers/runtime/sessionProxy";
 import { Redactor } from "../secrets/redactor";
 import { htmlForms } from "../secrets/htmlForms";
 import { EVIDENCE_LOG_BYTES, saveFailureEvidence } from "./failureEvidence";
@@ -43,6 +44,10 @@ export interface Invocation {
   onLog?: (text: string) => void;
   /** The function's secrets by name: `secrets.get` reads them, and their values are redacted from the outcome and the streamed logs. */
   secrets?: Readonly<Record<string, string>>;
+  /** The function's proxy for every session (Session.start({ proxy }) overrides it). */
+  proxy?: RunProxy;
+  /** Where sessions open and save profiles (absent: Session.start({ profile }) throws). */
+  profiles?: ProfileChannel;
 }
 
 type Failure = { code: ErrorCode; message: string; stack?: string };
@@ -161,6 +166,8 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
         ...(invocation.artifacts ? { artifacts: invocation.artifacts } : {}),
         ...(invocation.downloadsDir ? { downloadsDir: invocation.downloadsDir } : {}),
         ...(invocation.secrets ? { secrets: invocation.secrets } : {}),
+        ...(invocation.proxy ? { proxy: invocation.proxy } : {}),
+        ...(invocation.profiles ? { profiles: invocation.profiles } : {}),
       });
       try {
         const called = callAutomation(invocation);

@@ -22,6 +22,7 @@ import { artifactMessages } from "./artifactMessages";
 import { withStorageBudget } from "../artifacts/storageBudget";
 import { type PrivateChannel, takeChannel } from "./privateChannel/takeChannel";
 import { closeHeapReaders } from "./privateChannel/heapReaders";
+import { profileMessages } from "./profileMessages";
 
 /** The channel to the host, taken by main() before anything else runs. */
 let channel: PrivateChannel | undefined;
@@ -168,6 +169,17 @@ function checkInit(message: WorkerInit): string | undefined {
   return undefined;
 }
 
+/** Sends one message, resolving once the channel took it. */
+function sendNow(message: WorkerMessage): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (!channel) return reject(new Error("no channel to the service"));
+    channel.send(message, (error) => (error ? reject(error) : resolve()));
+  });
+}
+
+/** The profile replies of the run in progress go here. */
+let onProfileReply: ((reply: Extract<SupervisorMessage, { type: "profile_reply" }>) => void) | undefined;
+
 function main(): void {
   let init: WorkerInit | undefined;
   let getBrowser: (() => Promise<Browser>) | undefined;
@@ -191,6 +203,8 @@ function main(): void {
     // supervisor kills the worker only if it does not answer within a grace after it.
     const artifacts = withStorageBudget(artifactChannel(request.runId, request.artifactsUrl), request.storageBytesLeft);
     const downloadsDir = init.downloads_dir;
+    const profiles = profileMessages(request.runId, sendNow);
+    onProfileReply = profiles.onReply;
     const run = startInvocation({
       code,
       params,
@@ -202,6 +216,8 @@ function main(): void {
       artifacts,
       ...(downloadsDir ? { downloadsDir } : {}),
       secrets: request.secrets,
+      ...(request.proxy ? { proxy: request.proxy } : {}),
+      profiles: profiles.channel,
       onLog: logStream(request.runId),
     });
     // The answer is this process's last word: the host replaces it (and its browser) at once.
@@ -225,6 +241,7 @@ function main(): void {
         served = true;
         void serve(message);
       }
+      if (message.type === "profile_reply") return onProfileReply?.(message);
       if (message.type === "browser_pipe" || message.type === "browser_failed") {
         onBrowserReply(message, handle);
         if (startedEarly && getBrowser && !served) void warmBrowser(getBrowser);

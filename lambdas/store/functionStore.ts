@@ -3,6 +3,8 @@ import { schemaFromText, schemaToText, type InputSchema, type JsonSchema } from 
 import { copyWarnings } from "../functions/copyWarnings";
 import type { FunctionItem } from "../functions/types";
 import { retriesOf } from "../retries/retrySettings";
+import { proxyOf } from "../proxy/proxySettings";
+import { profilesOf } from "../profiles/profileSettings";
 import { isConditionFailed, scanAll, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored, DEPLOYING_PK, keys } from "./keys";
 import { DEPLOYING_INDEX } from "./tables";
@@ -278,6 +280,8 @@ function namedFields(stored: Omit<FunctionItem, "input_schema" | "output_schema"
     memory_mb: stored.memory_mb,
     shared: stored.shared,
     retries: stored.retries ? retriesOf({ retries: stored.retries }) : null,
+    proxy: proxyOf(stored),
+    profiles: profilesOf(stored),
     reference_workflow_id: stored.reference_workflow_id,
     webhooks: storedWebhooks(stored.webhooks),
     webhook_secret_sealed: typeof stored.webhook_secret_sealed === "string" ? stored.webhook_secret_sealed : null,

@@ -13,6 +13,11 @@ import { type RuntimeFiles, startSandboxedHost } from "./sandbox/sandboxedHost";
 import { WORKER_UIDS } from "./sandbox/workerUids";
 import { type PoolLimits, WorkerPool } from "./workerPool";
 import { type WorkerOptions, WorkerProcess } from "./workerProcess";
+import type { Profiles } from "../../profiles/profileBlobs";
+import { runProfiles } from "../../profiles/runProfiles";
+import { profilesOf } from "../../profiles/profileSettings";
+import { proxyOf } from "../../proxy/proxySettings";
+import { runProxyOf } from "../../proxy/runProxy";
 
 export interface LocalRuntimeOptions {
   store: Store;
@@ -22,6 +27,8 @@ export interface LocalRuntimeOptions {
   limits: PoolLimits;
   /** Where runs' artifacts are kept; absent: runs keep none. */
   artifacts?: LocalArtifacts;
+  /** Where profiles are kept (absent: runs cannot open any). */
+  profiles?: Profiles;
   /** Where the service's own diagnostics go (the full reasons that users see without host paths). */
   log?: (line: string) => void;
 }
@@ -56,9 +63,12 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
   // invocation's, by function; a worker sized for another (memory_mb changed) is not reused.
   const memoryOf = new Map<string, number>();
   const sizedFor = new WeakMap<WorkerProcess, number>();
+  /** The profile names each version's code gives literally (read with its code when its worker starts). */
+  const profileNames = new Map<string, readonly string[]>();
   const startWorker = async (functionId: string, version: number) => {
     const code = await options.store.versions.get(functionId, version);
     if (!code) throw new ApiError("version_not_found", `Version ${version} of ${functionId} is gone`);
+    profileNames.set(`${functionId}#${version}`, code.profile_names ?? []);
     const memoryMb = memoryOf.get(functionId) ?? DEFAULT_MEMORY_MB;
     const worker = await WorkerProcess.start({
       startHost: hostStarter(options.sandbox, options.files, memoryMb),
@@ -132,7 +142,21 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
       const storageBytesLeft = await options.artifacts?.bytesLeft(request.fn.account_id).catch(() => undefined);
       const limits = { timeoutMs: request.fn.timeout_seconds * 1000, memoryMb: request.fn.memory_mb };
       const following = live.start(request.runId, worker);
+      const fn = request.fn;
+      const allowed = new Set([...(profileNames.get(`${fn.function_id}#${request.version}`) ?? []), ...profilesOf(fn)]);
+      const profiles = options.profiles
+        ? runProfiles(options.profiles, {
+            account_id: fn.account_id,
+            function_name: fn.name,
+            run_id: request.runId,
+            allowed,
+            leaseUntilMs: Date.now() + limits.timeoutMs + 60_000,
+            now: () => Date.now(),
+          })
+        : undefined;
+      const proxy = runProxyOf(proxyOf(fn), request.secrets?.values ?? {});
       let run;
+      let profilesFinished = false;
       try {
         run = await runWithLimits(
           worker,
@@ -145,10 +169,17 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
             onLog: following.notify,
             secrets: request.secrets?.values ?? {},
             ...(storageBytesLeft === undefined ? {} : { storageBytesLeft }),
+            ...(proxy ? { proxy } : {}),
+            ...(profiles ? { profiles } : {}),
           },
           canceled,
         );
+        // Profiles saved by a run that succeeded are kept now (or fail it: profile_too_large); leases go back either way.
+        profilesFinished = true;
+        const refused = await profiles?.finish(run.result.status === "succeeded");
+        if (refused) run = { ...run, result: { ...run.result, status: "failed" as const, result_json: null, error: refused } };
       } finally {
+        if (!profilesFinished) await profiles?.finish(false).catch(() => undefined);
         following.end();
         // Every artifact the run kept is recorded before its end is.
         await receiver?.finish();

@@ -5,7 +5,10 @@ import { artifactContentType } from "../../artifacts/artifacts";
 import type { ArtifactReceiver } from "./localArtifacts";
 import { type Deferred, deferred } from "./deferred";
 import { StreamedLogs } from "./streamedLogs";
-import { MAX_ARTIFACT_FRAMES_PER_RUN, MAX_FRAMES_PER_RUN, MAX_LOG_FRAMES_PER_RUN, type WorkerFrame, parseFrame } from "./workerChannel";
+import { MAX_ARTIFACT_FRAMES_PER_RUN, MAX_FRAMES_PER_RUN, MAX_LOG_FRAMES_PER_RUN, MAX_PROFILE_FRAMES_PER_RUN, type WorkerFrame, parseFrame } from "./workerChannel";
+import type { RunProfiles } from "../../profiles/runProfiles";
+import { profileReplies } from "../../profiles/profileReplies";
+import type { RunProxy } from "../../../layers/runtime/sessionProxy";
 import type { SandboxedHost } from "./sandbox/sandboxedHost";
 
 /** Why a worker ended in the middle of a run. */
@@ -35,6 +38,10 @@ export interface RunOptions {
   secrets?: Readonly<Record<string, string>>;
   /** Bytes the run's account may still keep (told to the run: its `artifacts.save` refuses past them). */
   storageBytesLeft?: number;
+  /** The run's proxy (its password read from the function's secrets), handed to the worker. */
+  proxy?: RunProxy;
+  /** Where the run's sessions open and save profiles (absent: every open is refused). */
+  profiles?: RunProfiles;
 }
 
 /** One run in progress: its answer (`done`), then the worker ready again (`idle`, with what the run left running). */
@@ -55,6 +62,8 @@ type State =
       frames: number;
       logFrames: number;
       artifactFrames: number;
+      profileFrames: number;
+      profiles: RunProfiles | undefined;
       artifacts: ArtifactReceiver | undefined;
       /** Told each time the streamed console output grows (it reads logsSoFar). */
       onLog: (() => void) | undefined;
@@ -164,6 +173,8 @@ export class WorkerProcess {
       frames: 0,
       logFrames: 0,
       artifactFrames: 0,
+      profileFrames: 0,
+      profiles: options.profiles,
       artifacts: options.artifacts,
       onLog: options.onLog,
       done: deferred<RunOutcome>(),
@@ -177,6 +188,7 @@ export class WorkerProcess {
     await this.host.thaw();
     const request: RunRequest = { type: "run", runId, params, timeoutMs, artifactsUrl: options.artifactsUrl, secrets: { ...options.secrets } };
     if (options.storageBytesLeft !== undefined) request.storageBytesLeft = options.storageBytesLeft;
+    if (options.proxy) request.proxy = options.proxy;
     this.host.channel.write(encodeFrame(request));
     return { done: state.done.promise, idle: state.idle.promise };
   }
@@ -218,6 +230,7 @@ export class WorkerProcess {
     const state = this.state;
     if (frame.type === "log") return this.onLog(frame.runId, frame.text);
     if (frame.type === "artifact") return this.onArtifact(frame);
+    if (frame.type === "profile_open" || frame.type === "profile_save") return this.onProfile(frame);
     if (state.name === "running" || state.name === "finishing") {
       state.frames++;
       if (state.frames > MAX_FRAMES_PER_RUN) return void this.kill("the worker broke the protocol: too many messages in one run");
@@ -293,6 +306,21 @@ export class WorkerProcess {
       state.artifacts = undefined;
       void error;
     }
+  }
+
+  /** A profile message of the run in progress: an open is answered (in parts), a save's part gathered; out of turn, the worker goes. */
+  private onProfile(frame: Extract<WorkerFrame, { type: "profile_open" | "profile_save" }>): void {
+    const state = this.state;
+    if (state.name !== "running" || frame.runId !== state.runId) return void this.kill("the worker broke the protocol: profile message out of turn");
+    if (++state.profileFrames > MAX_PROFILE_FRAMES_PER_RUN) return void this.kill("the worker broke the protocol: too many profile messages in one run");
+    const profiles = state.profiles;
+    if (frame.type === "profile_save") return profiles?.savePart(frame.name, Buffer.from(frame.data, "base64"), frame.last, frame.too_large === true);
+    const answer = profiles ? profiles.open(frame.name, frame.persist) : Promise.resolve({ ok: false as const, code: "profile_unavailable" as const, message: "Profiles are not available here" });
+    void answer.then((answered) => {
+      // Only to the run that asked, while it runs.
+      if (this.state !== state) return;
+      for (const reply of profileReplies(frame.id, answered)) this.host.channel.write(encodeFrame(reply));
+    });
   }
 
   /**
