@@ -4,8 +4,10 @@
  * one profile never overlap; names outside what a function may open fail naming the setting;
  * profiles are the account's own, listed, shown and deleted; their state is sealed at rest.
  */
-import { readdir, readFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
+import { cliEnv, runCli } from "../fixtures/cli/runCli";
 import { type TestService, startTestService } from "../helpers/localService";
 import { type LoginSite, startLoginSite } from "../helpers/loginSite";
 
@@ -118,6 +120,26 @@ export default async function run(hold_ms: number) {
   const [first, second] = [a.body, b.body].sort((x, y) => x.opened - y.opened);
   // The lease is the run's until its end: the second writer's session opens after the first closed.
   expect(second.opened).toBeGreaterThanOrEqual(first.closed);
+});
+
+it("lists, shows and deletes profiles from the CLI (browserfn profiles list|show|delete)", async () => {
+  const configHome = await mkdtemp(path.join(tmpdir(), "browserfn-cli-config-"));
+  try {
+    const env = cliEnv(configHome, { BROWSERFN_URL: t.url, BROWSERFN_API_KEY: t.adminKey });
+    const listed = await runCli(["profiles", "list", "--json"], env);
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout).items.map((item: { name: string }) => item.name)).toEqual(["busy", "shop"]);
+    const shown = await runCli(["profiles", "show", "shop"], env);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/last_function\s+login/);
+    const deleted = await runCli(["profiles", "delete", "busy"], env);
+    expect(deleted.code).toBe(0);
+    expect((await t.call("GET", "/profiles/busy")).status).toBe(404);
+    const bad = await runCli(["profiles", "show", "Not_A_Name"], env);
+    expect(bad.code).not.toBe(0);
+  } finally {
+    await rm(configHome, { recursive: true, force: true });
+  }
 });
 
 it("keeps profiles per account and deletes them", async () => {
