@@ -23,6 +23,7 @@ export const DASHBOARD_ASSETS = {
   "schemaFields.js": "text/javascript; charset=utf-8",
   "durationChart.js": "text/javascript; charset=utf-8",
   "usagePage.js": "text/javascript; charset=utf-8",
+  "profilesPage.js": "text/javascript; charset=utf-8",
   "app.css": "text/css; charset=utf-8",
   "icon.svg": "image/svg+xml",
 } as const;

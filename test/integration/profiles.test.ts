@@ -8,6 +8,9 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { cliEnv, runCli } from "../fixtures/cli/runCli";
+import { profileDirOf, signIn, watchedPage } from "../helpers/dashboardPage";
+import { expectNoProcessesWith } from "../helpers/processes";
+import { launchTestBrowser } from "../helpers/testBrowser";
 import { type TestService, startTestService } from "../helpers/localService";
 import { type LoginSite, startLoginSite } from "../helpers/loginSite";
 
@@ -151,4 +154,30 @@ it("keeps profiles per account and deletes them", async () => {
   expect((await t.call("GET", "/profiles/shop")).body.error.code).toBe("profile_not_found");
   // Deleted: the next run finds the site does not know it.
   expect((await invoke("check", { site: site.url })).body.greeting).toBe("who are you?");
+});
+
+it("shows the account's profiles on the dashboard's Profiles page, and deletes one from there", async () => {
+  expect((await invoke("login", { site: site.url })).status).toBe(200);
+  const browser = await launchTestBrowser();
+  const profileDir = profileDirOf(browser);
+  try {
+    const problems: string[] = [];
+    const page = await watchedPage(browser, problems);
+    await signIn(page, t.url, t.adminKey);
+    await page.goto(`${t.url}/#/profiles`);
+    await page.waitForSelector('#profiles-table button[data-profile="shop"]');
+    const row = await page.$eval("#profiles-table", (table) => table.textContent ?? "");
+    expect(row).toContain("shop");
+    expect(row).toContain("127.0.0.1");
+    expect(row).toContain("login");
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.click('#profiles-table button[data-profile="shop"]');
+    await page.waitForSelector("#profile-status p");
+    expect(await page.$eval("#profile-status", (status) => status.textContent)).toBe("Deleted shop.");
+    expect((await t.call("GET", "/profiles/shop")).status).toBe(404);
+    expect(problems).toEqual([]);
+  } finally {
+    await browser.close();
+    if (profileDir) await expectNoProcessesWith(profileDir);
+  }
 });
