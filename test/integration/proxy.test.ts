@@ -10,6 +10,7 @@ import { type AuthProxy, startAuthProxy } from "../helpers/authProxy";
 import { type CapturingService, startCapturingService } from "../helpers/fuzzService";
 import { scanTable } from "../helpers/fuzzStore";
 import { type PageServer, startPageServer } from "../helpers/pageServer";
+import { startTestService } from "../helpers/localService";
 
 jest.setTimeout(180_000);
 
@@ -125,4 +126,27 @@ it("refuses socks5 with a username (Chromium has no SOCKS authentication) and ma
   const socksAlone = await t.call("POST", "/functions", { body: { name: "socks-ok", code: TITLE_OF, proxy: { server: "socks5://127.0.0.1:1080" } } });
   expect(socksAlone.status).toBe(201);
   expect((await t.call("PATCH", "/functions/socks-ok", { body: { proxy: null } })).body.proxy).toBeNull();
+});
+
+it("cannot reach a proxy on the host's loopback from the namespaces sandbox unless the local network is allowed", async () => {
+  const closed = await startTestService({ config: { sandbox: "namespaces", allowLocalNetwork: false } });
+  try {
+    const code = `import { Session } from "browserfn/runtime";
+export default async function run(url: string) {
+  await using session = await Session.start();
+  const page = await session.newPage();
+  await page.goto(url);
+  return { title: await page.title() };
+}
+`;
+    await closed.deploy("loopback-proxy", code, { proxy: { server: proxy.server } });
+    const [seen, refused] = [proxy.seen.length, proxy.refused];
+    const answer = await closed.call("POST", "/functions/loopback-proxy", { body: { url: "http://shop.test/title/blocked" } });
+    expect(answer.status).toBe(500);
+    expect(answer.body.error.message).toContain(`The proxy ${proxy.host} could not be reached`);
+    // Nothing reached it: no request forwarded, none refused.
+    expect([proxy.seen.length, proxy.refused]).toEqual([seen, refused]);
+  } finally {
+    await closed.destroy();
+  }
 });
