@@ -150,3 +150,15 @@ export default async function run(url: string) {
     await closed.destroy();
   }
 });
+
+it("shows another account neither a shared function's proxy nor its profiles, and a fork brings none", async () => {
+  await deploy("shared-proxy", TITLE_OF, { shared: true, proxy: { server: proxy.server, username: "scraper", password_secret: "PROXY_PASSWORD" }, profiles: ["shop"] });
+  const id = (await t.call("GET", "/functions/shared-proxy/info")).body.function_id;
+  const key = (await t.call("POST", "/api-keys", { body: { account: "proxy-other", plan: "free" } })).body.key;
+  const seen = await t.call("GET", `/functions/${id}/info`, { token: key });
+  expect(seen.status).toBe(200);
+  expect(seen.body).toMatchObject({ proxy: null, profiles: [] });
+  const fork = await t.call("POST", `/functions/${id}/fork`, { token: key, body: {} });
+  expect(fork.status).toBe(201);
+  expect(fork.body).toMatchObject({ proxy: null, profiles: [] });
+});
