@@ -1,3 +1,4 @@
+import { proxyOf } from "../../proxy/proxySettings";
 import { StartExecutionCommand, type StopExecutionCommand } from "@aws-sdk/client-sfn";
 import type { FunctionItem } from "../../functions/types";
 import { ApiError } from "../../http/errors";
@@ -107,6 +108,7 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
    */
   return async function invoke(request: InvokeRequest, hooks: InvokeHooks): Promise<InvokeResult> {
     const { fn, version } = request;
+    const proxy = proxyOf(fn);
     const event: LambdaRunEvent = {
       run_id: request.runId,
       params: request.params,
@@ -114,6 +116,8 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
       outcome_upload_url: await options.outcomes.uploadUrl(request.runId, fn.timeout_seconds + UPLOAD_URL_MARGIN_SECONDS),
       artifact_upload: await options.outcomes.artifactUpload(request.runId, fn.timeout_seconds + UPLOAD_URL_MARGIN_SECONDS),
       artifacts_url: request.artifactsUrl,
+      // The setting only: the Lambda reads the password from the secrets it opens itself.
+      ...(proxy ? { proxy } : {}),
       // Sealed, as stored: the function's Lambda opens them itself, so no value is in the workflow's history.
       ...(request.secrets && request.secrets.sealed.length > 0
         ? {
