@@ -181,3 +181,46 @@ it("shows the account's profiles on the dashboard's Profiles page, and deletes o
     if (profileDir) await expectNoProcessesWith(profileDir);
   }
 });
+
+it("fails a run that saves more than 50 MB into a profile with profile_too_large, and keeps the previous state", async () => {
+  const code = `import { Session } from "browserfn/runtime";
+export default async function run(site: string, size: number) {
+  await using session = await Session.start({ profile: "big", persist: true });
+  const page = await session.newPage();
+  await page.goto(site + "/account");
+  await page.evaluate(async (size) => {
+    localStorage.setItem("saved", "v" + size);
+    await new Promise((resolve) => {
+      const open = indexedDB.open("blob", 1);
+      open.onupgradeneeded = () => open.result.createObjectStore("kv");
+      open.onsuccess = () => {
+        const tx = open.result.transaction("kv", "readwrite");
+        tx.objectStore("kv").put("x".repeat(size), "payload");
+        tx.oncomplete = () => { open.result.close(); resolve(null); };
+      };
+    });
+  }, size);
+  return { size };
+}
+`;
+  const read = `import { Session } from "browserfn/runtime";
+export default async function run(site: string) {
+  await using session = await Session.start({ profile: "big" });
+  const page = await session.newPage();
+  await page.goto(site + "/account");
+  return { saved: await page.evaluate(() => localStorage.getItem("saved")) };
+}
+`;
+  await t.deploy("big-writer", code, { memory_mb: 2048 });
+  await t.deploy("big-reader", read);
+  expect((await invoke("big-writer", { site: site.url, size: 1000 })).status).toBe(200);
+  const before = (await t.call("GET", "/profiles/big")).body;
+  const over = await invoke("big-writer", { site: site.url, size: 51 * 1024 * 1024 });
+  expect(over.status).toBe(500);
+  expect(over.body.error.code).toBe("profile_too_large");
+  expect(over.body.error.message).toContain("'big'");
+  const run = await t.call("GET", `/runs/${over.headers.get("x-run-id")}`);
+  expect(run.body).toMatchObject({ status: "failed", error: { code: "profile_too_large" } });
+  expect((await t.call("GET", "/profiles/big")).body).toEqual(before);
+  expect((await invoke("big-reader", { site: site.url })).body).toEqual({ saved: "v1000" });
+});
