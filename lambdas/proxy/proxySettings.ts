@@ -14,6 +14,13 @@ export interface ProxySettings {
 const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
 const MAX_BYPASS = 50;
 
+/** `scheme://host:port` of a server proxyServerProblem accepts, the port always written (a URL drops 443 after https, 80 after http). */
+export function proxyServerText(server: string): string {
+  const url = new URL(server);
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  return `${url.protocol}//${url.hostname}:${port}`;
+}
+
 /** Why `server` is not a proxy Chromium can use, or undefined when it is one. */
 export function proxyServerProblem(server: string): string | undefined {
   let url: URL;
@@ -24,7 +31,7 @@ export function proxyServerProblem(server: string): string | undefined {
   }
   if (!["http:", "https:", "socks5:"].includes(url.protocol)) return "must start with http://, https:// or socks5://";
   if (url.username || url.password) return "must not carry credentials: give `username` and `password_secret` instead";
-  if (!url.port) return "must name a port (http://host:port)";
+  if (!/^[a-z0-9]+:\/\/[^/?#]*:\d+\/?$/i.test(server)) return "must name a port (http://host:port)";
   if ((url.pathname !== "" && url.pathname !== "/") || url.search || url.hash) return "must be only scheme://host:port";
   return undefined;
 }
@@ -74,9 +81,8 @@ export const ProxyView = z
 /** The setting a create or update asks for, in its stored form (null: none). */
 export function proxyFromInput(input: z.infer<typeof ProxyInput>): ProxySettings | null {
   if (input === null) return null;
-  const url = new URL(input.server);
   return {
-    server: `${url.protocol}//${url.host}`,
+    server: proxyServerText(input.server),
     username: input.username ?? null,
     password_secret: input.password_secret ?? null,
     bypass: [...(input.bypass ?? [])],

@@ -30,13 +30,13 @@ export function sessionProxy(option: SessionProxyOption | null | undefined, func
   } catch {
     throw new Error(`proxy.server must be a URL such as http://proxy.example.com:8080, got ${JSON.stringify(option.server.slice(0, 100))}`);
   }
-  if (!["http:", "https:", "socks5:"].includes(url.protocol) || !url.port || url.username || url.password) {
+  if (!["http:", "https:", "socks5:"].includes(url.protocol) || !/^[a-z0-9]+:\/\/[^/?#]*:\d+\/?$/i.test(option.server) || url.username || url.password) {
     throw new Error("proxy.server must be http://host:port, https://host:port or socks5://host:port (credentials go in username and password)");
   }
   if (url.protocol === "socks5:" && (option.username || option.password)) {
     throw new Error("Chromium has no SOCKS authentication: a socks5 proxy takes no username or password (use an http:// or https:// proxy for one that needs them)");
   }
-  const proxy: RunProxy = { server: `${url.protocol}//${url.host}`, bypass: Array.isArray(option.bypass) ? option.bypass.map(String) : [] };
+  const proxy: RunProxy = { server: `${url.protocol}//${url.hostname}:${url.port || (url.protocol === "https:" ? "443" : "80")}`, bypass: Array.isArray(option.bypass) ? option.bypass.map(String) : [] };
   if (typeof option.username === "string") proxy.username = option.username;
   if (typeof option.password === "string") proxy.password = option.password;
   return proxy;
