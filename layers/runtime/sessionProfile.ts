@@ -1,17 +1,23 @@
-import type { Browser, BrowserContext, CDPSession, Target } from "puppeteer-core";
+import type { Browser, BrowserContext, CDPSession, Page, Target } from "puppeteer-core";
 import { type BrowserState, stateBytes, stateFromBytes } from "./browserState/browserState";
 import { readCookies, writeCookies } from "./browserState/cookies";
-import { readOrigins, writeOrigins } from "./browserState/originStorage";
-import { puppeteerOriginPage } from "./browserState/puppeteerOrigins";
+import { originsHoldData, readOrigins, writeOrigins } from "./browserState/originStorage";
+import { borrowedOriginPage, helperOriginPage, openOriginPage, pagesByOrigin } from "./browserState/puppeteerOrigins";
 import type { ProfileChannel } from "./runContext";
 
 /** A profile is at most this big (its state as JSON). */
 export const MAX_PROFILE_BYTES = 50 * 1024 * 1024;
 const PROFILE_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
-/** A profile opened by a session: saved back when the session closes (with `persist`). */
+/** A profile opened by a session. */
 export interface OpenProfile {
-  /** Reads the session's state and hands it to the service (kept if the run succeeds). */
+  /**
+   * Before the session's first page is handed out: puts each origin's saved storage back in it
+   * (a page of a fresh context costs a renderer, so the first page is borrowed rather than one
+   * more opened); nothing after the first.
+   */
+  seed(page: Page): Promise<void>;
+  /** With `persist`: reads the session's state and hands it to the service (kept if the run succeeds). */
   save(): Promise<void>;
 }
 
@@ -45,9 +51,9 @@ export async function fetchProfile(channel: ProfileChannel, name: string, persis
 }
 
 /**
- * Loads `state` into `context` (cookies through CDP Storage.setCookies, each origin's storage
- * through a helper page) and, with `persist`, follows the origins the session's pages visit so
- * that their storage is saved too.
+ * Loads `state` into `context`: its cookies at once (CDP Storage.setCookies), each origin's
+ * storage into the session's first page (`seed`); with `persist`, follows the origins the
+ * session's pages visit so that their storage is saved too.
  */
 export async function loadProfile(
   browser: Browser,
@@ -59,8 +65,13 @@ export async function loadProfile(
 ): Promise<OpenProfile | undefined> {
   const cdp = await storageSession(browser);
   await writeCookies(cdp, context.id, state.cookies);
-  await writeOrigins(() => puppeteerOriginPage(context), state.origins);
-  if (!persist) return undefined;
+  let toSeed = originsHoldData(state.origins) ? state.origins : [];
+  const seed = async (page: Page) => {
+    const origins = toSeed;
+    toSeed = [];
+    await writeOrigins(() => borrowedOriginPage(page), origins);
+  };
+  if (!persist) return { seed, save: async () => undefined };
   const origins = new Set(state.origins.map((origin) => origin.origin));
   const follow = (target: Target) => {
     if (target.type() !== "page") return;
@@ -74,12 +85,24 @@ export async function loadProfile(
   context.on("targetcreated", follow);
   context.on("targetchanged", follow);
   return {
+    seed,
     async save() {
       context.off("targetcreated", follow);
       context.off("targetchanged", follow);
+      // Origins never seeded (no page was opened) keep their saved storage as it was.
+      const unseeded = toSeed;
+      const open = await pagesByOrigin(context);
+      const read = await readOrigins(
+        () => helperOriginPage(context),
+        [...origins].filter((origin) => !unseeded.some((kept) => kept.origin === origin)).sort(),
+        (origin) => {
+          const page = open.get(origin);
+          return page ? openOriginPage(page) : undefined;
+        },
+      );
       const saved: BrowserState = {
         cookies: await readCookies(await storageSession(browser), context.id),
-        origins: await readOrigins(() => puppeteerOriginPage(context), [...origins].sort()),
+        origins: [...unseeded, ...read],
       };
       await channel.save(name, stateBytes(saved));
     },

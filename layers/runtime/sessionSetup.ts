@@ -52,7 +52,10 @@ export async function openSession(run: RunState, options: StateOptions): Promise
     async attach(browser, context) {
       if (state && options.profile !== undefined && run.profiles) opened = await loadProfile(browser, context, run.profiles, options.profile, state, persist);
     },
-    preparePage: async (page) => (proxy ? proxyPage(page, proxy) : undefined),
+    async preparePage(page) {
+      if (opened) await opened.seed(page);
+      if (proxy) await proxyPage(page, proxy);
+    },
     async beforeClose() {
       const profile = opened;
       opened = undefined;

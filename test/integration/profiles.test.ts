@@ -224,3 +224,28 @@ export default async function run(site: string) {
   expect((await t.call("GET", "/profiles/big")).body).toEqual(before);
   expect((await invoke("big-reader", { site: site.url })).body).toEqual({ saved: "v1000" });
 });
+
+it("saves the storage of origins whose pages were closed before the session (read back in a page of its own)", async () => {
+  const write = `import { Session } from "browserfn/runtime";
+export default async function run(site: string) {
+  await using session = await Session.start({ profile: "closed-pages", persist: true });
+  const page = await session.newPage();
+  await page.goto(site + "/login");
+  await page.waitForFunction(() => document.title === "logged-in");
+  await page.close();
+  return { ok: true };
+}
+`;
+  const read = `import { Session } from "browserfn/runtime";
+export default async function run(site: string) {
+  await using session = await Session.start({ profile: "closed-pages" });
+  const page = await session.newPage();
+  await page.goto(site + "/account");
+  return { greeting: await page.$eval("h1", (h1) => h1.textContent), user: await page.evaluate(() => localStorage.getItem("user")) };
+}
+`;
+  await t.deploy("closed-writer", write);
+  await t.deploy("closed-reader", read);
+  expect((await invoke("closed-writer", { site: site.url })).status).toBe(200);
+  expect((await invoke("closed-reader", { site: site.url })).body).toEqual({ greeting: "welcome sid-4f2a9c", user: "alice" });
+});

@@ -96,25 +96,40 @@ function holdsData(origin: OriginState): boolean {
   return origin.localStorage.length > 0 || origin.indexedDB.length > 0;
 }
 
-/** Reads the storage of each origin, one after another, in one helper page; origins holding nothing are left out. */
-export async function readOrigins(openPage: () => Promise<OriginPage>, origins: readonly string[]): Promise<OriginState[]> {
-  if (origins.length === 0) return [];
+/**
+ * Reads the storage of each origin: in a page already showing it (`openAt`) when there is one,
+ * else one after another in one helper page; origins holding nothing are left out.
+ */
+export async function readOrigins(openPage: () => Promise<OriginPage>, origins: readonly string[], openAt: (origin: string) => OriginPage | undefined): Promise<OriginState[]> {
+  const states: OriginState[] = [];
+  const read = async (page: OriginPage, origin: string) => {
+    await page.visit(origin);
+    const found = await page.evaluate(readOrigin, undefined);
+    const state: OriginState = { origin, localStorage: found.localStorage, indexedDB: found.indexedDB };
+    if (holdsData(state)) states.push(state);
+  };
+  const elsewhere: string[] = [];
+  for (const origin of origins) {
+    const open = openAt(origin);
+    if (open) await read(open, origin);
+    else elsewhere.push(origin);
+  }
+  if (elsewhere.length === 0) return states;
   const page = await openPage();
   try {
-    const states: OriginState[] = [];
-    for (const origin of origins) {
-      await page.visit(origin);
-      const read = await page.evaluate(readOrigin, undefined);
-      const state: OriginState = { origin, localStorage: read.localStorage, indexedDB: read.indexedDB };
-      if (holdsData(state)) states.push(state);
-    }
+    for (const origin of elsewhere) await read(page, origin);
     return states;
   } finally {
     await page.close().catch(() => undefined);
   }
 }
 
-/** Puts each saved origin's storage back, in one helper page (none is opened when no origin holds data). */
+/** True when writeOrigins has anything to put back (else it needs no page). */
+export function originsHoldData(origins: readonly OriginState[]): boolean {
+  return origins.some(holdsData);
+}
+
+/** Puts each saved origin's storage back, in one page (none is opened when no origin holds data). */
 export async function writeOrigins(openPage: () => Promise<OriginPage>, origins: readonly OriginState[]): Promise<void> {
   const withData = origins.filter(holdsData);
   if (withData.length === 0) return;
