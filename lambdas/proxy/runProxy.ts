@@ -1,12 +1,9 @@
 import type { ProxySettings } from "./proxySettings";
 
+import type { RunProxy } from "../../layers/runtime/sessionProxy";
+
 /** What a run's browser sessions are given: the proxy with its password read from the function's secrets. */
-export interface RunProxy {
-  server: string;
-  username?: string;
-  password?: string;
-  bypass: string[];
-}
+export type { RunProxy };
 
 /**
  * The run's proxy (trusted side): the function's setting, with the password read at run time

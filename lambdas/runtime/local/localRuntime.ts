@@ -14,10 +14,7 @@ import { WORKER_UIDS } from "./sandbox/workerUids";
 import { type PoolLimits, WorkerPool } from "./workerPool";
 import { type WorkerOptions, WorkerProcess } from "./workerProcess";
 import type { Profiles } from "../../profiles/profileBlobs";
-import { runProfiles } from "../../profiles/runProfiles";
-import { profilesOf } from "../../profiles/profileSettings";
-import { proxyOf } from "../../proxy/proxySettings";
-import { runProxyOf } from "../../proxy/runProxy";
+import { runBrowserState } from "../../profiles/runBrowserState";
 
 export interface LocalRuntimeOptions {
   store: Store;
@@ -142,19 +139,12 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
       const storageBytesLeft = await options.artifacts?.bytesLeft(request.fn.account_id).catch(() => undefined);
       const limits = { timeoutMs: request.fn.timeout_seconds * 1000, memoryMb: request.fn.memory_mb };
       const following = live.start(request.runId, worker);
-      const fn = request.fn;
-      const allowed = new Set([...(profileNames.get(`${fn.function_id}#${request.version}`) ?? []), ...profilesOf(fn)]);
-      const profiles = options.profiles
-        ? runProfiles(options.profiles, {
-            account_id: fn.account_id,
-            function_name: fn.name,
-            run_id: request.runId,
-            allowed,
-            leaseUntilMs: Date.now() + limits.timeoutMs + 60_000,
-            now: () => Date.now(),
-          })
-        : undefined;
-      const proxy = runProxyOf(proxyOf(fn), request.secrets?.values ?? {});
+      const { profiles, proxy } = runBrowserState(options.profiles, request.fn, {
+        runId: request.runId,
+        timeoutMs: limits.timeoutMs,
+        literalNames: profileNames.get(`${request.fn.function_id}#${request.version}`) ?? [],
+        secrets: request.secrets?.values ?? {},
+      });
       let run;
       let profilesFinished = false;
       try {

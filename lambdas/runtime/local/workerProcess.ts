@@ -7,7 +7,7 @@ import { type Deferred, deferred } from "./deferred";
 import { StreamedLogs } from "./streamedLogs";
 import { MAX_ARTIFACT_FRAMES_PER_RUN, MAX_FRAMES_PER_RUN, MAX_LOG_FRAMES_PER_RUN, MAX_PROFILE_FRAMES_PER_RUN, type WorkerFrame, parseFrame } from "./workerChannel";
 import type { RunProfiles } from "../../profiles/runProfiles";
-import { profileReplies } from "../../profiles/profileReplies";
+import { onProfileFrame } from "../../profiles/profileFrames";
 import type { RunProxy } from "../../../layers/runtime/sessionProxy";
 import type { SandboxedHost } from "./sandbox/sandboxedHost";
 
@@ -313,14 +313,8 @@ export class WorkerProcess {
     const state = this.state;
     if (state.name !== "running" || frame.runId !== state.runId) return void this.kill("the worker broke the protocol: profile message out of turn");
     if (++state.profileFrames > MAX_PROFILE_FRAMES_PER_RUN) return void this.kill("the worker broke the protocol: too many profile messages in one run");
-    const profiles = state.profiles;
-    if (frame.type === "profile_save") return profiles?.savePart(frame.name, Buffer.from(frame.data, "base64"), frame.last, frame.too_large === true);
-    const answer = profiles ? profiles.open(frame.name, frame.persist) : Promise.resolve({ ok: false as const, code: "profile_unavailable" as const, message: "Profiles are not available here" });
-    void answer.then((answered) => {
-      // Only to the run that asked, while it runs.
-      if (this.state !== state) return;
-      for (const reply of profileReplies(frame.id, answered)) this.host.channel.write(encodeFrame(reply));
-    });
+    // An open's answer goes only to the run that asked, while it runs.
+    onProfileFrame(frame, state.profiles, (reply) => this.host.channel.write(reply), () => this.state === state);
   }
 
   /**
