@@ -249,3 +249,23 @@ export default async function run(site: string) {
   expect((await invoke("closed-writer", { site: site.url })).status).toBe(200);
   expect((await invoke("closed-reader", { site: site.url })).body).toEqual({ greeting: "welcome sid-4f2a9c", user: "alice" });
 });
+
+it("keeps nothing a failed run saved, and gives its lease back: the next writer opens at once", async () => {
+  const code = `import { Session } from "browserfn/runtime";
+export default async function run(site: string, fail: boolean) {
+  await using session = await Session.start({ profile: "fail-keep", persist: true });
+  const page = await session.newPage();
+  await page.goto(site + "/login");
+  await page.waitForFunction(() => document.title === "logged-in");
+  if (fail) throw new Error("failed after logging in");
+  return { ok: true };
+}
+`;
+  await t.deploy("fail-keep", code, { timeout_seconds: 20 });
+  const failed = await invoke("fail-keep", { site: site.url, fail: true });
+  expect(failed.body.error.message).toBe("failed after logging in");
+  expect((await t.call("GET", "/profiles/fail-keep")).status).toBe(404);
+  // Held past the failed run's end, the lease would make this writer wait 30 s, past its 20 s timeout.
+  expect((await invoke("fail-keep", { site: site.url, fail: false })).status).toBe(200);
+  expect((await t.call("GET", "/profiles/fail-keep")).body.last_function).toBe("fail-keep");
+});
