@@ -36,6 +36,8 @@ import type {
   FunctionRecord,
   ListRunsQuery,
   LogList,
+  ProfileInfo,
+  ProfileList,
   Run,
   RunList,
   SecretList,
@@ -288,6 +290,21 @@ export class BrowserfnClient {
   /** `DELETE /functions/{ref}/secrets/{name}`: removes one secret (NotFoundError `secret_not_found` when there is none). */
   async deleteSecret(ref: string, name: string): Promise<void> {
     await this.send({ method: "DELETE", path: `/functions/${enc(ref)}/secrets/${enc(name)}`, idempotent: true });
+  }
+
+  /** `GET /profiles`: the account's profiles (Session.start({ profile }) opens and saves them). */
+  listProfiles(): Promise<ProfileList> {
+    return this.body({ method: "GET", path: "/profiles", idempotent: true });
+  }
+
+  /** `GET /profiles/{name}`: one profile's size, last save and cookie domains (NotFoundError `profile_not_found`). */
+  getProfile(name: string): Promise<ProfileInfo> {
+    return this.body({ method: "GET", path: `/profiles/${enc(name)}`, idempotent: true });
+  }
+
+  /** `DELETE /profiles/{name}`: deletes a profile and its saved state. */
+  async deleteProfile(name: string): Promise<void> {
+    await this.send({ method: "DELETE", path: `/profiles/${enc(name)}`, idempotent: true });
   }
 
   /** `GET /functions/{ref}/logs`: the latest runs, newest first (`limit` 1..1000, default 50). */

@@ -39,6 +39,7 @@ import type {
   BatchView as BatchSchema,
 } from "../lambdas/schemas/batchSchemas";
 import type { SecretInfo as SecretInfoSchema, SecretList as SecretListSchema } from "../lambdas/schemas/secretSchemas";
+import type { ProfileInfoView as ProfileInfoSchema, ProfileList as ProfileListSchema } from "../lambdas/profiles/profileSchemas";
 import type {
   AccountPlan as AccountPlanSchema,
   FunctionMetrics as FunctionMetricsSchema,
@@ -79,6 +80,9 @@ export type CreatedApiKey = z.infer<typeof CreatedApiKeySchema>;
 export type SecretInfo = z.infer<typeof SecretInfoSchema>;
 /** `GET /functions/{ref}/secrets`. */
 export type SecretList = z.infer<typeof SecretListSchema>;
+/** One profile (GET /profiles/{name}): its size, last save and cookie domains; its state never leaves the service. */
+export type ProfileInfo = z.infer<typeof ProfileInfoSchema>;
+export type ProfileList = z.infer<typeof ProfileListSchema>;
 /** The one error body of every failed request. */
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 

@@ -10,6 +10,7 @@ import type { Scheduler } from "./schedule/scheduler";
 import type { SecretBox } from "./secrets/secretBox";
 import type { Store } from "./store/store";
 import type { WebhookOutbox } from "./webhooks/webhookOutbox";
+import type { ProfileBlobs } from "./profiles/profileBlobs";
 
 /** Where the bytes of runs' artifacts are: read here (local files) or a presigned download (S3). */
 export interface ArtifactContent {
@@ -82,6 +83,8 @@ export interface Deps {
   /** Where artifacts' bytes are (absent: runs keep none here). */
   artifactContent?: ArtifactContent;
   config: ServiceConfig;
+  /** Where profiles' states are kept, sealed (absent: the service keeps none). */
+  profileBlobs?: ProfileBlobs;
   /**
    * Aborted when the service begins to stop: work it does outside requests (a batch's runs not
    * started yet: startBatchRuns) stops taking more. Absent: never.

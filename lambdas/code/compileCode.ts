@@ -7,6 +7,7 @@ import { findUnawaitedReturns } from "./findUnawaitedReturns";
 import { readingCode } from "./readingCode";
 import type { Warning } from "./warnings";
 import { composeMaps, type PositionMap, takeInlineMap, withInlineMap } from "./sourceMaps";
+import { profileNamesInCode } from "../profiles/profileNamesInCode";
 
 export type { Warning } from "./warnings";
 
@@ -35,6 +36,8 @@ export interface CompiledCode {
   code_sha256: string;
   /** What in the module deploys but probably fails at run time (see findUnawaitedReturns); [] when nothing. */
   warnings: Warning[];
+  /** The profile names the module passes literally to Session.start (its runs may open them; see profileNamesInCode). */
+  profile_names: string[];
 }
 
 const COMPILER_OPTIONS: ts.CompilerOptions = {
@@ -79,6 +82,7 @@ function compileChecked(source: string): CompiledCode {
     parameter_style: signature.style,
     code_sha256,
     warnings: findUnawaitedReturns(sf),
+    profile_names: profileNamesInCode(sf),
   };
 }
 

@@ -91,6 +91,8 @@ export function createApi(base, key) {
     secrets: (name) => get(`/functions/${ref(name)}/secrets`),
     setSecret: (name, secret, value) => request("PUT", `/functions/${ref(name)}/secrets/${encodeURIComponent(secret)}`, { body: { value } }),
     deleteSecret: (name, secret) => request("DELETE", `/functions/${ref(name)}/secrets/${encodeURIComponent(secret)}`),
+    profiles: () => get("/profiles"),
+    deleteProfile: (profile) => request("DELETE", `/profiles/${encodeURIComponent(profile)}`),
     run: (runId) => get(`/runs/${encodeURIComponent(runId)}`),
     /** `GET /runs` with the filters that are set (function, status, trigger) and a page's cursor. */
     listRuns: (query = {}) => {

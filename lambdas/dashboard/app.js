@@ -1,6 +1,6 @@
 /* global document, window, location, sessionStorage, localStorage */
 // The dashboard's entry: sign-in, the key's storage, and the hash routes
-// (#/functions, #/functions/<name>, #/runs/<run_id>, #/usage).
+// (#/functions, #/functions/<name>, #/runs/<run_id>, #/usage, #/profiles).
 import { createApi } from "./api.js";
 import { errorBox, h } from "./dom.js";
 import { renderFunctionPage } from "./functionPage.js";
@@ -9,6 +9,7 @@ import { renderRunsPage } from "./runsPage.js";
 import { createPageLifetime } from "./pageLifetime.js";
 import { renderRunPage } from "./runPage.js";
 import { renderUsagePage } from "./usagePage.js";
+import { renderProfilesPage } from "./profilesPage.js";
 
 /** Where the key is kept: this tab's sessionStorage, or localStorage when asked to remember it. */
 const KEY_NAME = "browserfn.api_key";
@@ -83,6 +84,7 @@ function route() {
   if (parts[0] === "runs" && parts[1]) return { page: "run", runId: parts[1] };
   if (parts[0] === "runs") return { page: "runs" };
   if (parts[0] === "usage") return { page: "usage" };
+  if (parts[0] === "profiles") return { page: "profiles" };
   return { page: "functions" };
 }
 
@@ -102,7 +104,7 @@ async function render() {
   const current = route();
   const pageLifetime = (lifetime = createPageLifetime());
   for (const link of nav.querySelectorAll("[data-nav]")) {
-    link.classList.toggle("active", link.dataset.nav === (current.page === "usage" || current.page === "runs" ? current.page : "functions"));
+    link.classList.toggle("active", link.dataset.nav === (["usage", "runs", "profiles"].includes(current.page) ? current.page : "functions"));
   }
   const view = h("div", { class: "view", "aria-busy": "true" }, h("p", { class: "muted" }, "Loading…"));
   main.replaceChildren(view);
@@ -110,6 +112,7 @@ async function render() {
     if (current.page === "function") await renderFunctionPage(view, api, current.name);
     else if (current.page === "run") await renderRunPage(view, api, current.runId, pageLifetime);
     else if (current.page === "usage") await renderUsagePage(view, api);
+    else if (current.page === "profiles") await renderProfilesPage(view, api);
     else if (current.page === "runs") await renderRunsPage(view, api, pageLifetime);
     else await renderFunctionsPage(view, api, pageLifetime);
   } catch (error) {

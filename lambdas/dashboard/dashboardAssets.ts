@@ -29,6 +29,7 @@ export const DASHBOARD_ASSETS = {
   "rrwebPlayer.css": "text/css; charset=utf-8",
   "replay.html": "text/html; charset=utf-8",
   "replayFrame.js": "text/javascript; charset=utf-8",
+  "profilesPage.js": "text/javascript; charset=utf-8",
   "app.css": "text/css; charset=utf-8",
   "icon.svg": "image/svg+xml",
 } as const;

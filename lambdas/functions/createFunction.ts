@@ -78,7 +78,7 @@ export async function insertFunction(
 export function newVersion(
   functionId: string,
   number: number,
-  compiled: Pick<VersionWithCode, "js" | "variables" | "code_sha256" | "parameter_style" | "input_schema" | "output_schema" | "warnings">,
+  compiled: Pick<VersionWithCode, "js" | "variables" | "code_sha256" | "parameter_style" | "input_schema" | "output_schema" | "warnings" | "profile_names">,
   source: string,
   now: Date,
 ): VersionWithCode {
@@ -92,6 +92,7 @@ export function newVersion(
     ...(compiled.input_schema ? { input_schema: compiled.input_schema } : {}),
     ...(compiled.output_schema ? { output_schema: compiled.output_schema } : {}),
     ...(compiled.warnings ? { warnings: copyWarnings(compiled.warnings) } : {}),
+    ...(compiled.profile_names ? { profile_names: [...compiled.profile_names] } : {}),
     source,
     js: compiled.js,
   };

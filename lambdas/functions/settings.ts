@@ -6,6 +6,11 @@ import type { FunctionSettings } from "./types";
 import { normalizeWebhooks, type WebhookRequest } from "../webhooks/normalizeWebhooks";
 import { type RetrySettings, retriesFromInput } from "../retries/retrySettings";
 import { DEFAULT_RECORDING } from "../recording/recordingMode";
+import type { z } from "zod";
+import { type ProxyInput, proxyFromInput } from "../proxy/proxySettings";
+import { profilesFromInput } from "../profiles/profileSettings";
+
+type ProxyInputValue = z.infer<typeof ProxyInput>;
 
 export const DEFAULT_TIMEOUT_SECONDS = 300;
 export const DEFAULT_MEMORY_MB = 1024;
@@ -22,10 +27,14 @@ export const DEFAULT_SETTINGS: FunctionSettings = {
   webhooks: [],
   retries: null,
   recording: DEFAULT_RECORDING,
+  proxy: null,
+  profiles: [],
 };
 
 /** Settings a create or update asks for; absent fields keep their current value. */
-export type SettingsPatch = Partial<Omit<FunctionSettings, "next_run_at" | "schedule_timezone" | "webhooks" | "retries">> & {
+export type SettingsPatch = Partial<Omit<FunctionSettings, "next_run_at" | "schedule_timezone" | "webhooks" | "retries" | "proxy">> & {
+  /** `null` removes it (ProxyInput: checked by the body's schema). */
+  proxy?: ProxyInputValue;
   schedule_timezone?: string;
   webhooks?: readonly WebhookRequest[];
   /** `null` removes the setting; absent fields of an object take their defaults. */
@@ -47,6 +56,8 @@ export function applySettings(
   for (const key of ["description", "schedule", "schedule_timezone", "schedule_params", "timeout_seconds", "memory_mb", "shared", "recording"] as const) {
     if (patch[key] !== undefined) Object.assign(next, { [key]: patch[key] });
   }
+  if (patch.proxy !== undefined) next.proxy = proxyFromInput(patch.proxy);
+  if (patch.profiles !== undefined) next.profiles = profilesFromInput(patch.profiles);
   if (patch.retries !== undefined) next.retries = patch.retries === null ? null : retriesFromInput(patch.retries);
   if (patch.webhooks !== undefined) next.webhooks = normalizeWebhooks(patch.webhooks, config.allowLocalNetwork ?? false);
   validateTimezone(next.schedule_timezone);

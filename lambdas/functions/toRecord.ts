@@ -4,6 +4,8 @@ import { inputSchemaOf } from "./inputSchemaOf";
 import type { FunctionItem } from "./types";
 import { retriesOf } from "../retries/retrySettings";
 import { recordingModeOf } from "../recording/recordingMode";
+import { proxyOf } from "../proxy/proxySettings";
+import { profilesOf } from "../profiles/profileSettings";
 
 /**
  * The Function record of API.md for a stored function, with the latest version's code warnings
@@ -32,6 +34,8 @@ export function toRecord(fn: FunctionItem, baseUrl: string): FunctionRecord {
     reference_workflow_id: fn.reference_workflow_id,
     retries: retriesOf(fn),
     recording: recordingModeOf(fn.recording),
+    proxy: proxyOf(fn),
+    profiles: profilesOf(fn),
     webhooks: fn.webhooks.map((webhook) => ({ url: webhook.url, events: [...webhook.events] })),
     created_at: fn.created_at,
     updated_at: fn.updated_at,

@@ -4,6 +4,7 @@ import type { InputSchema, JsonSchema } from "../code/jsonSchema";
 import type { Warning } from "../code/warnings";
 import type { RetrySettings } from "../retries/retrySettings";
 import type { RecordingMode } from "../recording/recordingMode";
+import type { ProxySettings } from "../proxy/proxySettings";
 
 export type FunctionStatus = "deploying" | "active" | "failed";
 
@@ -38,6 +39,10 @@ export interface FunctionItem {
   retries?: RetrySettings | null;
   /** Which runs keep recordings of their pages (absent: the default, "failures"; lambdas/recording). */
   recording?: RecordingMode;
+  /** The proxy every browser session of its runs goes through (null or absent: none). */
+  proxy?: ProxySettings | null;
+  /** Profiles its runs may open by a computed name, besides those its code names literally (absent: none). */
+  profiles?: string[];
   reference_workflow_id: string | null;
   /** Where the ends of its runs are POSTed ([] when none; records stored before webhooks have none). */
   webhooks: Webhook[];
@@ -81,6 +86,8 @@ export interface VersionItem {
   output_schema?: JsonSchema;
   /** What compileCode warned of in this version's code ([] when nothing; absent on versions stored before it). */
   warnings?: Warning[];
+  /** The profile names its code passes literally to Session.start, found at deploy (absent on versions stored before profiles). */
+  profile_names?: string[];
 }
 
 /** A version together with its code (source as uploaded, JS compiled at deploy time). */
@@ -103,4 +110,6 @@ export type FunctionSettings = Pick<
   | "webhooks"
   | "retries"
   | "recording"
+  | "proxy"
+  | "profiles"
 >;

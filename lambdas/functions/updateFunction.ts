@@ -100,7 +100,7 @@ export async function updateFunction(
 
 /** True when `next` differs from `current` in a setting a request may change (next_run_at follows the schedule). */
 function settingsChanged(current: FunctionItem, next: FunctionItem): boolean {
-  const keys = ["description", "schedule", "schedule_timezone", "schedule_params", "timeout_seconds", "memory_mb", "shared", "webhooks", "retries", "recording"] as const;
+  const keys = ["description", "schedule", "schedule_timezone", "schedule_params", "timeout_seconds", "memory_mb", "shared", "webhooks", "retries", "recording", "proxy", "profiles"] as const;
   return keys.some((key) => !isDeepStrictEqual(current[key], next[key]));
 }
 

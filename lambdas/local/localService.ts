@@ -33,6 +33,7 @@ import { DEFAULT_STREAMS_PER_ACCOUNT, createHttpServer } from "./httpServer";
 import { OpenStreams } from "./openStreams";
 import { DEFAULT_CONNECTION_GUARDS, REQUEST_TIMEOUTS } from "./requestGuards/connectionGuards";
 import { createLocalArtifacts } from "../runtime/local/localArtifacts";
+import { createLocalProfileBlobs } from "../profiles/localProfileBlobs";
 import { createLocalSecretBox } from "../secrets/localSecretBox";
 import { LocalWebhookDispatcher } from "../webhooks/localDispatcher";
 import { DEFAULT_RETRY_BASE_MS } from "../webhooks/retrySchedule";
@@ -176,11 +177,14 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     await sweep();
     sweepTimer = setInterval(() => void sweep().catch((error: unknown) => log(`retention sweep failed: ${(error as Error).message}`)), ARTIFACT_SWEEP_MS);
     sweepTimer.unref();
+    // Profiles' states live in the data dir, sealed with its key: only the service reads them.
+    const profileBlobs = await createLocalProfileBlobs(config.dataDir);
     runtime = createLocalRuntime({
       store,
       files,
       sandbox,
       artifacts,
+      profiles: { store: store.profiles, blobs: profileBlobs },
       log,
       limits: { perFunction: config.workers.perFunction, total: config.workers.total, idleMs: config.workers.idleSeconds * 1000 },
     });
@@ -200,6 +204,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       clock,
       secretBox,
       webhooks,
+      profileBlobs,
       artifactContent: { open: async (item) => artifacts.read(item).then((bytes) => (bytes ? { bytes } : null)) },
       config: {
         plans: config.plans,

@@ -5,7 +5,7 @@ import type { RequestHeaderName, ResponseHeaderName } from "../schemas/headerSch
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** The part of the API a route belongs to (its OpenAPI tag). */
-export type ApiTag = "functions" | "invocations" | "runs" | "secrets" | "webhooks" | "usage" | "keys" | "mcp" | "meta";
+export type ApiTag = "functions" | "invocations" | "runs" | "secrets" | "profiles" | "webhooks" | "usage" | "keys" | "mcp" | "meta";
 
 /** An answer of a route besides its success and its errors (a 202, a 204, a redirect…). */
 export interface OtherResponse {

@@ -8,6 +8,7 @@ import { SECRET_ROUTES } from "./specs/secretRoutes";
 import { WEBHOOK_ROUTES } from "./specs/webhookRoutes";
 import { ACCOUNT_ROUTES } from "./specs/accountRoutes";
 import { MCP_ROUTES } from "./specs/mcpRoutes";
+import { PROFILE_ROUTES } from "../profiles/profileRoutes";
 
 export type { ApiTag, HttpMethod, OtherResponse, RouteSpec } from "./routeSpec";
 
@@ -19,6 +20,7 @@ export const ROUTE_SPECS = [
   ...RUN_ROUTES,
   ...BATCH_ROUTES,
   ...SECRET_ROUTES,
+  ...PROFILE_ROUTES,
   ...WEBHOOK_ROUTES,
   ...ACCOUNT_ROUTES,
   ...MCP_ROUTES,

@@ -36,6 +36,9 @@ import { deleteSecret } from "../handlers/deleteSecret";
 import { listSecrets } from "../handlers/listSecrets";
 import { putSecret } from "../handlers/putSecret";
 import { mcp } from "../handlers/mcp";
+import { listProfiles } from "../profiles/handlers/listProfiles";
+import { getProfile } from "../profiles/handlers/getProfile";
+import { deleteProfile } from "../profiles/handlers/deleteProfile";
 import { oauthProtectedResource } from "../handlers/oauthProtectedResource";
 import type { RouteFactory } from "../http/defineRoute";
 import { type OperationId, ROUTE_SPECS, type RouteSpec } from "./routeSpecs";
@@ -71,6 +74,9 @@ export const HANDLERS: Record<OperationId, RouteFactory> = {
   putSecret,
   listSecrets,
   deleteSecret,
+  listProfiles,
+  getProfile,
+  deleteProfile,
   getMetrics,
   listDeliveries,
   rotateWebhookSecret,

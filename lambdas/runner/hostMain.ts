@@ -143,6 +143,8 @@ function fromWorker(sent: unknown): void {
     case "log":
     case "artifact":
     case "frame":
+    case "profile_open":
+    case "profile_save":
       if (currentRun && !workerState.answered) tell(message);
       return;
     default:

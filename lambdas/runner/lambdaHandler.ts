@@ -6,6 +6,9 @@
  */
 import { DecryptCommand, KMSClient } from "@aws-sdk/client-kms";
 import { RUNNER_CONTEXT_KEY, secretContext } from "../secrets/secretContexts";
+import { proxyOf, proxyServerProblem } from "../proxy/proxySettings";
+import { runProxyOf } from "../proxy/runProxy";
+import type { RunProxy } from "../../layers/runtime/sessionProxy";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -82,6 +85,14 @@ async function loadCode(codeDir: string): Promise<{ js: string; meta: FunctionMe
   }
   if (!Array.isArray(meta.variables)) throw new Error("meta.json has no variables");
   return { js, meta };
+}
+
+/** The run's proxy: the event's setting (checked as the service checks it) with the password from the secrets this Lambda opened. */
+function lambdaProxy(event: LambdaRunEvent, secrets: Record<string, string>): { proxy?: RunProxy } {
+  const setting = event.proxy ? proxyOf({ proxy: event.proxy }) : null;
+  if (!setting || proxyServerProblem(setting.server)) return {};
+  const proxy = runProxyOf(setting, secrets);
+  return proxy ? { proxy } : {};
 }
 
 function checkEvent(event: LambdaRunEvent): void {
@@ -207,6 +218,7 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
         ...(artifacts ? { artifacts, downloadsDir: path.join(tmpdir(), "browserfn-downloads") } : {}),
         secrets,
         ...(isRecordingMode(event.recording) ? { recording: event.recording } : {}),
+        ...lambdaProxy(event, secrets),
       });
       const outcome = started.outcome.then(
         async (ended): Promise<RunOutcome> => {

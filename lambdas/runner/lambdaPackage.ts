@@ -1,3 +1,4 @@
+import type { ProxySettings } from "../proxy/proxySettings";
 /**
  * What the AWS runtime adapter and the Lambda runner (lambdaHandler.ts) agree on: the files
  * of a function's zip, the event it is invoked with, and where the runner lives. Free of heavy
@@ -45,6 +46,8 @@ export interface LambdaRunEvent {
   secrets?: SealedSecrets;
   /** The function's `recording` setting (absent: off): which runs keep their pages' recordings (lambdas/recording). */
   recording?: RecordingMode;
+  /** The function's proxy setting (never a password: the runner reads it from the secrets it opens, by `password_secret`). */
+  proxy?: ProxySettings;
 }
 
 /** A function's secrets as its run's event carries them. */

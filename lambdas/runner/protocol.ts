@@ -11,6 +11,7 @@
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
 import { MAX_LOG_BYTES, MAX_RESULT_BYTES } from "./outputLimits";
 import type { RecordingMode } from "../recording/recordingMode";
+import type { RunProxy } from "../../layers/runtime/sessionProxy";
 
 /** What a worker needs to serve a version; the first message it receives. */
 export interface WorkerInit {
@@ -67,6 +68,8 @@ export interface RunRequest {
   storageBytesLeft?: number;
   /** The function's `recording` setting (absent: off). */
   recording?: RecordingMode;
+  /** The function's proxy, its password read from the function's secrets (absent: none). */
+  proxy?: RunProxy;
 }
 
 /** The service to the worker (through its host): someone watches the run's live view (`on`), or no one does any more. */
@@ -74,6 +77,18 @@ export interface LiveRequest {
   type: "live";
   runId: string;
   on: boolean;
+}
+
+/**
+ * The service's answer to a `profile_open`, in parts: the profile's state (base64, at most
+ * ARTIFACT_CHUNK_BYTES a part, the last with `last`), or one part with `error`.
+ */
+export interface ProfileReply {
+  type: "profile_reply";
+  id: number;
+  data: string;
+  last: boolean;
+  error?: { code: string; message: string };
 }
 
 /**
@@ -89,10 +104,10 @@ export interface BrowserExited {
   detail: string;
 }
 
-export type SupervisorMessage = WorkerInit | RunRequest | BrowserReply | BrowserExited | LiveRequest;
+export type SupervisorMessage = WorkerInit | RunRequest | BrowserReply | BrowserExited | LiveRequest | ProfileReply;
 
 /** `function_timeout`: the Lambda runner stopped a run at its deadline (a local worker is killed instead). */
-export type ErrorCode = "function_error" | "result_not_serializable" | "result_too_large" | "result_too_deep" | "function_timeout";
+export type ErrorCode = "function_error" | "result_not_serializable" | "result_too_large" | "result_too_deep" | "function_timeout" | "profile_too_large";
 
 export type RunOutcome = (
   | { status: "succeeded"; result_json: string; logs: string; browser_ms: number }
@@ -127,6 +142,13 @@ export type WorkerMessage =
   | { type: "artifact"; runId: string; name: string; content_type: string; data: string; last: boolean }
   /** A frame of the live view of the run in progress, while someone watches (lambdas/live). */
   | { type: "frame"; runId: string; data: string; url: string; width: number; height: number }
+  /** A session opens profile `name` (`persist`: as its writer); the service answers with `profile_reply` parts. */
+  | { type: "profile_open"; runId: string; id: number; name: string; persist: boolean }
+  /**
+   * A part of the state a `persist` session saves into profile `name` (kept if the run succeeds);
+   * `too_large`: the state is over the cap, nothing more is sent (the run fails profile_too_large).
+   */
+  | { type: "profile_save"; runId: string; name: string; data: string; last: boolean; too_large?: boolean }
   /**
    * After `done`, said by the host: the run's worker process and browser are replaced and a
    * fresh one is ready for the next run. `leftover` names what could not be cleared (the

@@ -1,7 +1,8 @@
 import { types } from "node:util";
 import type { Browser } from "puppeteer-core";
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
-import { type ArtifactSink, beginRun, endRun } from "../../layers/runtime/runContext";
+import { type ArtifactSink, beginRun, endRun, type ProfileChannel } from "../../layers/runtime/runContext";
+import type { RunProxy } from "../../layers/runtime/sessionProxy";
 import { Redactor } from "../secrets/redactor";
 import { htmlForms } from "../secrets/htmlForms";
 import { EVIDENCE_LOG_BYTES, saveFailureEvidence } from "./failureEvidence";
@@ -50,6 +51,10 @@ export interface Invocation {
   recording?: RecordingMode;
   /** Told of each page the run opens, besides the recording (the live view, see lambdas/live). */
   onPage?: PageOpened;
+  /** The function's proxy for every session (Session.start({ proxy }) overrides it). */
+  proxy?: RunProxy;
+  /** Where sessions open and save profiles (absent: Session.start({ profile }) throws). */
+  profiles?: ProfileChannel;
 }
 
 type Failure = { code: ErrorCode; message: string; stack?: string };
@@ -174,6 +179,8 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
         ...(invocation.artifacts ? { artifacts: invocation.artifacts } : {}),
         ...(invocation.downloadsDir ? { downloadsDir: invocation.downloadsDir } : {}),
         ...(invocation.secrets ? { secrets: invocation.secrets } : {}),
+        ...(invocation.proxy ? { proxy: invocation.proxy } : {}),
+        ...(invocation.profiles ? { profiles: invocation.profiles } : {}),
       });
       try {
         const called = callAutomation(invocation);

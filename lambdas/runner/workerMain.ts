@@ -23,6 +23,7 @@ import { withStorageBudget } from "../artifacts/storageBudget";
 import { type PrivateChannel, takeChannel } from "./privateChannel/takeChannel";
 import { closeHeapReaders } from "./privateChannel/heapReaders";
 import { LiveScreencast } from "../live/screencast";
+import { profileMessages } from "./profileMessages";
 
 /** The channel to the host, taken by main() before anything else runs. */
 let channel: PrivateChannel | undefined;
@@ -169,6 +170,17 @@ function checkInit(message: WorkerInit): string | undefined {
   return undefined;
 }
 
+/** Sends one message, resolving once the channel took it. */
+function sendNow(message: WorkerMessage): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (!channel) return reject(new Error("no channel to the service"));
+    channel.send(message, (error) => (error ? reject(error) : resolve()));
+  });
+}
+
+/** The profile replies of the run in progress go here. */
+let onProfileReply: ((reply: Extract<SupervisorMessage, { type: "profile_reply" }>) => void) | undefined;
+
 function main(): void {
   let init: WorkerInit | undefined;
   let getBrowser: (() => Promise<Browser>) | undefined;
@@ -197,6 +209,8 @@ function main(): void {
     const runId = request.runId;
     const screencast = new LiveScreencast((frame) => send({ type: "frame", runId, data: frame.data, url: frame.url, width: frame.width, height: frame.height }));
     live = { runId, screencast };
+    const profiles = profileMessages(request.runId, sendNow);
+    onProfileReply = profiles.onReply;
     const run = startInvocation({
       code,
       params,
@@ -208,6 +222,8 @@ function main(): void {
       artifacts,
       ...(downloadsDir ? { downloadsDir } : {}),
       secrets: request.secrets,
+      ...(request.proxy ? { proxy: request.proxy } : {}),
+      profiles: profiles.channel,
       onLog: logStream(request.runId),
       ...(request.recording ? { recording: request.recording } : {}),
       onPage: screencast.pageOpened,
@@ -234,6 +250,7 @@ function main(): void {
         void serve(message);
       }
       if (message.type === "live" && live?.runId === message.runId) live.screencast.watch(message.on === true);
+      if (message.type === "profile_reply") return onProfileReply?.(message);
       if (message.type === "browser_pipe" || message.type === "browser_failed") {
         onBrowserReply(message, handle);
         if (startedEarly && getBrowser && !served) void warmBrowser(getBrowser);

@@ -6,6 +6,8 @@ import { jsonBytes, MAX_SCHEDULE_PARAMS_BYTES, unstorablePart } from "./storable
 import { WebhooksInput, WebhookView } from "./webhookSchemas";
 import { RetriesInput, RetriesView } from "../retries/retrySettings";
 import { RECORDING_MODES } from "../recording/recordingMode";
+import { ProxyInput, ProxyView } from "../proxy/proxySettings";
+import { ProfilesInput } from "../profiles/profileSettings";
 
 export const NAME_PATTERN = /^[a-z][a-z0-9-]{0,62}$/;
 export const FUNCTION_ID_PATTERN = /^fn_[0-9a-z]{26}$/;
@@ -41,6 +43,8 @@ const settings = {
     .enum(RECORDING_MODES)
     .optional()
     .describe("Which runs keep a recording of each page (rrweb; inputs masked, secret values redacted), as the artifacts recording-<n>.json: off (the default), failures (runs that do not succeed) or all"),
+  proxy: ProxyInput.optional(),
+  profiles: ProfilesInput.optional(),
 };
 
 export const CreateFunctionBody = z
@@ -113,6 +117,8 @@ export const FunctionRecord = z
       "How failed runs of async calls, schedules and batches run again: max_attempts 1 (the default) never retries; the wait before attempt n+1 is backoff_seconds × 2^(n-1), at most 3600 s",
     ),
     recording: z.enum(RECORDING_MODES).describe("Which runs keep a recording of each page as the artifacts recording-<n>.json: off (the default), failures or all"),
+    proxy: ProxyView.describe("The proxy every browser session of its runs goes through (null: none); the password is never shown"),
+    profiles: z.array(z.string()).describe("Profiles its runs may open by a computed name, besides those its code names literally in Session.start"),
     webhooks: z.array(WebhookView).describe("Where the ends of its runs are POSTed (none for another account's shared function)"),
     webhook_secret: z
       .string()

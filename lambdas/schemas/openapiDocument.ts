@@ -11,6 +11,7 @@ const TAGS: Record<ApiTag, string> = {
   invocations: "Call a function: 200 with its result, or 202 while the run goes on",
   runs: "Runs as they happen and after: status, result, logs, artifacts, server-sent events",
   secrets: "A function's secrets (values go in, never come out)",
+  profiles: "The account's browser profiles: saved cookies, localStorage and IndexedDB that keep a login between runs",
   webhooks: "Where the ends of a function's runs are POSTed, signed: deliveries and the signing secret",
   usage: "Metered usage and plans",
   keys: "The account's API keys",

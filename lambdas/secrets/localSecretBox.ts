@@ -40,7 +40,7 @@ export async function createLocalSecretBox(dataDir: string): Promise<SecretBox> 
 }
 
 /** The key in `file`, made first when there is none (exclusive create: two starts agree on one key). */
-async function loadOrCreateKey(file: string): Promise<Buffer> {
+export async function loadOrCreateKey(file: string): Promise<Buffer> {
   try {
     await writeFile(file, randomBytes(KEY_BYTES), { mode: 0o600, flag: "wx" });
   } catch (error) {

@@ -4,6 +4,8 @@ import { copyWarnings } from "../functions/copyWarnings";
 import type { FunctionItem } from "../functions/types";
 import { retriesOf } from "../retries/retrySettings";
 import { recordingModeOf } from "../recording/recordingMode";
+import { proxyOf } from "../proxy/proxySettings";
+import { profilesOf } from "../profiles/profileSettings";
 import { isConditionFailed, scanAll, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored, DEPLOYING_PK, keys } from "./keys";
 import { DEPLOYING_INDEX } from "./tables";
@@ -280,6 +282,8 @@ function namedFields(stored: Omit<FunctionItem, "input_schema" | "output_schema"
     shared: stored.shared,
     retries: stored.retries ? retriesOf({ retries: stored.retries }) : null,
     recording: recordingModeOf(stored.recording),
+    proxy: proxyOf(stored),
+    profiles: profilesOf(stored),
     reference_workflow_id: stored.reference_workflow_id,
     webhooks: storedWebhooks(stored.webhooks),
     webhook_secret_sealed: typeof stored.webhook_secret_sealed === "string" ? stored.webhook_secret_sealed : null,

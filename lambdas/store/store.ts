@@ -16,6 +16,7 @@ import { MAIN_TABLE, tableName } from "./tables";
 import { VersionStore } from "./versionStore";
 import { QueueCounts } from "../queue/queueCounts";
 import { QueueItems } from "../queue/queueItems";
+import { ProfileStore } from "../profiles/profileStore";
 
 /** Everything browserfn keeps, on DynamoDB (dynalite locally). */
 export interface Store {
@@ -36,6 +37,8 @@ export interface Store {
   queueItems: QueueItems;
   queueCounts: QueueCounts;
   batches: BatchStore;
+  /** Profiles' records and writers' leases (their states are in Deps.profileBlobs). */
+  profiles: ProfileStore;
 }
 
 /** Runs are kept this long by default (DynamoDB TTL on AWS). */
@@ -72,5 +75,6 @@ export function createStore(doc: DocumentSender, tablePrefix: string, options: S
     queueItems: new QueueItems(doc, table),
     queueCounts: new QueueCounts(doc, table),
     batches: new BatchStore(doc, table, runRetentionDays * 86_400),
+    profiles: new ProfileStore(doc, table),
   };
 }

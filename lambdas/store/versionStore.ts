@@ -232,6 +232,7 @@ function versionToItem(version: VersionItem, token: string): Record<string, unkn
   if (version.input_schema !== undefined) item.input_schema = schemaToText(version.input_schema);
   if (version.output_schema !== undefined) item.output_schema = schemaToText(version.output_schema);
   if (version.warnings !== undefined) item.warnings = copyWarnings(version.warnings);
+  if (version.profile_names !== undefined) item.profile_names = version.profile_names.filter((name) => typeof name === "string");
   return item;
 }
 
@@ -250,5 +251,6 @@ function toVersion(stored: StoredVersion): VersionItem {
   const output = schemaFromText(stored.output_schema);
   if (output) version.output_schema = output;
   if (Array.isArray(stored.warnings)) version.warnings = copyWarnings(stored.warnings);
+  if (Array.isArray(stored.profile_names)) version.profile_names = stored.profile_names.filter((name): name is string => typeof name === "string");
   return version;
 }

@@ -18,13 +18,26 @@ import { keepPageFiles, sessionRuns } from "./pageFiles";
 import { currentRun, MAX_RETIRED_SESSIONS, runInProgress, type RunState } from "./runContext";
 import { keep, type SavedArtifact, saveArtifact } from "./saveArtifact";
 import { puppeteerTarget } from "../../lambdas/recording/puppeteerTarget";
+import { openSession, type SessionSetup, type StateOptions } from "./sessionSetup";
 
 export type { Page } from "puppeteer-core";
+export { ProfileError, ProfileLockedError } from "./profileErrors";
+export type { SessionProxyOption } from "./sessionProxy";
 
 /** Options of {@link Session.start}. */
-export interface SessionOptions {
+export interface SessionOptions extends StateOptions {
   /** Minutes after which the session closes itself (default 5); never later than the run's timeout. */
   timeout_minutes?: number;
+  /**
+   * Opens the session with the saved state of the account's profile of this name (cookies,
+   * localStorage, IndexedDB). The function may open the names its code gives here literally and
+   * those of its `profiles` setting; any other name throws.
+   */
+  profile?: string;
+  /** With `profile`: the session's state is saved back into it when it closes, if the run succeeds (one writer at a time: ProfileLockedError after 30 s). */
+  persist?: boolean;
+  /** This session's proxy instead of the function's `proxy` setting (`null`: none). */
+  proxy?: StateOptions["proxy"];
 }
 
 const DEFAULT_TIMEOUT_MINUTES = 5;
@@ -52,6 +65,7 @@ function timeoutMs(options: SessionOptions): number {
 export class Session {
   readonly #run: RunState;
   readonly #context: BrowserContext;
+  readonly #setup: SessionSetup;
   readonly #openedAt: number;
   readonly #timer: ReturnType<typeof setTimeout>;
   #closing: Promise<void> | undefined;
@@ -59,9 +73,10 @@ export class Session {
   /** When `await using` disposed it: closed to the user, its context kept until the run ends (RunState.retired). */
   #retiredAt: number | undefined;
 
-  private constructor(run: RunState, context: BrowserContext, openedAt: number, limitMs: number) {
+  private constructor(run: RunState, context: BrowserContext, setup: SessionSetup, openedAt: number, limitMs: number) {
     this.#run = run;
     this.#context = context;
+    this.#setup = setup;
     this.#openedAt = openedAt;
     this.#timer = setTimeout(() => void this.#close("it reached its timeout"), limitMs);
     this.#timer.unref();
@@ -80,15 +95,22 @@ export class Session {
     // evidence of its pages; this session's own timer is only for `timeout_minutes`.
     const limitMs = Math.min(timeoutMs(options), run.deadline - Date.now() + SESSION_DEADLINE_GRACE_MS);
     const openedAt = Date.now();
+    const setup = await openSession(run, options);
     const browser = await run.getBrowser();
-    const context = await browser.createBrowserContext();
+    const context = await browser.createBrowserContext(setup.contextOptions);
     if (run.ended) {
       // The function returned without awaiting this start: nothing may outlive the run.
       await context.close().catch(() => undefined);
       throw new Error("The run ended before the session started");
     }
     if (run.downloadsDir && run.artifacts) await keepDownloads(browser, context, run).catch(() => undefined);
-    return new Session(run, context, openedAt, Math.max(0, limitMs - (Date.now() - openedAt)));
+    try {
+      await setup.attach(browser, context);
+    } catch (error) {
+      await context.close().catch(() => undefined);
+      throw error;
+    }
+    return new Session(run, context, setup, openedAt, Math.max(0, limitMs - (Date.now() - openedAt)));
   }
 
   /** Opens a new tab in this session's context: a puppeteer-core Page. */
@@ -96,6 +118,7 @@ export class Session {
     if (this.#closing || this.#retiredAt !== undefined) throw new Error(`The session is closed: ${this.#closedReason}`);
     const page = await this.#context.newPage();
     keepPageFiles(page);
+    await this.#setup.preparePage(page);
     await this.#run.pageOpened?.(puppeteerTarget(page));
     return page;
   }
@@ -132,9 +155,11 @@ export class Session {
     if (!this.#closing) {
       this.#closedReason = reason;
       clearTimeout(this.#timer);
+      // The profile's state is read before the context goes (a failed save is said in the log).
+      const saved = this.#setup.beforeClose().catch((error: unknown) => console.error(`[browserfn] the profile was not saved: ${(error as Error).message}`));
       // A context whose browser went away is closed already: nothing is left to release.
-      this.#closing = this.#context
-        .close()
+      this.#closing = saved
+        .then(() => this.#context.close())
         .catch(() => undefined)
         .then(() => {
           this.#run.browserMs += (this.#retiredAt ?? Date.now()) - this.#openedAt;

@@ -1,5 +1,6 @@
 import type { Browser, Page } from "puppeteer-core";
 import type { PageOpened } from "../../lambdas/recording/pageTarget";
+import type { RunProxy } from "./sessionProxy";
 
 /** What one open session gives its run when the run ends. */
 export interface OpenSession {
@@ -11,6 +12,17 @@ export interface OpenSession {
 /** Where a run's artifacts go: the service's store (local, through the worker's channel) or S3 (AWS). */
 export interface ArtifactSink {
   save(name: string, data: Uint8Array, contentType: string): Promise<{ name: string; url: string; bytes: number }>;
+}
+
+/**
+ * Where a run's sessions open and save profiles: the service (local: through the worker's
+ * channel), which checks the name against what the function may open and holds the writer's lease.
+ */
+export interface ProfileChannel {
+  /** The profile's saved state (empty when it has none yet); rejects with ProfileLockedError or ProfileError. */
+  open(name: string, persist: boolean): Promise<Uint8Array>;
+  /** Hands the session's state to the service: it becomes the profile's if the run succeeds. */
+  save(name: string, state: Uint8Array): Promise<void>;
 }
 
 /** How long a run's end waits for downloads still being kept. */
@@ -36,6 +48,10 @@ export interface RunLimits {
    * live view: lambdas/recording/pageTarget.ts); awaited before the page is handed to the user.
    */
   pageOpened?: PageOpened;
+  /** The function's proxy, its password read from its secrets by the service (absent: none). */
+  proxy?: RunProxy;
+  /** Where profiles are opened and saved (absent: a run that names one fails with a clear error). */
+  profiles?: ProfileChannel;
 }
 
 /** The run in progress: its limits, the sessions it holds open, the browser time it used. */

@@ -24,9 +24,11 @@ export async function startChildService(
   env: Record<string, string> = {},
   /** Another user to run it as (the test runs as root). */
   uid?: number,
+  /** Another checkout to run (a bench's baseline); default this one. */
+  root: string = ROOT,
 ): Promise<ChildService> {
   const child = spawn(process.execPath, ["--require", "tsx/cjs", "bin/local.ts"], {
-    cwd: ROOT,
+    cwd: root,
     ...(uid === undefined ? {} : { uid, gid: uid }),
     env: { ...process.env, PORT: "0", BROWSERFN_DATA_DIR: dataDir, BROWSERFN_BOOTSTRAP_KEY: key, BROWSERFN_REQUEST_LOG: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],

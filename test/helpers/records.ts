@@ -22,6 +22,8 @@ export function functionItem(overrides: Partial<FunctionItem> = {}): FunctionIte
     reference_workflow_id: null,
     webhooks: [],
     retries: null,
+    proxy: null,
+    profiles: [],
     webhook_secret_sealed: null,
     created_at: "2026-01-01T00:00:00.000Z",
     updated_at: "2026-01-01T00:00:00.000Z",

@@ -98,6 +98,9 @@ const CALLS: Record<string, (client: BrowserfnClient) => Promise<unknown>> = {
   listApiKeys: (c) => c.listApiKeys(),
   deleteApiKey: (c) => c.deleteApiKey("key_1"),
   setAccountPlan: (c) => c.setAccountPlan("acme", "pro"),
+  listProfiles: (c) => c.listProfiles(),
+  getProfile: (c) => c.getProfile("shop-login"),
+  deleteProfile: (c) => c.deleteProfile("shop-login"),
 };
 
 /** An answer that ends every method at once: a finished run, an empty page, an empty stream. */

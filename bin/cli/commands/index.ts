@@ -15,6 +15,7 @@ export const COMMANDS: Record<string, { summary: string; load: () => Command }> 
   fork: { summary: "copy a shared function into your account", load: () => require("./fork").fork },
   delete: { summary: "delete a function (asks unless --yes)", load: () => require("./delete").remove },
   secrets: { summary: "set, list or remove a function's secrets (values never shown)", load: () => require("./secrets").secrets },
+  profiles: { summary: "list, show or delete the account's browser profiles (saved logins)", load: () => require("./profiles").profiles },
   keys: { summary: "list, create or revoke API keys", load: () => require("./keys").keys },
   usage: { summary: "show this month's usage and the plan's limits", load: () => require("./usage").usage },
   dev: { summary: "run an automation file once locally, without deploying", load: () => require("./dev").dev },

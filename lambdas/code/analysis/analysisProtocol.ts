@@ -43,6 +43,7 @@ const Compiled = z.object({
   parameter_style: z.enum(["positional", "object"]),
   code_sha256: z.string().regex(/^[0-9a-f]{64}$/),
   warnings: z.array(Warning),
+  profile_names: z.array(z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/)).max(100),
 });
 
 /** A compile answer read back; throws when it is not one. */

@@ -1,5 +1,6 @@
 import { recordingModeOf } from "../../recording/recordingMode";
 import { type DescribeExecutionCommand, StartExecutionCommand, type StopExecutionCommand } from "@aws-sdk/client-sfn";
+import { proxyOf } from "../../proxy/proxySettings";
 import type { FunctionItem } from "../../functions/types";
 import { ApiError } from "../../http/errors";
 import type { LambdaRunEvent } from "../../runner/lambdaPackage";
@@ -135,6 +136,7 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
    */
   return async function invoke(request: InvokeRequest, hooks: InvokeHooks): Promise<InvokeResult> {
     const { fn, version } = request;
+    const proxy = proxyOf(fn);
     const event: LambdaRunEvent = {
       run_id: request.runId,
       params: request.params,
@@ -143,6 +145,8 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
       artifact_upload: await options.outcomes.artifactUpload(request.runId, fn.timeout_seconds + UPLOAD_URL_MARGIN_SECONDS),
       artifacts_url: request.artifactsUrl,
       recording: recordingModeOf(fn.recording),
+      // The setting only: the Lambda reads the password from the secrets it opens itself.
+      ...(proxy ? { proxy } : {}),
       // Sealed, as stored: the function's Lambda opens them itself, so no value is in the workflow's history.
       ...(request.secrets && request.secrets.sealed.length > 0
         ? {

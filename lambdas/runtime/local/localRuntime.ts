@@ -14,6 +14,8 @@ import { type RuntimeFiles, startSandboxedHost } from "./sandbox/sandboxedHost";
 import { WORKER_UIDS } from "./sandbox/workerUids";
 import { type PoolLimits, WorkerPool } from "./workerPool";
 import { type WorkerOptions, WorkerProcess } from "./workerProcess";
+import type { Profiles } from "../../profiles/profileBlobs";
+import { runBrowserState } from "../../profiles/runBrowserState";
 
 export interface LocalRuntimeOptions {
   store: Store;
@@ -23,6 +25,8 @@ export interface LocalRuntimeOptions {
   limits: PoolLimits;
   /** Where runs' artifacts are kept; absent: runs keep none. */
   artifacts?: LocalArtifacts;
+  /** Where profiles are kept (absent: runs cannot open any). */
+  profiles?: Profiles;
   /** Where the service's own diagnostics go (the full reasons that users see without host paths). */
   log?: (line: string) => void;
 }
@@ -57,9 +61,12 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
   // invocation's, by function; a worker sized for another (memory_mb changed) is not reused.
   const memoryOf = new Map<string, number>();
   const sizedFor = new WeakMap<WorkerProcess, number>();
+  /** The profile names each version's code gives literally (read with its code when its worker starts). */
+  const profileNames = new Map<string, readonly string[]>();
   const startWorker = async (functionId: string, version: number) => {
     const code = await options.store.versions.get(functionId, version);
     if (!code) throw new ApiError("version_not_found", `Version ${version} of ${functionId} is gone`);
+    profileNames.set(`${functionId}#${version}`, code.profile_names ?? []);
     const memoryMb = memoryOf.get(functionId) ?? DEFAULT_MEMORY_MB;
     const worker = await WorkerProcess.start({
       startHost: hostStarter(options.sandbox, options.files, memoryMb),
@@ -134,7 +141,14 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
       const storageBytesLeft = await options.artifacts?.bytesLeft(request.fn.account_id).catch(() => undefined);
       const limits = { timeoutMs: request.fn.timeout_seconds * 1000, memoryMb: request.fn.memory_mb };
       const following = live.start(request.runId, worker);
+      const { profiles, proxy } = runBrowserState(options.profiles, request.fn, {
+        runId: request.runId,
+        timeoutMs: limits.timeoutMs,
+        literalNames: profileNames.get(`${request.fn.function_id}#${request.version}`) ?? [],
+        secrets: request.secrets?.values ?? {},
+      });
       let run;
+      let profilesFinished = false;
       try {
         run = await runWithLimits(
           worker,
@@ -149,10 +163,17 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
             recording: recordingModeOf(request.fn.recording),
             secrets: request.secrets?.values ?? {},
             ...(storageBytesLeft === undefined ? {} : { storageBytesLeft }),
+            ...(proxy ? { proxy } : {}),
+            ...(profiles ? { profiles } : {}),
           },
           canceled,
         );
+        // Profiles saved by a run that succeeded are kept now (or fail it: profile_too_large); leases go back either way.
+        profilesFinished = true;
+        const refused = await profiles?.finish(run.result.status === "succeeded");
+        if (refused) run = { ...run, result: { ...run.result, status: "failed" as const, result_json: null, error: refused } };
       } finally {
+        if (!profilesFinished) await profiles?.finish(false).catch(() => undefined);
         following.end();
         // Every artifact the run kept is recorded before its end is.
         await receiver?.finish();

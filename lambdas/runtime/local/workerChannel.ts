@@ -18,6 +18,15 @@ const frameSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("oversize"), bytes: z.number().nonnegative() }),
   z.object({ type: z.literal("evidence_done"), runId: z.string().max(64) }),
   z.object({ type: z.literal("log"), runId: z.string().max(64), text: z.string() }),
+  z.object({ type: z.literal("profile_open"), runId: z.string().max(64), id: z.number().int().min(1).max(1_000_000), name: z.string().max(63), persist: z.boolean() }),
+  z.object({
+    type: z.literal("profile_save"),
+    runId: z.string().max(64),
+    name: z.string().max(63),
+    data: z.string().max(Math.ceil(ARTIFACT_CHUNK_BYTES / 3) * 4).regex(/^[A-Za-z0-9+/]*={0,2}$/),
+    last: z.boolean(),
+    too_large: z.boolean().optional(),
+  }),
   z.object({
     type: z.literal("artifact"),
     runId: z.string().max(64),
@@ -55,3 +64,6 @@ export const MAX_FRAMES_PER_RUN = 8;
 export const MAX_LOG_FRAMES_PER_RUN = 2000;
 /** Artifact parts one run may send besides: its bytes in parts, and one more part per file. */
 export const MAX_ARTIFACT_FRAMES_PER_RUN = Math.ceil(MAX_ARTIFACT_BYTES_PER_RUN / ARTIFACT_CHUNK_BYTES) + 2 * MAX_ARTIFACTS_PER_RUN;
+
+/** Profile messages one run may send besides: opens, and the parts of its saves (each at most the cap). */
+export const MAX_PROFILE_FRAMES_PER_RUN = 4 * (Math.ceil((50 * 1024 * 1024) / ARTIFACT_CHUNK_BYTES) + 1) + 100;

@@ -5,7 +5,10 @@ import { artifactContentType } from "../../artifacts/artifacts";
 import type { ArtifactReceiver } from "./localArtifacts";
 import { type Deferred, deferred } from "./deferred";
 import { StreamedLogs } from "./streamedLogs";
-import { MAX_ARTIFACT_FRAMES_PER_RUN, MAX_FRAMES_PER_RUN, MAX_LOG_FRAMES_PER_RUN, type WorkerFrame, parseFrame } from "./workerChannel";
+import { MAX_ARTIFACT_FRAMES_PER_RUN, MAX_FRAMES_PER_RUN, MAX_LOG_FRAMES_PER_RUN, MAX_PROFILE_FRAMES_PER_RUN, type WorkerFrame, parseFrame } from "./workerChannel";
+import type { RunProfiles } from "../../profiles/runProfiles";
+import { onProfileFrame } from "../../profiles/profileFrames";
+import type { RunProxy } from "../../../layers/runtime/sessionProxy";
 import type { SandboxedHost } from "./sandbox/sandboxedHost";
 import type { RecordingMode } from "../../recording/recordingMode";
 import type { ScreenFrame } from "../../live/liveFrames";
@@ -42,6 +45,10 @@ export interface RunOptions {
   recording?: RecordingMode;
   /** Gets the live view's frames while watchLive(runId, true) holds (each parsed and rate-limited here). */
   onFrame?: (frame: ScreenFrame) => void;
+  /** The run's proxy (its password read from the function's secrets), handed to the worker. */
+  proxy?: RunProxy;
+  /** Where the run's sessions open and save profiles (absent: every open is refused). */
+  profiles?: RunProfiles;
 }
 
 /** One run in progress: its answer (`done`), then the worker ready again (`idle`, with what the run left running). */
@@ -62,6 +69,8 @@ type State =
       frames: number;
       logFrames: number;
       artifactFrames: number;
+      profileFrames: number;
+      profiles: RunProfiles | undefined;
       artifacts: ArtifactReceiver | undefined;
       /** Told each time the streamed console output grows (it reads logsSoFar). */
       onLog: (() => void) | undefined;
@@ -174,6 +183,8 @@ export class WorkerProcess {
       frames: 0,
       logFrames: 0,
       artifactFrames: 0,
+      profileFrames: 0,
+      profiles: options.profiles,
       artifacts: options.artifacts,
       onLog: options.onLog,
       onFrame: options.onFrame,
@@ -191,6 +202,7 @@ export class WorkerProcess {
     const request: RunRequest = { type: "run", runId, params, timeoutMs, artifactsUrl: options.artifactsUrl, secrets: { ...options.secrets } };
     if (options.storageBytesLeft !== undefined) request.storageBytesLeft = options.storageBytesLeft;
     if (options.recording !== undefined) request.recording = options.recording;
+    if (options.proxy) request.proxy = options.proxy;
     this.host.channel.write(encodeFrame(request));
     return { done: state.done.promise, idle: state.idle.promise };
   }
@@ -242,6 +254,7 @@ export class WorkerProcess {
     if (frame.type === "log") return this.onLog(frame.runId, frame.text);
     if (frame.type === "artifact") return this.onArtifact(frame);
     if (frame.type === "frame") return this.onScreenFrame(frame);
+    if (frame.type === "profile_open" || frame.type === "profile_save") return this.onProfile(frame);
     if (state.name === "running" || state.name === "finishing") {
       state.frames++;
       if (state.frames > MAX_FRAMES_PER_RUN) return void this.kill("the worker broke the protocol: too many messages in one run");
@@ -326,6 +339,15 @@ export class WorkerProcess {
     const verdict = state.frameGate.accept(state.watched, performance.now());
     if (verdict === "flood") return void this.kill("the worker broke the protocol: too many live-view frames");
     if (verdict === "pass") state.onFrame?.({ data: frame.data, url: frame.url, width: frame.width, height: frame.height });
+}
+
+  /** A profile message of the run in progress: an open is answered (in parts), a save's part gathered; out of turn, the worker goes. */
+  private onProfile(frame: Extract<WorkerFrame, { type: "profile_open" | "profile_save" }>): void {
+    const state = this.state;
+    if (state.name !== "running" || frame.runId !== state.runId) return void this.kill("the worker broke the protocol: profile message out of turn");
+    if (++state.profileFrames > MAX_PROFILE_FRAMES_PER_RUN) return void this.kill("the worker broke the protocol: too many profile messages in one run");
+    // An open's answer goes only to the run that asked, while it runs.
+    onProfileFrame(frame, state.profiles, (reply) => this.host.channel.write(reply), () => this.state === state);
   }
 
   /**

@@ -1,0 +1,113 @@
+/**
+ * `npx tsx bench/profiles.ts`: what profiles cost a warm invoke (issue #24, docs/benchmarks.md
+ * "Profiles and proxies"). Side by side in one run, spaced calls (each worker warm):
+ *   - `plain`: a session, one page, a local page's title;
+ *   - `profiled`: the same with `Session.start({ profile, persist: true })` on a ~100 KB profile
+ *     (a cookie and 100 KB of localStorage), opened and saved on every call;
+ *   - `baseline`: `plain` on another checkout (BENCH_BASELINE_ROOT, default /work/main: the code
+ *     before profiles and proxies), so that "a function using neither pays nothing" is measured.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { generateApiKey } from "../lambdas/identity/apiKeys";
+import { startChildService } from "../test/helpers/childService";
+import { startLoginSite } from "../test/helpers/loginSite";
+import { round, summary, timed } from "./stats";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 2500);
+const BASELINE_ROOT = process.env.BENCH_BASELINE_ROOT ?? "/work/main";
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const session = (options: string) => `import { Session } from "browserfn/runtime";
+export default async function run(url: string) {
+  await using session = await Session.start(${options});
+  const page = await session.newPage();
+  await page.goto(url);
+  return { title: await page.title() };
+}`;
+const SEED = `import { Session } from "browserfn/runtime";
+export default async function run(url: string) {
+  await using session = await Session.start({ profile: "bench", persist: true });
+  const page = await session.newPage();
+  await page.goto(url + "/login");
+  await page.waitForFunction(() => document.title === "logged-in");
+  await page.evaluate(() => { for (let i = 0; i < 100; i++) localStorage.setItem("k" + i, "x".repeat(1000)); });
+  return { ok: true };
+}`;
+
+async function start(root: string) {
+  const dataDir = await mkdtemp(path.join(tmpdir(), "browserfn-bench-"));
+  const key = generateApiKey();
+  const env = { BROWSERFN_RATE_LIMIT_PER_SECOND: "0", BROWSERFN_ALLOW_LOCAL_NETWORK: "true", BROWSERFN_MAX_WORKERS: "4", BROWSERFN_MAX_WORKERS_PER_FUNCTION: "2" };
+  const child = await startChildService(dataDir, key, env, undefined, root);
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  return {
+    async deploy(name: string, code: string) {
+      const response = await fetch(`${child.url}/functions`, { method: "POST", headers, body: JSON.stringify({ name, code }) });
+      if (response.status !== 201) throw new Error(`deploy ${name}: ${response.status} ${await response.text()}`);
+    },
+    async call(name: string, body: unknown): Promise<number> {
+      let status = 0;
+      let text = "";
+      const ms = await timed(async () => {
+        const response = await fetch(`${child.url}/functions/${name}`, { method: "POST", headers, body: JSON.stringify(body) });
+        status = response.status;
+        text = await response.text();
+      });
+      if (status !== 200) throw new Error(`${name}: ${status} ${text}`);
+      return ms;
+    },
+    async profileBytes(): Promise<number> {
+      const response = await fetch(`${child.url}/profiles/bench`, { headers });
+      return ((await response.json()) as { bytes: number }).bytes;
+    },
+    async close() {
+      await child.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const site = await startLoginSite();
+  const here = await start(path.resolve(__dirname, ".."));
+  const before = await start(BASELINE_ROOT);
+  try {
+    const url = `${site.url}/account`;
+    await here.deploy("plain", session(""));
+    await here.deploy("profiled", session(`{ profile: "bench", persist: true }`));
+    await here.deploy("seed", SEED);
+    await before.deploy("plain", session(""));
+    await here.call("seed", { url: site.url });
+    console.log(`profile: ${await here.profileBytes()} bytes`);
+    const times = { plain: [] as number[], profiled: [] as number[], baseline: [] as number[] };
+    for (const warmup of [here.call("plain", { url }), here.call("profiled", { url }), before.call("plain", { url })]) await warmup;
+    for (let i = 0; i < ROUNDS; i++) {
+      await sleep(GAP_MS);
+      times.plain.push(await here.call("plain", { url }));
+      await sleep(GAP_MS);
+      times.profiled.push(await here.call("profiled", { url }));
+      await sleep(GAP_MS);
+      times.baseline.push(await before.call("plain", { url }));
+    }
+    const [p, q, b] = [summary(times.plain), summary(times.profiled), summary(times.baseline)];
+    console.log(`plain (this branch): p50 ${p.p50} p95 ${p.p95} ms`);
+    console.log(`profiled (open + save a ~100 KB profile): p50 ${q.p50} p95 ${q.p95} ms; adds ${round(q.p50 - p.p50)} ms p50`);
+    console.log(`plain (baseline ${BASELINE_ROOT}): p50 ${b.p50} p95 ${b.p95} ms; this branch's plain minus it: ${round(p.p50 - b.p50)} ms p50`);
+    console.log(`(${ROUNDS} spaced calls each, interleaved, ${GAP_MS} ms apart)`);
+  } finally {
+    await here.close();
+    await before.close();
+    await site.close();
+  }
+}
+
+void main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

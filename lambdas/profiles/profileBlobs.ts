@@ -1,0 +1,16 @@
+import type { ProfileStore } from "./profileStore";
+
+/** Where profiles' states are kept, encrypted at rest. Adapters: sealed files in the data dir (local); S3 with KMS (AWS, not built yet). */
+export interface ProfileBlobs {
+  /** The profile's state, or null when it has none. */
+  get(accountId: string, name: string): Promise<Uint8Array | null>;
+  /** Replaces the state whole (a failed write keeps the previous one). */
+  put(accountId: string, name: string, state: Uint8Array): Promise<void>;
+  remove(accountId: string, name: string): Promise<void>;
+}
+
+/** What the service keeps of profiles: their records and leases (store), their states (blobs). */
+export interface Profiles {
+  store: ProfileStore;
+  blobs: ProfileBlobs;
+}

@@ -1,0 +1,116 @@
+import { cookieDomains, stateFromBytes } from "../../layers/runtime/browserState/browserState";
+import { MAX_PROFILE_BYTES } from "../../layers/runtime/sessionProfile";
+import { jsonTextDeeperThan } from "../runner/jsonDepth";
+import type { Profiles } from "./profileBlobs";
+
+/** How long a second writer waits for a profile's lease before ProfileLockedError. */
+export const LOCK_WAIT_MS = 30_000;
+/** Between two tries of a held lease. */
+const LOCK_RETRY_MS = 250;
+/** Depth of a saved state's JSON past which it is refused (its IndexedDB values included). */
+const MAX_STATE_DEPTH = 64;
+
+export interface RunProfileContext {
+  account_id: string;
+  function_name: string;
+  run_id: string;
+  /** The names its runs may open: its version's literal names and its `profiles` setting. */
+  allowed: ReadonlySet<string>;
+  /** When a lease taken by this run lapses by itself, if the run never gives it back (a crash). */
+  leaseUntilMs: number;
+  now: () => number;
+}
+
+export type OpenAnswer = { ok: true; state: Uint8Array } | { ok: false; code: "profile_not_allowed" | "profile_locked" | "profile_unavailable"; message: string };
+
+/** The service's side of one run's profiles: opens (checks, leases, reads), gathers saves, and keeps them only if the run succeeds. */
+export interface RunProfiles {
+  open(name: string, persist: boolean): Promise<OpenAnswer>;
+  /** A part of a state a session of the run saves; `tooLarge`: the worker found it over the cap. */
+  savePart(name: string, data: Buffer, last: boolean, tooLarge: boolean): void;
+  /**
+   * The run's end: with `succeeded`, each state saved is kept (unless one is over the cap: then
+   * none changes, and the answer is the run's failure); then every lease the run took is given back.
+   */
+  finish(succeeded: boolean): Promise<{ code: "profile_too_large"; message: string } | undefined>;
+}
+
+/** A run's profiles, against the service's store and blobs. */
+export function runProfiles(profiles: Profiles, run: RunProfileContext): RunProfiles {
+  const leased = new Set<string>();
+  const saves = new Map<string, { parts: Buffer[]; bytes: number; complete: boolean; tooLarge: boolean }>();
+  const notAllowed = (name: string) =>
+    `This function may not open the profile '${name}': its code does not pass that name literally to Session.start({ profile }), and its \`profiles\` setting does not list it (set it: PATCH /functions/{ref} with {"profiles": ["${name}"]})`;
+  return {
+    async open(name, persist) {
+      if (!run.allowed.has(name)) return { ok: false, code: "profile_not_allowed", message: notAllowed(name) };
+      if (persist && !leased.has(name)) {
+        const giveUpAt = run.now() + LOCK_WAIT_MS;
+        for (;;) {
+          if (await profiles.store.takeLease(run.account_id, name, run.run_id, run.now(), run.leaseUntilMs)) break;
+          if (run.now() >= giveUpAt) {
+            return { ok: false, code: "profile_locked", message: `The profile '${name}' is in use by another writer (a persist: true session); waited ${LOCK_WAIT_MS / 1000} s` };
+          }
+          await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+        }
+        leased.add(name);
+      }
+      try {
+        return { ok: true, state: (await profiles.blobs.get(run.account_id, name)) ?? new Uint8Array() };
+      } catch {
+        return { ok: false, code: "profile_unavailable", message: `The profile '${name}' could not be read` };
+      }
+    },
+    savePart(name, data, last, tooLarge) {
+      // Only a writer's profile is saved: what a session that did not lease it sends is dropped.
+      if (!leased.has(name)) return;
+      let save = saves.get(name);
+      if (!save || save.complete) {
+        save = { parts: [], bytes: 0, complete: false, tooLarge: false };
+        saves.set(name, save);
+      }
+      save.bytes += data.byteLength;
+      if (tooLarge || save.bytes > MAX_PROFILE_BYTES) {
+        save.tooLarge = true;
+        save.parts = [];
+      } else {
+        save.parts.push(data);
+      }
+      if (last) save.complete = true;
+    },
+    async finish(succeeded) {
+      try {
+        if (!succeeded) return undefined;
+        const over = [...saves].find(([, save]) => save.tooLarge);
+        if (over) {
+          return { code: "profile_too_large", message: `The profile '${over[0]}' would hold more than ${MAX_PROFILE_BYTES} bytes (50 MB): its previous state is kept` };
+        }
+        for (const [name, save] of saves) {
+          if (!save.complete) continue;
+          const bytes = Buffer.concat(save.parts);
+          const text = bytes.toString("utf8");
+          if (jsonTextDeeperThan(text, MAX_STATE_DEPTH)) continue;
+          let domains: string[];
+          try {
+            domains = cookieDomains(stateFromBytes(bytes));
+          } catch {
+            continue; // not a state: nothing kept
+          }
+          await profiles.blobs.put(run.account_id, name, bytes);
+          await profiles.store.put(run.account_id, {
+            name,
+            bytes: bytes.byteLength,
+            updated_at: new Date(run.now()).toISOString(),
+            last_run_id: run.run_id,
+            last_function: run.function_name,
+            domains,
+          });
+        }
+        return undefined;
+      } finally {
+        await Promise.all([...leased].map((name) => profiles.store.releaseLease(run.account_id, name, run.run_id).catch(() => undefined)));
+        leased.clear();
+      }
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import type { Page } from "puppeteer-core";
+
+/** A proxy as a session uses it: the function's (its password read by the service from its secrets) or Session.start's own. */
+export interface RunProxy {
+  server: string;
+  username?: string;
+  password?: string;
+  bypass: string[];
+}
+
+/** `Session.start({ proxy })`: a proxy for this session only (`null`: none, whatever the function's setting). */
+export interface SessionProxyOption {
+  /** `http://host:port`, `https://host:port` or `socks5://host:port`. */
+  server: string;
+  username?: string;
+  /** Read it with `secrets.get(…)`: it is redacted from the run's output as every secret is. */
+  password?: string;
+  /** Hosts reached without the proxy (`*.example.com`, `localhost`, …). */
+  bypass?: string[];
+}
+
+/** The proxy `option` asks for (checked as the service checks the function setting), or the function's when it gives none. */
+export function sessionProxy(option: SessionProxyOption | null | undefined, functionProxy: RunProxy | undefined): RunProxy | undefined {
+  if (option === null) return undefined;
+  if (option === undefined) return functionProxy;
+  if (typeof option !== "object" || typeof option.server !== "string") throw new Error("Session.start({ proxy }) takes { server, username?, password?, bypass? } or null");
+  let url: URL;
+  try {
+    url = new URL(option.server);
+  } catch {
+    throw new Error(`proxy.server must be a URL such as http://proxy.example.com:8080, got ${JSON.stringify(option.server.slice(0, 100))}`);
+  }
+  if (!["http:", "https:", "socks5:"].includes(url.protocol) || !/^[a-z0-9]+:\/\/[^/?#]*:\d+\/?$/i.test(option.server) || url.username || url.password) {
+    throw new Error("proxy.server must be http://host:port, https://host:port or socks5://host:port (credentials go in username and password)");
+  }
+  if (url.protocol === "socks5:" && (option.username || option.password)) {
+    throw new Error("Chromium has no SOCKS authentication: a socks5 proxy takes no username or password (use an http:// or https:// proxy for one that needs them)");
+  }
+  const proxy: RunProxy = { server: `${url.protocol}//${url.hostname}:${url.port || (url.protocol === "https:" ? "443" : "80")}`, bypass: Array.isArray(option.bypass) ? option.bypass.map(String) : [] };
+  if (typeof option.username === "string") proxy.username = option.username;
+  if (typeof option.password === "string") proxy.password = option.password;
+  return proxy;
+}
+
+/** The proxy's host and port, as errors name it (never its credentials). */
+export function proxyHost(proxy: RunProxy): string {
+  return new URL(proxy.server).host;
+}
+
+const UNREACHABLE = /net::(ERR_PROXY_CONNECTION_FAILED|ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY_AUTH_UNSUPPORTED|ERR_SOCKS_CONNECTION_FAILED|ERR_PROXY_CERTIFICATE_INVALID|ERR_MANDATORY_PROXY_CONFIGURATION_FAILED|ERR_NO_SUPPORTED_PROXIES)/;
+const REFUSED = /net::(ERR_PROXY_AUTH_REQUESTED|ERR_INVALID_AUTH_CREDENTIALS|ERR_PROXY_AUTH_REQUESTED_WITH_NO_CONNECTION)/;
+
+/** A navigation's failure through `proxy`, said as the proxy's (naming its host, never its password). */
+function proxyFailure(error: unknown, proxy: RunProxy): unknown {
+  const message = error instanceof Error ? error.message : "";
+  if (REFUSED.test(message)) return new Error(`The proxy ${proxyHost(proxy)} refused the credentials (${message.split(" at ")[0]})`);
+  if (UNREACHABLE.test(message)) return new Error(`The proxy ${proxyHost(proxy)} could not be reached or refused the connection (${message.split(" at ")[0]})`);
+  return error;
+}
+
+/**
+ * Sets a session's page up for its proxy: the credentials answer the proxy's challenge
+ * (page.authenticate), and a navigation the proxy refuses (407) or that cannot reach it fails
+ * with an error naming the proxy's host.
+ */
+export async function proxyPage(page: Page, proxy: RunProxy): Promise<void> {
+  if (proxy.username !== undefined) await page.authenticate({ username: proxy.username, password: proxy.password ?? "" });
+  const goto = page.goto.bind(page);
+  page.goto = async (url, options) => {
+    let response;
+    try {
+      response = await goto(url, options);
+    } catch (error) {
+      throw proxyFailure(error, proxy);
+    }
+    if (response?.status() === 407) {
+      throw new Error(`The proxy ${proxyHost(proxy)} refused the credentials (407 Proxy Authentication Required) for ${new URL(url).host}`);
+    }
+    return response;
+  };
+}
