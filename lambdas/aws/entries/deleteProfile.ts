@@ -1,0 +1,4 @@
+import { deleteProfile } from "../../profiles/handlers/deleteProfile";
+import { lazyRoute } from "../lazyHandlers";
+
+export const handler = lazyRoute(deleteProfile);

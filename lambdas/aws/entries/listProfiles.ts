@@ -1,0 +1,4 @@
+import { listProfiles } from "../../profiles/handlers/listProfiles";
+import { lazyRoute } from "../lazyHandlers";
+
+export const handler = lazyRoute(listProfiles);
