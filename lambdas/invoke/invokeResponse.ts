@@ -39,6 +39,7 @@ function knownCode(code: string) {
     case "result_not_serializable":
     case "result_too_large":
     case "result_too_deep":
+    case "insufficient_memory":
     case "function_crashed":
     case "concurrency_limit_exceeded":
     case "invocation_quota_exceeded":

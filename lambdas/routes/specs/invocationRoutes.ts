@@ -22,6 +22,7 @@ const INVOKE_ERRORS = [
   "result_not_serializable",
   "result_too_large",
   "result_too_deep",
+  "insufficient_memory",
   "function_crashed",
   "function_timeout",
   "run_canceled",
