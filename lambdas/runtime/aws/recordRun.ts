@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isUploadedAnswer } from "../../runner/lambdaPackage";
+import { ACCEPTED_RUNNER_PROTOCOLS, isUploadedAnswer, runnerProtocolOf } from "../../runner/lambdaPackage";
 import { MAX_FRAME_BYTES } from "../../runner/protocol";
 import { jsonTextDeeperThan } from "../../runner/jsonDepth";
 import { MAX_JSON_DEPTH, resultTooLarge } from "../../runner/outputLimits";
@@ -11,7 +11,7 @@ import type { Store } from "../../store/store";
 import type { InvokeResult } from "../runtime";
 import { endedWithout, type Ending, type FunctionLimits, functionErrorEnding, outcomeEndingOf, resultTooDeepEnding } from "./invokeOutcome";
 import type { OutcomeBucket } from "./outcomeBucket";
-import { artifactNamesOf, recordArtifacts } from "./recordArtifacts";
+import { type ReportedArtifact, recordArtifacts, reportedArtifactsOf, sweepUploads } from "./recordArtifacts";
 import { RUN_NOT_RECORDED } from "./runWorkflow";
 import { redactorFor, redactResult } from "../../secrets/functionSecrets";
 import type { SecretBox } from "../../secrets/secretBox";
@@ -83,7 +83,10 @@ export function makeRunRecorder(deps: RecordRunDeps) {
     const duration_ms = ended.ran ? Math.min(elapsed, input.timeout_seconds * 1000) : 0;
     // The runner redacted the function's secrets already; what it answered is not trusted to have.
     const redactor = await redactorFor(deps, run.function_id);
-    return { status: (await endRun(deps, run, ended, duration_ms, (result) => redactResult(redactor, result))).status };
+    const { status } = await endRun(deps, run, ended, duration_ms, (result) => redactResult(redactor, result));
+    // Recorded: whatever the run uploaded (its outcome, every artifact slot, reported or not) goes.
+    await sweepUploads(deps, run.run_id);
+    return { status };
   };
 }
 
@@ -162,10 +165,12 @@ async function endingOf(
   ended: unknown,
   limits: FunctionLimits,
   durationMs: number,
-): Promise<{ ending: RecordedEnding; artifacts: string[] }> {
+): Promise<{ ending: RecordedEnding; artifacts: ReportedArtifact[] }> {
   const ranWithout = (ending: Ending) => ({ ending: { ...ending, ran: true }, artifacts: [] });
   if (typeof ended === "object" && ended !== null && "answer" in ended) {
     const inline = (ended as { answer: unknown }).answer ?? null;
+    const protocol = runnerProtocolOf(inline);
+    if (protocol === null || !ACCEPTED_RUNNER_PROTOCOLS.includes(protocol)) return ranWithout(endedWithout("failed", "function_crashed", unknownRunnerMessage(protocol)));
     let answer: unknown = inline;
     let shown = () => JSON.stringify(inline) ?? "";
     if (isUploadedAnswer(inline)) {
@@ -181,11 +186,17 @@ async function endingOf(
       shown = () => uploaded.text;
     }
     const bounds = { maxBrowserMs: durationMs, memoryMb: limits.memory_mb };
-    return { ending: { ...outcomeEndingOf(answer, bounds, shown), ran: true }, artifacts: artifactNamesOf(answer) };
+    return { ending: { ...outcomeEndingOf(answer, bounds, shown), ran: true }, artifacts: reportedArtifactsOf(answer) };
   }
   const caught = CaughtError.safeParse(ended);
   if (!caught.success) return ranWithout(endedWithout("failed", "function_crashed", "The run's workflow handed over neither an answer nor an error"));
   return { ending: caughtEnding(caught.data.Error, caught.data.Cause ?? "", limits), artifacts: [] };
+}
+
+/** Why the answer of a runner speaking `protocol` (null: not a number) is not read. */
+function unknownRunnerMessage(protocol: number | null): string {
+  const spoken = protocol === null ? "an unreadable runner protocol" : `runner protocol ${protocol}`;
+  return `The function's runner speaks ${spoken}; this service reads protocols ${ACCEPTED_RUNNER_PROTOCOLS.join(" and ")} only. The stack's runner rollout moves each function's live version to the current runner; redeploy the function to run this version on it`;
 }
 
 /** JSON text's value; undefined when it is none (the outcome schema then says the answer is malformed). */
