@@ -149,7 +149,7 @@ async function openSecrets(kmsClient: () => NonNullable<LambdaHandlerOptions["km
  * (Lambda's own "Max Memory Used" reaches only its logs). Only a broken deployment (no
  * code, a bad event) throws, which Lambda reports as a FunctionError. The outcome is answered
  * as soon as the automation's sessions are closed (see answerFor: a big one is uploaded to the
- * event's `outcome_upload_url`); the browser is reset for the next run afterwards, and the next
+ * event's `uploads` outcome form); the browser is reset for the next run afterwards, and the next
  * invocation waits for that reset first (Lambda may freeze the container in between; the reset
  * then finishes when it thaws).
  *

@@ -102,7 +102,7 @@ export interface SealedSecrets {
 export const INLINE_ANSWER_BYTES = 200 * 1024;
 
 /**
- * The runner's answer when it uploaded the outcome to `outcome_upload_url`: the object holds the
+ * The runner's answer when it uploaded the outcome through the event's `uploads` outcome form: the object holds the
  * outcome's JSON text, `bytes` UTF-8 bytes long. Untrusted like any answer: whoever reads the
  * object parses it as a run outcome, with a size cap.
  */
