@@ -98,7 +98,7 @@ export class WaitTimeoutError extends BrowserfnError {
   }
 }
 
-const FUNCTION_FAILURES = new Set(["function_error", "result_not_serializable", "result_too_large", "result_too_deep", "function_crashed"]);
+const FUNCTION_FAILURES = new Set(["function_error", "result_not_serializable", "result_too_large", "result_too_deep", "insufficient_memory", "function_crashed"]);
 
 /** The error class for an API error `code` (and its HTTP `status` when the code is unknown). */
 export function errorClassFor(status: number, code: string): new (init: ErrorInit) => BrowserfnError {

@@ -203,7 +203,7 @@ export class RunPipeline extends Construct {
     return stateMachine;
   }
 
-  /** The objects under `outcomes/`: the ARN pattern of every run's uploaded outcome. */
+  /** The objects under `outcomes/`: everything a run uploads (its outcome and artifact slots, under `outcomes/<run id>/`). */
   get outcomeObjects(): string {
     return this.bucket.arnForObjects(`${OUTCOME_PREFIX}*`);
   }
@@ -220,15 +220,14 @@ export class RunPipeline extends Construct {
   }
 
   /**
-   * Start run workflows and sign upload URLs for run outcomes (a presigned URL carries its
-   * signer's permission: the signer needs s3:PutObject on the key). The route handlers and the
-   * scheduled-run Lambda start runs.
+   * Start run workflows and sign the runs' upload forms (a presigned POST carries its signer's
+   * permission: the signer needs s3:PutObject on the key; every key is under `outcomes/`). The
+   * route handlers and the scheduled-run Lambda start runs.
    */
   grantStartRuns(grantee: IRole): void {
     grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["states:StartExecution"], resources: [this.stateMachineArn] }));
-    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:PutObject"], resources: [this.outcomeObjects, this.artifactObjects] }));
+    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:PutObject"], resources: [this.outcomeObjects] }));
     acknowledgeWildcards(grantee, [this.outcomeObjects], OUTCOME_OBJECTS_REASON);
-    acknowledgeWildcards(grantee, [this.artifactObjects], ARTIFACT_OBJECTS_REASON);
   }
 
   /**
@@ -252,12 +251,12 @@ export class RunPipeline extends Construct {
   }
 
   /**
-   * Read the runs' uploaded outcomes and their artifacts' size and type, and delete the artifacts
-   * a run reported past its caps (the recorder).
+   * Read what runs uploaded (outcomes, artifact slots: their size and type), copy the artifacts
+   * a run keeps to `artifacts/`, and delete each run's uploads once it is recorded (the recorder).
    */
   grantReadOutcomes(grantee: IRole): void {
-    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:GetObject"], resources: [this.outcomeObjects, this.artifactObjects] }));
-    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:DeleteObject"], resources: [this.artifactObjects] }));
+    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:GetObject", "s3:DeleteObject"], resources: [this.outcomeObjects] }));
+    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:PutObject"], resources: [this.artifactObjects] }));
     acknowledgeWildcards(grantee, [this.outcomeObjects], OUTCOME_OBJECTS_REASON);
     acknowledgeWildcards(grantee, [this.artifactObjects], ARTIFACT_OBJECTS_REASON);
   }
@@ -267,7 +266,7 @@ const EXECUTIONS_REASON =
   "Each run's workflow execution is named after its run id at run time: the executions of the stack's own run workflow are the narrowest scope.";
 
 const OUTCOME_OBJECTS_REASON =
-  "Each run's outcome object is named outcomes/<run id>.json at run time: the outcomes/ prefix of the stack's own run bucket is the narrowest scope.";
+  "Each run's uploads are named outcomes/<run id>/… at run time: the outcomes/ prefix of the stack's own run bucket is the narrowest scope.";
 
 const ARTIFACT_OBJECTS_REASON =
   "Each run's artifacts are named artifacts/<run id>/<name> at run time: the artifacts/ prefix of the stack's own run bucket is the narrowest scope.";

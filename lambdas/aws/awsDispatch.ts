@@ -21,7 +21,7 @@ export interface DispatcherParts {
   secretBox: SecretBox;
   webhooks?: WebhookOutbox;
   /** Presigns the upload URLs of a run's outcome and artifacts. */
-  outcomes: Pick<OutcomeBucket, "uploadUrl" | "artifactUpload">;
+  outcomes: Pick<OutcomeBucket, "uploads">;
   stepFunctions: StepFunctionsLike;
   dispatch: Pick<DispatchEnvConfig, "plans" | "stateMachineArn" | "secrets">;
 }

@@ -46,6 +46,7 @@ export const ERROR_STATUS = {
   result_too_large: 500,
   result_too_deep: 500,
   profile_too_large: 500,
+  insufficient_memory: 500,
   function_crashed: 500,
   internal_error: 500,
   service_unavailable: 503,

@@ -40,6 +40,7 @@ function knownCode(code: string) {
     case "result_too_large":
     case "result_too_deep":
     case "profile_too_large":
+    case "insufficient_memory":
     case "function_crashed":
     case "concurrency_limit_exceeded":
     case "invocation_quota_exceeded":

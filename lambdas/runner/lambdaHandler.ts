@@ -14,13 +14,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Browser } from "puppeteer-core";
 import { launchLambdaChromium, warmBrowser } from "./lambdaBrowser";
-import { type FunctionMeta, INLINE_ANSWER_BYTES, type LambdaRunAnswer, type LambdaRunEvent, type UploadedAnswer } from "./lambdaPackage";
+import { browserKillWatch, outOfMemory } from "./browserKills";
+import { type FunctionMeta, INLINE_ANSWER_BYTES, type LambdaRunAnswer, type LambdaRunEvent, isRunUploads, RUNNER_PROTOCOL, type RunUploads, type UploadedAnswer } from "./lambdaPackage";
 import { capBytes } from "./outputLimits";
 import type { RunOutcome } from "./protocol";
 import { TreeMeter, watchMemory } from "../runtime/local/processTree";
 import { startInvocation } from "./runInvocation";
 import { isRecordingMode } from "../recording/recordingMode";
-import { s3ArtifactSink } from "./s3Artifacts";
+import { postToS3, s3ArtifactSink } from "./s3Artifacts";
 import { realmChanges, takeRealmSnapshot } from "./realmLeftovers/realmSnapshot";
 
 export { type FunctionMeta, type LambdaRunAnswer, type LambdaRunEvent, lambdaFunctionIndex, RUNNER_LAYER_PATH } from "./lambdaPackage";
@@ -38,6 +39,17 @@ export interface LambdaHandlerOptions {
    * for the next invocation; elsewhere nothing more than the refusal.
    */
   onLeftovers?: (changes: string[]) => void;
+  /**
+   * The function's memory (MB): a session start below BROWSER_MIN_MEMORY_MB is refused with
+   * `insufficient_memory`. Default: Lambda's AWS_LAMBDA_FUNCTION_MEMORY_SIZE (none: not refused).
+   */
+  memoryMb?: number;
+}
+
+/** Lambda's memory setting of this function, as its environment says (undefined when it does not). */
+export function lambdaMemoryMb(env: NodeJS.ProcessEnv): number | undefined {
+  const mb = Number(env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE);
+  return Number.isSafeInteger(mb) && mb > 0 ? mb : undefined;
 }
 
 /**
@@ -103,10 +115,11 @@ function checkEvent(event: LambdaRunEvent): void {
     !Array.isArray(event.params) &&
     typeof event.timeout_ms === "number" &&
     event.timeout_ms > 0 &&
-    (event.outcome_upload_url === undefined || typeof event.outcome_upload_url === "string") &&
+    (event.uploads === undefined || isRunUploads(event.uploads)) &&
     (event.secrets === undefined || isSealedSecrets(event.secrets));
-  if (!valid) throw new Error("The event must be { run_id: string, params: object, timeout_ms: number, outcome_upload_url?: string, secrets?: {function_id, runner, items} }");
+  if (!valid) throw new Error("The event must be { run_id: string, params: object, timeout_ms: number, uploads?: {url, fields, outcome, artifacts}, secrets?: {function_id, runner, items} }");
 }
+
 
 function isSealedSecrets(secrets: SealedSecrets): boolean {
   return (
@@ -148,7 +161,7 @@ async function openSecrets(kmsClient: () => NonNullable<LambdaHandlerOptions["km
  * (Lambda's own "Max Memory Used" reaches only its logs). Only a broken deployment (no
  * code, a bad event) throws, which Lambda reports as a FunctionError. The outcome is answered
  * as soon as the automation's sessions are closed (see answerFor: a big one is uploaded to the
- * event's `outcome_upload_url`); the browser is reset for the next run afterwards, and the next
+ * event's `uploads` outcome form); the browser is reset for the next run afterwards, and the next
  * invocation waits for that reset first (Lambda may freeze the container in between; the reset
  * then finishes when it thaws).
  *
@@ -184,6 +197,8 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
   let kms: NonNullable<LambdaHandlerOptions["kms"]> | undefined;
   // The process and its browser, for the container's life: exact reads spread over its runs (TreeMeter).
   const meter = new TreeMeter(process.pid);
+  const memoryMb = options.memoryMb ?? lambdaMemoryMb(process.env);
+  const kills = browserKillWatch();
 
   const handler = async (event: LambdaRunEvent, context?: LambdaContext): Promise<LambdaRunAnswer> => {
     checkEvent(event);
@@ -199,20 +214,22 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
     // A secret that cannot be opened is the deployment's fault (the key's grants): the invocation fails, the workflow records it.
     // The client is made only for a run that has secrets (the SDK's start-up warnings then land in no run's logs).
     const secrets = await openSecrets(() => (kms ??= options.kms ?? new KMSClient({})), event.secrets);
-    const getBrowser = () => browser.get();
+    const getBrowser = () => browser.get().then(kills.watch);
     const run = previous.then(() => {
       // Checked once the previous run has settled (its leftovers are known by then).
       if (leftovers) throw new Error(`This container serves no more runs: an earlier run left its realm changed (${leftovers.slice(0, 5).join("; ")})`);
       const stopAfterMs = Math.min(timeoutMs, Math.max(MIN_RUN_MS, lambdaEnd - DEADLINE_MARGIN_MS - Date.now()));
       const memory = watchMemory(() => meter.sample(), MEMORY_SAMPLE_MS);
       void memory.sample(); // from the start: a short run gets a measure too
-      const artifacts = event.artifact_upload ? s3ArtifactSink(event.artifact_upload, event.artifacts_url ?? "") : undefined;
+      const artifacts = event.uploads ? s3ArtifactSink(event.uploads, event.artifacts_url ?? "") : undefined;
+      const runStarted = Date.now();
       const started = startInvocation({
         code: js,
         params,
         style: meta.parameter_style,
         variables: meta.variables,
         getBrowser,
+        ...(memoryMb === undefined ? {} : { memoryMb }),
         timeoutMs,
         stopAfterMs,
         ...(artifacts ? { artifacts, downloadsDir: path.join(tmpdir(), "browserfn-downloads") } : {}),
@@ -224,6 +241,8 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
         async (ended): Promise<RunOutcome> => {
           memory.stop();
           await memory.sample();
+          // Chromium killed by the out-of-memory killer: the run ran out of memory, whatever its code made of it (a timeout, a closed target).
+          if (ended.status === "failed" && (await kills.killedSince(runStarted))) ended = outOfMemory(ended, memoryMb);
           return { ...ended, peak_memory_mb: Math.round(memory.peak), ...(artifacts ? { artifacts: artifacts.names() } : {}) };
         },
         (error: unknown) => {
@@ -248,7 +267,7 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
     });
     previous = run.then((started) => started.settled, () => undefined); // a refused run settles nothing
     const outcome = await (await run).outcome;
-    return answerFor(outcome, { uploadUrl: event.outcome_upload_url, timeLeftMs: lambdaEnd - Date.now() - UPLOAD_MARGIN_MS });
+    return answerFor(outcome, { uploads: event.uploads, timeLeftMs: lambdaEnd - Date.now() - UPLOAD_MARGIN_MS });
   };
   return Object.assign(handler, {
     async close() {
@@ -258,47 +277,52 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
   });
 }
 
+
 function isTimedOut(outcome: RunOutcome): boolean {
   return outcome.status === "failed" && outcome.error.code === "function_timeout";
 }
 
 /** Where and how long a big outcome may be uploaded. */
 export interface UploadTarget {
-  /** The event's `outcome_upload_url`, if any. */
-  uploadUrl: string | undefined;
+  /** The event's `uploads`, if any: the outcome goes to their `outcome` form. */
+  uploads: RunUploads | undefined;
   /** The time left before the answer must be sent (capped at MAX_UPLOAD_MS). */
   timeLeftMs: number;
 }
 
 /**
- * What the handler answers for `outcome`: the outcome itself when its JSON is at most
- * INLINE_ANSWER_BYTES; otherwise its JSON text is PUT to `uploadUrl` (Content-Type
- * application/json, within the time left) and the answer is `{ outcome_uploaded: true, bytes }`.
- * With no URL, no time left, or a failed upload (a network error, a timeout, a status other than
- * 2xx), the answer is the outcome cut to fit (see fitInline). Never rejects; never answers more
- * than INLINE_ANSWER_BYTES.
+ * What the handler answers for `outcome`, marked with RUNNER_PROTOCOL: the outcome itself when
+ * that answer's JSON is at most INLINE_ANSWER_BYTES; otherwise the outcome's JSON text is POSTed
+ * to the uploads' outcome form (Content-Type application/json, within the time left; S3 refuses
+ * it past MAX_UPLOADED_OUTCOME_BYTES) and the answer is `{ outcome_uploaded: true, bytes }`.
+ * With no uploads, no time left, or a failed upload (a network error, a timeout, a status other
+ * than 2xx), the answer is the outcome cut to fit (see fitInline). Never rejects; never answers
+ * more than INLINE_ANSWER_BYTES.
  */
 export async function answerFor(outcome: RunOutcome, target: UploadTarget): Promise<LambdaRunAnswer> {
+  const inline = withProtocol(outcome);
+  if (Buffer.byteLength(JSON.stringify(inline), "utf8") <= INLINE_ANSWER_BYTES) return inline;
   const json = JSON.stringify(outcome);
   const bytes = Buffer.byteLength(json, "utf8");
-  if (bytes <= INLINE_ANSWER_BYTES) return outcome;
   const problem = await upload(json, target);
-  if (problem === undefined) return { outcome_uploaded: true, bytes } satisfies UploadedAnswer;
-  return fitInline(outcome, `The run's outcome is ${describeBytes(bytes)} of JSON, over the ${INLINE_ANSWER_BYTES / 1024} KB a function's answer can carry, and it could not be uploaded: ${problem}`);
+  if (problem === undefined) return withProtocol({ outcome_uploaded: true, bytes } satisfies UploadedAnswer);
+  return withProtocol(fitInline(outcome, `The run's outcome is ${describeBytes(bytes)} of JSON, over the ${INLINE_ANSWER_BYTES / 1024} KB a function's answer can carry, and it could not be uploaded: ${problem}`));
 }
 
-/** PUTs `json` to the target's URL; why it failed, or undefined once the upload succeeded. */
-async function upload(json: string, { uploadUrl, timeLeftMs }: UploadTarget): Promise<string | undefined> {
-  if (uploadUrl === undefined) return "the run's event has no outcome_upload_url";
+/** An answer marked with the protocol this runner speaks (the recorder refuses protocols it does not know). */
+function withProtocol(answer: RunOutcome | UploadedAnswer): LambdaRunAnswer {
+  return Object.assign({}, answer, { runner_protocol: RUNNER_PROTOCOL });
+}
+
+/** POSTs `json` to the target's outcome form; why it failed, or undefined once the upload succeeded. */
+async function upload(json: string, { uploads, timeLeftMs }: UploadTarget): Promise<string | undefined> {
+  if (uploads === undefined) return "the run's event has no uploads";
   const timeoutMs = Math.min(MAX_UPLOAD_MS, Math.floor(timeLeftMs));
   if (!(timeoutMs > 0)) return "no time was left to upload it";
   try {
-    const response = await fetch(uploadUrl, {
-      method: "PUT",
-      headers: { "content-type": "application/json" },
-      body: json,
-      signal: AbortSignal.timeout(timeoutMs),
-    });
+    const { key, policy, signature } = uploads.outcome;
+    const data = Buffer.from(json, "utf8");
+    const response = await postToS3(uploads, { key, policy, signature, contentType: "application/json", data, fileName: "outcome.json" }, timeoutMs);
     const text = await response.text().catch(() => "");
     if (response.ok) return undefined;
     return shorten(`the upload answered HTTP ${response.status}${text ? `: ${text}` : ""}`);
@@ -331,7 +355,7 @@ function fitInline(outcome: RunOutcome, why: string): RunOutcome {
   for (;;) {
     const answer: RunOutcome = { status: "failed", error, logs, browser_ms: outcome.browser_ms };
     if (outcome.peak_memory_mb !== undefined) answer.peak_memory_mb = outcome.peak_memory_mb;
-    if (Buffer.byteLength(JSON.stringify(answer), "utf8") <= INLINE_ANSWER_BYTES || logs === "") return answer;
+    if (Buffer.byteLength(JSON.stringify(withProtocol(answer)), "utf8") <= INLINE_ANSWER_BYTES || logs === "") return answer;
     logs = capBytes(logs, Math.floor(Buffer.byteLength(logs, "utf8") / 2));
   }
 }

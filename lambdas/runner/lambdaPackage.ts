@@ -30,13 +30,11 @@ export interface LambdaRunEvent {
    */
   timeout_ms: number;
   /**
-   * A presigned S3 PUT URL for this run's outcome: the runner uploads an outcome whose JSON is
-   * over INLINE_ANSWER_BYTES there and answers an UploadedAnswer instead. Without it, such an
-   * outcome becomes a small failed one.
+   * Every object the run may write to S3 (RunUploads): its outcome, when its JSON is over
+   * INLINE_ANSWER_BYTES (the runner then answers an UploadedAnswer; without uploads such an
+   * outcome becomes a small failed one), and its artifacts (without uploads a run keeps none).
    */
-  outcome_upload_url?: string;
-  /** Where the run's artifacts go (a presigned POST under `artifacts/<run_id>/`); without it a run keeps none. */
-  artifact_upload?: { url: string; fields: Record<string, string>; keyPrefix: string };
+  uploads?: RunUploads;
   /** Where the API serves the run's artifacts (the name is appended): what `artifacts.save` answers. */
   artifacts_url?: string;
   /**
@@ -48,6 +46,52 @@ export interface LambdaRunEvent {
   recording?: RecordingMode;
   /** The function's proxy setting (never a password: the runner reads it from the secrets it opens, by `password_secret`). */
   proxy?: ProxySettings;
+}
+
+/**
+ * Presigned S3 POSTs for one run (outcomeBucket.ts signs them; the function's role holds no S3
+ * permission): each policy names one exact key and caps its size, so a run can write at most
+ * one outcome and `artifacts.signatures.length` artifact objects, each within its cap, all under
+ * the run's own prefix, which the recorder deletes at the run's end.
+ *
+ * A form is `fields`, then `Policy` and `X-Amz-Signature`, `key`, `Content-Type` and `file`.
+ * The artifact slots share one policy text: slot i's is `policy_template` with ARTIFACT_SLOT
+ * replaced by i, base64-encoded, and its signature is `signatures[i]` (so a hundred slots cost a
+ * few KB of the event, not a hundred policies).
+ */
+export interface RunUploads {
+  url: string;
+  fields: Record<string, string>;
+  outcome: { key: string; policy: string; signature: string };
+  artifacts: { key_prefix: string; policy_template: string; signatures: string[] };
+}
+
+/** Whether an event's `uploads` has the shape of RunUploads (the runner checks its event). */
+export function isRunUploads(uploads: RunUploads): boolean {
+  const text = (value: unknown) => typeof value === "string";
+  return (
+    typeof uploads === "object" &&
+    uploads !== null &&
+    text(uploads.url) &&
+    typeof uploads.fields === "object" &&
+    uploads.fields !== null &&
+    Object.values(uploads.fields).every(text) &&
+    text(uploads.outcome?.key) &&
+    text(uploads.outcome.policy) &&
+    text(uploads.outcome.signature) &&
+    text(uploads.artifacts?.key_prefix) &&
+    text(uploads.artifacts.policy_template) &&
+    Array.isArray(uploads.artifacts.signatures) &&
+    uploads.artifacts.signatures.every(text)
+  );
+}
+
+/** Where a slot's number goes in the artifact policy template (and after `key_prefix` in its key). */
+export const ARTIFACT_SLOT = "{slot}";
+
+/** Slot `slot`'s policy as its form carries it: the template with the slot's number, base64-encoded. */
+export function slotPolicy(template: string, slot: number): string {
+  return Buffer.from(template.split(ARTIFACT_SLOT).join(String(slot)), "utf8").toString("base64");
 }
 
 /** A function's secrets as its run's event carries them. */
@@ -64,7 +108,7 @@ export interface SealedSecrets {
 export const INLINE_ANSWER_BYTES = 200 * 1024;
 
 /**
- * The runner's answer when it uploaded the outcome to `outcome_upload_url`: the object holds the
+ * The runner's answer when it uploaded the outcome through the event's `uploads` outcome form: the object holds the
  * outcome's JSON text, `bytes` UTF-8 bytes long. Untrusted like any answer: whoever reads the
  * object parses it as a run outcome, with a size cap.
  */
@@ -73,14 +117,39 @@ export interface UploadedAnswer {
   bytes: number;
 }
 
-/** What a function's Lambda answers: the run's outcome, or the marker of an uploaded one. */
-export type LambdaRunAnswer = RunOutcome | UploadedAnswer;
+/** What a function's Lambda answers: the run's outcome, or the marker of an uploaded one, with the runner's protocol (RUNNER_PROTOCOL). */
+export type LambdaRunAnswer = (RunOutcome | UploadedAnswer) & { runner_protocol?: number };
 
 /** Whether a function's answer is the marker of an uploaded outcome (`bytes` a non-negative integer). */
 export function isUploadedAnswer(value: unknown): value is UploadedAnswer {
   if (typeof value !== "object" || value === null) return false;
   const { outcome_uploaded, bytes } = value as { outcome_uploaded?: unknown; bytes?: unknown };
   return outcome_uploaded === true && typeof bytes === "number" && Number.isSafeInteger(bytes) && bytes >= 0;
+}
+
+/**
+ * The protocol this runner speaks with the recorder: the event it reads (this file's
+ * LambdaRunEvent) and the answer it gives (`runner_protocol` in every answer). Raised whenever
+ * either changes in a way an older side would misread.
+ * - 1: runners before the field (they send none), with one artifact POST for any key under the run's prefix;
+ * - 2: artifact uploads through numbered slots and the outcome through a size-capped POST (outcomeBucket.ts).
+ */
+export const RUNNER_PROTOCOL = 2;
+
+/**
+ * The runner protocols the recorder accepts, oldest first: the current one and the one before,
+ * so runs of versions published before a stack update keep working while the runner rollout
+ * (runnerRollout.ts) moves every function's live version to the new runner layer. An answer
+ * of any other protocol ends its run `function_crashed`.
+ */
+export const ACCEPTED_RUNNER_PROTOCOLS: readonly number[] = [RUNNER_PROTOCOL - 1, RUNNER_PROTOCOL];
+
+/** The protocol an answer says it speaks: its `runner_protocol`, 1 when it names none (runners before the field), null when it is not a small integer. */
+export function runnerProtocolOf(answer: unknown): number | null {
+  if (typeof answer !== "object" || answer === null) return 1;
+  const sent = (answer as { runner_protocol?: unknown }).runner_protocol;
+  if (sent === undefined) return 1;
+  return typeof sent === "number" && Number.isSafeInteger(sent) && sent >= 0 && sent < 1_000_000 ? sent : null;
 }
 
 /** `meta.json` in a function's zip: how the runner calls `code.cjs`. */

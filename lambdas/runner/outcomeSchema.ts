@@ -18,9 +18,12 @@ const TRUNCATED = "…[truncated]";
 /**
  * The error codes a run may report about itself; anything else is the service's to say. A
  * Lambda runner reports `function_timeout` when it stopped the run at its deadline (a run that
- * claims it falsely only makes its own outcome a timeout).
+ * claims it falsely only makes its own outcome a timeout), and `insufficient_memory` when a
+ * session start was refused because the function's memory_mb cannot hold a browser, and
+ * `out_of_memory` when the Lambda runner saw its browser killed by the out-of-memory killer
+ * (the service records that `function_crashed`, naming the memory limit).
  */
-export const RUN_ERROR_CODES = ["function_error", "result_not_serializable", "result_too_large", "result_too_deep", "function_timeout"] as const;
+export const RUN_ERROR_CODES = ["function_error", "result_not_serializable", "result_too_large", "result_too_deep", "function_timeout", "insufficient_memory", "out_of_memory"] as const;
 
 const capped = (max: number) => z.string().transform((text) => (text.length > max ? `${text.slice(0, max)}${TRUNCATED}` : text));
 const logs = z.string().transform((text) => capBytes(text, MAX_LOG_BYTES));

@@ -60,6 +60,8 @@ export interface RunRequest {
   params: Record<string, unknown>;
   /** The function's timeout; sessions never outlive it. */
   timeoutMs: number;
+  /** The function's memory_mb: a browser session below BROWSER_MIN_MEMORY_MB is refused (`insufficient_memory`). */
+  memoryMb?: number;
   /** Where the run's artifacts are served: the name is appended (what `artifacts.save` answers as `url`). */
   artifactsUrl: string;
   /** The function's secrets by name (`secrets.get`); their values are redacted from what the run sends back. */
@@ -107,7 +109,7 @@ export interface BrowserExited {
 export type SupervisorMessage = WorkerInit | RunRequest | BrowserReply | BrowserExited | LiveRequest | ProfileReply;
 
 /** `function_timeout`: the Lambda runner stopped a run at its deadline (a local worker is killed instead). */
-export type ErrorCode = "function_error" | "result_not_serializable" | "result_too_large" | "result_too_deep" | "function_timeout" | "profile_too_large";
+export type ErrorCode = "function_error" | "result_not_serializable" | "result_too_large" | "result_too_deep" | "function_timeout" | "profile_too_large" | "insufficient_memory" | "out_of_memory";
 
 export type RunOutcome = (
   | { status: "succeeded"; result_json: string; logs: string; browser_ms: number }

@@ -18,6 +18,7 @@ import { resetBrowser } from "./resetBrowser";
 import type { PageOpened } from "../recording/pageTarget";
 import type { RecordingMode } from "../recording/recordingMode";
 import { startRunRecording } from "../recording/runRecording";
+import { browserWithinMemory, insufficientMemoryMessage } from "./browserMemory";
 
 /** One invocation of a version's code. */
 export interface Invocation {
@@ -31,6 +32,11 @@ export interface Invocation {
   variables: ParameterInfo[];
   /** The worker's browser, connected on first use. */
   getBrowser: () => Promise<Browser>;
+  /**
+   * The function's memory_mb: below BROWSER_MIN_MEMORY_MB a session start is refused and the
+   * run fails `insufficient_memory` (absent: never refused).
+   */
+  memoryMb?: number;
   /** The function's timeout: sessions are closed before it passes. Not enforced here (the supervisor kills). */
   timeoutMs: number;
   /**
@@ -156,7 +162,8 @@ function timedOut(timeoutMs: number): Result {
  */
 export function startInvocation(invocation: Invocation): { outcome: Promise<RunOutcome>; settled: Promise<void> } {
   let browser: Promise<Browser> | undefined;
-  const getBrowser = (): Promise<Browser> => (browser ??= invocation.getBrowser());
+  const memory = browserWithinMemory(invocation.memoryMb, invocation.getBrowser);
+  const getBrowser = (): Promise<Browser> => (browser ??= memory.getBrowser());
   const limitMs = Math.min(invocation.timeoutMs, invocation.stopAfterMs ?? Number.POSITIVE_INFINITY);
   const outcome = (async (): Promise<RunOutcome> => {
     // Secret values never leave the run: each console line, the result and the error are redacted here (and again by the service).
@@ -190,6 +197,8 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
           const deadline = new Promise<Result>((resolve) => (timer = setTimeout(() => resolve(timedOut(invocation.timeoutMs)), limitMs)));
           result = await Promise.race([called, deadline]);
         }
+        // A browser refused for the function's memory is why the run failed, whatever the code made of it.
+        if (!result.ok && memory.refused()) result = { ok: false, error: { code: "insufficient_memory", message: insufficientMemoryMessage(invocation.memoryMb ?? 0) } };
         // A failure with pages open keeps what they showed (screenshots, HTML) before they close.
         if (!result.ok && invocation.artifacts && result.error.code !== "result_too_large") {
           const htmlRedactor = new Redactor(Object.values(invocation.secrets ?? {}).flatMap(htmlForms));

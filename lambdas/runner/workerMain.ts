@@ -201,7 +201,7 @@ function main(): void {
       return answer(request.runId, { status: "failed", error, logs: "", browser_ms: 0 });
     }
     const { code, parameter_style: style, variables } = init;
-    const { params, timeoutMs } = request;
+    const { params, timeoutMs, memoryMb } = request;
     // The run stops itself at its timeout (keeping its logs and its pages' evidence); the
     // supervisor kills the worker only if it does not answer within a grace after it.
     const artifacts = withStorageBudget(artifactChannel(request.runId, request.artifactsUrl), request.storageBytesLeft);
@@ -217,6 +217,7 @@ function main(): void {
       style,
       variables,
       getBrowser,
+      ...(typeof memoryMb === "number" ? { memoryMb } : {}),
       timeoutMs,
       stopAfterMs: timeoutMs,
       artifacts,

@@ -1,7 +1,11 @@
+import { createHmac } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { createRunBucketClient } from "../../lambdas/aws/awsDeps";
+
+/** The secret the stand-in's clients sign with (checked on presigned POSTs). */
+const SIGNING_SECRET = "SIGNING-SECRET-NEVER-SHOWN";
 
 /**
  * S3, faked on 127.0.0.1 for path-style requests: a PUT through a presigned URL (its
@@ -17,6 +21,8 @@ export class InProcessS3 {
   readonly types = new Map<string, string>();
   /** Every request: method and path. */
   readonly requests: string[] = [];
+  /** The keys of each DeleteObjects call, in order. */
+  readonly deletes: string[][] = [];
   private server?: Server;
   private port = 0;
 
@@ -32,6 +38,28 @@ export class InProcessS3 {
           response.writeHead(status, { "content-type": "application/xml" });
           response.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${code}</Message></Error>`);
         };
+        if (request.method === "PUT" && typeof request.headers["x-amz-copy-source"] === "string") {
+          // CopyObject (the SDK, signed by the client): `<bucket>/<key>` to this key.
+          const source = this.objects.get(decodeURIComponent(request.headers["x-amz-copy-source"].replace(/^\//, "")));
+          if (!source) return fail(404, "NoSuchKey");
+          this.objects.set(key, Buffer.from(source));
+          const type = this.types.get(decodeURIComponent(request.headers["x-amz-copy-source"].replace(/^\//, "")));
+          if (type) this.types.set(key, type);
+          response.writeHead(200, { "content-type": "application/xml" });
+          return response.end(`<?xml version="1.0" encoding="UTF-8"?><CopyObjectResult><ETag>"etag"</ETag></CopyObjectResult>`);
+        }
+        if (request.method === "POST" && url.searchParams.has("delete")) {
+          // DeleteObjects (the SDK): every <Key> of the body, under this bucket.
+          const bucket = key.split("/")[0] ?? "";
+          const keys = [...Buffer.concat(chunks).toString("utf8").matchAll(/<Key>([^<]*)<\/Key>/g)].map((match) => unescapeXml(match[1] ?? ""));
+          this.deletes.push(keys);
+          for (const deleted of keys) {
+            this.objects.delete(`${bucket}/${deleted}`);
+            this.types.delete(`${bucket}/${deleted}`);
+          }
+          response.writeHead(200, { "content-type": "application/xml" });
+          return response.end(`<?xml version="1.0" encoding="UTF-8"?><DeleteResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"></DeleteResult>`);
+        }
         if (request.method === "PUT") {
           const signed = url.searchParams.get("X-Amz-Signature");
           const date = url.searchParams.get("X-Amz-Date") ?? "";
@@ -77,8 +105,10 @@ export class InProcessS3 {
   }
 
   /**
-   * A browser-style upload through a presigned POST: the form's policy (base64 JSON) must allow
-   * the key (`starts-with $key`) and the size (`content-length-range`), and be unexpired.
+   * A browser-style upload through a presigned POST, checked as S3 checks one: the signature
+   * (SigV4 of the base64 policy with this stand-in's signing secret and the form's credential
+   * scope), the policy unexpired, its `eq`/`starts-with` conditions on the key and on every
+   * field it names (object conditions are `eq`), and the size (`content-length-range`).
    */
   private async post(contentType: string, body: Buffer): Promise<{ status: number; code?: string }> {
     const form = await new Request("http://s3.local/", { method: "POST", headers: { "content-type": contentType }, body: new Uint8Array(body) }).formData();
@@ -88,10 +118,22 @@ export class InProcessS3 {
     if (typeof policyText !== "string" || !form.get("X-Amz-Signature") || !(file instanceof Blob)) return { status: 403, code: "AccessDenied" };
     const policy = JSON.parse(Buffer.from(policyText, "base64").toString("utf8")) as { expiration: string; conditions: unknown[] };
     if (Date.parse(policy.expiration) < Date.now()) return { status: 403, code: "AccessDenied" };
+    if (form.get("X-Amz-Signature") !== postSignature(String(form.get("X-Amz-Credential") ?? ""), policyText)) return { status: 403, code: "SignatureDoesNotMatch" };
     const bytes = Buffer.from(await file.arrayBuffer());
+    const field = (name: string) => {
+      for (const [formName, value] of form.entries()) if (formName.toLowerCase() === name.toLowerCase() && typeof value === "string") return value;
+      return undefined;
+    };
     for (const condition of policy.conditions) {
-      if (!Array.isArray(condition)) continue;
-      if (condition[0] === "starts-with" && condition[1] === "$key" && !key.startsWith(String(condition[2]))) return { status: 403, code: "AccessDenied" };
+      if (!Array.isArray(condition)) {
+        for (const [name, value] of Object.entries(condition as Record<string, string>)) {
+          if (name !== "bucket" && field(name) !== value) return { status: 403, code: "AccessDenied" };
+        }
+        continue;
+      }
+      const value = typeof condition[1] === "string" && condition[1].startsWith("$") ? field(condition[1].slice(1)) ?? "" : "";
+      if (condition[0] === "eq" && value !== String(condition[2])) return { status: 403, code: "AccessDenied" };
+      if (condition[0] === "starts-with" && !value.startsWith(String(condition[2]))) return { status: 403, code: "AccessDenied" };
       if (condition[0] === "content-length-range" && (bytes.length < Number(condition[1]) || bytes.length > Number(condition[2]))) return { status: 400, code: "EntityTooLarge" };
     }
     this.requests.push(`POST ${key}`);
@@ -107,12 +149,24 @@ export class InProcessS3 {
 
   /** An S3 client of this stand-in, built by the service's own builder (awsDeps.createRunBucketClient). */
   client(): S3Client {
-    return createRunBucketClient("eu-west-1", { endpoint: this.endpoint, forcePathStyle: true, credentials: { accessKeyId: "AKIDTEST", secretAccessKey: "SIGNING-SECRET-NEVER-SHOWN" } });
+    return createRunBucketClient("eu-west-1", { endpoint: this.endpoint, forcePathStyle: true, credentials: { accessKeyId: "AKIDTEST", secretAccessKey: SIGNING_SECRET } });
   }
 
   async close(): Promise<void> {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
+}
+
+/** The SigV4 signature S3 expects of a POST policy signed with this stand-in's secret under `credential`'s scope. */
+function postSignature(credential: string, policy: string): string {
+  const [, day, region, service] = credential.split("/");
+  const hmac = (key: Buffer, data: string) => createHmac("sha256", key).update(data, "utf8").digest();
+  const signingKey = [day ?? "", region ?? "", service ?? "", "aws4_request"].reduce(hmac, Buffer.from(`AWS4${SIGNING_SECRET}`, "utf8"));
+  return hmac(signingKey, policy).toString("hex");
+}
+
+function unescapeXml(text: string): string {
+  return text.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, "&");
 }
 
 function crc32Base64(data: Buffer): string {

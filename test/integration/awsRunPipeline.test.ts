@@ -1,3 +1,4 @@
+import { type RunUploads, slotPolicy } from "../../lambdas/runner/lambdaPackage";
 import { principalContext } from "../../lambdas/aws/authorizerContext";
 import type { Deps } from "../../lambdas/deps";
 import { createFunction } from "../../lambdas/handlers/createFunction";
@@ -95,15 +96,16 @@ describe("the AWS run pipeline", () => {
     expect([answer.statusCode, json(answer)]).toEqual([200, { slept: 10 }]);
     const runId = String(answer.headers?.["x-run-id"]);
     const event = world.pipeline.lambda.events.at(-1) as Record<string, unknown>;
-    // Capabilities for its own run only (an upload URL for its outcome, a POST for its artifacts), nothing of the service.
-    expect(Object.keys(event).sort()).toEqual(["artifact_upload", "artifacts_url", "outcome_upload_url", "params", "recording", "run_id", "timeout_ms"]);
+    // Capabilities for its own run only (upload forms for its outcome and its artifact slots), nothing of the service.
+    expect(Object.keys(event).sort()).toEqual(["artifacts_url", "params", "recording", "run_id", "timeout_ms", "uploads"]);
     // Presigned requests carry a signature, never the key that signs them.
     expect(JSON.stringify(event)).not.toContain("SIGNING-SECRET-NEVER-SHOWN");
     expect(event).toMatchObject({ run_id: runId, params: { ms: 10 }, timeout_ms: 300_000 });
-    // The upload URL names this run's outcome object, and only it.
-    const url = new URL(String(event.outcome_upload_url));
-    expect(url.pathname).toBe(`/bfn-run-bucket/${outcomeKey(runId)}`);
-    expect(url.searchParams.get("X-Amz-Signature")).toMatch(/^[0-9a-f]{64}$/);
+    // The outcome form names this run's outcome object, and only it.
+    const uploads = event.uploads as RunUploads;
+    expect(uploads.outcome.key).toBe(outcomeKey(runId));
+    expect(uploads.outcome.signature).toMatch(/^[0-9a-f]{64}$/);
+    expect(uploads.artifacts.signatures).toHaveLength(100);
     // The answer comes once the run's record is final; the execution ends when its recorder returns, just after.
     await world.pipeline.settled();
     expect(world.pipeline.stepFunctions.executions.get(runId)).toMatchObject({ status: "SUCCEEDED", trail: ["Invoke", "Record", "Retrying", "Recorded"] });
@@ -131,7 +133,9 @@ describe("the AWS run pipeline", () => {
     expect(answer.body).toBe(JSON.stringify("x".repeat(1_000_000)));
     const run = await world.run(answer);
     expect(run).toMatchObject({ status: "succeeded", logs: "LOG making 1000000\n" });
-    expect(world.pipeline.s3.requests).toContain(`PUT /bfn-run-bucket/${outcomeKey(run?.run_id ?? "")}`);
+    expect(world.pipeline.s3.requests).toContain(`POST ${outcomeKey(run?.run_id ?? "")}`);
+    // Read, then deleted with the rest of the run's uploads once the run was recorded.
+    expect(world.pipeline.s3.objects.has(`bfn-run-bucket/${outcomeKey(run?.run_id ?? "")}`)).toBe(false);
     expect(await world.pipeline.memory.store.limits.current("acme", new Date())).toMatchObject({ inFlight: 0 });
   }, 60_000);
 
@@ -476,17 +480,37 @@ describe("artifacts on AWS", () => {
       await world.pipeline.settled();
       const items = await world.pipeline.memory.store.artifacts.list(runId);
       expect(items).toEqual([expect.objectContaining({ name: "report.csv", bytes: 8, content_type: "text/csv; charset=utf-8", account_id: "acme" })]);
-      expect(world.pipeline.s3.requests).toContain(`POST artifacts/${runId}/report.csv`);
-      // The run's POST reaches its own prefix only: another run's files, or the outcomes, are refused.
-      const { artifact_upload: upload } = world.pipeline.lambda.events.at(-1) as { artifact_upload: { url: string; fields: Record<string, string> } };
-      for (const key of [`artifacts/run_someone_else/x.txt`, `outcomes/${runId}.json`]) {
+      // Uploaded to its slot, copied to its name by the recorder, and every upload of the run deleted after, in one call.
+      const s3Calls = world.pipeline.s3.requests.filter((request) => request.includes(runId));
+      expect(s3Calls).toEqual([
+        `POST outcomes/${runId}/artifact-0`,
+        `HEAD /bfn-run-bucket/outcomes/${runId}/artifact-0`,
+        `PUT /bfn-run-bucket/artifacts/${runId}/report.csv`,
+      ]);
+      expect(world.pipeline.s3.deletes.at(-1)).toEqual([outcomeKey(runId), ...Array.from({ length: 100 }, (_, slot) => `outcomes/${runId}/artifact-${slot}`)]);
+      expect([...world.pipeline.s3.objects.keys()].filter((key) => key.includes(runId))).toEqual([`bfn-run-bucket/artifacts/${runId}/report.csv`]);
+      // Each slot's form writes its own key only: another run's, another slot's, the outcome's, or the artifacts' are refused.
+      const { uploads } = world.pipeline.lambda.events.at(-1) as { uploads: RunUploads };
+      const forge = (slot: number, key: string) => {
         const form = new FormData();
-        for (const [field, value] of Object.entries(upload.fields)) form.append(field, value);
+        for (const [field, value] of Object.entries(uploads.fields)) form.append(field, value);
+        form.append("Policy", slotPolicy(uploads.artifacts.policy_template, slot));
+        form.append("X-Amz-Signature", uploads.artifacts.signatures[slot] ?? "");
         form.append("key", key);
         form.append("Content-Type", "text/plain");
         form.append("file", new Blob(["forged"]), "x.txt");
-        expect((await fetch(upload.url, { method: "POST", body: form })).status).toBe(403);
-      }
+        return fetch(uploads.url, { method: "POST", body: form });
+      };
+      for (const key of [`outcomes/run_someone_else/artifact-0`, `outcomes/${runId}/artifact-1`, outcomeKey(runId), `artifacts/${runId}/x.txt`]) expect((await forge(0, key)).status).toBe(403);
+      // A policy is only as good as its signature: slot 100 does not exist, and slot 1's policy does not pass with slot 0's signature.
+      const mismatched = new FormData();
+      for (const [field, value] of Object.entries(uploads.fields)) mismatched.append(field, value);
+      mismatched.append("Policy", slotPolicy(uploads.artifacts.policy_template, 100));
+      mismatched.append("X-Amz-Signature", uploads.artifacts.signatures[0] ?? "");
+      mismatched.append("key", `outcomes/${runId}/artifact-100`);
+      mismatched.append("Content-Type", "text/plain");
+      mismatched.append("file", new Blob(["forged"]), "x.txt");
+      expect((await fetch(uploads.url, { method: "POST", body: mismatched })).status).toBe(403);
       // The API answers 302 to a short-lived URL; the bytes come from S3.
       const download = await getArtifact(world.deps)(apiEvent("GET", `/runs/${runId}/artifacts/report.csv`, undefined, { run_id: runId, name: "report.csv" }), lambdaContext("getArtifact", "req"));
       expect(download.statusCode).toBe(302);

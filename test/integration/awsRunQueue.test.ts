@@ -120,8 +120,7 @@ describe("the run queue on AWS", () => {
         run_id: c,
         params: { ms: 1 },
         timeout_ms: 300_000,
-        outcome_upload_url: expect.stringContaining(c),
-        artifact_upload: expect.objectContaining({}),
+        uploads: expect.objectContaining({ outcome: expect.objectContaining({ key: `outcomes/${c}/outcome.json` }) }),
         // The base URL the run was queued with.
         artifacts_url: routeInput.event.artifacts_url.replace(a, c),
       },

@@ -4,9 +4,19 @@ import path from "node:path";
 import type { Browser } from "puppeteer-core";
 import { compileCode } from "../../lambdas/code/compileCode";
 import { createLambdaHandler, DEADLINE_MARGIN_MS, type LambdaRunHandler } from "../../lambdas/runner/lambdaHandler";
-import { type FunctionMeta, INLINE_ANSWER_BYTES, type LambdaRunAnswer, type LambdaRunEvent } from "../../lambdas/runner/lambdaPackage";
+import { type FunctionMeta, INLINE_ANSWER_BYTES, type LambdaRunAnswer, type LambdaRunEvent, RUNNER_PROTOCOL, type RunUploads } from "../../lambdas/runner/lambdaPackage";
 import { launchTestBrowser } from "../helpers/testBrowser";
 import { startUploadServer, type UploadServer } from "../helpers/uploadServer";
+import { createS3OutcomeBucket } from "../../lambdas/runtime/aws/outcomeBucket";
+import { InProcessS3 } from "../helpers/inProcessS3";
+
+/** Upload forms that POST to `url` (an upload server that answers as told, whatever the form). */
+const formsTo = (url: string): RunUploads => ({
+  url,
+  fields: {},
+  outcome: { key: "outcomes/run_1/outcome.json", policy: "cG9saWN5", signature: "sig" },
+  artifacts: { key_prefix: "outcomes/run_1/artifact-", policy_template: "{}", signatures: [] },
+});
 
 /**
  * The Lambda runner's handler in this process, as Lambda's Node runtime calls it (event and
@@ -83,6 +93,7 @@ describe("the Lambda runner's deadline", () => {
       logs: "LOG before the hang: Still here\n",
       browser_ms: expect.any(Number),
       peak_memory_mb: expect.any(Number),
+      runner_protocol: RUNNER_PROTOCOL,
     });
     expect(took).toBeGreaterThanOrEqual(4000);
     expect(took).toBeLessThan(7000);
@@ -97,6 +108,7 @@ describe("the Lambda runner's deadline", () => {
       logs: "LOG before the hang: Still here\n",
       browser_ms: expect.any(Number),
       peak_memory_mb: expect.any(Number),
+      runner_protocol: RUNNER_PROTOCOL,
     });
     // The abandoned run's browser was closed before the next run: its code holds nothing of the new one.
     expect(launched).toHaveLength(2);
@@ -115,6 +127,7 @@ describe("the Lambda runner's deadline", () => {
       logs: "LOG waiting\n",
       browser_ms: 0,
       peak_memory_mb: expect.any(Number),
+      runner_protocol: RUNNER_PROTOCOL,
     });
   }, 30_000);
 });
@@ -168,28 +181,31 @@ const BIG = `export default async (chars: number) => { console.log("made", chars
 const MB = 1024 * 1024;
 
 describe("the Lambda runner's answer over INLINE_ANSWER_BYTES", () => {
-  it("uploads a 1 MB result's outcome to the event's outcome_upload_url and answers the marker", async () => {
+  it("uploads a 1 MB result's outcome through the event's outcome form and answers the marker", async () => {
     const { handler, launched } = await handlerFor(BIG);
-    const upload = await startUploadServer(200);
-    servers.push(upload);
-    const answer = await handler(event({ chars: MB }, { outcome_upload_url: upload.url }), contextWith(30_000));
-    expect(upload.received).toHaveLength(1);
-    const [put] = upload.received;
-    expect(put?.method).toBe("PUT");
-    expect(put?.headers["content-type"]).toBe("application/json");
-    expect(JSON.parse(put?.body ?? "null")).toStrictEqual({
-      status: "succeeded",
-      result_json: JSON.stringify("x".repeat(MB)),
-      logs: `LOG made ${MB}\n`,
-      browser_ms: 0,
-      peak_memory_mb: expect.any(Number),
-    });
-    expect(answer).toStrictEqual({ outcome_uploaded: true, bytes: Buffer.byteLength(put?.body ?? "") });
-    expect(launched).toHaveLength(0); // browserless code never launches one
+    const s3 = await new InProcessS3().start();
+    try {
+      const uploads = await createS3OutcomeBucket(s3.client(), "bfn-run-bucket").uploads("run_1", 60);
+      const answer = await handler(event({ chars: MB }, { uploads }), contextWith(30_000));
+      const stored = s3.objects.get("bfn-run-bucket/outcomes/run_1/outcome.json")?.toString("utf8") ?? "";
+      expect(s3.types.get("bfn-run-bucket/outcomes/run_1/outcome.json")).toBe("application/json");
+      expect(JSON.parse(stored)).toStrictEqual({
+        status: "succeeded",
+        result_json: JSON.stringify("x".repeat(MB)),
+        logs: `LOG made ${MB}\n`,
+        browser_ms: 0,
+        peak_memory_mb: expect.any(Number),
+        artifacts: [],
+      });
+      expect(answer).toStrictEqual({ outcome_uploaded: true, bytes: Buffer.byteLength(stored), runner_protocol: RUNNER_PROTOCOL });
+      expect(launched).toHaveLength(0); // browserless code never launches one
+    } finally {
+      await s3.close();
+    }
   });
 
   it.each([
-    ["there is no outcome_upload_url", undefined, /the run's event has no outcome_upload_url$/],
+    ["there are no upload forms", undefined, /the run's event has no uploads$/],
     ["the upload answers 500", 500, /the upload answered HTTP 500/],
   ])("answers a small result_too_large failure with the logs when %s", async (_case, status, reason) => {
     const { handler } = await handlerFor(BIG);
@@ -199,13 +215,14 @@ describe("the Lambda runner's answer over INLINE_ANSWER_BYTES", () => {
       servers.push(upload);
       url = upload.url;
     }
-    const answer = await handler(event({ chars: MB }, url === undefined ? {} : { outcome_upload_url: url }), contextWith(30_000));
+    const answer = await handler(event({ chars: MB }, url === undefined ? {} : { uploads: formsTo(url) }), contextWith(30_000));
     expect(answer).toStrictEqual({
       status: "failed",
       error: { code: "result_too_large", message: expect.stringMatching(reason) },
       logs: `LOG made ${MB}\n`,
       browser_ms: 0,
       peak_memory_mb: expect.any(Number),
+      runner_protocol: RUNNER_PROTOCOL,
     });
     expect(answer).toMatchObject({ error: { message: expect.stringMatching(/^The run's outcome is 1\.0 MB of JSON, over the 200 KB /) } });
     expect(answerBytes(answer)).toBeLessThanOrEqual(INLINE_ANSWER_BYTES);
@@ -215,7 +232,7 @@ describe("the Lambda runner's answer over INLINE_ANSWER_BYTES", () => {
     const { handler } = await handlerFor(BIG);
     const upload = await startUploadServer(200);
     servers.push(upload);
-    const answer = await handler(event({ chars: 1000 }, { outcome_upload_url: upload.url }));
+    const answer = await handler(event({ chars: 1000 }, { uploads: formsTo(upload.url) }));
     expect(answer).toMatchObject({ status: "succeeded", result_json: JSON.stringify("x".repeat(1000)) });
     expect(upload.received).toEqual([]);
   });

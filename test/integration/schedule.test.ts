@@ -93,7 +93,7 @@ describe("scheduled runs", () => {
       lambda: { send: async () => Promise.reject(new Error("no control plane here")) },
       stepFunctions: { send: async (command) => void started.push("name" in command.input ? (command.input.name ?? "") : "") },
       stateMachineArn: "arn:aws:states:eu-west-1:123456789012:stateMachine:bfn-runs",
-      outcomes: { uploadUrl: async () => "https://bucket.example/o", artifactUpload: async (runId) => ({ url: "https://bucket.example/", fields: {}, keyPrefix: `artifacts/${runId}/` }) },
+      outcomes: { uploads: async (runId) => ({ url: "https://bucket.example/", fields: {}, outcome: { key: `outcomes/${runId}/outcome.json`, policy: "p", signature: "s" }, artifacts: { key_prefix: `outcomes/${runId}/artifact-`, policy_template: "{}", signatures: [] } }) },
       // The run never ends here (no workflow records it): a runtime still watching reads it every 5 ms until its deadline.
       runs: { get: async (runId) => { reads[returned ? "after" : "before"]++; return t.service.deps.store.runs.get(runId); } },
       functionPrefix: "bfn-", executionRoleArn: "role", executionRoleId: "AROAEXAMPLEEXECUTION", layerArns: [], logGroup: "/g", runPollIntervalMs: 5,

@@ -70,8 +70,7 @@ function version(n: number): VersionWithCode {
 /** Step Functions and the outcome bucket: deploy, configure and remove never reach them. */
 const unused = { send: async () => Promise.reject(new Error("a deploy started a run")) };
 const outcomes = {
-  uploadUrl: async () => Promise.reject(new Error("a deploy signed an upload URL")),
-  artifactUpload: async () => Promise.reject(new Error("a deploy signed an upload URL")),
+  uploads: async () => Promise.reject(new Error("a deploy signed uploads")),
 };
 
 /** `client` is the control plane's. */

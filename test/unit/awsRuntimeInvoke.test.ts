@@ -1,3 +1,4 @@
+import type { RunUploads } from "../../lambdas/runner/lambdaPackage";
 import { ApiError } from "../../lambdas/http/errors";
 import { createAwsRuntime, MAX_EXECUTION_INPUT_BYTES } from "../../lambdas/runtime/aws/awsRuntime";
 import type { ControlPlaneCommand } from "../../lambdas/runtime/aws/lambdaClient";
@@ -9,7 +10,13 @@ import type { StartExecutionCommand } from "@aws-sdk/client-sfn";
 const FUNCTION_ID = "fn_01jabcdefghjkmnpqrstvwxyz0";
 const NAME = `bfn-${FUNCTION_ID}`;
 const STATE_MACHINE = "arn:aws:states:eu-central-1:123456789012:stateMachine:bfn-runs";
-const UPLOAD_URL = "https://bfn-run-bucket.s3.eu-central-1.amazonaws.com/outcomes/run_1.json?X-Amz-Signature=abc";
+/** A run's upload forms as the outcome bucket signs them (shape only: signed for real in outcomeBucket tests). */
+const uploadsOf = (runId: string): RunUploads => ({
+  url: "https://bfn-run-bucket.s3.eu-central-1.amazonaws.com/",
+  fields: { "X-Amz-Credential": "AKID/20260101/eu-central-1/s3/aws4_request" },
+  outcome: { key: `outcomes/${runId}/outcome.json`, policy: "cG9saWN5", signature: "abc" },
+  artifacts: { key_prefix: `outcomes/${runId}/artifact-`, policy_template: "{}", signatures: ["s0", "s1"] },
+});
 
 type Reply = unknown | Error;
 
@@ -55,11 +62,10 @@ describe("the AWS runtime: invoke (the exact workflow start, then the run's reco
       },
     };
     const outcomes = {
-      uploadUrl: async (runId: string, expiresIn: number) => {
+      uploads: async (runId: string, expiresIn: number) => {
         urls.push([runId, expiresIn]);
-        return UPLOAD_URL;
+        return uploadsOf(runId);
       },
-      artifactUpload: async (runId: string) => ({ url: "https://bfn-run-bucket.s3.amazonaws.com/", fields: { Policy: "p" }, keyPrefix: `artifacts/${runId}/` }),
     };
     const runtime = createAwsRuntime({
       lambda, stepFunctions: client, stateMachineArn: STATE_MACHINE, outcomes, functionPrefix: "bfn-", executionRoleArn: "role", executionRoleId: "AROAEXAMPLEEXECUTION", layerArns: [],
@@ -93,8 +99,7 @@ describe("the AWS runtime: invoke (the exact workflow start, then the run's reco
             run_id: "run_1",
             params: { url: "https://example.com" },
             timeout_ms: 60_000,
-            outcome_upload_url: UPLOAD_URL,
-            artifact_upload: { url: "https://bfn-run-bucket.s3.amazonaws.com/", fields: { Policy: "p" }, keyPrefix: "artifacts/run_1/" },
+            uploads: uploadsOf("run_1"),
             artifacts_url: "https://api.example.com/runs/run_1/artifacts/",
             recording: "off",
           },
@@ -110,7 +115,7 @@ describe("the AWS runtime: invoke (the exact workflow start, then the run's reco
     const client = new FakeStepFunctions([{ executionArn: "arn:execution" }]);
     const reads: string[] = [];
     const runtime = createAwsRuntime({
-      lambda, stepFunctions: client, stateMachineArn: STATE_MACHINE, outcomes: { uploadUrl: async () => UPLOAD_URL, artifactUpload: async () => ({ url: "u", fields: {}, keyPrefix: "k" }) }, functionPrefix: "bfn-", executionRoleArn: "role", executionRoleId: "AROAEXAMPLEEXECUTION",
+      lambda, stepFunctions: client, stateMachineArn: STATE_MACHINE, outcomes: { uploads: async (runId: string) => uploadsOf(runId) }, functionPrefix: "bfn-", executionRoleArn: "role", executionRoleId: "AROAEXAMPLEEXECUTION",
       layerArns: [], logGroup: "/browserfn/test/functions", runPollIntervalMs: 250,
       runs: { get: async (runId) => { reads.push(runId); if (reads.length === 2) waiting.abort(); return runRecord({}); } },
       sleep: async () => undefined,
@@ -166,7 +171,7 @@ describe("the AWS runtime: invoke (the exact workflow start, then the run's reco
   it("refuses parameters too large for the workflow's input with 413 before anything starts", async () => {
     const client = new FakeStepFunctions([]);
     const runtime = createAwsRuntime({
-      lambda, stepFunctions: client, stateMachineArn: STATE_MACHINE, outcomes: { uploadUrl: async () => UPLOAD_URL, artifactUpload: async () => ({ url: "u", fields: {}, keyPrefix: "k" }) }, functionPrefix: "bfn-", executionRoleArn: "role", executionRoleId: "AROAEXAMPLEEXECUTION",
+      lambda, stepFunctions: client, stateMachineArn: STATE_MACHINE, outcomes: { uploads: async (runId: string) => uploadsOf(runId) }, functionPrefix: "bfn-", executionRoleArn: "role", executionRoleId: "AROAEXAMPLEEXECUTION",
       layerArns: [], logGroup: "/browserfn/test/functions", runs: { get: async () => undefined },
     });
     const hooks: InvokeHooks = { onQueued: async () => undefined, onRunning: async () => void client.events.push("onRunning") };
@@ -188,7 +193,7 @@ describe("the AWS runtime: how often a waiting caller reads the run", () => {
     const caller = new AbortController();
     const runtime = createAwsRuntime({
       lambda, stepFunctions: new FakeStepFunctions([{ executionArn: "arn:execution" }]), stateMachineArn: STATE_MACHINE,
-      outcomes: { uploadUrl: async () => UPLOAD_URL, artifactUpload: async () => ({ url: "u", fields: {}, keyPrefix: "k" }) },
+      outcomes: { uploads: async (runId: string) => uploadsOf(runId) },
       functionPrefix: "bfn-", executionRoleArn: "role", executionRoleId: "AROAEXAMPLEEXECUTION", layerArns: [], logGroup: "/g",
       runs: {
         get: async () => {

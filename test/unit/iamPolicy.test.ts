@@ -78,8 +78,9 @@ describe("the stack's roles, through the evaluator", () => {
     const key = policies.arn(policies.logicalId("AWS::KMS::Key", "SecretsKey"));
     for (const dispatcher of [recorder, sweeper]) {
       expect(evaluate(dispatcher, request("states:StartExecution", RUNS)).effect).toBe("Allow");
-      expect(evaluate(dispatcher, request("s3:PutObject", `${BUCKET}/outcomes/run_1.json`)).effect).toBe("Allow");
-      expect(evaluate(dispatcher, request("s3:PutObject", `${BUCKET}/artifacts/run_1/report.csv`)).effect).toBe("Allow");
+      expect(evaluate(dispatcher, request("s3:PutObject", `${BUCKET}/outcomes/run_1/artifact-0`)).effect).toBe("Allow");
+      // Only the recorder writes artifacts/ (its copies of the artifacts a run keeps); signing needs outcomes/ only.
+      expect(evaluate(dispatcher, request("s3:PutObject", `${BUCKET}/artifacts/run_1/report.csv`)).effect).toBe(dispatcher === recorder ? "Allow" : "ImplicitDeny");
       expect(evaluate(dispatcher, request("kms:Decrypt", key, { "kms:EncryptionContext:function_id": "fn_1" })).effect).toBe("Allow");
       for (const [action, resource, context] of [
         ["states:StartExecution", `arn:aws:states:${at}:stateMachine:another-machine`, {}],

@@ -69,19 +69,21 @@ describe("caughtEnding: the run's ending from an error Step Functions caught", (
 describe("the recorder Lambda", () => {
   let memory: MemoryStore;
   const uploads = new Map<string, string>();
-  /** What S3's HEAD says of `<run_id>/<name>` (absent: no such object); every HEAD asked, in order. */
+  /** What S3's HEAD says of `<run_id>/<slot>` (absent: no such object); every HEAD asked, in order. */
   const heads = new Map<string, { bytes: number; contentType: string | null }>();
   const headsAsked: string[] = [];
-  const deleted: string[] = [];
+  /** Slots copied to their names (`<run_id>/<slot>=<name>`), and runs whose uploads were swept. */
+  const kept: string[] = [];
+  const swept: string[] = [];
   const outcomes: OutcomeBucket = {
-    uploadUrl: async () => "unused",
-    artifactUpload: async () => ({ url: "unused", fields: {}, keyPrefix: "" }),
-    artifactHead: async (runId, name) => {
-      headsAsked.push(`${runId}/${name}`);
-      return heads.get(`${runId}/${name}`) ?? null;
+    uploads: async () => Promise.reject(new Error("the recorder signed uploads")),
+    slotHead: async (runId, slot) => {
+      headsAsked.push(`${runId}/${slot}`);
+      return heads.get(`${runId}/${slot}`) ?? null;
     },
+    keepArtifact: async (runId, slot, name) => void kept.push(`${runId}/${slot}=${name}`),
+    sweepUploads: async (runId) => void swept.push(runId),
     artifactDownloadUrl: async () => "unused",
-    deleteArtifact: async (runId, name) => void deleted.push(`${runId}/${name}`),
     read: async (runId, maxBytes) => {
       const text = uploads.get(runId);
       if (text === undefined) return null;
@@ -116,6 +118,27 @@ describe("the recorder Lambda", () => {
       status: "succeeded", result_json: "[1]", logs: "LOG x\n", duration_ms: 2500, browser_ms: 2500, peak_memory_mb: 1024, account_id: "acct", finished_at: ENDED,
     });
     expect(await memory.store.runs.get("run_victim")).toEqual(victim);
+  });
+
+  it("reads the answers of runner protocols 1 (none named) and 2 only: any other ends the run function_crashed, unread", async () => {
+    const answer = (protocol: unknown) => ({ status: "succeeded", result_json: "[1]", logs: "", browser_ms: 0, ...(protocol === undefined ? {} : { runner_protocol: protocol }) });
+    for (const [runId, protocol] of [["run_p1", undefined], ["run_p2", 2]] as const) {
+      await running(runId);
+      expect(await recorder(request(runId, { answer: answer(protocol) }))).toEqual({ status: "succeeded" });
+    }
+    for (const [runId, protocol, named] of [["run_p3", 3, "runner protocol 3"], ["run_p0", 0, "runner protocol 0"], ["run_px", "2", "an unreadable runner protocol"], ["run_pf", 2.5, "an unreadable runner protocol"]] as const) {
+      await running(runId);
+      expect(await recorder(request(runId, { answer: answer(protocol) }))).toEqual({ status: "failed" });
+      expect(await memory.store.runs.get(runId)).toMatchObject({
+        result_json: null,
+        error: { code: "function_crashed", message: `The function's runner speaks ${named}; this service reads protocols 1 and 2 only. The stack's runner rollout moves each function's live version to the current runner; redeploy the function to run this version on it` },
+      });
+    }
+    // An uploaded outcome's marker names its protocol too: an unknown one is not read from S3.
+    await running("run_pu");
+    uploads.set("run_pu", JSON.stringify(answer(2)));
+    expect(await recorder(request("run_pu", { answer: { outcome_uploaded: true, bytes: 10, runner_protocol: 9 } }))).toEqual({ status: "failed" });
+    expect(await memory.store.runs.get("run_pu")).toMatchObject({ error: { code: "function_crashed", message: expect.stringMatching(/^The function's runner speaks runner protocol 9;/) } });
   });
 
   it("reads an uploaded outcome, and fails one that is missing or over the cap", async () => {
@@ -171,7 +194,7 @@ describe("the recorder Lambda", () => {
     expect(await memory.store.runs.get("run_done")).toEqual(ended);
     expect(await recorder({ run_id: "run_done" })).toEqual(answered("ignored"));
     expect(await recorder(request("run_nobody", { answer: null }))).toEqual(answered("unknown"));
-    expect((await memory.store.meters.functionCounters("fn_own")).invocations).toBe(6);
+    expect((await memory.store.meters.functionCounters("fn_own")).invocations).toBe(13);
   });
   describe("the artifacts a run reports: recorded as S3 has them, at most 100 files and 100 MB", () => {
     const MB = 1024 * 1024;
@@ -180,29 +203,30 @@ describe("the recorder Lambda", () => {
     async function recordWith(runId: string, artifacts: unknown) {
       await memory.store.runs.put(runItem(artFn, { run_id: runId, status: "running", queued_at: STARTED, started_at: STARTED }));
       headsAsked.length = 0;
-      deleted.length = 0;
+      kept.length = 0;
       expect(await recorder(request(runId, succeeded(artifacts)))).toEqual(answered("succeeded"));
       const recorded = await memory.store.artifacts.list(runId, new Date(ENDED));
       return recorded.map(({ name, bytes, content_type }) => ({ name, bytes, content_type }));
     }
     const meteredBytes = async () => (await memory.store.meters.functionCounters("fn_art")).artifact_bytes;
 
-    it("records at most 100 of 101 files reported, and asks S3 of those 100 only", async () => {
+    it("records at most 100 of 101 files reported, asks S3 of those 100 slots only, and sweeps the run's uploads after", async () => {
       const names = Array.from({ length: 101 }, (_, i) => `shot-${String(i).padStart(3, "0")}.png`);
-      for (const name of names) heads.set(`run_many/${name}`, { bytes: 1000, contentType: "image/png" });
+      names.forEach((_, slot) => heads.set(`run_many/${slot}`, { bytes: 1000, contentType: "image/png" }));
       const before = await meteredBytes();
       const recorded = await recordWith("run_many", names);
       expect(recorded.map((a) => a.name)).toEqual(names.slice(0, 100));
-      expect(headsAsked).toEqual(names.slice(0, 100).map((name) => `run_many/${name}`));
-      expect(deleted).toEqual([`run_many/${names[100]}`]);
+      expect(headsAsked).toEqual(names.slice(0, 100).map((_, slot) => `run_many/${slot}`));
+      expect(kept).toEqual(names.slice(0, 100).map((name, slot) => `run_many/${slot}=${name}`));
+      expect(swept.at(-1)).toBe("run_many");
       expect((await meteredBytes()) - before).toBe(100 * 1000);
     });
 
     it("records files up to 100 MB in all: one that would pass it is left out, a smaller one after it still fits", async () => {
-      heads.set("run_big/a.bin", { bytes: 40 * MB, contentType: "application/octet-stream" });
-      heads.set("run_big/b.bin", { bytes: 40 * MB, contentType: "application/octet-stream" });
-      heads.set("run_big/c.bin", { bytes: 40 * MB, contentType: "application/octet-stream" });
-      heads.set("run_big/d.txt", { bytes: 20 * MB, contentType: "text/plain" });
+      heads.set("run_big/0", { bytes: 40 * MB, contentType: "application/octet-stream" });
+      heads.set("run_big/1", { bytes: 40 * MB, contentType: "application/octet-stream" });
+      heads.set("run_big/2", { bytes: 40 * MB, contentType: "application/octet-stream" });
+      heads.set("run_big/3", { bytes: 20 * MB, contentType: "text/plain" });
       const before = await meteredBytes();
       const recorded = await recordWith("run_big", ["a.bin", "b.bin", "c.bin", "d.txt"]);
       expect(recorded).toEqual([
@@ -211,27 +235,30 @@ describe("the recorder Lambda", () => {
         { name: "d.txt", bytes: 20 * MB, content_type: "text/plain" },
       ]);
       expect((await meteredBytes()) - before).toBe(100 * MB);
-      expect(deleted).toEqual(["run_big/c.bin"]);
+      expect(kept).toEqual(["run_big/0=a.bin", "run_big/1=b.bin", "run_big/3=d.txt"]);
     });
 
     it("records the size S3 has, not what the run's answer claims; reported names S3 does not have, and bad names, are left out", async () => {
-      heads.set("run_claim/report.pdf", { bytes: 7 * MB, contentType: "application/pdf" });
+      heads.set("run_claim/0", { bytes: 7 * MB, contentType: "application/pdf" });
+      heads.set("run_claim/1", { bytes: 1, contentType: "image/png" });
+      heads.set("run_claim/4", { bytes: 1, contentType: "text/plain" });
       const before = await meteredBytes();
       // A tampered runner's answer: a size claim beside a name (ignored: only names are read), a missing object, a path.
-      const recorded = await recordWith("run_claim", ["report.pdf", { name: "x.png", bytes: 1 }, "gone.png", "../run_other/secret.txt"]);
+      // A second slot reporting a name again is dropped (slot 4: its object is swept, not kept).
+      const recorded = await recordWith("run_claim", ["report.pdf", { name: "x.png", bytes: 1 }, "gone.png", "../run_other/secret.txt", "report.pdf"]);
       expect(recorded).toEqual([{ name: "report.pdf", bytes: 7 * MB, content_type: "application/pdf" }]);
-      expect(headsAsked).toEqual(["run_claim/report.pdf", "run_claim/gone.png"]);
-      expect(deleted).toEqual([]);
+      expect(headsAsked).toEqual(["run_claim/0", "run_claim/2"]);
+      expect(kept).toEqual(["run_claim/0=report.pdf"]);
       expect((await meteredBytes()) - before).toBe(7 * MB);
     });
   });
-  it("on S3: HEADs each reported artifact and DELETEs the one over the caps, exactly these calls", async () => {
+  it("on S3: HEADs each reported slot, copies the kept ones to their names, then deletes every upload of the run in one call, exactly these calls", async () => {
     const calls: [string, unknown][] = [];
-    const sizes: Record<string, number> = { "artifacts/run_s3/a.bin": 60 * 1024 * 1024, "artifacts/run_s3/b.bin": 60 * 1024 * 1024, "artifacts/run_s3/c.txt": 10 };
+    const sizes: Record<string, number> = { "outcomes/run_s3/artifact-0": 60 * 1024 * 1024, "outcomes/run_s3/artifact-1": 60 * 1024 * 1024, "outcomes/run_s3/artifact-3": 10 };
     const s3 = {
       send: async (command: { constructor: { name: string }; input: { Key: string } }) => {
         calls.push([command.constructor.name, command.input]);
-        if (command.constructor.name === "DeleteObjectCommand") return {};
+        if (command.constructor.name === "CopyObjectCommand" || command.constructor.name === "DeleteObjectsCommand") return {};
         const bytes = sizes[command.input.Key];
         if (bytes === undefined) throw Object.assign(new Error("NotFound"), { name: "NotFound", $metadata: { httpStatusCode: 404 } });
         return { ContentLength: bytes, ContentType: "application/octet-stream" };
@@ -242,18 +269,21 @@ describe("the recorder Lambda", () => {
     await memory.store.runs.put(runItem(functionItem({ function_id: "fn_s3" }), { run_id: "run_s3", status: "running", queued_at: STARTED, started_at: STARTED }));
     const answer = { status: "succeeded", result_json: "1", logs: "", browser_ms: 0, artifacts: ["a.bin", "b.bin", "missing.png", "c.txt"] };
     expect(await onS3(request("run_s3", { answer }))).toEqual(answered("succeeded"));
-    const head = (name: string) => ["HeadObjectCommand", { Bucket: "bfn-run-bucket", Key: `artifacts/run_s3/${name}` }];
-    expect(calls).toEqual([head("a.bin"), head("b.bin"), head("missing.png"), head("c.txt"), ["DeleteObjectCommand", { Bucket: "bfn-run-bucket", Key: "artifacts/run_s3/b.bin" }]]);
+    const head = (slot: number) => ["HeadObjectCommand", { Bucket: "bfn-run-bucket", Key: `outcomes/run_s3/artifact-${slot}` }];
+    const copy = (slot: number, name: string) => ["CopyObjectCommand", { Bucket: "bfn-run-bucket", Key: `artifacts/run_s3/${name}`, CopySource: `bfn-run-bucket/outcomes/run_s3/artifact-${slot}` }];
+    const everyUpload = ["outcomes/run_s3/outcome.json", ...Array.from({ length: 100 }, (_, slot) => `outcomes/run_s3/artifact-${slot}`)];
+    const sweep = ["DeleteObjectsCommand", { Bucket: "bfn-run-bucket", Delete: { Objects: everyUpload.map((Key) => ({ Key })), Quiet: true } }];
+    expect(calls).toEqual([head(0), copy(0, "a.bin"), head(1), head(2), head(3), copy(3, "c.txt"), sweep]);
     expect((await memory.store.artifacts.list("run_s3", new Date(ENDED))).map((a) => a.name)).toEqual(["a.bin", "c.txt"]);
   });
 
-  it("on S3: counts each artifact against its account's storage cap, and DELETEs one past it, exactly these calls", async () => {
+  it("on S3: counts each artifact against its account's storage cap, and keeps none past it, exactly these calls", async () => {
     const calls: [string, unknown][] = [];
-    const sizes: Record<string, number> = { "artifacts/run_cap/a.bin": 600_000, "artifacts/run_cap/b.bin": 600_000, "artifacts/run_cap/c.txt": 10 };
+    const sizes: Record<string, number> = { "outcomes/run_cap/artifact-0": 600_000, "outcomes/run_cap/artifact-1": 600_000, "outcomes/run_cap/artifact-2": 10 };
     const s3 = {
       send: async (command: { constructor: { name: string }; input: { Key: string } }) => {
         calls.push([command.constructor.name, command.input]);
-        if (command.constructor.name === "DeleteObjectCommand") return {};
+        if (command.constructor.name === "CopyObjectCommand" || command.constructor.name === "DeleteObjectsCommand") return {};
         return { ContentLength: sizes[command.input.Key], ContentType: "application/octet-stream" };
       },
     };
@@ -270,8 +300,10 @@ describe("the recorder Lambda", () => {
     await memory.store.runs.put(runItem(functionItem({ function_id: "fn_cap", account_id: "capped" }), { run_id: "run_cap", status: "running", queued_at: STARTED, started_at: STARTED }));
     const answer = { status: "succeeded", result_json: "1", logs: "", browser_ms: 0, artifacts: ["a.bin", "b.bin", "c.txt"] };
     expect(await onS3(request("run_cap", { answer }))).toEqual(answered("succeeded"));
-    const head = (name: string) => ["HeadObjectCommand", { Bucket: "bfn-run-bucket", Key: `artifacts/run_cap/${name}` }];
-    expect(calls).toEqual([head("a.bin"), head("b.bin"), head("c.txt"), ["DeleteObjectCommand", { Bucket: "bfn-run-bucket", Key: "artifacts/run_cap/b.bin" }]]);
+    const head = (slot: number) => ["HeadObjectCommand", { Bucket: "bfn-run-bucket", Key: `outcomes/run_cap/artifact-${slot}` }];
+    const copy = (slot: number, name: string) => ["CopyObjectCommand", { Bucket: "bfn-run-bucket", Key: `artifacts/run_cap/${name}`, CopySource: `bfn-run-bucket/outcomes/run_cap/artifact-${slot}` }];
+    expect(calls.slice(0, -1)).toEqual([head(0), copy(0, "a.bin"), head(1), head(2), copy(2, "c.txt")]);
+    expect(calls.at(-1)?.[0]).toBe("DeleteObjectsCommand");
     expect((await memory.store.artifacts.list("run_cap", new Date(ENDED))).map((a) => a.name)).toEqual(["a.bin", "c.txt"]);
     expect(logs).toContain("run recorder: artifact b.bin of run_cap dropped: the account's storage is full (its plan's max_storage_mb)");
     // The two kept files and the run's record: "1", no logs, its params.

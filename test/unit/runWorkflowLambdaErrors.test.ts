@@ -32,11 +32,11 @@ describe("the run workflow when Lambda stops the function", () => {
   /** Invokes of the function's Lambda per run (those Lambda's API failed included). */
   const invokes = new Map<string, number>();
   const outcomes: OutcomeBucket = {
-    uploadUrl: async () => "https://bucket.example/outcome",
-    artifactUpload: async (runId) => ({ url: "https://bucket.example/", fields: {}, keyPrefix: `artifacts/${runId}/` }),
-    artifactHead: async () => null,
+    uploads: async (runId) => ({ url: "https://bucket.example/", fields: {}, outcome: { key: `outcomes/${runId}/outcome.json`, policy: "p", signature: "s" }, artifacts: { key_prefix: `outcomes/${runId}/artifact-`, policy_template: "{}", signatures: [] } }),
+    slotHead: async () => null,
+    keepArtifact: async () => undefined,
+    sweepUploads: async () => undefined,
     artifactDownloadUrl: async () => "unused",
-    deleteArtifact: async () => undefined,
     read: async () => null,
   };
   /** Lambda's Invoke API: the function answers as scripted per run; the recorder is the real one. */

@@ -191,7 +191,7 @@ describe("the run pipeline (synthesized)", () => {
     const runtime = createAwsRuntime({
       lambda: { send: async () => Promise.reject(new Error("unused")) },
       stepFunctions: { send: async (command) => void sent.push(command as StartExecutionCommand) },
-      stateMachineArn: "arn:sm", outcomes: { uploadUrl: async () => "u", artifactUpload: async () => ({ url: "u", fields: {}, keyPrefix: "k" }) },
+      stateMachineArn: "arn:sm", outcomes: { uploads: async () => ({ url: "u", fields: {}, outcome: { key: "k", policy: "p", signature: "s" }, artifacts: { key_prefix: "k", policy_template: "{}", signatures: [] } }) },
       runs: { get: async () => runItem(fn, { status: "succeeded", duration_ms: 1 }) },
       functionPrefix: "bfn-test-fn-", executionRoleArn: "role", executionRoleId: "AROA", layerArns: [], logGroup: "/g",
     });
@@ -253,8 +253,8 @@ describe("the run pipeline (synthesized)", () => {
       const start = statements.filter((s) => list(s.Action).includes("states:StartExecution"));
       expect(start.map((s) => list(s.Action))).toEqual([["states:StartExecution"]]);
       expect(JSON.stringify(start[0]?.Resource)).toContain(`:stateMachine:${String(machine.Properties.StateMachineName)}"`);
-      const put = statements.find((s) => list(s.Action).includes("s3:PutObject"));
-      expect(JSON.stringify(put?.Resource)).toContain("/outcomes/*");
+      const puts = statements.filter((s) => list(s.Action).includes("s3:PutObject"));
+      expect(puts.some((put) => JSON.stringify(put.Resource).includes("/outcomes/*"))).toBe(true);
       // No function Lambda: the route handlers invoke the deploy job, nothing else.
       const invokes = statements.filter((s) => list(s.Action).includes("lambda:InvokeFunction"));
       for (const s of invokes) expect(JSON.stringify(s.Resource)).toMatch(/:function:bfn-test-deploy-job"/);

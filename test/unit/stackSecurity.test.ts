@@ -147,7 +147,7 @@ describe("the stack's permissions", () => {
     // item), presigns its upload URLs (PutObject) and starts its workflow; a retry reads the
     // failed attempt's parameters from its execution (DescribeExecution, the run workflow's executions only).
     expect(recorder.flatMap((s) => list(s.Action)).filter((a) => !/^(logs|sqs):/.test(a)).sort()).toEqual([
-      "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "s3:DeleteObject", "s3:GetObject", "s3:PutObject", "states:DescribeExecution", "states:StartExecution",
+      "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "s3:DeleteObject", "s3:GetObject", "s3:PutObject", "s3:PutObject", "states:DescribeExecution", "states:StartExecution",
     ]);
     expect(recorder.filter((s) => list(s.Action).includes("states:DescribeExecution")).map((s) => ({ Action: list(s.Action), Resource: list(s.Resource).map(flatten) }))).toEqual([
       { Action: ["states:DescribeExecution"], Resource: ["arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:bfn-test-runs:*"] },
@@ -155,15 +155,18 @@ describe("the stack's permissions", () => {
     const runWorkflow = "arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:stateMachine:bfn-test-runs";
     const startsRuns = (role: Statement[]) =>
       role.filter((s) => list(s.Action).some((a) => a === "states:StartExecution" || a === "s3:PutObject")).map((s) => ({ Action: list(s.Action), Resource: list(s.Resource).map(flatten) }));
+    // Signing a run's upload forms needs s3:PutObject on its keys, all under outcomes/.
     const dispatcherGrants = [
       { Action: ["states:StartExecution"], Resource: [runWorkflow] },
-      { Action: ["s3:PutObject"], Resource: [outcomeObjects, artifactObjects] },
+      { Action: ["s3:PutObject"], Resource: [outcomeObjects] },
     ];
-    expect(startsRuns(recorder)).toEqual(dispatcherGrants);
-    // It deletes artifacts only (those a run reported past its caps).
+    // The recorder also writes artifacts/ (the copies of the artifacts a run keeps).
+    expect(startsRuns(recorder)).toHaveLength(3);
+    expect(startsRuns(recorder)).toEqual(expect.arrayContaining([...dispatcherGrants, { Action: ["s3:PutObject"], Resource: [artifactObjects] }]));
+    // It reads and deletes the runs' uploads only (each run's prefix, swept once it is recorded); it deletes no artifact.
     const deletes = recorder.filter((s) => list(s.Action).includes("s3:DeleteObject"));
     expect(deletes.map((s) => ({ Action: list(s.Action), Resource: list(s.Resource).map(flatten) }))).toEqual([
-      { Action: ["s3:DeleteObject"], Resource: [`<${bucketId}.Arn>/artifacts/*`] },
+      { Action: ["s3:GetObject", "s3:DeleteObject"], Resource: [outcomeObjects] },
     ]);
     const sweeper = statementsOfRole(roleOf("HandlersRunSweeperRole"));
     const sweeperData = sweeper.filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:")));

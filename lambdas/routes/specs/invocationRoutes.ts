@@ -23,6 +23,7 @@ const INVOKE_ERRORS = [
   "result_too_large",
   "result_too_deep",
   "profile_too_large",
+  "insufficient_memory",
   "function_crashed",
   "function_timeout",
   "run_canceled",

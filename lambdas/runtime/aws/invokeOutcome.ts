@@ -108,6 +108,11 @@ export function outcomeEndingOf(answer: unknown, bounds: OutcomeBounds, shown: (
   if (outcome.status === "succeeded") {
     return { status: "succeeded", result_json: outcome.result_json, error: null, logs: outcome.logs, browser_ms: outcome.browser_ms, peak_memory_mb };
   }
+  if (outcome.error.code === "out_of_memory") {
+    // The runner saw its browser killed out of memory: a crash, named for the limit, never a timeout.
+    const error = { code: "function_crashed", message: `The function ran out of memory: its limit is ${bounds.memoryMb} MB (its browser was killed)` };
+    return { status: "failed", result_json: null, error, logs: outcome.logs, browser_ms: outcome.browser_ms, peak_memory_mb };
+  }
   const { code, message, stack } = outcome.error;
   // Only a function_error's stack is the user's code's (a timeout's is the runner's).
   const error = code === "function_error" && stack !== undefined ? { code, message, stack } : { code, message };

@@ -1,39 +1,34 @@
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
-import { createPresignedPost } from "@aws-sdk/s3-presigned-post";
+import { CopyObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import { MAX_ARTIFACT_BYTES_PER_RUN } from "../../artifacts/artifacts";
+import { MAX_ARTIFACT_BYTES_PER_RUN, MAX_ARTIFACTS_PER_RUN } from "../../artifacts/artifacts";
+import type { RunUploads } from "../../runner/lambdaPackage";
+import { MAX_FRAME_BYTES } from "../../runner/protocol";
+import { signRunUploads } from "./signRunUploads";
 import { httpStatusOf, isAwsError } from "./lambdaClient";
 
 /**
- * Where a function's Lambda hands over an outcome too big for the run workflow's state
- * (INLINE_ANSWER_BYTES): one object per run, written through a presigned PUT URL the trusted
- * side puts in the run's event (the function's role holds no S3 permission), read back by the
- * recorder. The bucket's lifecycle expires these objects (lib/runPipeline.ts).
+ * Where a function's Lambda hands over what it writes: its outcome when too big for the run
+ * workflow's state (INLINE_ANSWER_BYTES) and its artifacts, through presigned POSTs the trusted
+ * side puts in the run's event (the function's role holds no S3 permission). Everything a run
+ * can write is under its own prefix `outcomes/<run_id>/`, each object an exact key with a size
+ * cap: one outcome and MAX_ARTIFACTS_PER_RUN artifact slots. The recorder reads the outcome,
+ * copies each artifact it keeps to `artifacts/<run_id>/<name>` (where downloads find it), and
+ * then deletes the whole prefix (sweepUploads), reported or not. The bucket's lifecycle expires
+ * anything left (lib/runPipeline.ts).
  */
 export interface OutcomeBucket {
-  /** A URL that lets its holder PUT this run's outcome object, and nothing else, until it expires. */
-  uploadUrl(runId: string, expiresInSeconds: number): Promise<string>;
+  /** The presigned POSTs of the run's uploads (RunUploads), valid for `expiresInSeconds`. */
+  uploads(runId: string, expiresInSeconds: number): Promise<RunUploads>;
   /** The run's uploaded outcome as text, `too_large` past `maxBytes` (not read), null when there is none. */
   read(runId: string, maxBytes: number): Promise<{ text: string } | { tooLarge: number } | null>;
-  /**
-   * A presigned POST that lets its holder upload files under `artifacts/<run_id>/` only, each at
-   * most the run's artifact bytes, until it expires (the runner's `artifacts.save`).
-   */
-  artifactUpload(runId: string, expiresInSeconds: number): Promise<ArtifactUpload>;
-  /** An uploaded artifact's size and type as S3 has them; null when there is none. */
-  artifactHead(runId: string, name: string): Promise<{ bytes: number; contentType: string | null } | null>;
+  /** What the run uploaded to artifact slot `slot`: its size and type as S3 has them; null when nothing. */
+  slotHead(runId: string, slot: number): Promise<{ bytes: number; contentType: string | null } | null>;
+  /** Copies artifact slot `slot` to the artifact `name` of the run (CopyObject, within the bucket). */
+  keepArtifact(runId: string, slot: number, name: string): Promise<void>;
+  /** Deletes every object the run could write (its outcome and all its slots), in one DeleteObjects. */
+  sweepUploads(runId: string): Promise<void>;
   /** A short-lived URL that downloads the artifact as an attachment of its type. */
   artifactDownloadUrl(runId: string, name: string, contentType: string): Promise<string>;
-  /** Deletes an uploaded artifact the run may not keep (none there: nothing happens). */
-  deleteArtifact(runId: string, name: string): Promise<void>;
-}
-
-/** What the runner needs to upload a run's artifacts: POST a form of `fields`, `key`, `Content-Type` and `file` to `url`. */
-export interface ArtifactUpload {
-  url: string;
-  fields: Record<string, string>;
-  /** The key of an artifact: this prefix and its name. */
-  keyPrefix: string;
 }
 
 /** Where a run's artifacts are kept in the bucket. */
@@ -42,21 +37,33 @@ export const artifactKey = (runId: string, name: string) => `${ARTIFACT_PREFIX}$
 /** How long a download URL the API redirects to works. */
 const DOWNLOAD_URL_SECONDS = 300;
 
-/** Where every run's uploaded outcome is kept (the bucket's lifecycle expires them). */
+/** Where every run's uploads are kept until its end (the bucket's lifecycle expires what is left). */
 export const OUTCOME_PREFIX = "outcomes/";
 
+/** The prefix of everything run `runId` can write. */
+export const runUploadPrefix = (runId: string) => `${OUTCOME_PREFIX}${runId}/`;
 /** The object key of a run's uploaded outcome. */
-export const outcomeKey = (runId: string) => `${OUTCOME_PREFIX}${runId}.json`;
+export const outcomeKey = (runId: string) => `${runUploadPrefix(runId)}outcome.json`;
+/** The object key of a run's artifact slot. */
+export const slotKey = (runId: string, slot: number) => `${runUploadPrefix(runId)}artifact-${slot}`;
+/** The largest outcome a run may upload: what the recorder reads at most. */
+export const MAX_UPLOADED_OUTCOME_BYTES = MAX_FRAME_BYTES;
 
 /**
  * The outcome bucket on S3. The client must be built with `requestChecksumCalculation:
- * "WHEN_REQUIRED"`: otherwise the SDK signs a checksum of the empty body into presigned PUT
- * URLs, and S3 refuses every real upload through them.
+ * "WHEN_REQUIRED"`: otherwise the SDK signs a checksum of the empty body into presigned URLs.
  */
 export function createS3OutcomeBucket(s3: S3Client, bucket: string): OutcomeBucket {
   return {
-    uploadUrl: (runId, expiresInSeconds) =>
-      getSignedUrl(s3, new PutObjectCommand({ Bucket: bucket, Key: outcomeKey(runId) }), { expiresIn: Math.ceil(expiresInSeconds) }),
+    uploads: (runId, expiresInSeconds) =>
+      signRunUploads(s3, bucket, {
+        outcomeKey: outcomeKey(runId),
+        outcomeMaxBytes: MAX_UPLOADED_OUTCOME_BYTES,
+        slotPrefix: `${runUploadPrefix(runId)}artifact-`,
+        slots: MAX_ARTIFACTS_PER_RUN,
+        slotMaxBytes: MAX_ARTIFACT_BYTES_PER_RUN,
+        expiresInSeconds,
+      }),
 
     async read(runId, maxBytes) {
       let object;
@@ -69,7 +76,7 @@ export function createS3OutcomeBucket(s3: S3Client, bucket: string): OutcomeBuck
       const body = object.Body;
       if (!body) return null;
       if (object.ContentLength !== undefined && object.ContentLength > maxBytes) {
-        (body as { destroy?: () => void }).destroy?.(); // not read: its holder may have uploaded gigabytes
+        (body as { destroy?: () => void }).destroy?.(); // not read: its holder may have uploaded more than the policy allows elsewhere
         return { tooLarge: object.ContentLength };
       }
       const bytes = await body.transformToByteArray();
@@ -77,35 +84,25 @@ export function createS3OutcomeBucket(s3: S3Client, bucket: string): OutcomeBuck
       return { text: new TextDecoder().decode(bytes) };
     },
 
-    async artifactUpload(runId, expiresInSeconds) {
-      const keyPrefix = `${ARTIFACT_PREFIX}${runId}/`;
-      const post = await createPresignedPost(s3, {
-        Bucket: bucket,
-        Key: `${keyPrefix}\${filename}`,
-        Conditions: [
-          ["starts-with", "$key", keyPrefix],
-          ["starts-with", "$Content-Type", ""],
-          ["content-length-range", 0, MAX_ARTIFACT_BYTES_PER_RUN],
-        ],
-        Expires: Math.ceil(expiresInSeconds),
-      });
-      const fields = { ...post.fields };
-      delete fields.key; // the runner names each file
-      return { url: post.url, fields, keyPrefix };
-    },
-
-    async deleteArtifact(runId, name) {
-      await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: artifactKey(runId, name) }));
-    },
-
-    async artifactHead(runId, name) {
+    async slotHead(runId, slot) {
       try {
-        const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: artifactKey(runId, name) }));
+        const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: slotKey(runId, slot) }));
         return { bytes: Number(head.ContentLength ?? 0), contentType: head.ContentType ?? null };
       } catch (error) {
         if (isMissingObject(error)) return null;
         throw error;
       }
+    },
+
+    async keepArtifact(runId, slot, name) {
+      await s3.send(new CopyObjectCommand({ Bucket: bucket, Key: artifactKey(runId, name), CopySource: `${bucket}/${slotKey(runId, slot)}` }));
+    },
+
+    async sweepUploads(runId) {
+      const keys = [outcomeKey(runId), ...Array.from({ length: MAX_ARTIFACTS_PER_RUN }, (_, slot) => slotKey(runId, slot))];
+      const answer = await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }));
+      const failed = answer.Errors ?? [];
+      if (failed.length > 0) throw new Error(`S3 kept ${failed.length} of the run's uploads: ${failed[0]?.Code ?? ""} ${failed[0]?.Message ?? ""}`.trim());
     },
 
     artifactDownloadUrl: (runId, name, contentType) =>

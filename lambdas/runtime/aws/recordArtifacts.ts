@@ -2,51 +2,53 @@ import { artifactContentType, type ArtifactItem, isArtifactName, MAX_ARTIFACT_BY
 import type { RunItem } from "../../runs/types";
 import type { RecordRunDeps } from "./recordRun";
 
-/** Reported names read at most (untrusted list): the cap, and as many again to delete. */
-const MAX_REPORTED_ARTIFACTS = 2 * MAX_ARTIFACTS_PER_RUN;
-/** Deletes under way at once. */
-const DELETE_CONCURRENCY = 10;
-
-/** The artifact names an answer reports (untrusted: names checked, duplicates and extras dropped). */
-export function artifactNamesOf(answer: unknown): string[] {
-  const names = typeof answer === "object" && answer !== null ? (answer as { artifacts?: unknown }).artifacts : undefined;
-  if (!Array.isArray(names)) return [];
-  return [...new Set(names.slice(0, MAX_REPORTED_ARTIFACTS).filter(isArtifactName))];
+/** A reported artifact: its name and the upload slot it went to. */
+export interface ReportedArtifact {
+  slot: number;
+  name: string;
 }
 
 /**
- * Records the artifacts a run reports, as S3 has them (the size and type of what is really
- * there: a run can only report names), at most MAX_ARTIFACTS_PER_RUN files and the run's bytes;
- * metered once (a retried recorder finds them recorded). What it reported past the caps is
- * deleted from the bucket (best effort: the bucket's lifecycle expires what is left); objects it
- * never reported are left to that lifecycle.
+ * The artifacts an answer reports (untrusted): `artifacts` lists names by upload slot (index =
+ * slot), at most MAX_ARTIFACTS_PER_RUN of them; a slot whose entry is no valid name, or a name
+ * already reported by an earlier slot, is dropped (and swept with the rest).
  */
-export async function recordArtifacts(deps: RecordRunDeps, run: RunItem, names: string[]): Promise<void> {
+export function reportedArtifactsOf(answer: unknown): ReportedArtifact[] {
+  const names = typeof answer === "object" && answer !== null ? (answer as { artifacts?: unknown }).artifacts : undefined;
+  if (!Array.isArray(names)) return [];
+  const seen = new Set<string>();
+  const reported: ReportedArtifact[] = [];
+  names.slice(0, MAX_ARTIFACTS_PER_RUN).forEach((name: unknown, slot) => {
+    if (!isArtifactName(name) || seen.has(name)) return;
+    seen.add(name);
+    reported.push({ slot, name });
+  });
+  return reported;
+}
+
+/**
+ * Records the artifacts a run reports, as S3 has them in their slots (the size and type of what
+ * is really there: a run can only report names), at most the run's bytes and the account's
+ * storage; each kept one is copied to its name (where downloads find it) and metered once (a
+ * retried recorder finds it recorded). Nothing else is deleted here: the recorder sweeps the
+ * run's whole upload prefix once the run is recorded (sweepUploads).
+ */
+export async function recordArtifacts(deps: RecordRunDeps, run: RunItem, reported: ReportedArtifact[]): Promise<void> {
   const cap = deps.storageCap ? await deps.storageCap(run.account_id) : Infinity;
   let total = 0;
-  let files = 0;
-  const overCaps: string[] = [];
-  for (const name of names) {
-    if (files >= MAX_ARTIFACTS_PER_RUN) {
-      overCaps.push(name);
-      continue;
-    }
-    const head = await deps.outcomes.artifactHead(run.run_id, name);
+  for (const { slot, name } of reported) {
+    const head = await deps.outcomes.slotHead(run.run_id, slot);
     if (!head) continue;
-    if (total + head.bytes > MAX_ARTIFACT_BYTES_PER_RUN) {
-      overCaps.push(name);
-      continue;
-    }
+    if (total + head.bytes > MAX_ARTIFACT_BYTES_PER_RUN) continue;
     const createdAt = deps.clock.now();
     const expiresAt = deps.store.artifacts.expiryOf(createdAt.toISOString());
     // Counted against the account's cap before it is recorded; a retried recorder gives back what it had counted.
     if (!(await deps.store.storage.reserve(run.account_id, head.bytes, expiresAt, cap, createdAt))) {
       deps.log(`run recorder: artifact ${name} of ${run.run_id} dropped: the account's storage is full (its plan's max_storage_mb)`);
-      overCaps.push(name);
       continue;
     }
     total += head.bytes;
-    files++;
+    await deps.outcomes.keepArtifact(run.run_id, slot, name);
     const item = {
       run_id: run.run_id,
       account_id: run.account_id,
@@ -61,13 +63,15 @@ export async function recordArtifacts(deps: RecordRunDeps, run: RunItem, names: 
     if (await deps.store.artifacts.putIfAbsent(item)) await deps.store.meters.recordArtifactBytes(run, item.created_at, item.bytes);
     else if (!(await replacedEarlierAttempts(deps, run, item))) await deps.store.storage.release(run.account_id, head.bytes, expiresAt);
   }
-  for (let i = 0; i < overCaps.length; i += DELETE_CONCURRENCY) {
-    await Promise.all(
-      overCaps.slice(i, i + DELETE_CONCURRENCY).map((name) =>
-        deps.outcomes.deleteArtifact(run.run_id, name).catch((error: unknown) => deps.log(`run recorder: deleting artifact ${name} of ${run.run_id} over its caps failed: ${(error as Error).message}`)),
-      ),
-    );
-  }
+}
+
+/**
+ * Deletes everything the run could write (OutcomeBucket.sweepUploads), once its record is
+ * final: what it reported and kept was copied, the rest goes. A failure is logged, not thrown
+ * (the run is recorded; the bucket's lifecycle expires what is left).
+ */
+export async function sweepUploads(deps: Pick<RecordRunDeps, "outcomes" | "log">, runId: string): Promise<void> {
+  await deps.outcomes.sweepUploads(runId).catch((error: unknown) => deps.log(`run recorder: sweeping the uploads of ${runId} failed: ${(error as Error).message}`));
 }
 
 /**

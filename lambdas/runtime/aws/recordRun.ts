@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isUploadedAnswer } from "../../runner/lambdaPackage";
+import { ACCEPTED_RUNNER_PROTOCOLS, isUploadedAnswer, runnerProtocolOf } from "../../runner/lambdaPackage";
 import { MAX_FRAME_BYTES } from "../../runner/protocol";
 import { jsonTextDeeperThan } from "../../runner/jsonDepth";
 import { MAX_JSON_DEPTH, resultTooLarge } from "../../runner/outputLimits";
@@ -12,7 +12,7 @@ import type { InvokeResult } from "../runtime";
 import { caughtEnding, type RecordedEnding } from "./caughtEnding";
 import { endedWithout, type Ending, type FunctionLimits, outcomeEndingOf, resultTooDeepEnding } from "./invokeOutcome";
 import type { OutcomeBucket } from "./outcomeBucket";
-import { artifactNamesOf, recordArtifacts } from "./recordArtifacts";
+import { type ReportedArtifact, recordArtifacts, reportedArtifactsOf, sweepUploads } from "./recordArtifacts";
 import type { AttemptRetry } from "./recordRetry";
 import { waitOutThrottle, waitsOutThrottle } from "./throttleWait";
 import { runOfExecution } from "./runExecutions";
@@ -115,6 +115,8 @@ export function makeRunRecorder(deps: RecordRunDeps) {
     // The runner redacted the function's secrets already; what it answered is not trusted to have.
     const redactor = await redactorFor(deps, run.function_id);
     const recorded = await endRun(deps, run, ended, duration_ms, (result) => redactResult(redactor, result), input.execution_arn);
+    // Recorded: whatever the attempt uploaded (its outcome, every artifact slot, reported or not) goes.
+    await sweepUploads(deps, run.run_id);
     return waitingAnswer(recorded, input.attempt ?? 1);
   };
 }
@@ -215,10 +217,12 @@ async function endingOf(
   ended: unknown,
   limits: FunctionLimits,
   durationMs: number,
-): Promise<{ ending: RecordedEnding; artifacts: string[] }> {
+): Promise<{ ending: RecordedEnding; artifacts: ReportedArtifact[] }> {
   const ranWithout = (ending: Ending) => ({ ending: { ...ending, ran: true }, artifacts: [] });
   if (typeof ended === "object" && ended !== null && "answer" in ended) {
     const inline = (ended as { answer: unknown }).answer ?? null;
+    const protocol = runnerProtocolOf(inline);
+    if (protocol === null || !ACCEPTED_RUNNER_PROTOCOLS.includes(protocol)) return ranWithout(endedWithout("failed", "function_crashed", unknownRunnerMessage(protocol)));
     let answer: unknown = inline;
     let shown = () => JSON.stringify(inline) ?? "";
     if (isUploadedAnswer(inline)) {
@@ -234,11 +238,17 @@ async function endingOf(
       shown = () => uploaded.text;
     }
     const bounds = { maxBrowserMs: durationMs, memoryMb: limits.memory_mb };
-    return { ending: { ...outcomeEndingOf(answer, bounds, shown), ran: true }, artifacts: artifactNamesOf(answer) };
+    return { ending: { ...outcomeEndingOf(answer, bounds, shown), ran: true }, artifacts: reportedArtifactsOf(answer) };
   }
   const caught = CaughtError.safeParse(ended);
   if (!caught.success) return ranWithout(endedWithout("failed", "function_crashed", "The run's workflow handed over neither an answer nor an error"));
   return { ending: caughtEnding(caught.data.Error, caught.data.Cause ?? "", limits), artifacts: [] };
+}
+
+/** Why the answer of a runner speaking `protocol` (null: not a number) is not read. */
+function unknownRunnerMessage(protocol: number | null): string {
+  const spoken = protocol === null ? "an unreadable runner protocol" : `runner protocol ${protocol}`;
+  return `The function's runner speaks ${spoken}; this service reads protocols ${ACCEPTED_RUNNER_PROTOCOLS.join(" and ")} only. The stack's runner rollout moves each function's live version to the current runner; redeploy the function to run this version on it`;
 }
 
 /** JSON text's value; undefined when it is none (the outcome schema then says the answer is malformed). */

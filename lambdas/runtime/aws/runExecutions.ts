@@ -41,7 +41,7 @@ export interface RunStarterOptions {
   /** The run workflow (runWorkflow.ts): it invokes each run's Lambda and records how it ended. */
   stateMachineArn: string;
   /** Where a function's Lambda uploads an outcome too big for the workflow (presigned URLs). */
-  outcomes: Pick<OutcomeBucket, "uploadUrl" | "artifactUpload">;
+  outcomes: Pick<OutcomeBucket, "uploads">;
   /** Where invoke reads the run's record until the workflow's recorder has made it final. */
   runs: Pick<RunStore, "get">;
   /** Prepended to the function_id to name its Lambda. */
@@ -141,8 +141,7 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
       run_id: request.runId,
       params: request.params,
       timeout_ms: fn.timeout_seconds * 1000,
-      outcome_upload_url: await options.outcomes.uploadUrl(request.runId, fn.timeout_seconds + UPLOAD_URL_MARGIN_SECONDS),
-      artifact_upload: await options.outcomes.artifactUpload(request.runId, fn.timeout_seconds + UPLOAD_URL_MARGIN_SECONDS),
+      uploads: await options.outcomes.uploads(request.runId, fn.timeout_seconds + UPLOAD_URL_MARGIN_SECONDS),
       artifacts_url: request.artifactsUrl,
       recording: recordingModeOf(fn.recording),
       // The setting only: the Lambda reads the password from the secrets it opens itself.

@@ -119,7 +119,9 @@ export async function runWithLimits(
       const { result_json, logs, browser_ms } = outcome;
       return { result: { status: "succeeded", result_json, error: null, logs, browser_ms, duration_ms, peak_memory_mb }, finished };
     }
-    const { error, logs, browser_ms } = outcome;
+    const { logs, browser_ms } = outcome;
+    // Out of memory is the supervisor's to say here (it samples and kills): a worker's own claim is a crash, named for the limit.
+    const error = outcome.error.code === "out_of_memory" ? { code: "function_crashed" as const, message: `The function ran out of memory: its limit is ${limits.memoryMb} MB` } : outcome.error;
     // The worker stopped the run at its timeout itself (and kept its evidence): timed out.
     const status = error.code === "function_timeout" ? "timed_out" : "failed";
     const message = error.code === "function_timeout" ? `The function did not finish within its timeout of ${limits.timeoutMs / 1000} s` : error.message;

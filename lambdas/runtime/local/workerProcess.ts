@@ -199,7 +199,7 @@ export class WorkerProcess {
     // The kernel's ceiling sits well above the sampled limit: it stops a burst between samples.
     await this.host.limitMemory(memoryMb * 2 + 512);
     await this.host.thaw();
-    const request: RunRequest = { type: "run", runId, params, timeoutMs, artifactsUrl: options.artifactsUrl, secrets: { ...options.secrets } };
+    const request: RunRequest = { type: "run", runId, params, timeoutMs, memoryMb, artifactsUrl: options.artifactsUrl, secrets: { ...options.secrets } };
     if (options.storageBytesLeft !== undefined) request.storageBytesLeft = options.storageBytesLeft;
     if (options.recording !== undefined) request.recording = options.recording;
     if (options.proxy) request.proxy = options.proxy;
