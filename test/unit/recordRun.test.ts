@@ -124,11 +124,11 @@ describe("the recorder Lambda", () => {
     const answer = (protocol: unknown) => ({ status: "succeeded", result_json: "[1]", logs: "", browser_ms: 0, ...(protocol === undefined ? {} : { runner_protocol: protocol }) });
     for (const [runId, protocol] of [["run_p1", undefined], ["run_p2", 2]] as const) {
       await running(runId);
-      expect(await recorder(request(runId, { answer: answer(protocol) }))).toEqual({ status: "succeeded" });
+      expect(await recorder(request(runId, { answer: answer(protocol) }))).toEqual(answered("succeeded"));
     }
     for (const [runId, protocol, named] of [["run_p3", 3, "runner protocol 3"], ["run_p0", 0, "runner protocol 0"], ["run_px", "2", "an unreadable runner protocol"], ["run_pf", 2.5, "an unreadable runner protocol"]] as const) {
       await running(runId);
-      expect(await recorder(request(runId, { answer: answer(protocol) }))).toEqual({ status: "failed" });
+      expect(await recorder(request(runId, { answer: answer(protocol) }))).toEqual(answered("failed"));
       expect(await memory.store.runs.get(runId)).toMatchObject({
         result_json: null,
         error: { code: "function_crashed", message: `The function's runner speaks ${named}; this service reads protocols 1 and 2 only. The stack's runner rollout moves each function's live version to the current runner; redeploy the function to run this version on it` },
@@ -137,7 +137,7 @@ describe("the recorder Lambda", () => {
     // An uploaded outcome's marker names its protocol too: an unknown one is not read from S3.
     await running("run_pu");
     uploads.set("run_pu", JSON.stringify(answer(2)));
-    expect(await recorder(request("run_pu", { answer: { outcome_uploaded: true, bytes: 10, runner_protocol: 9 } }))).toEqual({ status: "failed" });
+    expect(await recorder(request("run_pu", { answer: { outcome_uploaded: true, bytes: 10, runner_protocol: 9 } }))).toEqual(answered("failed"));
     expect(await memory.store.runs.get("run_pu")).toMatchObject({ error: { code: "function_crashed", message: expect.stringMatching(/^The function's runner speaks runner protocol 9;/) } });
   });
 

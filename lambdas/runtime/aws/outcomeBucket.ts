@@ -18,15 +18,15 @@ import { httpStatusOf, isAwsError } from "./lambdaClient";
  */
 export interface OutcomeBucket {
   /** The presigned POSTs of the run's uploads (RunUploads), valid for `expiresInSeconds`. */
-  uploads(runId: string, expiresInSeconds: number): Promise<RunUploads>;
+  uploads(runId: string, expiresInSeconds: number, attempt?: number): Promise<RunUploads>;
   /** The run's uploaded outcome as text, `too_large` past `maxBytes` (not read), null when there is none. */
-  read(runId: string, maxBytes: number): Promise<{ text: string } | { tooLarge: number } | null>;
+  read(runId: string, maxBytes: number, attempt?: number): Promise<{ text: string } | { tooLarge: number } | null>;
   /** What the run uploaded to artifact slot `slot`: its size and type as S3 has them; null when nothing. */
-  slotHead(runId: string, slot: number): Promise<{ bytes: number; contentType: string | null } | null>;
+  slotHead(runId: string, slot: number, attempt?: number): Promise<{ bytes: number; contentType: string | null } | null>;
   /** Copies artifact slot `slot` to the artifact `name` of the run (CopyObject, within the bucket). */
-  keepArtifact(runId: string, slot: number, name: string): Promise<void>;
+  keepArtifact(runId: string, slot: number, name: string, attempt?: number): Promise<void>;
   /** Deletes every object the run could write (its outcome and all its slots), in one DeleteObjects. */
-  sweepUploads(runId: string): Promise<void>;
+  sweepUploads(runId: string, attempt?: number): Promise<void>;
   /** A short-lived URL that downloads the artifact as an attachment of its type. */
   artifactDownloadUrl(runId: string, name: string, contentType: string): Promise<string>;
 }
@@ -40,12 +40,16 @@ const DOWNLOAD_URL_SECONDS = 300;
 /** Where every run's uploads are kept until its end (the bucket's lifecycle expires what is left). */
 export const OUTCOME_PREFIX = "outcomes/";
 
-/** The prefix of everything run `runId` can write. */
-export const runUploadPrefix = (runId: string) => `${OUTCOME_PREFIX}${runId}/`;
+/**
+ * The prefix of everything attempt `attempt` of run `runId` can write: a prefix per attempt (as
+ * its execution is named, runExecutions.executionName), so that sweeping an attempt's uploads
+ * never removes what the next attempt, started meanwhile, uploaded.
+ */
+export const runUploadPrefix = (runId: string, attempt = 1) => `${OUTCOME_PREFIX}${attempt > 1 ? `${runId}-attempt-${attempt}` : runId}/`;
 /** The object key of a run's uploaded outcome. */
-export const outcomeKey = (runId: string) => `${runUploadPrefix(runId)}outcome.json`;
+export const outcomeKey = (runId: string, attempt = 1) => `${runUploadPrefix(runId, attempt)}outcome.json`;
 /** The object key of a run's artifact slot. */
-export const slotKey = (runId: string, slot: number) => `${runUploadPrefix(runId)}artifact-${slot}`;
+export const slotKey = (runId: string, slot: number, attempt = 1) => `${runUploadPrefix(runId, attempt)}artifact-${slot}`;
 /** The largest outcome a run may upload: what the recorder reads at most. */
 export const MAX_UPLOADED_OUTCOME_BYTES = MAX_FRAME_BYTES;
 
@@ -55,20 +59,20 @@ export const MAX_UPLOADED_OUTCOME_BYTES = MAX_FRAME_BYTES;
  */
 export function createS3OutcomeBucket(s3: S3Client, bucket: string): OutcomeBucket {
   return {
-    uploads: (runId, expiresInSeconds) =>
+    uploads: (runId, expiresInSeconds, attempt = 1) =>
       signRunUploads(s3, bucket, {
-        outcomeKey: outcomeKey(runId),
+        outcomeKey: outcomeKey(runId, attempt),
         outcomeMaxBytes: MAX_UPLOADED_OUTCOME_BYTES,
-        slotPrefix: `${runUploadPrefix(runId)}artifact-`,
+        slotPrefix: `${runUploadPrefix(runId, attempt)}artifact-`,
         slots: MAX_ARTIFACTS_PER_RUN,
         slotMaxBytes: MAX_ARTIFACT_BYTES_PER_RUN,
         expiresInSeconds,
       }),
 
-    async read(runId, maxBytes) {
+    async read(runId, maxBytes, attempt = 1) {
       let object;
       try {
-        object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: outcomeKey(runId) }));
+        object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: outcomeKey(runId, attempt) }));
       } catch (error) {
         if (isMissingObject(error)) return null;
         throw error;
@@ -84,9 +88,9 @@ export function createS3OutcomeBucket(s3: S3Client, bucket: string): OutcomeBuck
       return { text: new TextDecoder().decode(bytes) };
     },
 
-    async slotHead(runId, slot) {
+    async slotHead(runId, slot, attempt = 1) {
       try {
-        const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: slotKey(runId, slot) }));
+        const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: slotKey(runId, slot, attempt) }));
         return { bytes: Number(head.ContentLength ?? 0), contentType: head.ContentType ?? null };
       } catch (error) {
         if (isMissingObject(error)) return null;
@@ -94,12 +98,12 @@ export function createS3OutcomeBucket(s3: S3Client, bucket: string): OutcomeBuck
       }
     },
 
-    async keepArtifact(runId, slot, name) {
-      await s3.send(new CopyObjectCommand({ Bucket: bucket, Key: artifactKey(runId, name), CopySource: `${bucket}/${slotKey(runId, slot)}` }));
+    async keepArtifact(runId, slot, name, attempt = 1) {
+      await s3.send(new CopyObjectCommand({ Bucket: bucket, Key: artifactKey(runId, name), CopySource: `${bucket}/${slotKey(runId, slot, attempt)}` }));
     },
 
-    async sweepUploads(runId) {
-      const keys = [outcomeKey(runId), ...Array.from({ length: MAX_ARTIFACTS_PER_RUN }, (_, slot) => slotKey(runId, slot))];
+    async sweepUploads(runId, attempt = 1) {
+      const keys = [outcomeKey(runId, attempt), ...Array.from({ length: MAX_ARTIFACTS_PER_RUN }, (_, slot) => slotKey(runId, slot, attempt))];
       const answer = await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }));
       const failed = answer.Errors ?? [];
       if (failed.length > 0) throw new Error(`S3 kept ${failed.length} of the run's uploads: ${failed[0]?.Code ?? ""} ${failed[0]?.Message ?? ""}`.trim());

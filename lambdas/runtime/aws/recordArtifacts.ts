@@ -33,11 +33,11 @@ export function reportedArtifactsOf(answer: unknown): ReportedArtifact[] {
  * retried recorder finds it recorded). Nothing else is deleted here: the recorder sweeps the
  * run's whole upload prefix once the run is recorded (sweepUploads).
  */
-export async function recordArtifacts(deps: RecordRunDeps, run: RunItem, reported: ReportedArtifact[]): Promise<void> {
+export async function recordArtifacts(deps: RecordRunDeps, run: RunItem, reported: ReportedArtifact[], attempt = 1): Promise<void> {
   const cap = deps.storageCap ? await deps.storageCap(run.account_id) : Infinity;
   let total = 0;
   for (const { slot, name } of reported) {
-    const head = await deps.outcomes.slotHead(run.run_id, slot);
+    const head = await deps.outcomes.slotHead(run.run_id, slot, attempt);
     if (!head) continue;
     if (total + head.bytes > MAX_ARTIFACT_BYTES_PER_RUN) continue;
     const createdAt = deps.clock.now();
@@ -48,7 +48,7 @@ export async function recordArtifacts(deps: RecordRunDeps, run: RunItem, reporte
       continue;
     }
     total += head.bytes;
-    await deps.outcomes.keepArtifact(run.run_id, slot, name);
+    await deps.outcomes.keepArtifact(run.run_id, slot, name, attempt);
     const item = {
       run_id: run.run_id,
       account_id: run.account_id,
@@ -70,8 +70,8 @@ export async function recordArtifacts(deps: RecordRunDeps, run: RunItem, reporte
  * final: what it reported and kept was copied, the rest goes. A failure is logged, not thrown
  * (the run is recorded; the bucket's lifecycle expires what is left).
  */
-export async function sweepUploads(deps: Pick<RecordRunDeps, "outcomes" | "log">, runId: string): Promise<void> {
-  await deps.outcomes.sweepUploads(runId).catch((error: unknown) => deps.log(`run recorder: sweeping the uploads of ${runId} failed: ${(error as Error).message}`));
+export async function sweepUploads(deps: Pick<RecordRunDeps, "outcomes" | "log">, runId: string, attempt = 1): Promise<void> {
+  await deps.outcomes.sweepUploads(runId, attempt).catch((error: unknown) => deps.log(`run recorder: sweeping the uploads of ${runId} failed: ${(error as Error).message}`));
 }
 
 /**

@@ -102,21 +102,21 @@ export function makeRunRecorder(deps: RecordRunDeps) {
     if ((run.attempt ?? 1) !== (input.attempt ?? 1)) return waitingAnswer(run, input.attempt ?? 1);
     const elapsed = Math.max(0, Date.parse(input.ended_at) - Date.parse(input.started_at));
     const limits = { timeout_seconds: input.timeout_seconds, memory_mb: run.memory_mb };
-    const { ending: ended, artifacts } = await endingOf(deps, run, input.ended, limits, elapsed);
+    const { ending: ended, artifacts } = await endingOf(deps, run, input.ended, limits, elapsed, input.attempt ?? 1);
     // Lambda stayed throttled through the quick retries: a run nobody waits for waits for Lambda instead of failing.
     if (!ended.ran && ended.error?.code === "concurrency_limit_exceeded" && waitsOutThrottle(run, deps.clock.now())) {
       const waiting = await waitOutThrottle(deps, run, deps.clock.now(), input.timeout_seconds, deps.throttleWaitMs);
       if (waiting) return waiting;
     }
     // Listed before the run is final: a caller who sees the end sees its files.
-    if (!FINAL_STATUSES.includes(run.status)) await recordArtifacts(deps, run, artifacts);
+    if (!FINAL_STATUSES.includes(run.status)) await recordArtifacts(deps, run, artifacts, input.attempt ?? 1);
     // Metered: at most the timeout, and nothing for a run that never ran (throttled, not deployed).
     const duration_ms = ended.ran ? Math.min(elapsed, input.timeout_seconds * 1000) : 0;
     // The runner redacted the function's secrets already; what it answered is not trusted to have.
     const redactor = await redactorFor(deps, run.function_id);
     const recorded = await endRun(deps, run, ended, duration_ms, (result) => redactResult(redactor, result), input.execution_arn);
     // Recorded: whatever the attempt uploaded (its outcome, every artifact slot, reported or not) goes.
-    await sweepUploads(deps, run.run_id);
+    await sweepUploads(deps, run.run_id, input.attempt ?? 1);
     return waitingAnswer(recorded, input.attempt ?? 1);
   };
 }
@@ -217,6 +217,7 @@ async function endingOf(
   ended: unknown,
   limits: FunctionLimits,
   durationMs: number,
+  attempt: number,
 ): Promise<{ ending: RecordedEnding; artifacts: ReportedArtifact[] }> {
   const ranWithout = (ending: Ending) => ({ ending: { ...ending, ran: true }, artifacts: [] });
   if (typeof ended === "object" && ended !== null && "answer" in ended) {
@@ -226,7 +227,7 @@ async function endingOf(
     let answer: unknown = inline;
     let shown = () => JSON.stringify(inline) ?? "";
     if (isUploadedAnswer(inline)) {
-      const uploaded = await deps.outcomes.read(run.run_id, MAX_FRAME_BYTES);
+      const uploaded = await deps.outcomes.read(run.run_id, MAX_FRAME_BYTES, attempt);
       if (uploaded === null) return ranWithout(endedWithout("failed", "function_crashed", "The function's runner said it uploaded its outcome, but there is none"));
       if ("tooLarge" in uploaded) {
         const { code, message } = resultTooLarge(uploaded.tooLarge);

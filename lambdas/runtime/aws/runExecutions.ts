@@ -141,7 +141,7 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
       run_id: request.runId,
       params: request.params,
       timeout_ms: fn.timeout_seconds * 1000,
-      uploads: await options.outcomes.uploads(request.runId, fn.timeout_seconds + UPLOAD_URL_MARGIN_SECONDS),
+      uploads: await options.outcomes.uploads(request.runId, fn.timeout_seconds + UPLOAD_URL_MARGIN_SECONDS, request.attempt ?? 1),
       artifacts_url: request.artifactsUrl,
       recording: recordingModeOf(fn.recording),
       // The setting only: the Lambda reads the password from the secrets it opens itself.
