@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { bundleRunner, stubModules } from "./bundleRunner";
+import { playwrightBundling } from "./drivers/playwrightBundling";
 
 /**
  * Packages puppeteer-core needs only to launch or download browsers, or to speak WebDriver
@@ -28,7 +29,7 @@ const stubLaunchers = stubModules("stub-launchers", STUBBED, STUB_SOURCE);
  * worker can run under `--allow-fs-read=<that file>` and nothing else.
  */
 export function buildWorkerBundle(outDir: string): Promise<string> {
-  return bundleRunner({ entry: join(__dirname, "workerMain.ts"), outfile: join(outDir, "worker.cjs"), stubs: stubLaunchers });
+  return bundleRunner({ entry: join(__dirname, "workerMain.ts"), outfile: join(outDir, "worker.cjs"), stubs: stubLaunchers, plugins: [playwrightBundling()] });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { types } from "node:util";
 import type { Browser } from "puppeteer-core";
+import type { Browser as PlaywrightBrowser } from "playwright-core";
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
 import { type ArtifactSink, beginRun, endRun } from "../../layers/runtime/runContext";
 import { Redactor } from "../secrets/redactor";
@@ -27,6 +28,10 @@ export interface Invocation {
   variables: ParameterInfo[];
   /** The worker's browser, connected on first use. */
   getBrowser: () => Promise<Browser>;
+  /** The same browser through Playwright, connected on first use (absent: the Playwright driver is not available). */
+  getPlaywright?: () => Promise<PlaywrightBrowser>;
+  /** A Playwright connection of its own to that browser, per call (a script's `chromium.launch()`). */
+  newPlaywright?: () => Promise<PlaywrightBrowser>;
   /** The function's timeout: sessions are closed before it passes. Not enforced here (the supervisor kills). */
   timeoutMs: number;
   /**
@@ -157,6 +162,8 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
     try {
       beginRun({
         getBrowser,
+        ...(invocation.getPlaywright ? { getPlaywright: invocation.getPlaywright } : {}),
+        ...(invocation.newPlaywright ? { newPlaywright: invocation.newPlaywright } : {}),
         deadline: Date.now() + limitMs,
         ...(invocation.artifacts ? { artifacts: invocation.artifacts } : {}),
         ...(invocation.downloadsDir ? { downloadsDir: invocation.downloadsDir } : {}),

@@ -15,6 +15,8 @@ import puppeteer = require("puppeteer-core");
 import type { Socket } from "node:net";
 import { compileAutomation } from "./loadAutomation";
 import { PipeTransport } from "./pipeTransport";
+import { browserDrivers, type BrowserDrivers } from "./drivers/browserDrivers";
+import { connectPlaywright } from "./drivers/connectPlaywright";
 import type { BrowserReply, RunOutcome, RunRequest, SupervisorMessage, WorkerInit, WorkerMessage } from "./protocol";
 import { startInvocation } from "./runInvocation";
 import type { ArtifactSink } from "../../layers/runtime/runContext";
@@ -118,24 +120,16 @@ async function warmBrowser(getBrowser: () => Promise<Browser>): Promise<void> {
   send({ type: "browser_warm" });
 }
 
-/** Connects to the worker's browser on first use, and again after it disconnects. */
-function browserConnection(): () => Promise<Browser> {
-  let connection: Promise<Browser> | undefined;
-  return () => {
-    connection ??= requestBrowser()
-      .then((transport) => puppeteer.connect({ transport, defaultViewport: null }))
-      .then(
-        (browser) => {
-          browser.once("disconnected", () => (connection = undefined));
-          return browser;
-        },
-        (error: unknown) => {
-          connection = undefined;
-          throw error;
-        },
-      );
-    return connection;
-  };
+/**
+ * The worker's browser for both drivers, over the one pipe the host relays (see CdpMux):
+ * connected on first use, and again after the browser went away.
+ */
+function browserConnection(downloadsDir: string | undefined): BrowserDrivers {
+  return browserDrivers({
+    openPipe: requestBrowser,
+    connectPuppeteer: (transport) => puppeteer.connect({ transport, defaultViewport: null }),
+    connectPlaywright: (mux) => connectPlaywright(mux, downloadsDir),
+  });
 }
 
 /**
@@ -170,7 +164,7 @@ function checkInit(message: WorkerInit): string | undefined {
 
 function main(): void {
   let init: WorkerInit | undefined;
-  let getBrowser: (() => Promise<Browser>) | undefined;
+  let drivers: BrowserDrivers | undefined;
   // The host's token for this process (see takeChannel): kept in this closure only, never
   // passed as an argument (a sloppy-mode caller chain could read a caller's arguments).
   let token = "";
@@ -181,7 +175,7 @@ function main(): void {
     send(Object.assign(Object.create(null) as WorkerMessage, { type: "done", runId, token, outcome }));
 
   const serve = async (request: RunRequest): Promise<void> => {
-    if (!init || !getBrowser) {
+    if (!init || !drivers) {
       const error = { code: "function_error" as const, message: "The worker received a run before init" };
       return answer(request.runId, { status: "failed", error, logs: "", browser_ms: 0 });
     }
@@ -196,7 +190,9 @@ function main(): void {
       params,
       style,
       variables,
-      getBrowser,
+      getBrowser: drivers.getBrowser,
+      getPlaywright: drivers.getPlaywright,
+      newPlaywright: drivers.newPlaywright,
       timeoutMs,
       stopAfterMs: timeoutMs,
       artifacts,
@@ -217,7 +213,7 @@ function main(): void {
         // Field by field: the token stays out of the init the runs read.
         init = { type: "init", code: message.code, parameter_style: message.parameter_style, variables: message.variables };
         if (typeof message.downloads_dir === "string") init.downloads_dir = message.downloads_dir;
-        getBrowser = browserConnection();
+        drivers = browserConnection(init.downloads_dir);
         return send({ type: "ready" });
       }
       // One run per process: a second one is the host's mistake, and is not served here.
@@ -227,7 +223,7 @@ function main(): void {
       }
       if (message.type === "browser_pipe" || message.type === "browser_failed") {
         onBrowserReply(message, handle);
-        if (startedEarly && getBrowser && !served) void warmBrowser(getBrowser);
+        if (startedEarly && drivers && !served) void warmBrowser(drivers.getBrowser);
       }
       // Into the run's console output (if a run is in progress): why its pages went away.
       if (message.type === "browser_exited") {
