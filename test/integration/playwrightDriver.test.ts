@@ -67,10 +67,87 @@ describe("Playwright driver and scripts as they are", () => {
     const error = (answer.body as { error: { code: string; message: string; details: { run_id: string; stack?: string } } }).error;
     expect(error.code).toBe("function_error");
     expect(error.message).toContain("broke on purpose");
-    expect(error.details.stack).toMatch(/\n {4}at run \(automation\.ts:13:15\)/);
+    expect(error.details.stack).toMatch(/\n {4}at run \(automation\.ts:12:15\)/);
     const names = await artifactNames(error.details.run_id);
     expect(names).toEqual(["download-report.txt", "failure-1.html", "failure-1.png", "note.txt", "own.png"]);
     const png = await fetch(`${t.url}/runs/${error.details.run_id}/artifacts/failure-1.png`, { headers: { authorization: `Bearer ${t.adminKey}` } });
     expect(isPng(Buffer.from(await png.arrayBuffer()))).toBe(true);
+  }, 60_000);
+
+  it("a Playwright script as it is: chromium.launch() with launch options runs on the run's browser; close() ends only its launch", async () => {
+    await t.deploy(
+      "pw-script",
+      `import { chromium } from "playwright";
+      export default async function scrape(url: string) {
+        const browser = await chromium.launch({ headless: false, executablePath: "/usr/bin/chromium", args: ["--start-maximized"], devtools: true });
+        const other = await chromium.launch();
+        const context = await browser.newContext();
+        const page = await context.newPage();
+        await page.goto(url + "/set-cookie");
+        await page.goto(url + "/again");
+        const seen = await page.locator("p").textContent();
+        const otherPage = await other.newPage();
+        await otherPage.goto(url + "/other");
+        const isolated = await otherPage.locator("p").textContent();
+        await browser.close();
+        const stillOpen = await otherPage.title();
+        let refused = "";
+        try {
+          await chromium.connectOverCDP("http://127.0.0.1:9222");
+        } catch (error) {
+          refused = (error as Error).message;
+        }
+        await other.close();
+        return { seen, isolated, stillOpen, closed: browser.isConnected(), refused };
+      }`,
+    );
+    const answer = await t.call("POST", "/functions/pw-script", { body: { url: pages.base } });
+    if (answer.status !== 200) throw new Error(answer.text);
+    expect(answer.body).toEqual({
+      seen: "token=secret",
+      isolated: "no cookie",
+      stillOpen: "Hello /other",
+      closed: false,
+      refused: expect.stringContaining("a run reaches only its own sandboxed browser"),
+    });
+  }, 60_000);
+
+  it("a Puppeteer script as it is: puppeteer.launch() with launch options, each launch a fresh context, connect() refused", async () => {
+    await t.deploy(
+      "pptr-script",
+      `import puppeteer from "puppeteer";
+      export default async function scrape(url: string) {
+        const browser = await puppeteer.launch({ headless: false, executablePath: "/opt/chrome", args: ["--no-sandbox"], userDataDir: "/tmp/profile" });
+        const page = await browser.newPage();
+        await page.goto(url + "/set-cookie");
+        await page.goto(url + "/again");
+        const seen = await page.$eval("p", (p) => p.textContent);
+        const second = await puppeteer.launch();
+        const other = await second.newPage();
+        await other.goto(url + "/other");
+        const isolated = await other.$eval("p", (p) => p.textContent);
+        const contexts = browser.browserContexts().length;
+        await browser.close();
+        const stillOpen = await other.title();
+        await second.close();
+        let refused = "";
+        try {
+          await puppeteer.connect({ browserWSEndpoint: "ws://127.0.0.1:9222/devtools/browser/x" });
+        } catch (error) {
+          refused = (error as Error).message;
+        }
+        return { seen, isolated, contexts, stillOpen, version: await page.browser().version(), refused };
+      }`,
+    );
+    const answer = await t.call("POST", "/functions/pptr-script", { body: { url: pages.base } });
+    if (answer.status !== 200) throw new Error(answer.text);
+    expect(answer.body).toEqual({
+      seen: "token=secret",
+      isolated: "no cookie",
+      contexts: 1,
+      stillOpen: "Hello /other",
+      version: expect.stringContaining("153."),
+      refused: expect.stringContaining("a run reaches only its own sandboxed browser"),
+    });
   }, 60_000);
 });

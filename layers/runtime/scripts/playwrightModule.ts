@@ -11,10 +11,8 @@ import { keepPageFiles, sessionRuns } from "../pageFiles";
 import { currentRun, type OpenSession, type RunState } from "../runContext";
 import { watchPlaywrightContext } from "../drivers/playwrightContext";
 import type { EvidencePage } from "../drivers/driverContext";
+import { loadPlaywright } from "../drivers/loadPlaywright";
 
-/** playwright-core, loaded by the runner's connectPlaywright first (which readies the process for it). */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const loadPlaywright = () => require("playwright-core") as typeof import("playwright-core");
 
 const ONLY_CHROMIUM = "browserfn runs Chromium only: use chromium.launch() (firefox and webkit are not available)";
 
@@ -27,10 +25,10 @@ export function otherEndpointError(call: string): Error {
 function track(run: RunState, browser: Browser): void {
   const openedAt = Date.now();
   let closing: Promise<void> | undefined;
+  const closeConnection = browser.close.bind(browser);
   const session: OpenSession = {
     close() {
-      closing ??= browser
-        .close()
+      closing ??= closeConnection()
         .catch(() => undefined)
         .then(() => {
           run.browserMs += Date.now() - openedAt;
@@ -44,8 +42,7 @@ function track(run: RunState, browser: Browser): void {
   };
   run.sessions.add(session);
   // The user's close() goes through the run's account of it (browser time, the run's end).
-  const close = session.close.bind(session);
-  Object.defineProperty(browser, "close", { value: (): Promise<void> => close(), configurable: true });
+  Object.defineProperty(browser, "close", { value: (): Promise<void> => session.close(), configurable: true });
   const newContext = browser.newContext.bind(browser);
   Object.defineProperty(browser, "newContext", {
     configurable: true,
