@@ -75,7 +75,7 @@ describe("Playwright driver and scripts as they are", () => {
   }, 60_000);
 
   it("a Playwright script as it is: chromium.launch() with launch options runs on the run's browser; close() ends only its launch", async () => {
-    await t.deploy(
+    const deployed = await t.deploy(
       "pw-script",
       `import { chromium } from "playwright";
       export default async function scrape(url: string) {
@@ -101,6 +101,9 @@ describe("Playwright driver and scripts as they are", () => {
         return { seen, isolated, stillOpen, closed: browser.isConnected(), refused };
       }`,
     );
+    expect(deployed.warnings).toEqual(
+      ["headless", "executablePath", "args", "devtools"].map((option) => ({ code: "ignored_launch_option", line: 3, message: expect.stringContaining(`\`${option}\` is ignored on browserfn`) })),
+    );
     const answer = await t.call("POST", "/functions/pw-script", { body: { url: pages.base } });
     if (answer.status !== 200) throw new Error(answer.text);
     expect(answer.body).toEqual({
@@ -113,7 +116,7 @@ describe("Playwright driver and scripts as they are", () => {
   }, 60_000);
 
   it("a Puppeteer script as it is: puppeteer.launch() with launch options, each launch a fresh context, connect() refused", async () => {
-    await t.deploy(
+    const deployed = await t.deploy(
       "pptr-script",
       `import puppeteer from "puppeteer";
       export default async function scrape(url: string) {
@@ -139,6 +142,11 @@ describe("Playwright driver and scripts as they are", () => {
         return { seen, isolated, contexts, stillOpen, version: await page.browser().version(), refused };
       }`,
     );
+    expect(deployed.warnings).toEqual(
+      ["headless", "executablePath", "args", "userDataDir"].map((option) => ({ code: "ignored_launch_option", line: 3, message: expect.stringContaining(`\`${option}\` is ignored on browserfn`) })),
+    );
+    expect(deployed.variables).toEqual([expect.objectContaining({ name: "url", type: "string", required: true })]);
+    expect(deployed.input_schema).toEqual(expect.objectContaining({ properties: { url: { type: "string" } }, required: ["url"] }));
     const answer = await t.call("POST", "/functions/pptr-script", { body: { url: pages.base } });
     if (answer.status !== 200) throw new Error(answer.text);
     expect(answer.body).toEqual({
