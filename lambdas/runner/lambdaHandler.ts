@@ -6,11 +6,14 @@
  */
 import { DecryptCommand, KMSClient } from "@aws-sdk/client-kms";
 import { RUNNER_CONTEXT_KEY, secretContext } from "../secrets/secretContexts";
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Browser } from "puppeteer-core";
-import { launchLambdaChromium, warmBrowser } from "./lambdaBrowser";
+import { driversOf, launchLambdaChromium, warmBrowser } from "./lambdaBrowser";
+import { usesPlaywright } from "./drivers/usesPlaywright";
+import { loadPlaywright } from "../../layers/runtime/drivers/loadPlaywright";
 import { type FunctionMeta, INLINE_ANSWER_BYTES, type LambdaRunAnswer, type LambdaRunEvent, type UploadedAnswer } from "./lambdaPackage";
 import { capBytes } from "./outputLimits";
 import type { RunOutcome } from "./protocol";
@@ -160,6 +163,8 @@ async function openSecrets(kmsClient: () => NonNullable<LambdaHandlerOptions["km
  * the Lambda Node runtime reports it as an error and restarts the runtime process.
  */
 export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptions = {}): LambdaRunHandler {
+  // Code that uses Playwright has it loaded first: what loading it changes is the runtime's, not a run's.
+  if (usesPlaywright(readCodeQuietly(codeDir))) loadPlaywright();
   // The realm as no run has touched it: a run that leaves it otherwise retires the container.
   const realm = takeRealmSnapshot();
   const onLeftovers = options.onLeftovers ?? (process.env.AWS_LAMBDA_RUNTIME_API ? exitAfterAnswer : () => undefined);
@@ -188,6 +193,12 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
     // The client is made only for a run that has secrets (the SDK's start-up warnings then land in no run's logs).
     const secrets = await openSecrets(() => (kms ??= options.kms ?? new KMSClient({})), event.secrets);
     const getBrowser = () => browser.get();
+    // Playwright on the same warm browser, over its pipe (a browser launched otherwise has none).
+    const playwrightDrivers = async () => {
+      const drivers = driversOf(await browser.get());
+      if (!drivers) throw new Error("Playwright is not available with this runner's browser");
+      return drivers;
+    };
     const run = previous.then(() => {
       // Checked once the previous run has settled (its leftovers are known by then).
       if (leftovers) throw new Error(`This container serves no more runs: an earlier run left its realm changed (${leftovers.slice(0, 5).join("; ")})`);
@@ -201,6 +212,8 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
         style: meta.parameter_style,
         variables: meta.variables,
         getBrowser,
+        getPlaywright: async () => (await playwrightDrivers()).getPlaywright(),
+        newPlaywright: async () => (await playwrightDrivers()).newPlaywright(),
         timeoutMs,
         stopAfterMs,
         ...(artifacts ? { artifacts, downloadsDir: path.join(tmpdir(), "browserfn-downloads") } : {}),
@@ -328,4 +341,13 @@ function shorten(text: string): string {
 
 function describeBytes(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
+}
+
+/** The function's compiled code as text, or "" when it cannot be read (loadCode reports that). */
+function readCodeQuietly(codeDir: string): string {
+  try {
+    return readFileSync(path.join(codeDir, "code.cjs"), "utf8");
+  } catch {
+    return "";
+  }
 }

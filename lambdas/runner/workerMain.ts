@@ -7,7 +7,6 @@
  * this process (listeners, timers, globals, patched builtins, module state) reaches another run.
  * It exits when the host's channel closes.
  */
-import type { Browser } from "puppeteer-core";
 // `import = require` (not `import from`): the bundle then holds puppeteer-core's CommonJS build
 // only, the same one automations get from `require("puppeteer-core")`, not both builds.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -17,6 +16,7 @@ import { compileAutomation } from "./loadAutomation";
 import { PipeTransport } from "./pipeTransport";
 import { browserDrivers, type BrowserDrivers } from "./drivers/browserDrivers";
 import { connectPlaywright } from "./drivers/connectPlaywright";
+import { usesPlaywright } from "./drivers/usesPlaywright";
 import type { BrowserReply, RunOutcome, RunRequest, SupervisorMessage, WorkerInit, WorkerMessage } from "./protocol";
 import { startInvocation } from "./runInvocation";
 import type { ArtifactSink } from "../../layers/runtime/runContext";
@@ -103,16 +103,27 @@ function artifactChannel(runId: string, artifactsUrl: string): ArtifactSink {
 /**
  * Before any run: connects to the browser the host started early and opens and closes a page
  * in a context of its own, so the run finds the connection made and the code that makes pages
- * already run once (a fresh process runs puppeteer's code cold). Then tells the host.
+ * already run once (a fresh process runs puppeteer's code cold). A function whose code asks for
+ * Playwright (see usesPlaywright) gets Playwright loaded, connected and warmed the same way.
+ * Then tells the host.
  */
-async function warmBrowser(getBrowser: () => Promise<Browser>): Promise<void> {
+async function warmBrowser(drivers: BrowserDrivers, playwright: boolean): Promise<void> {
   try {
-    const browser = await getBrowser();
+    const browser = await drivers.getBrowser();
     const context = await browser.createBrowserContext();
     try {
       await context.newPage();
     } finally {
       await context.close();
+    }
+    if (playwright) {
+      const connected = await drivers.getPlaywright();
+      const warm = await connected.newContext();
+      try {
+        await warm.newPage();
+      } finally {
+        await warm.close();
+      }
     }
   } catch {
     // A run that wants the browser finds out for itself.
@@ -223,7 +234,7 @@ function main(): void {
       }
       if (message.type === "browser_pipe" || message.type === "browser_failed") {
         onBrowserReply(message, handle);
-        if (startedEarly && drivers && !served) void warmBrowser(drivers.getBrowser);
+        if (startedEarly && drivers && !served) void warmBrowser(drivers, usesPlaywright(init?.code ?? ""));
       }
       // Into the run's console output (if a run is in progress): why its pages went away.
       if (message.type === "browser_exited") {

@@ -10,7 +10,7 @@ import puppeteer, { type Browser } from "puppeteer-core";
  * @sparticuz/chromium's binary and flags. It is an ES module only, which jest's CommonJS
  * sandbox cannot load, so a short Node process asks it.
  */
-async function sparticuzChromium(): Promise<{ executablePath: string; args: string[] }> {
+export async function sparticuzChromium(): Promise<{ executablePath: string; args: string[] }> {
   const script = `import c from "@sparticuz/chromium";
     console.log(JSON.stringify({ executablePath: await c.executablePath(), args: c.args }));`;
   const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script], {
