@@ -78,8 +78,9 @@ export function driversOf(browser: Browser): BrowserDrivers | undefined {
 
 /** Kills a browser, whichever way it was launched. */
 function killBrowser(browser: Browser): void {
-  const child = launched.get(browser)?.child ?? browser.process();
-  if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  const own = launched.get(browser)?.child;
+  if (!own) return void browser.process()?.kill("SIGKILL");
+  if (own.exitCode === null && own.signalCode === null) own.kill("SIGKILL");
 }
 
 /**
