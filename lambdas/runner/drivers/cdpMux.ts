@@ -61,15 +61,14 @@ export class CdpMux {
 
   constructor(pipe: TextTransport) {
     this.#pipe = pipe;
-    const mux = this;
     this.root = {
       send: (message) => pipe.send(message),
       close: () => pipe.close(),
       onmessage: undefined,
       onclose: undefined,
     };
-    pipe.onmessage = (text) => mux.#receive(text);
-    pipe.onclose = () => mux.#closeAll();
+    pipe.onmessage = (text) => this.#receive(text);
+    pipe.onclose = () => this.#closeAll();
   }
 
   /** A new connection of its own to the browser (a browser-target session on the pipe). */
@@ -191,8 +190,8 @@ export class CdpMux {
   }
 }
 
-/** A top-level `sessionId`, which Chromium writes as a message's last key: `…,"sessionId":"<hex>"}`. */
-const SESSION_AT_END = /,"sessionId":"([0-9A-Fa-f]+)"\}$/;
+/** A top-level `sessionId`, which Chromium writes as a message's last key: `…,"sessionId":"<id>"}`. */
+const SESSION_AT_END = /,"sessionId":"([^"\\]+)"\}$/;
 /** An answer's `id`, which Chromium writes first: `{"id":<n>,…`. */
 const ID_AT_START = /^\{"id":(\d+),/;
 
