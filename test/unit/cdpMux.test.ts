@@ -45,7 +45,13 @@ describe("CdpMux: one CDP pipe, two drivers", () => {
       { method: "Target.attachedToTarget", params: { sessionId: "P1", targetInfo: { type: "page" } } },
       { method: "Page.loadEventFired", params: { timestamp: 1 }, sessionId: "P1" },
     ]);
-    expect(root.map((text) => JSON.parse(text) as object)).toEqual([{ id: 1, result: { product: "Chrome" } }, { method: "Page.loadEventFired", params: { timestamp: 2 }, sessionId: "P9" }]);
+    // The root's own browser-target session (puppeteer's, for downloads) is news it must hear.
+    pipe.say({ method: "Target.attachedToTarget", params: { sessionId: "R1", targetInfo: { type: "browser", targetId: "T0" }, waitingForDebugger: false } });
+    expect(root.map((text) => JSON.parse(text) as { method?: string; id?: number; params?: { sessionId?: string } })).toEqual([
+      { id: 1, result: { product: "Chrome" } },
+      { method: "Page.loadEventFired", params: { timestamp: 2 }, sessionId: "P9" },
+      { method: "Target.attachedToTarget", params: { sessionId: "R1", targetInfo: { type: "browser", targetId: "T0" }, waitingForDebugger: false } },
+    ]);
 
     // Its close detaches its browser session only; the pipe and the root stay.
     let closed = false;

@@ -55,8 +55,11 @@ export class CdpMux {
   /** Connections by the session ids they own (their browser session and those it attached). */
   readonly #bySession = new Map<string, Connection>();
   readonly #connections = new Set<Connection>();
-  /** Browser sessions the root was told of and must not hear of (see announcesOwnSession). */
+  /** The connections' browser sessions: the root never hears of them (see toRoot). */
   readonly #browserSessions = new Set<string>();
+  /** Own `Target.attachToBrowserTarget` calls under way: the root's messages wait meanwhile (see toRoot). */
+  #attaching = 0;
+  readonly #held: string[] = [];
   #closed = false;
 
   constructor(pipe: TextTransport) {
@@ -74,8 +77,16 @@ export class CdpMux {
   /** A new connection of its own to the browser (a browser-target session on the pipe). */
   async openConnection(): Promise<ObjectTransport> {
     if (this.#closed) throw new Error("The browser's connection is closed");
-    const answer = await this.#call("Target.attachToBrowserTarget", {});
+    this.#attaching += 1;
+    let answer: Message;
+    try {
+      answer = await this.#call("Target.attachToBrowserTarget", {});
+    } finally {
+      this.#attaching -= 1;
+    }
     const browserSession = answer.result?.sessionId;
+    if (typeof browserSession === "string") this.#browserSessions.add(browserSession);
+    this.#release();
     if (typeof browserSession !== "string") throw new Error(`The browser refused a connection: ${JSON.stringify(answer.error ?? answer)}`);
     const pipe = this.#pipe;
     const connection: Connection = {
@@ -120,8 +131,7 @@ export class CdpMux {
         this.#own.delete(id);
         return own(JSON.parse(text) as Message);
       }
-      if (this.#announcesOwnSession(text)) return;
-      return this.root.onmessage?.(text);
+      return this.#toRoot(text);
     }
     const message = JSON.parse(text) as Message;
     this.#track(connection, message);
@@ -130,25 +140,33 @@ export class CdpMux {
   }
 
   /**
-   * True for the root's news of a connection's browser session (`Target.attachedToTarget` of a
-   * "browser" target, and its `detachedFromTarget`): the root's client did not attach it, and
-   * would otherwise take it for its own (puppeteer auto-attaches to what it hears of). Only the
-   * rare messages naming these events are parsed.
+   * Passes a message on to the root's client, except the news of a connection's browser session
+   * (`Target.attachedToTarget` of it): the root's client did not attach it, and would otherwise
+   * take it for its own (puppeteer attaches to what it hears of, and its own browser-target
+   * sessions, e.g. for downloads, must still reach it). Chromium tells the root before it answers
+   * the attach, so while one of the mux's attaches is under way the root's messages wait, in
+   * order, until its answer names the session to leave out.
    */
-  #announcesOwnSession(text: string): boolean {
-    const head = text.slice(0, 48);
-    if (head.includes('"Target.attachedToTarget"')) {
-      const params = (JSON.parse(text) as Message).params;
-      const info = params?.targetInfo as { type?: unknown } | undefined;
-      if (info?.type !== "browser" || typeof params?.sessionId !== "string") return false;
-      this.#browserSessions.add(params.sessionId);
-      return true;
+  #toRoot(text: string): void {
+    if (this.#attaching > 0) {
+      this.#held.push(text);
+      return;
     }
-    if (head.includes('"Target.detachedFromTarget"')) {
-      const session = (JSON.parse(text) as Message).params?.sessionId;
-      return typeof session === "string" && this.#browserSessions.delete(session);
-    }
-    return false;
+    if (this.#announcesBrowserSession(text)) return;
+    this.root.onmessage?.(text);
+  }
+
+  /** Lets the held messages go once no attach of the mux's is under way. */
+  #release(): void {
+    if (this.#attaching > 0) return;
+    for (const text of this.#held.splice(0)) this.#toRoot(text);
+  }
+
+  /** True for `Target.attachedToTarget` of a connection's browser session (only such events are parsed). */
+  #announcesBrowserSession(text: string): boolean {
+    if (!text.slice(0, 48).includes('"Target.attachedToTarget"')) return false;
+    const session = (JSON.parse(text) as Message).params?.sessionId;
+    return typeof session === "string" && this.#browserSessions.has(session);
   }
 
   /** Keeps the sessions a connection attaches (and lets go of those it loses) routed to it. */
@@ -176,6 +194,7 @@ export class CdpMux {
     connection.transport.closed = true;
     this.#connections.delete(connection);
     for (const session of connection.sessions) this.#bySession.delete(session);
+    this.#browserSessions.delete(connection.browserSession);
     // Its pages' sessions go with its browser session; the browser and the other clients stay.
     if (detach && !this.#closed) void this.#call("Target.detachFromTarget", { sessionId: connection.browserSession });
     connection.transport.onclose?.();
