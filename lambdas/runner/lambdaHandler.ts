@@ -6,14 +6,12 @@
  */
 import { DecryptCommand, KMSClient } from "@aws-sdk/client-kms";
 import { RUNNER_CONTEXT_KEY, secretContext } from "../secrets/secretContexts";
-import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Browser } from "puppeteer-core";
 import { driversOf, launchLambdaChromium, warmBrowser } from "./lambdaBrowser";
-import { usesPlaywright } from "./drivers/usesPlaywright";
-import { loadPlaywright } from "../../layers/runtime/drivers/loadPlaywright";
+import { preloadPlaywrightFor } from "./drivers/usesPlaywright";
 import { type FunctionMeta, INLINE_ANSWER_BYTES, type LambdaRunAnswer, type LambdaRunEvent, type UploadedAnswer } from "./lambdaPackage";
 import { capBytes } from "./outputLimits";
 import type { RunOutcome } from "./protocol";
@@ -164,7 +162,7 @@ async function openSecrets(kmsClient: () => NonNullable<LambdaHandlerOptions["km
  */
 export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptions = {}): LambdaRunHandler {
   // Code that uses Playwright has it loaded first: what loading it changes is the runtime's, not a run's.
-  if (usesPlaywright(readCodeQuietly(codeDir))) loadPlaywright();
+  preloadPlaywrightFor(codeDir);
   // The realm as no run has touched it: a run that leaves it otherwise retires the container.
   const realm = takeRealmSnapshot();
   const onLeftovers = options.onLeftovers ?? (process.env.AWS_LAMBDA_RUNTIME_API ? exitAfterAnswer : () => undefined);
@@ -341,13 +339,4 @@ function shorten(text: string): string {
 
 function describeBytes(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
-}
-
-/** The function's compiled code as text, or "" when it cannot be read (loadCode reports that). */
-function readCodeQuietly(codeDir: string): string {
-  try {
-    return readFileSync(path.join(codeDir, "code.cjs"), "utf8");
-  } catch {
-    return "";
-  }
 }
