@@ -8,10 +8,15 @@ import { decodeMappings, type PositionMap, type Segment, withInlineMap } from ".
 import { namespaceImports } from "./namespaceImports";
 import { typedDefaultExport } from "./typedDefaultExport";
 
-/** Imports the runtime provides to every automation (with Node's built-ins): they stay imports. */
-const PROVIDED = /^(browserfn\/runtime|puppeteer-core)(\/.*)?$/;
+/**
+ * Imports the runtime provides to every automation (with Node's built-ins): they stay imports.
+ * The browser libraries are browserfn's own in the runner (scripts as they are: their
+ * `launch()` gives the run's warm browser), so a script's copy is never bundled.
+ */
+const PROVIDED = /^(browserfn\/runtime|puppeteer-core|puppeteer|playwright-core|playwright)(\/.*)?$/;
+const BROWSER_LIBRARIES = ["puppeteer-core", "puppeteer", "playwright-core", "playwright"];
 /** Kept out of the bundle: what the runtime provides, and ws's optional native speed-ups (loaded in a try/catch). */
-const EXTERNAL = ["browserfn/runtime", "puppeteer-core", "puppeteer-core/*", "bufferutil", "utf-8-validate"];
+const EXTERNAL = ["browserfn/runtime", ...BROWSER_LIBRARIES.flatMap((name) => [name, `${name}/*`]), "bufferutil", "utf-8-validate"];
 
 export interface BundledAutomation {
   /** The module to deploy. */

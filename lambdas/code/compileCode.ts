@@ -3,9 +3,10 @@ import ts from "typescript";
 import { deriveSchemas } from "./deriveSchemas";
 import { checkCodeSize, parseModule, signatureOf, type ParameterInfo, type ParameterStyle } from "./extractParameters";
 import type { InputSchema, JsonSchema } from "./jsonSchema";
+import { findLaunchOptions } from "./findLaunchOptions";
 import { findUnawaitedReturns } from "./findUnawaitedReturns";
 import { readingCode } from "./readingCode";
-import type { Warning } from "./warnings";
+import { MAX_WARNINGS, type Warning } from "./warnings";
 import { composeMaps, type PositionMap, takeInlineMap, withInlineMap } from "./sourceMaps";
 import { profileNamesInCode } from "../profiles/profileNamesInCode";
 
@@ -81,7 +82,7 @@ function compileChecked(source: string): CompiledCode {
     output_schema,
     parameter_style: signature.style,
     code_sha256,
-    warnings: findUnawaitedReturns(sf),
+    warnings: moduleWarnings(sf),
     profile_names: profileNamesInCode(sf),
   };
 }
@@ -102,5 +103,10 @@ function composeInlineMap(js: string, bundleMap: PositionMap): string {
  * them): parses the module, nothing more. Throws ApiError("invalid_code") on code that does not parse.
  */
 export function codeWarnings(source: string): Warning[] {
-  return readingCode(() => findUnawaitedReturns(parseModule(source)));
+  return readingCode(() => moduleWarnings(parseModule(source)));
+}
+
+/** What a deploy warns of: the unawaited returns (with their "more like these" note), then the ignored launch options, MAX_WARNINGS + 1 at most. */
+function moduleWarnings(sf: ts.SourceFile): Warning[] {
+  return [...findUnawaitedReturns(sf), ...findLaunchOptions(sf)].slice(0, MAX_WARNINGS + 1);
 }

@@ -3,7 +3,7 @@
 
 /** Something in a module that deploys, but probably does not do what its author meant. */
 export interface Warning {
-  code: "unawaited_return_in_session";
+  code: "unawaited_return_in_session" | "ignored_launch_option";
   message: string;
   /** 1-based line of the source the warning is about. */
   line: number;

@@ -1,5 +1,7 @@
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import type { Plugin } from "esbuild";
 import { bundleRunner, stubModules } from "./bundleRunner";
+import { playwrightBundling } from "./drivers/playwrightBundling";
 
 /**
  * Packages puppeteer-core needs only to launch or download browsers, or to speak WebDriver
@@ -22,13 +24,34 @@ module.exports = new Proxy({}, {
 
 const stubLaunchers = stubModules("stub-launchers", STUBBED, STUB_SOURCE);
 
+/** playwright-core's own bundle beside the worker's: loaded only by a run that uses Playwright. */
+const PLAYWRIGHT_FILE = "playwright-core.cjs";
+
+/** The path of playwright-core's bundle beside a worker bundle (the host lets the worker read both, the sandbox mounts both). */
+export function playwrightBundleOf(workerBundle: string): string {
+  return join(dirname(workerBundle), PLAYWRIGHT_FILE);
+}
+
+/** Resolves the worker's `require("playwright-core")` to the bundle beside it, at run time. */
+const playwrightBeside: Plugin = {
+  name: "playwright-beside",
+  setup(builder) {
+    builder.onResolve({ filter: /^playwright-core$/ }, () => ({ path: `./${PLAYWRIGHT_FILE}`, external: true }));
+  },
+};
+
 /**
  * Bundles the worker entry (workerMain.ts), the runner, the runtime SDK and puppeteer-core
- * into one CommonJS file, `<outDir>/worker.cjs`, and returns its path. One file, so that the
- * worker can run under `--allow-fs-read=<that file>` and nothing else.
+ * into one CommonJS file, `<outDir>/worker.cjs`, and returns its path; playwright-core goes into
+ * `<outDir>/playwright-core.cjs` beside it (≈ 7 MB that only Playwright code loads, see
+ * loadPlaywright). The worker runs under `--allow-fs-read` of these two files and nothing else.
  */
-export function buildWorkerBundle(outDir: string): Promise<string> {
-  return bundleRunner({ entry: join(__dirname, "workerMain.ts"), outfile: join(outDir, "worker.cjs"), stubs: stubLaunchers });
+export async function buildWorkerBundle(outDir: string): Promise<string> {
+  const [worker] = await Promise.all([
+    bundleRunner({ entry: join(__dirname, "workerMain.ts"), outfile: join(outDir, "worker.cjs"), stubs: stubLaunchers, plugins: [playwrightBeside] }),
+    bundleRunner({ entry: require.resolve("playwright-core"), outfile: join(outDir, PLAYWRIGHT_FILE), plugins: [playwrightBundling()] }),
+  ]);
+  return worker;
 }
 
 /**

@@ -9,6 +9,8 @@ export interface RunnerBundle {
   external?: string[];
   /** Modules replaced by a stub. */
   stubs?: Plugin;
+  /** Further esbuild plugins. */
+  plugins?: Plugin[];
 }
 
 /** bundleRunner calls under way in this process (esbuild's service is shared by all of them). */
@@ -31,7 +33,7 @@ export async function bundleRunner(bundle: RunnerBundle): Promise<string> {
   }
 }
 
-async function buildRunner({ entry, outfile, external = [], stubs }: RunnerBundle): Promise<string> {
+async function buildRunner({ entry, outfile, external = [], stubs, plugins = [] }: RunnerBundle): Promise<string> {
   await build({
     entryPoints: [entry],
     outfile,
@@ -44,7 +46,7 @@ async function buildRunner({ entry, outfile, external = [], stubs }: RunnerBundl
     sourcemap: false,
     // ws loads these native speed-ups in a try/catch and falls back to JavaScript without them.
     external: [...external, "bufferutil", "utf-8-validate"],
-    plugins: stubs ? [stubs, inlineRecorder] : [inlineRecorder],
+    plugins: [...(stubs ? [stubs] : []), inlineRecorder, ...plugins],
     logLevel: "silent",
     legalComments: "none",
   });

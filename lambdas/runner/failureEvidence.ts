@@ -1,4 +1,4 @@
-import type { Page } from "puppeteer-core";
+import type { EvidencePage as Page } from "../../layers/runtime/drivers/driverContext";
 import { pagesOfRun } from "../../layers/runtime/runContext";
 import type { ArtifactSink } from "../../layers/runtime/runContext";
 import { evidenceLine } from "./evidenceUrl";

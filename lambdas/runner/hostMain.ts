@@ -90,7 +90,7 @@ function startWorker(init: HostInit): void {
   const child = spawn(
     process.execPath,
     // One flag per path: Node 20 reads a comma-separated list as one path.
-    ["--experimental-permission", `--allow-fs-read=${bundle}`, `--allow-fs-read=${downloads}/*`, "--disable-warning=ExperimentalWarning", bundle],
+    ["--experimental-permission", `--allow-fs-read=${bundle}`, `--allow-fs-read=${path.join(path.dirname(bundle), "playwright-core.cjs")}`, `--allow-fs-read=${downloads}/*`, "--disable-warning=ExperimentalWarning", bundle],
     { env: {}, stdio: ["ignore", "ignore", "ignore", "ipc"] },
   );
   worker = child;

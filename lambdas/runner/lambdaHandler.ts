@@ -13,7 +13,8 @@ import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Browser } from "puppeteer-core";
-import { launchLambdaChromium, warmBrowser } from "./lambdaBrowser";
+import { driversOf, launchLambdaChromium, warmBrowser } from "./lambdaBrowser";
+import { preloadPlaywrightFor } from "./drivers/usesPlaywright";
 import { browserKillWatch, outOfMemory } from "./browserKills";
 import { type FunctionMeta, INLINE_ANSWER_BYTES, type LambdaRunAnswer, type LambdaRunEvent, isRunUploads, RUNNER_PROTOCOL, type RunUploads, type UploadedAnswer } from "./lambdaPackage";
 import { capBytes } from "./outputLimits";
@@ -185,6 +186,8 @@ async function openSecrets(kmsClient: () => NonNullable<LambdaHandlerOptions["km
  * the Lambda Node runtime reports it as an error and restarts the runtime process.
  */
 export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptions = {}): LambdaRunHandler {
+  // Code that uses Playwright has it loaded first: what loading it changes is the runtime's, not a run's.
+  preloadPlaywrightFor(codeDir);
   // The realm as no run has touched it: a run that leaves it otherwise retires the container.
   const realm = takeRealmSnapshot();
   const onLeftovers = options.onLeftovers ?? (process.env.AWS_LAMBDA_RUNTIME_API ? exitAfterAnswer : () => undefined);
@@ -215,6 +218,12 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
     // The client is made only for a run that has secrets (the SDK's start-up warnings then land in no run's logs).
     const secrets = await openSecrets(() => (kms ??= options.kms ?? new KMSClient({})), event.secrets);
     const getBrowser = () => browser.get().then(kills.watch);
+    // Playwright on the same warm browser, over its pipe (a browser launched otherwise has none).
+    const playwrightDrivers = async () => {
+      const drivers = driversOf(await browser.get());
+      if (!drivers) throw new Error("Playwright is not available with this runner's browser");
+      return drivers;
+    };
     const run = previous.then(() => {
       // Checked once the previous run has settled (its leftovers are known by then).
       if (leftovers) throw new Error(`This container serves no more runs: an earlier run left its realm changed (${leftovers.slice(0, 5).join("; ")})`);
@@ -230,6 +239,8 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
         variables: meta.variables,
         getBrowser,
         ...(memoryMb === undefined ? {} : { memoryMb }),
+        getPlaywright: async () => (await playwrightDrivers()).getPlaywright(),
+        newPlaywright: async () => (await playwrightDrivers()).newPlaywright(),
         timeoutMs,
         stopAfterMs,
         ...(artifacts ? { artifacts, downloadsDir: path.join(tmpdir(), "browserfn-downloads") } : {}),

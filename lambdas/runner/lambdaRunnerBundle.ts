@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { playwrightBundling } from "./drivers/playwrightBundling";
 import { bundleRunner, stubModules } from "./bundleRunner";
 
 /**
@@ -33,5 +34,6 @@ export function buildLambdaRunnerBundle(outDir: string): Promise<string> {
     outfile: join(outDir, "nodejs", "browserfn-runner.cjs"),
     external: ["@sparticuz/chromium"],
     stubs: stubBidi,
+    plugins: [playwrightBundling()],
   });
 }

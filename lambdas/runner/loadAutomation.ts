@@ -1,19 +1,25 @@
-// `import = require`: puppeteer-core's CommonJS build, as in workerMain, so that the worker
-// bundle holds one copy of it (an ES `import` would add its ESM build beside it).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-import puppeteerCore = require("puppeteer-core");
 import * as runtime from "../../layers/runtime/index";
+import { playwrightModule } from "../../layers/runtime/scripts/playwrightModule";
+import { puppeteerModule } from "../../layers/runtime/scripts/puppeteerModule";
 import { userTimers } from "./userTimers";
 
-/** The modules an automation may require besides Node's built-ins. */
-const PROVIDED: Record<string, unknown> = {
-  "browserfn/runtime": runtime,
-  "puppeteer-core": puppeteerCore,
+/**
+ * The modules an automation may require besides Node's built-ins. Scripts as they are: the
+ * browser libraries resolve to browserfn's own modules, whose `launch()` gives the run's warm
+ * browser (layers/runtime/scripts); each is made on first use.
+ */
+const PROVIDED: Record<string, () => unknown> = {
+  "browserfn/runtime": () => runtime,
+  "puppeteer-core": puppeteerModule,
+  puppeteer: puppeteerModule,
+  "playwright-core": playwrightModule,
+  playwright: playwrightModule,
 };
 
-/** The `require` an automation gets: the runtime SDK, puppeteer-core and Node built-ins only. */
+/** The `require` an automation gets: the runtime SDK, the browser libraries and Node built-ins only. */
 function automationRequire(name: string): unknown {
-  if (Object.hasOwn(PROVIDED, name)) return PROVIDED[name];
+  const provided = Object.hasOwn(PROVIDED, name) ? PROVIDED[name] : undefined;
+  if (provided) return provided();
   if (name === "timers" || name === "node:timers") return { ...(process.getBuiltinModule(name) as object), ...userTimers };
   // "fs", "node:fs", "fs/promises", ...; undefined for anything that is not a built-in.
   const builtin = process.getBuiltinModule(name);

@@ -1,5 +1,6 @@
 import { types } from "node:util";
 import type { Browser } from "puppeteer-core";
+import type { Browser as PlaywrightBrowser } from "playwright-core";
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
 import { type ArtifactSink, beginRun, endRun, type ProfileChannel } from "../../layers/runtime/runContext";
 import type { RunProxy } from "../../layers/runtime/sessionProxy";
@@ -37,6 +38,10 @@ export interface Invocation {
    * run fails `insufficient_memory` (absent: never refused).
    */
   memoryMb?: number;
+  /** The same browser through Playwright, connected on first use (absent: the Playwright driver is not available). */
+  getPlaywright?: () => Promise<PlaywrightBrowser>;
+  /** A Playwright connection of its own to that browser, per call (a script's `chromium.launch()`). */
+  newPlaywright?: () => Promise<PlaywrightBrowser>;
   /** The function's timeout: sessions are closed before it passes. Not enforced here (the supervisor kills). */
   timeoutMs: number;
   /**
@@ -182,6 +187,8 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
           await onPage?.(page);
         },
         getBrowser,
+        ...(invocation.getPlaywright ? { getPlaywright: invocation.getPlaywright } : {}),
+        ...(invocation.newPlaywright ? { newPlaywright: invocation.newPlaywright } : {}),
         deadline: Date.now() + limitMs,
         ...(invocation.artifacts ? { artifacts: invocation.artifacts } : {}),
         ...(invocation.downloadsDir ? { downloadsDir: invocation.downloadsDir } : {}),

@@ -7,7 +7,6 @@
  * this process (listeners, timers, globals, patched builtins, module state) reaches another run.
  * It exits when the host's channel closes.
  */
-import type { Browser } from "puppeteer-core";
 // `import = require` (not `import from`): the bundle then holds puppeteer-core's CommonJS build
 // only, the same one automations get from `require("puppeteer-core")`, not both builds.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -15,6 +14,9 @@ import puppeteer = require("puppeteer-core");
 import type { Socket } from "node:net";
 import { compileAutomation } from "./loadAutomation";
 import { PipeTransport } from "./pipeTransport";
+import { browserDrivers, type BrowserDrivers } from "./drivers/browserDrivers";
+import { connectPlaywright } from "./drivers/connectPlaywright";
+import { usesPlaywright } from "./drivers/usesPlaywright";
 import type { BrowserReply, RunOutcome, RunRequest, SupervisorMessage, WorkerInit, WorkerMessage } from "./protocol";
 import { startInvocation } from "./runInvocation";
 import type { ArtifactSink } from "../../layers/runtime/runContext";
@@ -103,16 +105,27 @@ function artifactChannel(runId: string, artifactsUrl: string): ArtifactSink {
 /**
  * Before any run: connects to the browser the host started early and opens and closes a page
  * in a context of its own, so the run finds the connection made and the code that makes pages
- * already run once (a fresh process runs puppeteer's code cold). Then tells the host.
+ * already run once (a fresh process runs puppeteer's code cold). A function whose code asks for
+ * Playwright (see usesPlaywright) gets Playwright loaded, connected and warmed the same way.
+ * Then tells the host.
  */
-async function warmBrowser(getBrowser: () => Promise<Browser>): Promise<void> {
+async function warmBrowser(drivers: BrowserDrivers, playwright: boolean): Promise<void> {
   try {
-    const browser = await getBrowser();
+    const browser = await drivers.getBrowser();
     const context = await browser.createBrowserContext();
     try {
       await context.newPage();
     } finally {
       await context.close();
+    }
+    if (playwright) {
+      const connected = await drivers.getPlaywright();
+      const warm = await connected.newContext();
+      try {
+        await warm.newPage();
+      } finally {
+        await warm.close();
+      }
     }
   } catch {
     // A run that wants the browser finds out for itself.
@@ -120,24 +133,16 @@ async function warmBrowser(getBrowser: () => Promise<Browser>): Promise<void> {
   send({ type: "browser_warm" });
 }
 
-/** Connects to the worker's browser on first use, and again after it disconnects. */
-function browserConnection(): () => Promise<Browser> {
-  let connection: Promise<Browser> | undefined;
-  return () => {
-    connection ??= requestBrowser()
-      .then((transport) => puppeteer.connect({ transport, defaultViewport: null }))
-      .then(
-        (browser) => {
-          browser.once("disconnected", () => (connection = undefined));
-          return browser;
-        },
-        (error: unknown) => {
-          connection = undefined;
-          throw error;
-        },
-      );
-    return connection;
-  };
+/**
+ * The worker's browser for both drivers, over the one pipe the host relays (see CdpMux):
+ * connected on first use, and again after the browser went away.
+ */
+function browserConnection(downloadsDir: string | undefined): BrowserDrivers {
+  return browserDrivers({
+    openPipe: requestBrowser,
+    connectPuppeteer: (transport) => puppeteer.connect({ transport, defaultViewport: null }),
+    connectPlaywright: (mux) => connectPlaywright(mux, downloadsDir),
+  });
 }
 
 /**
@@ -183,7 +188,7 @@ let onProfileReply: ((reply: Extract<SupervisorMessage, { type: "profile_reply" 
 
 function main(): void {
   let init: WorkerInit | undefined;
-  let getBrowser: (() => Promise<Browser>) | undefined;
+  let drivers: BrowserDrivers | undefined;
   // The host's token for this process (see takeChannel): kept in this closure only, never
   // passed as an argument (a sloppy-mode caller chain could read a caller's arguments).
   let token = "";
@@ -196,7 +201,7 @@ function main(): void {
     send(Object.assign(Object.create(null) as WorkerMessage, { type: "done", runId, token, outcome }));
 
   const serve = async (request: RunRequest): Promise<void> => {
-    if (!init || !getBrowser) {
+    if (!init || !drivers) {
       const error = { code: "function_error" as const, message: "The worker received a run before init" };
       return answer(request.runId, { status: "failed", error, logs: "", browser_ms: 0 });
     }
@@ -216,7 +221,9 @@ function main(): void {
       params,
       style,
       variables,
-      getBrowser,
+      getBrowser: drivers.getBrowser,
+      getPlaywright: drivers.getPlaywright,
+      newPlaywright: drivers.newPlaywright,
       ...(typeof memoryMb === "number" ? { memoryMb } : {}),
       timeoutMs,
       stopAfterMs: timeoutMs,
@@ -242,7 +249,7 @@ function main(): void {
         // Field by field: the token stays out of the init the runs read.
         init = { type: "init", code: message.code, parameter_style: message.parameter_style, variables: message.variables };
         if (typeof message.downloads_dir === "string") init.downloads_dir = message.downloads_dir;
-        getBrowser = browserConnection();
+        drivers = browserConnection(init.downloads_dir);
         return send({ type: "ready" });
       }
       // One run per process: a second one is the host's mistake, and is not served here.
@@ -254,7 +261,7 @@ function main(): void {
       if (message.type === "profile_reply") return onProfileReply?.(message);
       if (message.type === "browser_pipe" || message.type === "browser_failed") {
         onBrowserReply(message, handle);
-        if (startedEarly && getBrowser && !served) void warmBrowser(getBrowser);
+        if (startedEarly && drivers && !served) void warmBrowser(drivers, usesPlaywright(init?.code ?? ""));
       }
       // Into the run's console output (if a run is in progress): why its pages went away.
       if (message.type === "browser_exited") {

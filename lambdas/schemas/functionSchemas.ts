@@ -81,7 +81,7 @@ export const ParameterInfo = z
 
 export const CodeWarning = z
   .object({
-    code: z.enum(["unawaited_return_in_session"]),
+    code: z.enum(["unawaited_return_in_session", "ignored_launch_option"]),
     message: z.string().describe("Says what is wrong, on which line, and how to write it instead"),
     line: z.int().describe("1-based line of the code"),
   })

@@ -11,32 +11,36 @@
  * }
  * ```
  */
-import { readFile, rm } from "node:fs/promises";
-import type { Browser, BrowserContext, CDPSession, Page } from "puppeteer-core";
-import { artifactContentType } from "../../lambdas/artifacts/artifacts";
-import { keepPageFiles, sessionRuns } from "./pageFiles";
-import { currentRun, MAX_RETIRED_SESSIONS, runInProgress, type RunState } from "./runContext";
-import { keep, type SavedArtifact, saveArtifact } from "./saveArtifact";
-import { puppeteerTarget } from "../../lambdas/recording/puppeteerTarget";
+import type { ContextSetup, Driver, DriverContext, DriverTypes, EvidencePage } from "./drivers/driverContext";
+import { openContext, parseDriver } from "./drivers/openContext";
+import { sessionRuns } from "./pageFiles";
+import { currentRun, MAX_RETIRED_SESSIONS, type RunState } from "./runContext";
+import { type SavedArtifact, saveArtifact } from "./saveArtifact";
 import { openSession, type SessionSetup, type StateOptions } from "./sessionSetup";
 
 export type { Page } from "puppeteer-core";
+export type { Driver } from "./drivers/driverContext";
 export { ProfileError, ProfileLockedError } from "./profileErrors";
 export type { SessionProxyOption } from "./sessionProxy";
 
 /** Options of {@link Session.start}. */
-export interface SessionOptions extends StateOptions {
+export interface SessionOptions<D extends Driver = Driver> extends StateOptions {
   /** Minutes after which the session closes itself (default 5); never later than the run's timeout. */
   timeout_minutes?: number;
   /**
+   * The library the session's pages speak: `"puppeteer"` (default; puppeteer-core's `Page`) or
+   * `"playwright"` (playwright-core's `Page` and `BrowserContext`), on the same warm browser.
+   */
+  driver?: D;
+  /**
    * Opens the session with the saved state of the account's profile of this name (cookies,
    * localStorage, IndexedDB). The function may open the names its code gives here literally and
-   * those of its `profiles` setting; any other name throws.
+   * those of its `profiles` setting; any other name throws. Puppeteer driver only, for now.
    */
   profile?: string;
   /** With `profile`: the session's state is saved back into it when it closes, if the run succeeds (one writer at a time: ProfileLockedError after 30 s). */
   persist?: boolean;
-  /** This session's proxy instead of the function's `proxy` setting (`null`: none). */
+  /** This session's proxy instead of the function's `proxy` setting (`null`: none). Puppeteer driver only, for now. */
   proxy?: StateOptions["proxy"];
 }
 
@@ -50,6 +54,7 @@ const SESSION_DEADLINE_GRACE_MS = 5_000;
 const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose;
 
 function timeoutMs(options: SessionOptions): number {
+  if (typeof options !== "object" || options === null) throw new Error("Session.start() takes an options object, such as { timeout_minutes: 2 }");
   const minutes = options.timeout_minutes ?? DEFAULT_TIMEOUT_MINUTES;
   if (typeof minutes !== "number" || !Number.isFinite(minutes) || minutes <= 0) {
     throw new Error(`timeout_minutes must be a positive number of minutes, got ${String(minutes)}`);
@@ -62,10 +67,11 @@ function timeoutMs(options: SessionOptions): number {
  * session or run). It closes when disposed (`await using`), when `close()` is called, when the
  * run ends, or after `timeout_minutes`, whichever comes first.
  */
-export class Session {
+export class Session<D extends Driver = "puppeteer"> {
   readonly #run: RunState;
-  readonly #context: BrowserContext;
-  readonly #setup: SessionSetup;
+  readonly #context: DriverContext<D>;
+  /** Its proxy and profile (sessionSetup.ts): the profile's state is saved before the context closes. */
+  readonly #state: SessionSetup;
   readonly #openedAt: number;
   readonly #timer: ReturnType<typeof setTimeout>;
   #closing: Promise<void> | undefined;
@@ -73,58 +79,61 @@ export class Session {
   /** When `await using` disposed it: closed to the user, its context kept until the run ends (RunState.retired). */
   #retiredAt: number | undefined;
 
-  private constructor(run: RunState, context: BrowserContext, setup: SessionSetup, openedAt: number, limitMs: number) {
+  private constructor(run: RunState, context: DriverContext<D>, state: SessionSetup, openedAt: number, limitMs: number) {
     this.#run = run;
     this.#context = context;
-    this.#setup = setup;
+    this.#state = state;
     this.#openedAt = openedAt;
     this.#timer = setTimeout(() => void this.#close("it reached its timeout"), limitMs);
     this.#timer.unref();
     run.sessions.add(this);
-    sessionRuns.set(context, run);
+    sessionRuns.set(context.context, run);
   }
 
   /**
    * Opens a session in a new browser context of this run's browser.
    * Throws when called outside a run, or with an invalid `timeout_minutes`.
    */
-  static async start(options: SessionOptions = {}): Promise<Session> {
+  static async start<D extends Driver = "puppeteer">(options: SessionOptions<D> = {}): Promise<Session<D>> {
+    return Session.open(options, {});
+  }
+
+  /**
+   * Session.start with the per-context `setup` (what a session asks of its context beyond
+   * isolation: see ContextSetup). For browserfn's own modules (the playwright and puppeteer
+   * shims, profiles, proxies), not for automations. @internal
+   */
+  static async open<D extends Driver = "puppeteer">(options: SessionOptions<D>, setup: ContextSetup): Promise<Session<D>> {
     const run = currentRun();
     if (run.deadline - Date.now() <= 0) throw new Error("The run has no time left to start a browser session");
     // Past the run's deadline the runner closes every session itself, after keeping the
     // evidence of its pages; this session's own timer is only for `timeout_minutes`.
     const limitMs = Math.min(timeoutMs(options), run.deadline - Date.now() + SESSION_DEADLINE_GRACE_MS);
+    const driver = parseDriver(options.driver) as D;
     const openedAt = Date.now();
-    const setup = await openSession(run, options);
-    const browser = await run.getBrowser();
-    const context = await browser.createBrowserContext(setup.contextOptions);
+    const state = await openSession(run, options);
+    const context = await openContext(run, driver, { ...setup, state });
     if (run.ended) {
       // The function returned without awaiting this start: nothing may outlive the run.
       await context.close().catch(() => undefined);
       throw new Error("The run ended before the session started");
     }
-    if (run.downloadsDir && run.artifacts) await keepDownloads(browser, context, run).catch(() => undefined);
-    try {
-      await setup.attach(browser, context);
-    } catch (error) {
-      await context.close().catch(() => undefined);
-      throw error;
-    }
-    return new Session(run, context, setup, openedAt, Math.max(0, limitMs - (Date.now() - openedAt)));
+    return new Session(run, context, state, openedAt, Math.max(0, limitMs - (Date.now() - openedAt)));
   }
 
-  /** Opens a new tab in this session's context: a puppeteer-core Page. */
-  async newPage(): Promise<Page> {
+  /** The session's browser context: puppeteer-core's `BrowserContext`, or Playwright's with `driver: "playwright"`. */
+  get context(): DriverTypes[D]["context"] {
+    return this.#context.context;
+  }
+
+  /** Opens a new tab in this session's context: a puppeteer-core Page, or a Playwright Page with `driver: "playwright"`. */
+  async newPage(): Promise<DriverTypes[D]["page"]> {
     if (this.#closing || this.#retiredAt !== undefined) throw new Error(`The session is closed: ${this.#closedReason}`);
-    const page = await this.#context.newPage();
-    keepPageFiles(page);
-    await this.#setup.preparePage(page);
-    await this.#run.pageOpened?.(puppeteerTarget(page));
-    return page;
+    return this.#context.newPage();
   }
 
   /** Its open pages (the runner's evidence of a failed run). @internal */
-  async pages(): Promise<Page[]> {
+  async pages(): Promise<EvidencePage[]> {
     return this.#closing ? [] : this.#context.pages();
   }
 
@@ -156,7 +165,7 @@ export class Session {
       this.#closedReason = reason;
       clearTimeout(this.#timer);
       // The profile's state is read before the context goes (a failed save is said in the log).
-      const saved = this.#setup.beforeClose().catch((error: unknown) => console.error(`[browserfn] the profile was not saved: ${(error as Error).message}`));
+      const saved = this.#state.beforeClose().catch((error: unknown) => console.error(`[browserfn] the profile was not saved: ${(error as Error).message}`));
       // A context whose browser went away is closed already: nothing is left to release.
       this.#closing = saved
         .then(() => this.#context.close())
@@ -192,79 +201,6 @@ export const artifacts = {
     return saveArtifact(currentRun("artifacts.save()"), name, data, options.contentType);
   },
 };
-
-/** Downloads a run keeps at most (each also counts against the run's artifact caps). */
-const MAX_DOWNLOADS = 20;
-
-/**
- * The browser-level CDP session through which downloads are directed and followed: one per
- * browser (a warm worker's browser serves many runs), made on first use. Opening one per
- * session cost a round trip each time, and none was ever detached.
- */
-const downloadSessions = new WeakMap<Browser, Promise<CDPSession>>();
-/** Downloads under way: the run whose page started each (by guid), and the file name the page suggested. */
-const downloadsUnderWay = new Map<string, { run: RunState; suggested: string }>();
-/** Downloads each run kept so far. */
-const downloadsKept = new WeakMap<RunState, number>();
-
-function downloadSession(browser: Browser): Promise<CDPSession> {
-  let session = downloadSessions.get(browser);
-  if (!session) {
-    session = browser
-      .target()
-      .createCDPSession()
-      .then((cdp) => {
-        cdp.on("Browser.downloadWillBegin", (event: { guid: string; suggestedFilename: string }) => {
-          const run = runInProgress();
-          if (run) downloadsUnderWay.set(event.guid, { run, suggested: event.suggestedFilename });
-        });
-        cdp.on("Browser.downloadProgress", (event: { guid: string; state: string }) => {
-          if (event.state === "inProgress") return;
-          const download = downloadsUnderWay.get(event.guid);
-          downloadsUnderWay.delete(event.guid);
-          if (event.state === "completed" && download) keepDownload(download.run, download.suggested, event.guid);
-        });
-        return cdp;
-      });
-    downloadSessions.set(browser, session);
-    session.catch(() => downloadSessions.delete(browser));
-  }
-  return session;
-}
-
-/**
- * Makes what the session's pages download land in the run's downloads dir, and keeps each
- * finished download as the artifact `download-<its file name>` (the run's end waits for them,
- * a little; past the caps they are left out and noted in the log).
- */
-async function keepDownloads(browser: Browser, context: BrowserContext, run: RunState): Promise<void> {
-  const cdp = await downloadSession(browser);
-  try {
-    await cdp.send("Browser.setDownloadBehavior", { behavior: "allowAndName", browserContextId: context.id, downloadPath: run.downloadsDir as string, eventsEnabled: true });
-  } catch (error) {
-    downloadSessions.delete(browser); // a session that went away: the next one opens another
-    throw error;
-  }
-}
-
-/** Keeps a finished download of `run` as an artifact, unless the run ended meanwhile or kept MAX_DOWNLOADS already. */
-function keepDownload(run: RunState, suggested: string, guid: string): void {
-  const file = `${run.downloadsDir as string}/${guid}`;
-  const kept = (downloadsKept.get(run) ?? 0) + 1;
-  downloadsKept.set(run, kept);
-  if (run.ended || kept > MAX_DOWNLOADS) {
-    if (!run.ended) console.error(`[browserfn] download ${suggested} not kept: a run keeps at most ${MAX_DOWNLOADS} downloads`);
-    void rm(file, { force: true }).catch(() => undefined);
-    return;
-  }
-  const name = `download-${suggested.replace(/[^A-Za-z0-9._-]/g, "_")}`.slice(0, 128);
-  const saving = readFile(file)
-    .then((bytes) => keep(run, name, new Uint8Array(bytes), artifactContentType(name, undefined)))
-    .catch((error: unknown) => console.error(`[browserfn] download ${suggested} not kept: ${(error as Error).message}`))
-    .finally(() => rm(file, { force: true }).catch(() => undefined));
-  run.pending.add(saving);
-  void saving.finally(() => run.pending.delete(saving));
-}
 
 /**
  * The function's secrets (`PUT /functions/{ref}/secrets/{NAME}`, `browserfn secrets set`):

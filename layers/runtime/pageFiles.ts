@@ -3,17 +3,18 @@
  * files (locally its process may not; on AWS a file under /tmp would be lost with the run), so
  * the file is kept as the run's artifact named after the path's last part (`shots/a.png` →
  * `a.png`, checked as `artifacts.save` checks a name), the run's log says so, and the bytes are
- * returned as puppeteer returns them. Pages of no session (or a call without `path`) are left
+ * returned as the driver returns them (puppeteer's or Playwright's page). Pages of no session (or a call without `path`) are left
  * to puppeteer.
  */
-import type { BrowserContext, Page } from "puppeteer-core";
 import type { RunState } from "./runContext";
 import { badArtifactName, saveArtifact } from "./saveArtifact";
 import { isArtifactName } from "../../lambdas/artifacts/artifacts";
 
 /** The run of each session's browser context (set by Session): whose artifacts a page's file becomes. */
-export const sessionRuns = new WeakMap<BrowserContext, RunState>();
+export const sessionRuns = new WeakMap<object, RunState>();
 
+/** A page of either driver: puppeteer's knows its context by `browserContext()`, Playwright's by `context()`. */
+type Page = { browserContext?: () => object; context?: () => object };
 type FileCall = (this: Page, options?: Record<string, unknown>) => Promise<Uint8Array | string>;
 /** Marks a page class whose screenshot and pdf keep their `path` as an artifact. */
 const PATCHED = Symbol("browserfn.pageFiles");
@@ -22,7 +23,7 @@ const PATCHED = Symbol("browserfn.pageFiles");
  * Makes `page`'s class keep the files of `screenshot` and `pdf` calls with a `path` as artifacts
  * (once per class: a popup or any other page of a session's context is covered too).
  */
-export function keepPageFiles(page: Page): void {
+export function keepPageFiles(page: object): void {
   const proto = Object.getPrototypeOf(page) as Record<string | symbol, unknown>;
   if (proto[PATCHED]) return;
   proto[PATCHED] = true;
@@ -57,7 +58,8 @@ function keepingPath(original: FileCall, method: string, extra: (name: string, o
 
 function runOf(page: Page): RunState | undefined {
   try {
-    return sessionRuns.get(page.browserContext());
+    const context = page.browserContext ? page.browserContext() : page.context?.();
+    return context ? sessionRuns.get(context) : undefined;
   } catch {
     return undefined;
   }

@@ -1,12 +1,14 @@
-import type { Browser, Page } from "puppeteer-core";
+import type { Browser } from "puppeteer-core";
+import type { Browser as PlaywrightBrowser } from "playwright-core";
 import type { PageOpened } from "../../lambdas/recording/pageTarget";
 import type { RunProxy } from "./sessionProxy";
+import type { EvidencePage } from "./drivers/driverContext";
 
 /** What one open session gives its run when the run ends. */
 export interface OpenSession {
   close(): Promise<void>;
   /** Its open pages (for the evidence of a failed run). */
-  pages(): Promise<Page[]>;
+  pages(): Promise<EvidencePage[]>;
 }
 
 /** Where a run's artifacts go: the service's store (local, through the worker's channel) or S3 (AWS). */
@@ -35,6 +37,13 @@ export const MAX_RETIRED_SESSIONS = 3;
 export interface RunLimits {
   /** The worker's browser; connected on first use, so runs that never start a session never connect. */
   getBrowser: () => Promise<Browser>;
+  /**
+   * The same browser through Playwright (`Session.start({ driver: "playwright" })`, and scripts
+   * that import playwright): connected on first use; absent where the runner has no Playwright.
+   */
+  getPlaywright?: () => Promise<PlaywrightBrowser>;
+  /** A Playwright connection of its own to the same browser (each `chromium.launch()` of a script run as it is). */
+  newPlaywright?: () => Promise<PlaywrightBrowser>;
   /** Epoch ms at which the run times out; no session outlives it. */
   deadline: number;
   /** Where `artifacts.save` keeps files; absent where a run cannot keep any. */
@@ -114,9 +123,9 @@ export async function endRun(): Promise<{ browser_ms: number }> {
 }
 
 /** The pages of the run in progress, open or in a disposed session still kept (runner only). */
-export async function pagesOfRun(): Promise<Page[]> {
+export async function pagesOfRun(): Promise<EvidencePage[]> {
   const run = current;
   if (!run) return [];
-  const lists = await Promise.all([...run.sessions, ...run.retired].map((session) => session.pages().catch(() => [] as Page[])));
+  const lists = await Promise.all([...run.sessions, ...run.retired].map((session) => session.pages().catch(() => [] as EvidencePage[])));
   return lists.flat();
 }

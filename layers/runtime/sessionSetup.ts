@@ -18,6 +18,8 @@ export interface StateOptions {
 
 /** A session's proxy and profile, between Session.start and the session's close. */
 export interface SessionSetup {
+  /** False when the session has neither a proxy nor a profile (nothing to apply). */
+  active: boolean;
   /** What `createBrowserContext` takes. */
   contextOptions: { proxyServer?: string; proxyBypassList?: string[] };
   /** Loads the profile into the new context. */
@@ -29,6 +31,7 @@ export interface SessionSetup {
 }
 
 const NOTHING: SessionSetup = {
+  active: false,
   contextOptions: {},
   attach: async () => undefined,
   preparePage: async () => undefined,
@@ -48,6 +51,7 @@ export async function openSession(run: RunState, options: StateOptions): Promise
   }
   let opened: OpenProfile | undefined;
   return {
+    active: true,
     contextOptions: proxy ? { proxyServer: proxy.server, ...(proxy.bypass.length > 0 ? { proxyBypassList: proxy.bypass } : {}) } : {},
     async attach(browser, context) {
       if (state && options.profile !== undefined && run.profiles) opened = await loadProfile(browser, context, run.profiles, options.profile, state, persist);

@@ -24,7 +24,7 @@ import { InProcessS3 } from "./inProcessS3";
 import { InProcessStepFunctions } from "./inProcessStepFunctions";
 import { type MemoryStore, startMemoryStore } from "./memoryStore";
 import { inlineCodeAnalysis } from "./inlineCodeAnalysis";
-import { launchTestBrowser } from "./testBrowser";
+import { launchTestPipeBrowser } from "./testBrowser";
 
 export const RECORDER_ARN = "arn:aws:lambda:eu-west-1:123456789012:function:bfn-run-recorder";
 export const STATE_MACHINE_ARN = "arn:aws:states:eu-west-1:123456789012:stateMachine:bfn-runs";
@@ -156,7 +156,7 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
   const lambda = new InProcessLambda(
     dir,
     { ...options.services, [RECORDER_ARN]: options.recorder ? options.recorder(recorderLambda) : recorderLambda },
-    launchTestBrowser,
+    launchTestPipeBrowser,
     (functionName) => kms.client(runnerSession(EXECUTION_ROLE_ID, functionName)) as LambdaHandlerOptions["kms"],
   );
   // Runs of the queue's tests overlap in the workflow; in this one process their invocations take turns.

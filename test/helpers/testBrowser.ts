@@ -4,13 +4,15 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { tmpdir } from "node:os";
 import puppeteer, { type Browser } from "puppeteer-core";
+import { launchPipeChromium } from "../../lambdas/runner/lambdaBrowser";
 
 /**
  * @sparticuz/chromium's binary and flags. It is an ES module only, which jest's CommonJS
  * sandbox cannot load, so a short Node process asks it.
  */
-async function sparticuzChromium(): Promise<{ executablePath: string; args: string[] }> {
+export async function sparticuzChromium(): Promise<{ executablePath: string; args: string[] }> {
   const script = `import c from "@sparticuz/chromium";
     console.log(JSON.stringify({ executablePath: await c.executablePath(), args: c.args }));`;
   const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script], {
@@ -54,4 +56,14 @@ export async function startPageServer(): Promise<PageServer> {
     base,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * Launches @sparticuz/chromium as the Lambda runner does (launchLambdaChromium): over its one
+ * CDP pipe, shared by puppeteer and Playwright, so that Playwright code runs too.
+ */
+export async function launchTestPipeBrowser(): Promise<Browser> {
+  const chromium = await sparticuzChromium();
+  const args = chromium.args.filter((arg) => arg !== "--single-process" && arg !== "--disable-web-security");
+  return launchPipeChromium(chromium.executablePath, args, join(tmpdir(), "browserfn-test-downloads"));
 }

@@ -116,6 +116,36 @@ describe("the AWS run pipeline", () => {
     expect(invocations.map((command) => (command.input as { InvocationType?: string }).InvocationType ?? "RequestResponse")).not.toContain("Event");
   }, 30_000);
 
+  it("runs the Playwright driver and unchanged Playwright and Puppeteer scripts on the Lambda runner", async () => {
+    await world.create(
+      "scripts",
+      `import { Session } from "browserfn/runtime";
+import { chromium } from "playwright";
+import puppeteer from "puppeteer";
+export default async function run(html: string) {
+  await using session = await Session.start({ driver: "playwright" });
+  const page = await session.newPage();
+  await page.setContent(html);
+  const browser = await chromium.launch({ headless: false });
+  const scripted = await browser.newPage();
+  await scripted.setContent(html);
+  const pptr = await puppeteer.launch({ executablePath: "/x" });
+  const other = await pptr.newPage();
+  await other.setContent(html);
+  const titles = [await page.locator("title").textContent(), await scripted.title(), await other.title()];
+  await browser.close();
+  await pptr.close();
+  return titles;
+}`,
+    );
+    const answer = await world.invoke("scripts", { html: "<title>On Lambda</title>" });
+    // A cold browser may outlast the sync window (202): the run's record says how it ended.
+    expect([200, 202]).toContain(answer.statusCode);
+    await world.pipeline.settled();
+    const run = await world.run(answer);
+    expect([run?.status, run?.error, run?.result_json]).toEqual(["succeeded", null, JSON.stringify(["On Lambda", "On Lambda", "On Lambda"])]);
+  }, 60_000);
+
   it("answers within the window with the result (200), recorded and metered once", async () => {
     const answer = await world.invoke("sleeper", { ms: 50 });
     expect([answer.statusCode, json(answer)]).toEqual([200, { slept: 50 }]);

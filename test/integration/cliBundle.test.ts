@@ -147,6 +147,23 @@ describe("bundleAutomation", () => {
     expect(map?.sources.sort()).toEqual(["fail.ts", "mapped.ts"]);
   });
 
+  it("leaves playwright, playwright-core, puppeteer and puppeteer-core to the runtime (scripts as they are), bundling the rest", async () => {
+    const entry = await write("script.ts", [
+      `import { chromium } from "playwright";`,
+      `import { devices } from "playwright-core";`,
+      `import puppeteer from "puppeteer";`,
+      `import { KnownDevices } from "puppeteer-core";`,
+      `import { double } from "./math";`,
+      `export default async function run(n: number) {`,
+      `  return [typeof chromium.launch, typeof devices, typeof puppeteer.launch, typeof KnownDevices, double(n)];`,
+      `}`,
+    ]);
+    const bundled = await bundleAutomation(entry);
+    for (const name of ["playwright", "playwright-core", "puppeteer", "puppeteer-core"]) expect(bundled.code).toContain(`from"${name}"`);
+    expect(bundled.parts.map((part) => part.name)).toEqual(["./math.ts"]);
+    expect(compileCode(bundled.code).variables).toEqual([expect.objectContaining({ name: "n", type: "number" })]);
+  });
+
   it("sends a file with nothing to bundle as written", async () => {
     const source = `import { Session } from "browserfn/runtime";\nimport type { Opts } from "./math";\nimport { readFile } from "node:fs/promises";\nexport default async (o: Opts) => typeof Session + typeof readFile;\n`;
     const entry = path.join(dir, "plain.ts");

@@ -32,7 +32,7 @@ const ParameterInfo = z.object({
   required: z.boolean(),
   schema_note: z.string().optional(),
 });
-const Warning = z.object({ code: z.literal("unawaited_return_in_session"), message: z.string(), line: z.number().int() });
+const Warning = z.object({ code: z.enum(["unawaited_return_in_session", "ignored_launch_option"]), message: z.string(), line: z.number().int() });
 const Schema = z.record(z.string(), z.unknown());
 
 const Compiled = z.object({

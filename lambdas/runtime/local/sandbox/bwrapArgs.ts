@@ -2,6 +2,7 @@ import { realpath } from "node:fs/promises";
 import path from "node:path";
 import type { Sandbox } from "./sandbox";
 import type { RuntimeFiles } from "./sandboxedHost";
+import { playwrightBundleOf } from "../../../runner/buildWorkerBundle";
 
 /** Read-only system paths a sandbox needs (node, Chromium's libraries, certificates, fonts). */
 const SYSTEM_PATHS = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"];
@@ -50,6 +51,7 @@ export async function bwrapArgs(sandbox: Sandbox, files: RuntimeFiles, tmpfsByte
     "--size", String(tmpfsBytes), "--tmpfs", files.runtimeDir,
     ...ro(files.hostBundle),
     ...ro(files.workerBundle),
+    ...ro(playwrightBundleOf(files.workerBundle)),
     // Chromium at the path the service unpacked it to, over the private /tmp if it is there.
     ...ro(files.chromium.executable),
     ...files.chromium.files.flatMap((file) => ro(file)),

@@ -1,5 +1,5 @@
 import { chmod } from "node:fs/promises";
-import { buildHostBundle, buildWorkerBundle } from "../../../runner/buildWorkerBundle";
+import { buildHostBundle, buildWorkerBundle, playwrightBundleOf } from "../../../runner/buildWorkerBundle";
 import { chromiumFiles } from "./chromium";
 import type { RuntimeFiles } from "./sandboxedHost";
 import { writeSandboxEtc } from "./sandboxEtc";
@@ -18,6 +18,7 @@ export async function prepareRuntimeFiles(runtimeDir: string, sharesHostNetwork:
     writeSandboxEtc(runtimeDir, sharesHostNetwork),
   ]);
   await chmod(workerBundle, 0o644);
+  await chmod(playwrightBundleOf(workerBundle), 0o644);
   await chmod(hostBundle, 0o644);
   return { runtimeDir, workerBundle, hostBundle, etcDir, chromium };
 }

@@ -1,0 +1,56 @@
+import type { Browser, BrowserContext, Download, Page } from "playwright-core";
+import { type CdpChannel, pageTarget } from "../../../lambdas/recording/pageTarget";
+import { keepPageFiles } from "../pageFiles";
+import type { RunState } from "../runContext";
+import { keepDownload } from "./keptDownloads";
+import type { ContextSetup, DriverContext } from "./driverContext";
+
+/**
+ * A Playwright browser context of the run's browser (`Session.start({ driver: "playwright" })`),
+ * through the run's Playwright connection to the same warm browser the puppeteer driver uses
+ * (see lambdas/runner/drivers/cdpMux.ts). Its downloads land in the run's downloads folder (the
+ * host keeps every download there) and are kept as artifacts, as the puppeteer driver's are.
+ */
+export async function openPlaywrightContext(run: RunState, setup: ContextSetup): Promise<DriverContext<"playwright">> {
+  // Refused rather than ignored: a proxy silently not applied would show the run's own address.
+  if (setup.state?.active) throw new Error('Profiles and proxies are not available with the playwright driver yet: use the puppeteer driver (the default) for a session with a profile or a proxy, or set the function\'s proxy to null');
+  if (!run.getPlaywright) throw new Error('Session.start({ driver: "playwright" }) is not available where this run executes');
+  const browser: Browser = await run.getPlaywright();
+  const context: BrowserContext = await browser.newContext({ viewport: null, acceptDownloads: true });
+  watchPlaywrightContext(run, context);
+  return {
+    context,
+    async newPage() {
+      const page = await context.newPage();
+      // The runner's page hooks (recordings, the live view), before the page loads anything.
+      await run.pageOpened?.(pageTarget(() => context.newCDPSession(page) as unknown as Promise<CdpChannel>, () => page.url(), () => page.isClosed()));
+      return page;
+    },
+    pages: async () => context.pages(),
+    close: () => context.close(),
+  };
+}
+
+/**
+ * Makes the pages of a Playwright context of `run` keep their downloads as artifacts, and the
+ * files of `screenshot({ path })` and `pdf({ path })` too (see pageFiles).
+ */
+export function watchPlaywrightContext(run: RunState, context: BrowserContext): void {
+  const keepingDownloads = run.downloadsDir !== undefined && run.artifacts !== undefined;
+  const watch = (page: Page) => {
+    keepPageFiles(page);
+    if (keepingDownloads) page.on("download", (download) => keepPlaywrightDownload(run, download));
+  };
+  for (const page of context.pages()) watch(page);
+  context.on("page", watch);
+}
+
+/** Keeps a Playwright download once it finished (the run's end waits for it, a little). */
+function keepPlaywrightDownload(run: RunState, download: Download): void {
+  const finished = download
+    .path()
+    .then((file) => keepDownload(run, download.suggestedFilename(), file))
+    .catch((error: unknown) => console.error(`[browserfn] download ${download.suggestedFilename()} not kept: ${(error as Error).message}`));
+  run.pending.add(finished);
+  void finished.finally(() => run.pending.delete(finished));
+}

@@ -1,0 +1,143 @@
+/**
+ * What `require("playwright")` and `require("playwright-core")` give an automation: playwright-core
+ * itself (devices, errors, selectors, request, the types' classes), with a `chromium` whose
+ * `launch()` connects to the run's own warm, sandboxed browser instead of starting one. Each
+ * launch is a connection of its own (see lambdas/runner/drivers/cdpMux.ts): its contexts are
+ * fresh and isolated, and its `close()` ends them and only them. Firefox, WebKit and any other
+ * endpoint fail with a clear error.
+ */
+import type { Browser, BrowserContext, BrowserType, LaunchOptions, Page } from "playwright-core";
+import { keepPageFiles, sessionRuns } from "../pageFiles";
+import { currentRun, type OpenSession, type RunState } from "../runContext";
+import { watchPlaywrightContext } from "../drivers/playwrightContext";
+import type { EvidencePage } from "../drivers/driverContext";
+import { loadPlaywright } from "../drivers/loadPlaywright";
+
+
+const ONLY_CHROMIUM = "browserfn runs Chromium only: use chromium.launch() (firefox and webkit are not available)";
+
+/** The error of connect() / connectOverCDP() to an endpoint: a run reaches only its own browser. */
+export function otherEndpointError(call: string): Error {
+  return new Error(`${call} is not available on browserfn: a run reaches only its own sandboxed browser. Use chromium.launch() (or Session.start() from browserfn/runtime): it connects to the run's warm browser.`);
+}
+
+/** A launched browser, kept by the run until it closes (as a session is). */
+function track(run: RunState, browser: Browser): void {
+  const openedAt = Date.now();
+  let closing: Promise<void> | undefined;
+  const closeConnection = browser.close.bind(browser);
+  const session: OpenSession = {
+    close() {
+      closing ??= closeConnection()
+        .catch(() => undefined)
+        .then(() => {
+          run.browserMs += Date.now() - openedAt;
+          run.sessions.delete(session);
+        });
+      return closing;
+    },
+    async pages(): Promise<EvidencePage[]> {
+      return closing ? [] : browser.contexts().flatMap((context) => context.pages());
+    },
+  };
+  run.sessions.add(session);
+  // The user's close() goes through the run's account of it (browser time, the run's end).
+  Object.defineProperty(browser, "close", { value: (): Promise<void> => session.close(), configurable: true });
+  const newContext = browser.newContext.bind(browser);
+  Object.defineProperty(browser, "newContext", {
+    configurable: true,
+    value: async (options?: Parameters<Browser["newContext"]>[0]): Promise<BrowserContext> => watched(run, await newContext(options)),
+  });
+  const newPage = browser.newPage.bind(browser);
+  Object.defineProperty(browser, "newPage", {
+    configurable: true,
+    value: async (options?: Parameters<Browser["newPage"]>[0]): Promise<Page> => {
+      const page = await newPage(options);
+      watched(run, page.context());
+      keepPageFiles(page);
+      return page;
+    },
+  });
+}
+
+function watched(run: RunState, context: BrowserContext): BrowserContext {
+  if (!sessionRuns.has(context)) {
+    sessionRuns.set(context, run);
+    watchPlaywrightContext(run, context);
+  }
+  return context;
+}
+
+/** `chromium.launch(options)`: a browser over the run's own; the options that cannot apply are ignored. */
+async function launch(options?: LaunchOptions): Promise<Browser> {
+  void options;
+  const run = currentRun("chromium.launch()");
+  if (!run.newPlaywright) throw new Error("chromium.launch() is not available where this run executes");
+  if (run.deadline - Date.now() <= 0) throw new Error("The run has no time left to launch a browser");
+  const browser = await run.newPlaywright();
+  if (run.ended) {
+    await browser.close().catch(() => undefined);
+    throw new Error("The run ended before the browser was launched");
+  }
+  track(run, browser);
+  return browser;
+}
+
+/** `launchPersistentContext(userDataDir, options)`: a fresh context of a launch of its own (the dir is ignored). */
+async function launchPersistentContext(userDataDir: string, options?: Parameters<BrowserType["launchPersistentContext"]>[1]): Promise<BrowserContext> {
+  void userDataDir;
+  const browser = await launch();
+  const context = await browser.newContext(options ? { viewport: options.viewport, userAgent: options.userAgent, locale: options.locale, timezoneId: options.timezoneId } : {});
+  // Closing the persistent context ends its launch, as in Playwright.
+  const closeContext = context.close.bind(context);
+  Object.defineProperty(context, "close", { configurable: true, value: async () => {
+    await closeContext().catch(() => undefined);
+    await browser.close();
+  } });
+  return context;
+}
+
+function chromiumOf(real: BrowserType): BrowserType {
+  return new Proxy(real, {
+    get(target, key, receiver) {
+      if (key === "launch") return launch;
+      if (key === "launchPersistentContext") return launchPersistentContext;
+      if (key === "connect") return () => Promise.reject(otherEndpointError("chromium.connect()"));
+      if (key === "connectOverCDP") return () => Promise.reject(otherEndpointError("chromium.connectOverCDP()"));
+      if (key === "launchServer") return () => Promise.reject(new Error("chromium.launchServer() is not available on browserfn: use chromium.launch()"));
+      if (key === "executablePath") return () => "/browserfn/chromium";
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
+}
+
+function unavailable(real: BrowserType): BrowserType {
+  return new Proxy(real, {
+    get(target, key, receiver) {
+      if (key === "launch" || key === "launchPersistentContext" || key === "connect" || key === "connectOverCDP" || key === "launchServer") {
+        return () => Promise.reject(new Error(ONLY_CHROMIUM));
+      }
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
+}
+
+let made: object | undefined;
+
+/** The module an automation's `require("playwright")` / `require("playwright-core")` gets (made on first use). */
+export function playwrightModule(): object {
+  if (made) return made;
+  const real = loadPlaywright();
+  const chromium = chromiumOf(real.chromium);
+  const module = {
+    chromium,
+    firefox: unavailable(real.firefox),
+    webkit: unavailable(real.webkit),
+    devices: real.devices,
+    errors: real.errors,
+    selectors: real.selectors,
+    request: real.request,
+  };
+  made = { ...module, default: module };
+  return made;
+}
