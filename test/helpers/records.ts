@@ -24,6 +24,7 @@ export function functionItem(overrides: Partial<FunctionItem> = {}): FunctionIte
     retries: null,
     proxy: null,
     profiles: [],
+    recording: "off",
     webhook_secret_sealed: null,
     created_at: "2026-01-01T00:00:00.000Z",
     updated_at: "2026-01-01T00:00:00.000Z",
