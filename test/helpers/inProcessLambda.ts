@@ -242,7 +242,18 @@ export class InProcessLambda {
       // Outside an invocation it is the real exit.
       process.exit = guardedExit;
       const kms = this.kmsFor?.(key.split(":")[0] ?? key);
-      handler = createLambdaHandler(dir, { ...(this.launchBrowser ? { launchBrowser: this.launchBrowser } : {}), ...(kms ? { kms } : {}) });
+      // A run that left the realm changed retires its container, as the runner's exit after its
+      // answer does in Lambda: the next invocation gets a new one. (This process is one realm for
+      // every function's containers, so one function's run, e.g. loading Playwright, changes
+      // what another's container sees.)
+      const created: LambdaRunHandler = createLambdaHandler(dir, {
+        ...(this.launchBrowser ? { launchBrowser: this.launchBrowser } : {}),
+        ...(kms ? { kms } : {}),
+        onLeftovers: () => {
+          if (this.handlers.get(key) === created) this.replace(key);
+        },
+      });
+      handler = created;
       this.handlers.set(key, handler);
     }
     return handler;
