@@ -35,6 +35,7 @@ const NOT_IN_CLIENT: Record<string, string> = {
   listDeliveries: "webhook deliveries: the dashboard and the CLI read them; a client method can come when a user asks",
   rotateWebhookSecret: "the CLI rotates it; rare, and answered once",
   mcp: "MCP clients speak it (JSON-RPC), not this client",
+  getRunLive: "a text/event-stream of JPEG frames for a person to watch: the dashboard shows it; a program reads the run (getRun, or its events stream) instead",
   oauthProtectedResource: "read by MCP clients",
 };
 
