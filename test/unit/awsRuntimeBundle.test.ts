@@ -69,7 +69,7 @@ describe("the Lambda runner bundle (runtime layer)", () => {
     const child = path.join(dir, "invoke-twice.cjs");
     await writeFile(child, CHILD.replace("process.argv.slice(1)", "process.argv.slice(2)"));
     const { stdout } = await promisify(execFile)(process.execPath, [child, bundle, codeDir, event], { cwd: dir, timeout: 60_000 });
-    const outcome = { status: "succeeded", result_json: '{"title":"From the layer","n":2}', logs: "LOG title read\n", browser_ms: expect.any(Number), peak_memory_mb: expect.any(Number) };
+    const outcome = { status: "succeeded", result_json: '{"title":"From the layer","n":2}', logs: "LOG title read\n", browser_ms: expect.any(Number), peak_memory_mb: expect.any(Number), runner_protocol: 2 };
     const outcomes = JSON.parse(stdout) as { peak_memory_mb: number }[];
     expect(outcomes).toEqual([outcome, outcome]);
     // The Node process and its Chromium together: well over what Node alone takes.
