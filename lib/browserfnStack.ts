@@ -85,6 +85,7 @@ export class BrowserfnStack extends Stack {
     new StackCleanup(this, "Cleanup", {
       functionName: handlerFunctionNames(settings.prefix).stackCleanup,
       runtime,
+      reserveConcurrency: settings.reservedConcurrency !== "off",
       logRetention: settings.logRetentionDays as RetentionDays,
     });
     const api = new BrowserfnApi(this, "Api", {

@@ -1,3 +1,4 @@
+import { CfnFunction } from "aws-cdk-lib/aws-lambda";
 import { CustomResource, Duration } from "aws-cdk-lib";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
@@ -11,6 +12,8 @@ export interface StackCleanupProps {
   /** The cleanup Lambda's physical name. */
   functionName: string;
   runtime: FunctionRuntime;
+  /** Reserve one concurrent execution for it (false with the stack's reservedConcurrency `off`). */
+  reserveConcurrency: boolean;
   logRetention: RetentionDays;
 }
 
@@ -44,6 +47,8 @@ export class StackCleanup extends Construct {
       timeout: Duration.minutes(14),
       memorySize: 256,
     });
+    // Runs once, at the stack's deletion: one at a time is all it needs (as lib/concurrencyPlan.ts reserves for every own Lambda).
+    if (props.reserveConcurrency) (fn.node.defaultChild as CfnFunction).addPropertyOverride("ReservedConcurrentExecutions", 1);
     grantLogWrites(this.role, [logGroup]);
     acknowledge(fn, "AwsSolutions-L1", `The cleanup runs on ${HANDLER_RUNTIME.name}, the runtime the handlers are built and tested for (DESIGN.md); moving to a newer runtime is a deliberate, tested change.`);
     const resource = new CustomResource(this, "FunctionLambdas", { serviceToken: fn.functionArn, resourceType: "Custom::BrowserfnFunctionLambdas" });
