@@ -97,7 +97,10 @@ export async function runWithLimits(
     turn = await worker.run(runId, params, limits.timeoutMs, limits.memoryMb, options);
   } catch (error) {
     stop();
-    throw error;
+    if (!(error instanceof WorkerExit)) throw error;
+    // Its worker died before the run reached it (the service stopping under it): a crash, as for any run whose worker dies.
+    const crashed = { logs: "", browser_ms: 0, result_json: null, duration_ms: 0, peak_memory_mb: null, status: "failed" as const };
+    return { result: { ...crashed, error: { code: "function_crashed", message: `The function's process crashed: ${withoutHostPaths(error.message)}` } }, finished: Promise.resolve(false) };
   }
   if (cancel?.aborted) onCancel();
   else cancel?.addEventListener("abort", onCancel, { once: true });

@@ -175,6 +175,8 @@ export class WorkerProcess {
     memoryMb: number,
     options: RunOptions = { artifactsUrl: "" },
   ): Promise<WorkerRun> {
+    // A worker that died between being taken and given its run (the service stopping, a kill): the run meets a crashed worker.
+    if (this.state.name === "dead") throw new WorkerExit(this.exitReason ?? "the worker had exited", "exited");
     if (this.state.name !== "idle") throw new Error(`A worker runs one invocation at a time (it is ${this.state.name})`);
     const state = {
       name: "running" as const,
