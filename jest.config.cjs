@@ -8,4 +8,8 @@ module.exports = {
   transformIgnorePatterns: ["/node_modules/(?!(@middy|@sparticuz|jose)/)"],
   setupFiles: ["<rootDir>/test/setupEnv.cjs"],
   testTimeout: 30000,
+  // A handle a test leaves open must not hang CI after every test has passed (a recording
+  // checker's idle thread did, once); leaked processes are caught by the tests themselves
+  // (expectNoProcessesWith), and `npx jest --detectOpenHandles` finds a handle left open.
+  forceExit: true,
 };

@@ -15,9 +15,9 @@ export type RecordingCheckReply = { id: number; keep: true; bytes: number } | { 
 const CHECK_HEAP_MB = 512;
 
 /**
- * Checks recordings on a worker thread of its own (recordingCheckWorker.ts), started at the first
- * recording and kept while the service runs (unref'd: it holds no process alive). A thread that
- * dies (out of its heap) fails the checks it had, and the next check starts a new one.
+ * Checks recordings on a worker thread of its own (recordingCheckWorker.ts), started for a
+ * recording and ended once no check waits. A thread that dies (out of its heap) fails the checks
+ * it had, and the next check starts a new one.
  */
 export class RecordingChecker {
   private worker: Worker | undefined;
@@ -50,9 +50,16 @@ export class RecordingChecker {
       const resolve = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);
       resolve?.(reply);
+      // Nothing left to check: the thread goes (a service keeps no idle thread; the next recording starts one).
+      if (this.waiting.size === 0 && this.worker === worker) {
+        this.worker = undefined;
+        void worker.terminate();
+      }
     });
     const gone = (why: string) => {
-      if (this.worker === worker) this.worker = undefined;
+      // A thread ended once idle is no longer the current one: the checks waiting are a newer thread's.
+      if (this.worker !== worker) return;
+      this.worker = undefined;
       for (const [id, resolve] of this.waiting) resolve({ id, keep: false, why: `it could not be checked: ${why}` });
       this.waiting.clear();
     };
