@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { serveLocally } from "./pageServer";
 
 export interface LoginSite {
   url: string;
@@ -33,14 +33,5 @@ export async function startLoginSite(sessionId = "sid-4f2a9c"): Promise<LoginSit
     response.writeHead(200, { "content-type": "text/html" });
     response.end(`<!doctype html><title>account</title><h1>${sid ? `welcome ${sid}` : "who are you?"}</h1>`);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return serveLocally(server);
 }

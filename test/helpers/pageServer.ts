@@ -24,6 +24,11 @@ export async function startPageServer(): Promise<PageServer> {
     response.writeHead(200, headers);
     response.end(`<!doctype html><title>${title}</title>${background}<p>${title}</p>`);
   });
+  return serveLocally(server);
+}
+
+/** Listens on an ephemeral port of 127.0.0.1; `close` ends open connections too. */
+export async function serveLocally(server: Server): Promise<PageServer> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { serveLocally } from "../helpers/pageServer";
 import { startTestService, type TestService } from "../helpers/localService";
 import { openEventStream } from "../helpers/eventStream";
 import type { Browser } from "puppeteer-core";
@@ -28,16 +28,7 @@ async function startPages(): Promise<{ url: string; close(): Promise<void> }> {
     response.end(`<!doctype html><title>form</title><body><form><input type=password id=password><input id=name>
       <p id=shown>nothing yet</p></form><script>window.pageSaw = typeof __browserfnRecord + "/" + typeof __browserfnFlush;</script></body>`);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return serveLocally(server);
 }
 
 /** Types a password and a name, shows the secret on the page, and fails when `fail` says so. */
