@@ -13,6 +13,7 @@ import { MAX_BODY_BYTES } from "../../lambdas/config/serviceConfig";
 import { type AwsRuntimeOptions, createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
 import { createS3OutcomeBucket, type OutcomeBucket } from "../../lambdas/runtime/aws/outcomeBucket";
 import { makeRunRecorder } from "../../lambdas/runtime/aws/recordRun";
+import { createS3UploadedRecordings, type RecordingsS3 } from "../../lambdas/recording/aws/uploadedRecordings";
 import { awsAttemptRetry } from "../../lambdas/runtime/aws/recordRetry";
 import { runWorkflowDefinition, WORKFLOW_SUBSTITUTIONS } from "../../lambdas/runtime/aws/runWorkflow";
 import { makeRunSweeper } from "../../lambdas/runtime/aws/sweepRuns";
@@ -93,6 +94,8 @@ export interface AwsPipelineOptions {
   /** The sweeper's clock (default the system's). */
   sweepClock?: Clock;
   runtime?: Partial<AwsRuntimeOptions>;
+  /** Wraps the S3 client the recorder's recordings and the live view use (e.g. to watch the exact SDK calls). */
+  spyS3?: (real: RecordingsS3) => RecordingsS3;
   /** More of the service's own Lambdas, by name or ARN (e.g. the deploy job). */
   services?: Record<string, ServiceLambda>;
 }
@@ -144,7 +147,8 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
   // (Without `queue` nothing is ever queued but a retry's next attempt, which its workflow's WakeQueue has the recorder start.)
   const recorderDispatch = options.recorderDispatches !== false ? { dispatch: awsQueueDispatch(recorderDeps) } : {};
   const retry = options.retries === false ? {} : { retry: awsAttemptRetry(recorderDeps, spy("recorder")) };
-  const recorder = makeRunRecorder({ store: memory.store, clock: systemClock, log, outcomes, secretBox, ...recorderDispatch, ...retry, throttleWaitMs: options.throttleWaitMs ?? 50 });
+  const recordings = createS3UploadedRecordings(options.spyS3 ? options.spyS3(s3Client) : s3Client, "bfn-run-bucket");
+  const recorder = makeRunRecorder({ store: memory.store, clock: systemClock, log, outcomes, recordings, secretBox, ...recorderDispatch, ...retry, throttleWaitMs: options.throttleWaitMs ?? 50 });
   const sweepDispatcher = options.queue ? dispatcher("sweeper", options.sweepClock) : undefined;
   const sweeper = makeRunSweeper({
     store: memory.store,
