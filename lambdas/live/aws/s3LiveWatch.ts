@@ -38,7 +38,7 @@ export function createS3LiveWatch(s3: LiveWatchS3, bucket: string, options: Live
       if (Date.now() - marked >= refreshMs) {
         marked = Date.now();
         await s3
-          .send(new PutObjectCommand({ Bucket: bucket, Key: liveWatchKey(runId), Body: "", ContentType: "text/plain" }))
+          .send(new PutObjectCommand({ Bucket: bucket, Key: liveWatchKey(runId), Body: "watched", ContentType: "text/plain" }))
           .catch((error: unknown) => options.log?.(`live view: the watch marker of ${runId} was not written: ${(error as Error).message}`));
       }
       if (closed) return;
