@@ -50,6 +50,14 @@ export default async () => {
   await artifacts.save("notes.txt", "kept as it came");
   return "saved";
 };`;
+/** A run that keeps two well-formed recordings of 12 MB each: 24 MB in all, over the 20 MB a run's recordings may hold. */
+const BLOATER = `import { artifacts } from "browserfn/runtime";
+export default async () => {
+  const events = JSON.stringify(Array.from({ length: 12 }, (_, i) => ({ type: 3, timestamp: i, data: { source: 0, text: "x".repeat(1024 * 1024 - 64) } })));
+  await artifacts.save("recording-1.json", events);
+  await artifacts.save("recording-2.json", events);
+  return events.length;
+};`;
 /** A real page recorded by rrweb (recording: "all"), the secret in its text. */
 const RECORDED = `import { Session, secrets } from "browserfn/runtime";
 export default async () => {
@@ -240,6 +248,19 @@ describe("the live view and recordings on AWS", () => {
     // Nothing of the forged ones is left: not kept, and the run's uploads swept (once its workflow is over).
     await world.pipeline.settled();
     expect([...world.pipeline.s3.objects.keys()].filter((key) => key.includes(runId)).sort()).toEqual([`${BUCKET}/${artifactKey(runId, "notes.txt")}`, `${BUCKET}/${artifactKey(runId, "recording-1.json")}`]);
+  }, 60_000);
+
+  it("checks at most 20 MB of a run's recordings in all: past it a recording is dropped unread", async () => {
+    await world.create("acme", "bloater", BLOATER);
+    const runId = runIdOf(await world.invoke("acme", "bloater", {}));
+    const run = await ended(runId);
+    expect(run.status).toBe("succeeded");
+    const bytes = Number(JSON.parse(run.result_json ?? "0"));
+    expect(bytes).toBeGreaterThan(12 * 1024 * 1024 - 4096);
+    expect((await world.pipeline.memory.store.artifacts.list(runId)).map((item) => [item.name, item.bytes])).toEqual([["recording-1.json", bytes]]);
+    expect(world.pipeline.logs).toContain(`run recorder: recording recording-2.json of ${runId} dropped: not a recording: the run's recordings are over ${20 * 1024 * 1024} bytes (this one ${bytes})`);
+    // The second was not read: one GetObject of the run's slots only.
+    expect(calls.filter((call) => call.command === "GetObjectCommand" && String(call.input.Key).includes(runId)).map((call) => call.input.Key)).toEqual([`outcomes/${runId}/artifact-0`]);
   }, 60_000);
 
   it("keeps a real page's rrweb recording through the check, the secret redacted", async () => {

@@ -13,16 +13,26 @@ import type { UploadedRecordings } from "./uploadedRecordings";
 
 export type RecheckedRecording = { keep: true; data: Uint8Array } | { keep: false; why: string };
 
-/** Slot `slot` of the run's uploads as a recording to keep (checked and redacted), or why it is dropped. */
+/**
+ * Slot `slot` of the run's uploads as a recording to keep (checked and redacted), or why it is
+ * dropped. `budget`: the bytes of recordings the run may still have checked (its recordings
+ * count MAX_RECORDING_BYTES_PER_RUN in all, as the runner's cap: one run's checks are bounded
+ * whatever it uploads); what this one reads is taken from it.
+ */
 export async function recheckRecording(
   recordings: UploadedRecordings | undefined,
   redactor: Redactor,
-  upload: { runId: string; slot: number; attempt: number },
+  upload: { runId: string; slot: number; attempt: number; bytes: number },
+  budget: { bytes: number },
 ): Promise<RecheckedRecording> {
   if (!recordings) return { keep: false, why: "recordings are not checked here, so none is kept" };
-  const read = await recordings.readSlot(upload.runId, upload.slot, MAX_RECORDING_BYTES_PER_RUN, upload.attempt);
+  const over = (bytes: number) => ({ keep: false as const, why: `not a recording: the run's recordings are over ${MAX_RECORDING_BYTES_PER_RUN} bytes (this one ${bytes})` });
+  // Its size as S3 has it (HeadObject): not even fetched past the budget.
+  if (upload.bytes > budget.bytes) return over(upload.bytes);
+  const read = await recordings.readSlot(upload.runId, upload.slot, budget.bytes, upload.attempt);
   if (read === null) return { keep: false, why: "it was not uploaded" };
-  if ("tooLarge" in read) return { keep: false, why: `not a recording: over ${MAX_RECORDING_BYTES_PER_RUN} bytes (${read.tooLarge})` };
+  if ("tooLarge" in read) return over(read.tooLarge);
+  budget.bytes -= read.bytes.byteLength;
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(read.bytes);

@@ -1,7 +1,7 @@
 import { artifactContentType, type ArtifactItem, isArtifactName, MAX_ARTIFACT_BYTES_PER_RUN, MAX_ARTIFACTS_PER_RUN } from "../../artifacts/artifacts";
 import type { RunItem } from "../../runs/types";
 import { recheckRecording } from "../../recording/aws/recheckRecording";
-import { RECORDING_NAME_PATTERN } from "../../recording/recordingMode";
+import { MAX_RECORDING_BYTES_PER_RUN, RECORDING_NAME_PATTERN } from "../../recording/recordingMode";
 import { NO_SECRETS, type Redactor } from "../../secrets/redactor";
 import type { RecordRunDeps } from "./recordRun";
 
@@ -42,10 +42,12 @@ export function reportedArtifactsOf(answer: unknown): ReportedArtifact[] {
 export async function recordArtifacts(deps: RecordRunDeps, run: RunItem, reported: ReportedArtifact[], attempt = 1, redactor: Redactor = NO_SECRETS): Promise<void> {
   const cap = deps.storageCap ? await deps.storageCap(run.account_id) : Infinity;
   let total = 0;
+  // The run's recordings are checked up to the runner's cap over all of them (recheckRecording).
+  const recordingBudget = { bytes: MAX_RECORDING_BYTES_PER_RUN };
   for (const { slot, name } of reported) {
     const head = await deps.outcomes.slotHead(run.run_id, slot, attempt);
     if (!head) continue;
-    const recording = RECORDING_NAME_PATTERN.test(name) ? await recheckRecording(deps.recordings, redactor, { runId: run.run_id, slot, attempt }) : undefined;
+    const recording = RECORDING_NAME_PATTERN.test(name) ? await recheckRecording(deps.recordings, redactor, { runId: run.run_id, slot, attempt, bytes: head.bytes }, recordingBudget) : undefined;
     if (recording && !recording.keep) {
       deps.log(`run recorder: recording ${name} of ${run.run_id} dropped: ${recording.why}`);
       continue;
