@@ -21,6 +21,8 @@ import type { WebhookDelivery } from "./webhookDelivery";
  *   seals its webhook signing secret (KMS);
  * - `secrets`: seals and opens function secrets and webhook signing secrets (KMS);
  * - `artifacts`: presigns artifact downloads (S3 GetObject under artifacts/);
+ * - `live`: watches a run live: writes its watch marker and reads its latest frame (S3 PutObject
+ *   of `live/<run id>/watch`, GetObject of `live/<run id>/latest.jpg`; lambdas/live/aws);
  * - `data`: the table only.
  */
 export const ROUTE_GROUPS = {
@@ -29,6 +31,7 @@ export const ROUTE_GROUPS = {
   functions: ["createFunction", "updateFunction", "forkFunction", "deleteFunction"],
   secrets: ["putSecret", "rotateWebhookSecret"],
   artifacts: ["getArtifact"],
+  live: ["getRunLive"],
   data: [
     "listFunctions",
     "getFunctionInfo",
@@ -38,7 +41,6 @@ export const ROUTE_GROUPS = {
     "listRuns",
     "getRun",
     "getRunEvents",
-    "getRunLive",
     "listArtifacts",
     "getLogs",
     "getMetrics",
@@ -83,7 +85,7 @@ export interface RouteGrantTargets {
 
 /** Grants each group's role what its routes touch beyond the table (see ROUTE_GROUPS), and nothing else. */
 export function grantRouteGroups(roles: Record<RouteGroup, Role>, targets: RouteGrantTargets): void {
-  const { invoke, cancel, functions, secrets, artifacts } = roles;
+  const { invoke, cancel, functions, secrets, artifacts, live } = roles;
   // invoke: start runs (and presign their uploads), open the function's secrets and seal them for its Lambda.
   targets.pipeline.grantStartRuns(invoke);
   targets.secretsKey.grantSealAndOpen(invoke);
@@ -100,6 +102,7 @@ export function grantRouteGroups(roles: Record<RouteGroup, Role>, targets: Route
   targets.secretsKey.grantSealAndOpen(functions);
   targets.secretsKey.grantSealAndOpen(secrets);
   targets.pipeline.grantDownloadArtifacts(artifacts);
+  targets.pipeline.grantWatchLive(live);
   // Whoever ends a run queues its webhooks: a run ended by an invocation, or canceled.
   for (const sender of [invoke, cancel]) targets.webhooks.grantEnqueue(sender);
 }

@@ -16,6 +16,8 @@ import { createDocumentClient } from "../store/dynamo";
 import { createStore } from "../store/store";
 import { createS3OutcomeBucket } from "../runtime/aws/outcomeBucket";
 import type { RecordRunDeps } from "../runtime/aws/recordRun";
+import { createS3UploadedRecordings } from "../recording/aws/uploadedRecordings";
+import { createS3LiveWatch } from "../live/aws/s3LiveWatch";
 import { awsAttemptRetry } from "../runtime/aws/recordRetry";
 import type { SweepDeps } from "../runtime/aws/sweepRuns";
 import { createKmsSecretBox, runnerSession } from "../secrets/kmsSecretBox";
@@ -103,7 +105,8 @@ export function createAwsSweepDeps(config: DispatcherEnvConfig): SweepDeps {
 export function createAwsRecorderDeps(config: ReturnType<typeof readRecorderEnv>): RecordRunDeps {
   const { doc } = createDocumentClient({ region: config.region });
   const store = createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays, artifactRetentionDays: config.artifactRetentionDays });
-  const outcomes = createS3OutcomeBucket(createRunBucketClient(config.region), config.runBucket);
+  const bucketClient = createRunBucketClient(config.region);
+  const outcomes = createS3OutcomeBucket(bucketClient, config.runBucket);
   const secretBox = createAwsSecretBox(config.region, config.secrets);
   const webhooks = createAwsWebhookOutbox(store, config.region, config.webhookQueueUrl);
   const log = (line: string) => console.error(line);
@@ -115,6 +118,8 @@ export function createAwsRecorderDeps(config: ReturnType<typeof readRecorderEnv>
     clock: systemClock,
     log,
     outcomes,
+    // Recordings runs upload are checked (and redacted) before they are kept.
+    recordings: createS3UploadedRecordings(bucketClient, config.runBucket),
     secretBox,
     webhooks,
     storageCap,
@@ -136,7 +141,8 @@ export function createAwsDeps(config: AwsConfig): Deps {
   const store = createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays, artifactRetentionDays: config.artifactRetentionDays });
   // Deploys, deploy jobs and the account's quotas: the SDK's standard retries.
   const controlPlane = createLambdaClients(config.region).controlPlane;
-  const bucket = createS3OutcomeBucket(createRunBucketClient(config.region), config.runtime.runBucket);
+  const bucketClient = createRunBucketClient(config.region);
+  const bucket = createS3OutcomeBucket(bucketClient, config.runtime.runBucket);
   return {
     store,
     secretBox: createAwsSecretBox(config.region, { secretsKeyArn: config.secretsKeyArn, functionPrefix: config.runtime.functionPrefix, executionRoleId: config.runtime.executionRoleId }),
@@ -161,6 +167,8 @@ export function createAwsDeps(config: AwsConfig): Deps {
       executionRoleId: config.runtime.executionRoleId,
       layerArns: config.runtime.layerArns,
       logGroup: config.runtime.logGroup,
+      // GET /runs/{id}/live: the watch marker and the latest frame in the run bucket, read once a second.
+      watchFrames: createS3LiveWatch(bucketClient, config.runtime.runBucket, { pollMs: 1_000, log: (line) => console.error(line) }),
     }),
     scheduler: createAwsScheduler({
       client: new SchedulerClient({ region: config.region }),

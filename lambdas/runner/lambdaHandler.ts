@@ -23,6 +23,8 @@ import { TreeMeter, watchMemory } from "../runtime/local/processTree";
 import { startInvocation } from "./runInvocation";
 import { isRecordingMode } from "../recording/recordingMode";
 import { postToS3, s3ArtifactSink } from "./s3Artifacts";
+import { isLiveUploads } from "../live/aws/liveUploads";
+import { startLambdaLiveView } from "../live/aws/lambdaLiveView";
 import { realmChanges, takeRealmSnapshot } from "./realmLeftovers/realmSnapshot";
 
 export { type FunctionMeta, type LambdaRunAnswer, type LambdaRunEvent, lambdaFunctionIndex, RUNNER_LAYER_PATH } from "./lambdaPackage";
@@ -231,8 +233,10 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
       const memory = watchMemory(() => meter.sample(), MEMORY_SAMPLE_MS);
       void memory.sample(); // from the start: a short run gets a measure too
       const artifacts = event.uploads ? s3ArtifactSink(event.uploads, event.artifacts_url ?? "") : undefined;
+      // The live view: screencast only while the run's watch marker says someone watches (lambdas/live/aws).
+      const live = isLiveUploads(event.uploads?.live) ? startLambdaLiveView(event.uploads.live) : undefined;
       const runStarted = Date.now();
-      const started = startInvocation({
+      const started = stopLiveIfThrows(live, () => startInvocation({
         code: js,
         params,
         style: meta.parameter_style,
@@ -247,10 +251,12 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
         secrets,
         ...(isRecordingMode(event.recording) ? { recording: event.recording } : {}),
         ...lambdaProxy(event, secrets),
-      });
+        ...(live ? { onPage: live.pageOpened } : {}),
+      }));
       const outcome = started.outcome.then(
         async (ended): Promise<RunOutcome> => {
           memory.stop();
+          live?.stop();
           await memory.sample();
           // Chromium killed by the out-of-memory killer: the run ran out of memory, whatever its code made of it (a timeout, a closed target).
           if (ended.status === "failed" && (await kills.killedSince(runStarted))) ended = outOfMemory(ended, memoryMb);
@@ -258,6 +264,7 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
         },
         (error: unknown) => {
           memory.stop();
+          live?.stop();
           throw error;
         },
       );
@@ -288,6 +295,16 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
   });
 }
 
+
+/** `start()`, with the run's live view stopped if it throws (no timer of a run that never started lives on). */
+function stopLiveIfThrows<T>(live: { stop(): void } | undefined, start: () => T): T {
+  try {
+    return start();
+  } catch (error) {
+    live?.stop();
+    throw error;
+  }
+}
 
 function isTimedOut(outcome: RunOutcome): boolean {
   return outcome.status === "failed" && outcome.error.code === "function_timeout";
