@@ -6,8 +6,12 @@ const path = require("node:path");
 
 /** What the service's and the CLI's bundles are made of (besides node_modules, see LOCKS). */
 const SOURCE_DIRS = ["bin", "lambdas", "layers/runtime", "client", "scripts/build"];
-/** Written by every npm install or ci: a changed dependency makes dist/ stale too. */
-const LOCKS = ["package.json", "package-lock.json", "node_modules/.package-lock.json"];
+/**
+ * A changed dependency makes dist/ stale too: `npm install <package>` rewrites these. (`npm ci`
+ * and a plain `npm install` run the prepare script, which builds dist/ anyway. node_modules'
+ * own lock file is left out: npm may write it after running prepare.)
+ */
+const LOCKS = ["package.json", "package-lock.json"];
 
 /** The stamp of the sources under `root` now: `{ newest, count }`. */
 function sourceStamp(root) {
