@@ -61,6 +61,22 @@ describe("dist/: the bundles npm ci builds and npm start runs", () => {
     expect(isDistFresh(copy)).toBe(true);
   }, 200_000);
 
+  it("leave the compiler, the MCP SDK and ajv out of the service's start, as the sources do (startupModules.test)", async () => {
+    // The bundle's top level runs, then main() stops at the malformed PORT before starting anything.
+    const script = [
+      'process.env.PORT = "not-a-port";',
+      `require(${JSON.stringify(path.join(copy, "dist", "local.cjs"))});`,
+      "process.stdout.write(JSON.stringify(Object.keys(require.cache)));",
+      "process.exit(0);",
+    ].join("\n");
+    const { stdout } = await run(process.execPath, ["-e", script], { cwd: copy, timeout: 60_000 });
+    const packageOf = (file: string) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file)?.[1];
+    const loaded = [...new Set((JSON.parse(stdout) as string[]).map(packageOf))].filter((name): name is string => name !== undefined);
+    expect(loaded.filter((name) => ["typescript", "@modelcontextprotocol/sdk", "ajv", "tsx"].includes(name))).toEqual([]);
+    // What the bundle carries is not loaded from node_modules again.
+    expect(loaded.filter((name) => name.startsWith("@aws-sdk/") || name === "zod")).toEqual([]);
+  }, 60_000);
+
   it("start the service from the bundle, which serves the API and the dashboard and runs workers from the prebuilt runner bundles", async () => {
     service = await startChildService(dataDir, key, {}, undefined, copy);
     expect(service.output()).not.toContain("building it");
