@@ -9,7 +9,9 @@
  * 3. the cold first invoke of a new function (worker start + browser launch);
  * 4. browser throughput at concurrency 4 vs raw puppeteer with 4 contexts on one browser;
  * 5. the memory (PSS) of the service's process tree before the runs and after them;
- * 6. where the CPU goes in 4 and 5: per call, the service's tree by part against raw puppeteer's.
+ * 6. where the CPU goes in 4 and 5: per call, the service's tree by part against raw puppeteer's;
+ * 7. start-up (bench/startup.ts): the service's start to GET /health 200 and `browserfn list --json`
+ *    through the bin, each beside `node -e 0`, measured first, before anything else runs.
  */
 import puppeteer from "puppeteer-core";
 import { chromiumArgs, chromiumFiles } from "../lambdas/runtime/local/sandbox/chromium";
@@ -20,6 +22,7 @@ import { readTreeMemory } from "./processMemory";
 import { round, summary, timed } from "./stats";
 import { load, throughputSideBySide } from "./throughput";
 import { msPerCall, ownCpuMs, perCall, readTreeCpu } from "./processCpu";
+import { measureStartup, startupTable } from "./startup";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60);
 /** How long each throughput figure is loaded (its baseline as long, side by side). */
@@ -36,9 +39,13 @@ const WORKERS = process.env.BENCH_WORKERS === "tests" ? "tests" : "defaults";
 /** Callers of the browser throughput, and of the no-browser one. */
 const BROWSER_CALLERS = 4;
 const NO_BROWSER_CALLERS = 8;
+/** Rounds of the start-up figures. */
+const START_RUNS = Number(process.env.BENCH_START_RUNS ?? 5);
 
 async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
+  const startup = await measureStartup(START_RUNS);
+  console.log(startupTable(startup));
   const service = await startBenchService(SERVICE, WORKERS);
   const { key } = service;
   // Before anything else reaches the service: dynalite and whatever it starts by itself.
@@ -143,6 +150,7 @@ async function main(): Promise<void> {
       cpu_ms_per_browser_call_at_concurrency_4: browserCpu,
       service_memory_before_runs: memoryBefore,
       service_memory_after_runs: memoryAfter,
+      startup,
     };
     console.log(JSON.stringify(result, null, 2));
   } finally {

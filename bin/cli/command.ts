@@ -1,6 +1,7 @@
 import { BrowserfnClient } from "../../client";
 import type { OptionSpecs, ParsedArgs } from "./args";
 import { resolveConnection } from "./config";
+import { httpFetch } from "./httpFetch";
 import type { Io, Output } from "./output";
 
 /** What a command gets: its parsed arguments, where to write, and the API client. */
@@ -22,8 +23,8 @@ export interface Command {
   run(ctx: CommandContext): Promise<number>;
 }
 
-/** The client of the configured service; requests are marked as coming from the CLI. */
+/** The client of the configured service; requests are marked as coming from the CLI, and sent over node:http (httpFetch). */
 export async function connect(env: NodeJS.ProcessEnv): Promise<BrowserfnClient> {
   const { url, apiKey } = await resolveConnection(env);
-  return new BrowserfnClient({ baseUrl: url, apiKey, headers: { "x-service-request-origin": "browserfn-cli" } });
+  return new BrowserfnClient({ baseUrl: url, apiKey, fetch: httpFetch, headers: { "x-service-request-origin": "browserfn-cli" } });
 }

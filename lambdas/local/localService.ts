@@ -26,7 +26,8 @@ import { createTablesIfMissing } from "../store/createTables";
 import { createStore } from "../store/store";
 import { removeExpiredItems } from "../store/expiredItems";
 import { type BootstrapResult, bootstrapAdminKey } from "./bootstrap";
-import { createDynaliteClients } from "./dynaliteClient";
+import { type DynaliteClients, createDynaliteClients } from "./dynaliteClient";
+import { tablesReady } from "./tablesReady";
 import type { DocumentSender } from "../store/dynamo";
 import { startDynalite } from "./dynaliteServer";
 import { DEFAULT_STREAMS_PER_ACCOUNT, createHttpServer } from "./httpServer";
@@ -100,14 +101,12 @@ const ARTIFACT_SWEEP_MS = 60 * 60_000;
 export async function startLocalService(config: LocalConfig, options: LocalServiceOptions = {}): Promise<LocalService> {
   // Before anything in the data dir is touched: a second start on it stops here (DataDirInUse).
   const lock = await lockDataDir(config.dataDir);
-  const dynamo = await startDynalite(path.join(config.dataDir, "dynamodb"), { log: options.errorLog }).catch(async (error: unknown) => {
-    await lock.release();
-    throw error;
-  });
-  const clients = createDynaliteClients(dynamo.endpoint, dynamo.secret, config.storeTimeoutMs);
-  const { client, doc } = clients;
+  // The store's process starts while the sandbox's files are made and checked: neither needs the other.
+  const dynamoStarting = startDynalite(path.join(config.dataDir, "dynamodb"), { log: options.errorLog });
+  dynamoStarting.catch(() => undefined); // awaited below, and by stopParts
+  let clients: DynaliteClients | undefined;
   // Worker bundle and browser profiles live outside the data dir: user code never sees the data.
-  const runtimeDir = await mkdtemp(path.join(tmpdir(), "browserfn-runtime-"));
+  let runtimeDir: string | undefined;
   let runtime: ReturnType<typeof createLocalRuntime> | undefined;
   let scheduler: LocalScheduler | undefined;
   let sweepTimer: NodeJS.Timeout | undefined;
@@ -136,19 +135,34 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     await scheduler?.close();
     await runtime?.close();
     await codeAnalysis.close();
-    clients.destroy();
-    await dynamo.close();
-    await rm(runtimeDir, { recursive: true, force: true });
+    clients?.destroy();
+    await (await dynamoStarting.catch(() => undefined))?.close();
+    if (runtimeDir) await rm(runtimeDir, { recursive: true, force: true });
     await lock.release();
   };
   try {
-    await chmod(runtimeDir, 0o755);
-    await replacePreviousRuntime(config.dataDir, runtimeDir);
+    const ownRuntimeDir = await mkdtemp(path.join(tmpdir(), "browserfn-runtime-"));
+    runtimeDir = ownRuntimeDir;
+    await chmod(ownRuntimeDir, 0o755);
     const allowLocalNetwork = config.allowLocalNetwork ?? false;
-    const files = await prepareRuntimeFiles(runtimeDir, allowLocalNetwork);
     const setting = config.sandbox ?? "auto";
-    const sandbox = await confirmSandbox(await chooseSandbox(setting, allowLocalNetwork), setting, files);
-    await createTablesIfMissing(client, config.tablePrefix);
+    const [opened, prepared] = await bothSettled(
+      (async () => {
+        const dynamo = await dynamoStarting;
+        clients = createDynaliteClients(dynamo.endpoint, dynamo.secret, config.storeTimeoutMs);
+        // A start on an existing data dir asks dynalite directly; the SDK client does the rest (first start, upgrades).
+        if (!(await tablesReady(dynamo.endpoint, dynamo.secret, config.tablePrefix))) await createTablesIfMissing(clients.client, config.tablePrefix);
+        return { dynamo, doc: clients.doc };
+      })(),
+      (async () => {
+        await replacePreviousRuntime(config.dataDir, ownRuntimeDir);
+        const files = await prepareRuntimeFiles(ownRuntimeDir, allowLocalNetwork);
+        const sandbox = await confirmSandbox(await chooseSandbox(setting, allowLocalNetwork), setting, files);
+        return { files, sandbox };
+      })(),
+    );
+    const { dynamo, doc } = opened;
+    const { files, sandbox } = prepared;
     // Its dynalite data dir cannot be opened twice: this process is the only writer.
     const storeDoc = options.wrapStoreClient?.(doc) ?? doc;
     const store = createStore(storeDoc, config.tablePrefix, {
@@ -263,7 +277,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       port,
       dynamoEndpoint: dynamo.endpoint,
       storeSecret: dynamo.secret,
-      runtimeDir,
+      runtimeDir: ownRuntimeDir,
       sandbox,
       workers: () => runtime?.pool.size ?? { processes: 0, idle: 0 },
       analyses: () => codeAnalysis.size,
@@ -288,4 +302,12 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     await stopParts();
     throw error;
   }
+}
+
+/** Both results, once both have settled (neither is left running when the other fails); the first failure is thrown. */
+async function bothSettled<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
+  const [first, second] = await Promise.allSettled([a, b]);
+  if (first.status === "rejected") throw first.reason;
+  if (second.status === "rejected") throw second.reason;
+  return [first.value, second.value];
 }

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import path from "node:path";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -15,8 +16,10 @@ export interface ChildService {
 }
 
 /**
- * The service as `npm start` runs it, in a child process of its own (one process: node with
- * tsx's CommonJS hook, no wrapper, so a signal hits the service itself), on a free port.
+ * The service as `npm start` runs it, in a child process of its own (one process: node running
+ * bin/start.cjs, which loads the bundle dist/local.cjs, built first if a source is newer; no
+ * wrapper, so a signal hits the service itself), on a free port. A checkout from before the
+ * bundles (a bench's baseline) runs its sources through tsx, as its `npm start` did.
  */
 export async function startChildService(
   dataDir: string,
@@ -27,7 +30,8 @@ export async function startChildService(
   /** Another checkout to run (a bench's baseline); default this one. */
   root: string = ROOT,
 ): Promise<ChildService> {
-  const child = spawn(process.execPath, ["--require", "tsx/cjs", "bin/local.ts"], {
+  const args = existsSync(path.join(root, "bin", "start.cjs")) ? ["bin/start.cjs"] : ["--require", "tsx/cjs", "bin/local.ts"];
+  const child = spawn(process.execPath, args, {
     cwd: root,
     ...(uid === undefined ? {} : { uid, gid: uid }),
     env: { ...process.env, PORT: "0", BROWSERFN_DATA_DIR: dataDir, BROWSERFN_BOOTSTRAP_KEY: key, BROWSERFN_REQUEST_LOG: "0", ...env },

@@ -29,7 +29,7 @@ export default async function run(url: string) {
 /** Runs `npm start`'s entry on `dataDir` until it exits by itself: its exit code and output. */
 function startAgain(dataDir: string, key: string): Promise<{ code: number | null; output: string; ms: number }> {
   const started = Date.now();
-  const child = spawn(process.execPath, ["--require", "tsx/cjs", "bin/local.ts"], {
+  const child = spawn(process.execPath, ["bin/start.cjs"], {
     cwd: ROOT,
     env: { ...process.env, PORT: "0", BROWSERFN_DATA_DIR: dataDir, BROWSERFN_BOOTSTRAP_KEY: key, BROWSERFN_REQUEST_LOG: "0", ...LOCAL_NETWORK },
     stdio: ["ignore", "pipe", "pipe"],

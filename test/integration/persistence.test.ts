@@ -99,7 +99,7 @@ describe("the local service", () => {
   });
 
   it("refuses to start with a malformed setting and names it", async () => {
-    const child = spawn(process.execPath, ["--require", "tsx/cjs", "bin/local.ts"], {
+    const child = spawn(process.execPath, ["bin/start.cjs"], {
       cwd: ROOT,
       env: { ...process.env, PORT: "not-a-port", BROWSERFN_BOOTSTRAP_KEY: "secret" },
       stdio: ["ignore", "pipe", "pipe"],

@@ -2,6 +2,7 @@ import { BrowserfnClient } from "../../../client";
 import { UsageError, positionals, stringOption } from "../args";
 import type { Command } from "../command";
 import { writeConfig } from "../config";
+import { httpFetch } from "../httpFetch";
 import { ask, askSecret } from "../prompt";
 
 export const login: Command = {
@@ -19,7 +20,7 @@ export const login: Command = {
     if (!/^https?:\/\/[^/]/.test(url)) throw new UsageError(`--url must be an http(s) URL, not '${url}'`);
     url = url.replace(/\/+$/, "");
     // The key must work: one authenticated call before anything is stored.
-    const keysOfAccount = await new BrowserfnClient({ baseUrl: url, apiKey: key }).listApiKeys();
+    const keysOfAccount = await new BrowserfnClient({ baseUrl: url, apiKey: key, fetch: httpFetch }).listApiKeys();
     const account = keysOfAccount.items[0]?.account ?? null;
     const file = await writeConfig(io.env, { url, api_key: key });
     if (out.json) out.printJson({ url, account, config: file });

@@ -1,19 +1,19 @@
 import { chmod } from "node:fs/promises";
-import { buildHostBundle, buildWorkerBundle, playwrightBundleOf } from "../../../runner/buildWorkerBundle";
+import { playwrightBundleOf } from "../../../runner/buildWorkerBundle";
 import { chromiumFiles } from "./chromium";
+import { prepareRunnerBundles } from "./prebuiltRunner";
 import type { RuntimeFiles } from "./sandboxedHost";
 import { writeSandboxEtc } from "./sandboxEtc";
 
 /**
  * Makes what every worker sandbox reads in `runtimeDir` (outside the data dir): the host and
- * worker bundles, the sandbox's /etc files, and Chromium unpacked. All of it readable by every
+ * worker bundles (copied from dist/ when it is fresh, see prebuiltRunner.ts), the sandbox's /etc files, and Chromium unpacked. All of it readable by every
  * user (workers run under uids of their own when the service runs as root), none writable.
  */
 export async function prepareRuntimeFiles(runtimeDir: string, sharesHostNetwork: boolean): Promise<RuntimeFiles> {
   await chmod(runtimeDir, 0o755);
-  const [workerBundle, hostBundle, chromium, etcDir] = await Promise.all([
-    buildWorkerBundle(runtimeDir),
-    buildHostBundle(runtimeDir),
+  const [{ workerBundle, hostBundle }, chromium, etcDir] = await Promise.all([
+    prepareRunnerBundles(runtimeDir),
     chromiumFiles(),
     writeSandboxEtc(runtimeDir, sharesHostNetwork),
   ]);

@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { WorkerCgroup } from "./cgroup";
@@ -35,15 +35,20 @@ function which(name: string, searchPath: string): string | null {
 }
 
 /** Why bubblewrap cannot make a sandbox here, or null when it can (a real try, as the worker uid would). */
-function bwrapProblem(bwrap: string, uid: number | undefined): string | null {
-  const tried = spawnSync(bwrap, ["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"], {
-    uid,
-    gid: uid,
-    timeout: 10_000,
-    encoding: "utf8",
+/** Tried asynchronously: the start-up's other half (dynalite, the store's tables) goes on meanwhile. */
+function bwrapProblem(bwrap: string, uid: number | undefined): Promise<string | null> {
+  return new Promise((resolve) => {
+    execFile(
+      bwrap,
+      ["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"],
+      { uid, gid: uid, timeout: 10_000, encoding: "utf8" },
+      (error, _stdout, stderr) => {
+        if (!error) return resolve(null);
+        const code = typeof error.code === "number" ? `exit ${error.code}` : error.message;
+        resolve(`bubblewrap could not create namespaces: ${(stderr || code).trim()}`);
+      },
+    );
   });
-  if (tried.status === 0) return null;
-  return `bubblewrap could not create namespaces: ${(tried.stderr || tried.error?.message || `exit ${tried.status}`).trim()}`;
 }
 
 /**
@@ -65,7 +70,7 @@ export async function chooseSandbox(setting: SandboxSetting, allowLocalNetwork: 
     const missing = needed.filter((name) => !tools[name]);
     if (missing.length > 0) problem = `${missing.join(", ")} not found`;
     // Tried as a worker would run it: under a uid of its own when the service is root.
-    else problem = bwrapProblem(tools.bwrap as string, root ? PROBE_UID : undefined);
+    else problem = await bwrapProblem(tools.bwrap as string, root ? PROBE_UID : undefined);
   } else {
     problem = "BROWSERFN_SANDBOX=process";
   }
