@@ -89,6 +89,31 @@ it("keeps a login across two functions: the httpOnly cookie, localStorage and In
   for (const clear of ["sid-4f2a9c", "alice", "token-42"]) expect(sealed).not.toContain(clear);
 });
 
+const PLAYWRIGHT_LOGIN_FN = `import { Session } from "browserfn/runtime";
+export default async function run(site: string) {
+  await using session = await Session.start({ driver: "playwright", profile: "mixed", persist: true });
+  const page = await session.context.newPage();
+  await page.goto(site + "/login");
+  await page.waitForFunction(() => document.title === "logged-in");
+  return { logged_in: true };
+}
+`;
+
+const PLAYWRIGHT_CHECK_FN = CHECK_FN.replace('Session.start({ profile: "shop" })', 'Session.start({ driver: "playwright", profile: "shop" })');
+
+it("keeps a login across a Playwright function and a puppeteer function: one profile format, either way", async () => {
+  await t.deploy("pw-login", PLAYWRIGHT_LOGIN_FN);
+  await t.deploy("pptr-check", CHECK_FN.replace('profile: "shop"', 'profile: "mixed"'));
+  await t.deploy("pw-check", PLAYWRIGHT_CHECK_FN);
+  // Playwright logs in (a page opened on the context itself is set up too); puppeteer is recognised.
+  const login = await invoke("pw-login", { site: site.url });
+  expect(login.status).toBe(200);
+  expect((await invoke("pptr-check", { site: site.url })).body).toEqual({ greeting: "welcome sid-4f2a9c", user: "alice", token: "token-42", page_cookies: "" });
+  expect((await t.call("GET", "/profiles/mixed")).body).toMatchObject({ last_function: "pw-login", last_run_id: login.headers.get("x-run-id"), domains: ["127.0.0.1"] });
+  // puppeteer logged in to "shop" (the test above); Playwright is recognised.
+  expect((await invoke("pw-check", { site: site.url })).body).toEqual({ greeting: "welcome sid-4f2a9c", user: "alice", token: "token-42", page_cookies: "" });
+});
+
 it("fails a name the function may not open with an error naming the `profiles` setting, and opens it once the setting lists it", async () => {
   const code = `import { Session } from "browserfn/runtime";
 export default async function run(name: string) {
@@ -131,7 +156,7 @@ it("lists, shows and deletes profiles from the CLI (browserfn profiles list|show
     const env = cliEnv(configHome, { BROWSERFN_URL: t.url, BROWSERFN_API_KEY: t.adminKey });
     const listed = await runCli(["profiles", "list", "--json"], env);
     expect(listed.code).toBe(0);
-    expect(JSON.parse(listed.stdout).items.map((item: { name: string }) => item.name)).toEqual(["busy", "shop"]);
+    expect(JSON.parse(listed.stdout).items.map((item: { name: string }) => item.name)).toEqual(["busy", "mixed", "shop"]);
     const shown = await runCli(["profiles", "show", "shop"], env);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/last_function\s+login/);

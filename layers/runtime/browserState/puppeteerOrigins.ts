@@ -1,7 +1,22 @@
-import type { BrowserContext, HTTPRequest, Page } from "puppeteer-core";
+import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page, Target } from "puppeteer-core";
+import { readCookies, writeCookies } from "./cookies";
 import type { OriginPage } from "./originStorage";
+import { type StateContext, webOrigin } from "./stateContext";
 
 const EMPTY_DOCUMENT = { status: 200, contentType: "text/html", body: "<!doctype html><title></title>" };
+
+/** One browser-level CDP session per browser, for the Storage domain (made on first use). */
+const storageSessions = new WeakMap<Browser, Promise<CDPSession>>();
+
+function storageSession(browser: Browser): Promise<CDPSession> {
+  let session = storageSessions.get(browser);
+  if (!session) {
+    session = browser.target().createCDPSession();
+    storageSessions.set(browser, session);
+    session.catch(() => storageSessions.delete(browser));
+  }
+  return session;
+}
 
 /**
  * Script in the page. In a page the state layer answered itself there is no other script; in
@@ -37,28 +52,42 @@ export async function borrowedOriginPage(page: Page): Promise<OriginPage> {
   };
 }
 
-/** An OriginPage on a page of `context` opened for it and closed after. */
-export async function helperOriginPage(context: BrowserContext): Promise<OriginPage> {
-  const page = await context.newPage();
-  const borrowed = await borrowedOriginPage(page);
-  return { visit: borrowed.visit, evaluate: borrowed.evaluate, close: () => page.close() };
-}
-
-/** The context's open pages by the origin their main frame shows (http and https only). */
-export async function pagesByOrigin(context: BrowserContext): Promise<Map<string, Page>> {
-  const found = new Map<string, Page>();
-  for (const page of await context.pages()) {
-    try {
-      const url = new URL(page.url());
-      if ((url.protocol === "http:" || url.protocol === "https:") && !found.has(url.origin)) found.set(url.origin, page);
-    } catch {
-      // about:blank and the like
-    }
-  }
-  return found;
-}
-
 /** An OriginPage that reads an origin already open in one of the context's pages, without navigating it. */
-export function openOriginPage(page: Page): OriginPage {
+function openOriginPage(page: Page): OriginPage {
   return { visit: async () => undefined, evaluate: evaluateIn(page), close: async () => undefined };
+}
+
+/** A puppeteer-core context of `browser` as the profile layer sees it (cookies through the browser's CDP Storage domain). */
+export function puppeteerStateContext(browser: Browser, context: BrowserContext, newPage: () => Promise<Page> = () => context.newPage()): StateContext<Page> {
+  return {
+    writeCookies: async (cookies) => writeCookies(await storageSession(browser), context.id, cookies),
+    readCookies: async () => readCookies(await storageSession(browser), context.id),
+    borrow: borrowedOriginPage,
+    async helperPage() {
+      const page = await newPage();
+      const borrowed = await borrowedOriginPage(page);
+      return { visit: borrowed.visit, evaluate: borrowed.evaluate, close: () => page.close() };
+    },
+    async openPages() {
+      const found = new Map<string, OriginPage>();
+      for (const page of await context.pages()) {
+        const origin = webOrigin(page.url());
+        if (origin && !found.has(origin)) found.set(origin, openOriginPage(page));
+      }
+      return found;
+    },
+    followOrigins(seen) {
+      const follow = (target: Target) => {
+        if (target.type() !== "page") return;
+        const origin = webOrigin(target.url());
+        if (origin) seen(origin);
+      };
+      context.on("targetcreated", follow);
+      context.on("targetchanged", follow);
+      return () => {
+        context.off("targetcreated", follow);
+        context.off("targetchanged", follow);
+      };
+    },
+  };
 }

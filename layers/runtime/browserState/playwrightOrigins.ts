@@ -1,0 +1,88 @@
+import type { BrowserContext, Cookie, Frame, Page, Route } from "playwright-core";
+import type { StoredCookie } from "./browserState";
+import type { OriginPage } from "./originStorage";
+import { type StateContext, webOrigin } from "./stateContext";
+
+const EMPTY_DOCUMENT = { status: 200, contentType: "text/html", body: "<!doctype html><title></title>" };
+
+function evaluateIn(page: Page): OriginPage["evaluate"] {
+  return (fn, arg) => page.evaluate(fn as (arg: unknown) => unknown, arg) as never;
+}
+
+/** As puppeteerOrigins' borrowedOriginPage, on a Playwright page (its requests answered by a route while borrowed). */
+async function borrowedOriginPage(page: Page): Promise<OriginPage> {
+  const answer = (route: Route) => route.fulfill(EMPTY_DOCUMENT).catch(() => undefined);
+  await page.route("**/*", answer);
+  return {
+    async visit(origin) {
+      await page.goto(`${origin}/`, { waitUntil: "domcontentloaded" });
+    },
+    evaluate: evaluateIn(page),
+    async close() {
+      try {
+        await page.goto("about:blank");
+      } finally {
+        await page.unroute("**/*", answer);
+      }
+    },
+  };
+}
+
+/** A Playwright cookie as a profile keeps it (the same fields the puppeteer driver keeps from CDP). */
+function storedCookie(cookie: Cookie): StoredCookie {
+  const kept: StoredCookie = { name: cookie.name, value: cookie.value, domain: cookie.domain, path: cookie.path, httpOnly: cookie.httpOnly, secure: cookie.secure };
+  if (cookie.expires > 0) kept.expires = cookie.expires;
+  if (cookie.sameSite) kept.sameSite = cookie.sameSite;
+  return kept;
+}
+
+/** A Playwright context as the profile layer sees it (cookies through its own cookie API: CDP Storage.getCookies/setCookies underneath). */
+export function playwrightStateContext(context: BrowserContext, newPage: () => Promise<Page> = () => context.newPage()): StateContext<Page> {
+  return {
+    async writeCookies(cookies) {
+      const now = Date.now() / 1000;
+      const live = cookies
+        .filter((cookie) => cookie.expires === undefined || cookie.expires > now)
+        .map((cookie) => ({
+          name: cookie.name,
+          value: cookie.value,
+          domain: cookie.domain,
+          path: cookie.path,
+          httpOnly: cookie.httpOnly,
+          secure: cookie.secure,
+          expires: cookie.expires ?? -1,
+          ...(cookie.sameSite ? { sameSite: cookie.sameSite } : {}),
+        }));
+      if (live.length > 0) await context.addCookies(live);
+    },
+    readCookies: async () => (await context.cookies()).map(storedCookie),
+    borrow: borrowedOriginPage,
+    async helperPage() {
+      const page = await newPage();
+      const borrowed = await borrowedOriginPage(page);
+      return { visit: borrowed.visit, evaluate: borrowed.evaluate, close: () => page.close() };
+    },
+    async openPages() {
+      const found = new Map<string, OriginPage>();
+      for (const page of context.pages()) {
+        const origin = webOrigin(page.url());
+        if (origin && !found.has(origin)) found.set(origin, { visit: async () => undefined, evaluate: evaluateIn(page), close: async () => undefined });
+      }
+      return found;
+    },
+    followOrigins(seen) {
+      const navigated = (frame: Frame) => {
+        if (frame.parentFrame()) return;
+        const origin = webOrigin(frame.url());
+        if (origin) seen(origin);
+      };
+      const watch = (page: Page) => page.on("framenavigated", navigated);
+      for (const page of context.pages()) watch(page);
+      context.on("page", watch);
+      return () => {
+        context.off("page", watch);
+        for (const page of context.pages()) page.off("framenavigated", navigated);
+      };
+    },
+  };
+}
