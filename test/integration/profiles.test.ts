@@ -290,6 +290,9 @@ export default async function run(site: string, fail: boolean) {
   const failed = await invoke("fail-keep", { site: site.url, fail: true });
   expect(failed.body.error.message).toBe("failed after logging in");
   expect((await t.call("GET", "/profiles/fail-keep")).status).toBe(404);
+  // What the failed run's save wrote beside the profiles (sealed as it arrived) is gone with it.
+  const leftovers = (await readdir(path.join(t.dataDir, "profiles"), { recursive: true })).filter((file) => file.includes("fail-keep"));
+  expect(leftovers).toEqual([]);
   // Held past the failed run's end, the lease would make this writer wait 30 s, past its 20 s timeout.
   expect((await invoke("fail-keep", { site: site.url, fail: false })).status).toBe(200);
   expect((await t.call("GET", "/profiles/fail-keep")).body.last_function).toBe("fail-keep");

@@ -1,6 +1,6 @@
 import type { BrowserContext, Cookie, Frame, Page, Route } from "playwright-core";
 import type { StoredCookie } from "./browserState";
-import type { OriginPage } from "./originStorage";
+import { type OriginPage, RESTORE_PATH } from "./originStorage";
 import { type StateContext, webOrigin } from "./stateContext";
 
 const EMPTY_DOCUMENT = { status: 200, contentType: "text/html", body: "<!doctype html><title></title>" };
@@ -15,16 +15,10 @@ async function borrowedOriginPage(page: Page): Promise<OriginPage> {
   await page.route("**/*", answer);
   return {
     async visit(origin) {
-      await page.goto(`${origin}/`, { waitUntil: "domcontentloaded" });
+      await page.goto(`${origin}${RESTORE_PATH}`, { waitUntil: "domcontentloaded" });
     },
     evaluate: evaluateIn(page),
-    async close() {
-      try {
-        await page.goto("about:blank");
-      } finally {
-        await page.unroute("**/*", answer);
-      }
-    },
+    close: () => page.unroute("**/*", answer),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page, Target } from "puppeteer-core";
 import { readCookies, writeCookies } from "./cookies";
-import type { OriginPage } from "./originStorage";
+import { type OriginPage, RESTORE_PATH } from "./originStorage";
 import { type StateContext, webOrigin } from "./stateContext";
 
 const EMPTY_DOCUMENT = { status: 200, contentType: "text/html", body: "<!doctype html><title></title>" };
@@ -28,9 +28,11 @@ function evaluateIn(page: Page): OriginPage["evaluate"] {
 
 /**
  * An OriginPage on `page` (a page of the session's own): while borrowed, its requests never
- * leave the browser (each is answered with an empty document); given back, it is on
- * about:blank with its requests going out again. Borrowing the session's first page saves
- * opening one more (a page of a fresh context costs a renderer).
+ * leave the browser (each is answered with an empty document); given back, its requests go out
+ * again and it stays on the empty document of the last origin it showed (RESTORE_PATH): the
+ * user's first `goto` replaces it, and a navigation to about:blank first would cost as much as
+ * the restore's own. Borrowing the session's first page saves opening one more (a page of a
+ * fresh context costs a renderer).
  */
 export async function borrowedOriginPage(page: Page): Promise<OriginPage> {
   const answer = (request: HTTPRequest) => void request.respond(EMPTY_DOCUMENT).catch(() => undefined);
@@ -38,16 +40,12 @@ export async function borrowedOriginPage(page: Page): Promise<OriginPage> {
   page.on("request", answer);
   return {
     async visit(origin) {
-      await page.goto(`${origin}/`, { waitUntil: "domcontentloaded" });
+      await page.goto(`${origin}${RESTORE_PATH}`, { waitUntil: "domcontentloaded" });
     },
     evaluate: evaluateIn(page),
     async close() {
-      try {
-        await page.goto("about:blank");
-      } finally {
-        page.off("request", answer);
-        await page.setRequestInterception(false);
-      }
+      page.off("request", answer);
+      await page.setRequestInterception(false);
     },
   };
 }

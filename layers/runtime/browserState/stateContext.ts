@@ -11,7 +11,7 @@ export interface StateContext<P = unknown> {
   writeCookies(cookies: readonly StoredCookie[]): Promise<void>;
   /** Every cookie of the context, httpOnly ones too. */
   readCookies(): Promise<StoredCookie[]>;
-  /** An OriginPage on one of the session's own pages, given back on about:blank with its requests going out again. */
+  /** An OriginPage on one of the session's own pages, given back with its requests going out again (on the empty document it showed last). */
   borrow(page: P): Promise<OriginPage>;
   /** An OriginPage on a page of the context opened for it and closed after. */
   helperPage(): Promise<OriginPage>;
