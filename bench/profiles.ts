@@ -4,8 +4,10 @@
  *   - `plain`: a session, one page, a local page's title;
  *   - `profiled`: the same with `Session.start({ profile, persist: true })` on a ~100 KB profile
  *     (a cookie and 100 KB of localStorage), opened and saved on every call;
- *   - `baseline`: `plain` on another checkout (BENCH_BASELINE_ROOT, default /work/main: the code
- *     before profiles and proxies), so that "a function using neither pays nothing" is measured.
+ *   - `plain-pw`, `profiled-pw`: the same two with `driver: "playwright"`;
+ *   - `baseline`: `plain` on another checkout (BENCH_BASELINE_ROOT, default /work/main; for "a
+ *     function using neither pays nothing", a checkout of the code before profiles and proxies,
+ *     e.g. `git archive f9bf481 | tar -x -C /tmp/base` with node_modules linked), so that it is measured.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -78,23 +80,33 @@ async function main(): Promise<void> {
     const url = `${site.url}/account`;
     await here.deploy("plain", session(""));
     await here.deploy("profiled", session(`{ profile: "bench", persist: true }`));
+    await here.deploy("plain-pw", session(`{ driver: "playwright" }`));
+    await here.deploy("profiled-pw", session(`{ driver: "playwright", profile: "bench", persist: true }`));
     await here.deploy("seed", SEED);
     await before.deploy("plain", session(""));
     await here.call("seed", { url: site.url });
     console.log(`profile: ${await here.profileBytes()} bytes`);
-    const times = { plain: [] as number[], profiled: [] as number[], baseline: [] as number[] };
-    for (const warmup of [here.call("plain", { url }), here.call("profiled", { url }), before.call("plain", { url })]) await warmup;
+    const times = { plain: [] as number[], profiled: [] as number[], plainPw: [] as number[], profiledPw: [] as number[], baseline: [] as number[] };
+    const sequence: Array<[number[], () => Promise<number>]> = [
+      [times.plain, () => here.call("plain", { url })],
+      [times.profiled, () => here.call("profiled", { url })],
+      [times.baseline, () => before.call("plain", { url })],
+      [times.plainPw, () => here.call("plain-pw", { url })],
+      [times.profiledPw, () => here.call("profiled-pw", { url })],
+    ];
+    for (const [, call] of sequence) await call();
     for (let i = 0; i < ROUNDS; i++) {
-      await sleep(GAP_MS);
-      times.plain.push(await here.call("plain", { url }));
-      await sleep(GAP_MS);
-      times.profiled.push(await here.call("profiled", { url }));
-      await sleep(GAP_MS);
-      times.baseline.push(await before.call("plain", { url }));
+      for (const [list, call] of sequence) {
+        await sleep(GAP_MS);
+        list.push(await call());
+      }
     }
     const [p, q, b] = [summary(times.plain), summary(times.profiled), summary(times.baseline)];
+    const [pw, qw] = [summary(times.plainPw), summary(times.profiledPw)];
     console.log(`plain (this branch): p50 ${p.p50} p95 ${p.p95} ms`);
     console.log(`profiled (open + save a ~100 KB profile): p50 ${q.p50} p95 ${q.p95} ms; adds ${round(q.p50 - p.p50)} ms p50`);
+    console.log(`plain, playwright driver: p50 ${pw.p50} p95 ${pw.p95} ms`);
+    console.log(`profiled, playwright driver: p50 ${qw.p50} p95 ${qw.p95} ms; adds ${round(qw.p50 - pw.p50)} ms p50`);
     console.log(`plain (baseline ${BASELINE_ROOT}): p50 ${b.p50} p95 ${b.p95} ms; this branch's plain minus it: ${round(p.p50 - b.p50)} ms p50`);
     console.log(`(${ROUNDS} spaced calls each, interleaved, ${GAP_MS} ms apart)`);
   } finally {
