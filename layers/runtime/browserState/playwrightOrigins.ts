@@ -1,24 +1,42 @@
-import type { BrowserContext, Cookie, Frame, Page, Route } from "playwright-core";
+import type { BrowserContext, Cookie, Frame, Page } from "playwright-core";
 import type { StoredCookie } from "./browserState";
 import { type OriginPage, RESTORE_PATH } from "./originStorage";
 import { type StateContext, webOrigin } from "./stateContext";
 
-const EMPTY_DOCUMENT = { status: 200, contentType: "text/html", body: "<!doctype html><title></title>" };
+const EMPTY_DOCUMENT = Buffer.from("<!doctype html><title></title>").toString("base64");
 
+/**
+ * Script in the page, its argument and its answer passed as JSON text: Playwright's own
+ * serialization of a 100 KB argument or answer (value by value) costs several times the
+ * page's JSON.parse. Evaluated as an expression (DevTools evaluation, which a page's CSP does
+ * not block), so no `eval` runs in the page.
+ */
 function evaluateIn(page: Page): OriginPage["evaluate"] {
-  return (fn, arg) => page.evaluate(fn as (arg: unknown) => unknown, arg) as never;
+  return async (fn, arg) => {
+    const json = await page.evaluate(`(async () => JSON.stringify((await (${fn.toString()})(JSON.parse(${JSON.stringify(JSON.stringify(arg ?? null))}))) ?? null))()`);
+    return JSON.parse(json as string) as never;
+  };
 }
 
-/** As puppeteerOrigins' borrowedOriginPage, on a Playwright page (its requests answered by a route while borrowed). */
+/**
+ * As puppeteerOrigins' borrowedOriginPage, on a Playwright page: while borrowed, its requests for
+ * RESTORE_PATH are answered in the browser by a CDP session of its own (Fetch with that one
+ * pattern: a `page.route` would send every request of the page through Playwright's router).
+ */
 async function borrowedOriginPage(page: Page): Promise<OriginPage> {
-  const answer = (route: Route) => route.fulfill(EMPTY_DOCUMENT).catch(() => undefined);
-  await page.route("**/*", answer);
+  const cdp = await page.context().newCDPSession(page);
+  cdp.on("Fetch.requestPaused", (event: { requestId: string }) => {
+    void cdp
+      .send("Fetch.fulfillRequest", { requestId: event.requestId, responseCode: 200, responseHeaders: [{ name: "content-type", value: "text/html" }], body: EMPTY_DOCUMENT })
+      .catch(() => undefined);
+  });
+  await cdp.send("Fetch.enable", { patterns: [{ urlPattern: `*${RESTORE_PATH}`, requestStage: "Request" }] });
   return {
     async visit(origin) {
       await page.goto(`${origin}${RESTORE_PATH}`, { waitUntil: "domcontentloaded" });
     },
     evaluate: evaluateIn(page),
-    close: () => page.unroute("**/*", answer),
+    close: () => cdp.detach(),
   };
 }
 
