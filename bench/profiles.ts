@@ -4,8 +4,12 @@
  *   - `plain`: a session, one page, a local page's title;
  *   - `profiled`: the same with `Session.start({ profile, persist: true })` on a ~100 KB profile
  *     (a cookie and 100 KB of localStorage), opened and saved on every call;
- *   - `baseline`: `plain` on another checkout (BENCH_BASELINE_ROOT, default /work/main: the code
- *     before profiles and proxies), so that "a function using neither pays nothing" is measured.
+ *   - `plain-pw`, `profiled-pw`: the same two with `driver: "playwright"`;
+ *   - with BENCH_COMPARE_ROOT (another checkout with profiles, e.g. the code before a change):
+ *     its `plain` and `profiled` too, so that a change to profiles is measured side by side;
+ *   - `baseline`: `plain` on another checkout (BENCH_BASELINE_ROOT, default /work/main; for "a
+ *     function using neither pays nothing", a checkout of the code before profiles and proxies,
+ *     e.g. `git archive f9bf481 | tar -x -C /tmp/base` with node_modules linked), so that it is measured.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -18,6 +22,7 @@ import { round, summary, timed } from "./stats";
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 2500);
 const BASELINE_ROOT = process.env.BENCH_BASELINE_ROOT ?? "/work/main";
+const COMPARE_ROOT = process.env.BENCH_COMPARE_ROOT;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const session = (options: string) => `import { Session } from "browserfn/runtime";
@@ -74,32 +79,60 @@ async function main(): Promise<void> {
   const site = await startLoginSite();
   const here = await start(path.resolve(__dirname, ".."));
   const before = await start(BASELINE_ROOT);
+  const compare = COMPARE_ROOT ? await start(COMPARE_ROOT) : undefined;
   try {
     const url = `${site.url}/account`;
     await here.deploy("plain", session(""));
     await here.deploy("profiled", session(`{ profile: "bench", persist: true }`));
+    await here.deploy("plain-pw", session(`{ driver: "playwright" }`));
+    await here.deploy("profiled-pw", session(`{ driver: "playwright", profile: "bench", persist: true }`));
     await here.deploy("seed", SEED);
     await before.deploy("plain", session(""));
     await here.call("seed", { url: site.url });
+    if (compare) {
+      await compare.deploy("plain", session(""));
+      await compare.deploy("profiled", session(`{ profile: "bench", persist: true }`));
+      await compare.deploy("seed", SEED);
+      await compare.call("seed", { url: site.url });
+    }
     console.log(`profile: ${await here.profileBytes()} bytes`);
-    const times = { plain: [] as number[], profiled: [] as number[], baseline: [] as number[] };
-    for (const warmup of [here.call("plain", { url }), here.call("profiled", { url }), before.call("plain", { url })]) await warmup;
+    const times = { plain: [] as number[], profiled: [] as number[], plainPw: [] as number[], profiledPw: [] as number[], baseline: [] as number[], comparePlain: [] as number[], compareProfiled: [] as number[] };
+    const sequence: Array<[number[], () => Promise<number>]> = [
+      [times.plain, () => here.call("plain", { url })],
+      [times.profiled, () => here.call("profiled", { url })],
+      [times.baseline, () => before.call("plain", { url })],
+      [times.plainPw, () => here.call("plain-pw", { url })],
+      [times.profiledPw, () => here.call("profiled-pw", { url })],
+      ...(compare
+        ? ([
+            [times.comparePlain, () => compare.call("plain", { url })],
+            [times.compareProfiled, () => compare.call("profiled", { url })],
+          ] as Array<[number[], () => Promise<number>]>)
+        : []),
+    ];
+    for (const [, call] of sequence) await call();
     for (let i = 0; i < ROUNDS; i++) {
-      await sleep(GAP_MS);
-      times.plain.push(await here.call("plain", { url }));
-      await sleep(GAP_MS);
-      times.profiled.push(await here.call("profiled", { url }));
-      await sleep(GAP_MS);
-      times.baseline.push(await before.call("plain", { url }));
+      for (const [list, call] of sequence) {
+        await sleep(GAP_MS);
+        list.push(await call());
+      }
     }
     const [p, q, b] = [summary(times.plain), summary(times.profiled), summary(times.baseline)];
+    const [pw, qw] = [summary(times.plainPw), summary(times.profiledPw)];
     console.log(`plain (this branch): p50 ${p.p50} p95 ${p.p95} ms`);
     console.log(`profiled (open + save a ~100 KB profile): p50 ${q.p50} p95 ${q.p95} ms; adds ${round(q.p50 - p.p50)} ms p50`);
+    console.log(`plain, playwright driver: p50 ${pw.p50} p95 ${pw.p95} ms`);
+    console.log(`profiled, playwright driver: p50 ${qw.p50} p95 ${qw.p95} ms; adds ${round(qw.p50 - pw.p50)} ms p50`);
     console.log(`plain (baseline ${BASELINE_ROOT}): p50 ${b.p50} p95 ${b.p95} ms; this branch's plain minus it: ${round(p.p50 - b.p50)} ms p50`);
+    if (compare) {
+      const [cp, cq] = [summary(times.comparePlain), summary(times.compareProfiled)];
+      console.log(`compare ${COMPARE_ROOT}: plain p50 ${cp.p50} p95 ${cp.p95} ms; profiled p50 ${cq.p50} p95 ${cq.p95} ms; adds ${round(cq.p50 - cp.p50)} ms p50`);
+    }
     console.log(`(${ROUNDS} spaced calls each, interleaved, ${GAP_MS} ms apart)`);
   } finally {
     await here.close();
     await before.close();
+    await compare?.close();
     await site.close();
   }
 }

@@ -7,6 +7,19 @@ export interface ProfileBlobs {
   /** Replaces the state whole (a failed write keeps the previous one). */
   put(accountId: string, name: string, state: Uint8Array): Promise<void>;
   remove(accountId: string, name: string): Promise<void>;
+  /**
+   * Optional: seals and writes `state` beside the profile's current one without replacing it,
+   * so that replacing it later (`commit`) is one quick step; `discard` removes it. Where an
+   * adapter has none, the state is written whole by `put` when it is kept.
+   */
+  stage?(accountId: string, name: string, state: Uint8Array): Promise<StagedState>;
+}
+
+/** A state written beside a profile's current one (ProfileBlobs.stage). */
+export interface StagedState {
+  /** Makes it the profile's state (a failure keeps the previous one). */
+  commit(): Promise<void>;
+  discard(): Promise<void>;
 }
 
 /** What the service keeps of profiles: their records and leases (store), their states (blobs). */

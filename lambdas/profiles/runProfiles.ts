@@ -1,7 +1,7 @@
 import { cookieDomains, stateFromBytes } from "../../layers/runtime/browserState/browserState";
 import { MAX_PROFILE_BYTES } from "../../layers/runtime/sessionProfile";
 import { jsonTextDeeperThan } from "../runner/jsonDepth";
-import type { Profiles } from "./profileBlobs";
+import type { Profiles, StagedState } from "./profileBlobs";
 
 /** How long a second writer waits for a profile's lease before ProfileLockedError. */
 export const LOCK_WAIT_MS = 30_000;
@@ -21,6 +21,13 @@ export interface RunProfileContext {
   now: () => number;
 }
 
+/** A save ready to be kept: its bytes, its cookie domains, its staged state (where the blobs stage). */
+interface Prepared {
+  bytes: Buffer;
+  domains: string[];
+  staged?: StagedState;
+}
+
 export type OpenAnswer = { ok: true; state: Uint8Array } | { ok: false; code: "profile_not_allowed" | "profile_locked" | "profile_unavailable"; message: string };
 
 /** The service's side of one run's profiles: opens (checks, leases, reads), gathers saves, and keeps them only if the run succeeds. */
@@ -38,7 +45,21 @@ export interface RunProfiles {
 /** A run's profiles, against the service's store and blobs. */
 export function runProfiles(profiles: Profiles, run: RunProfileContext): RunProfiles {
   const leased = new Set<string>();
-  const saves = new Map<string, { parts: Buffer[]; bytes: number; complete: boolean; tooLarge: boolean }>();
+  const saves = new Map<string, { parts: Buffer[]; bytes: number; complete: boolean; tooLarge: boolean; ready?: Promise<Prepared | undefined> }>();
+  /** A complete save, checked (depth, a state) and, where the blobs can, staged; undefined: nothing to keep. */
+  const prepare = async (name: string, bytes: Buffer): Promise<Prepared | undefined> => {
+    if (jsonTextDeeperThan(bytes.toString("utf8"), MAX_STATE_DEPTH)) return undefined;
+    let domains: string[];
+    try {
+      domains = cookieDomains(stateFromBytes(bytes));
+    } catch {
+      return undefined; // not a state: nothing kept
+    }
+    // A stage that fails leaves the whole write to the run's end (which says why if it fails too).
+    const staged = profiles.blobs.stage ? await profiles.blobs.stage(run.account_id, name, bytes).catch(() => undefined) : undefined;
+    return { bytes, domains, ...(staged ? { staged } : {}) };
+  };
+  const discard = async (ready: Promise<Prepared | undefined>) => (await ready)?.staged?.discard().catch(() => undefined);
   const notAllowed = (name: string) =>
     `This function may not open the profile '${name}': its code does not pass that name literally to Session.start({ profile }), and its \`profiles\` setting does not list it (set it: PATCH /functions/{ref} with {"profiles": ["${name}"]})`;
   return {
@@ -66,6 +87,8 @@ export function runProfiles(profiles: Profiles, run: RunProfileContext): RunProf
       if (!leased.has(name)) return;
       let save = saves.get(name);
       if (!save || save.complete) {
+        // A later session's save of the same profile replaces an earlier one's.
+        if (save?.ready) void discard(save.ready);
         save = { parts: [], bytes: 0, complete: false, tooLarge: false };
         saves.set(name, save);
       }
@@ -76,39 +99,39 @@ export function runProfiles(profiles: Profiles, run: RunProfileContext): RunProf
       } else {
         save.parts.push(data);
       }
-      if (last) save.complete = true;
+      if (last) {
+        save.complete = true;
+        // Checked, sealed and written beside the profile's state now, while the run ends: the
+        // run's end then only puts it in place (it is kept only if the run succeeds).
+        if (!save.tooLarge) save.ready = prepare(name, Buffer.concat(save.parts));
+        save.parts = [];
+      }
     },
     async finish(succeeded) {
+      const released = new Set<string>();
+      const release = async (name: string) => {
+        released.add(name);
+        await profiles.store.releaseLease(run.account_id, name, run.run_id).catch(() => undefined);
+      };
       try {
-        if (!succeeded) return undefined;
         const over = [...saves].find(([, save]) => save.tooLarge);
-        if (over) {
-          return { code: "profile_too_large", message: `The profile '${over[0]}' would hold more than ${MAX_PROFILE_BYTES} bytes (50 MB): its previous state is kept` };
+        if (!succeeded || over) {
+          await Promise.all([...saves.values()].map((save) => (save.ready ? discard(save.ready) : undefined)));
+          if (!succeeded) return undefined;
+          return { code: "profile_too_large", message: `The profile '${(over as [string, unknown])[0]}' would hold more than ${MAX_PROFILE_BYTES} bytes (50 MB): its previous state is kept` };
         }
         for (const [name, save] of saves) {
-          if (!save.complete) continue;
-          const bytes = Buffer.concat(save.parts);
-          const text = bytes.toString("utf8");
-          if (jsonTextDeeperThan(text, MAX_STATE_DEPTH)) continue;
-          let domains: string[];
-          try {
-            domains = cookieDomains(stateFromBytes(bytes));
-          } catch {
-            continue; // not a state: nothing kept
-          }
-          await profiles.blobs.put(run.account_id, name, bytes);
-          await profiles.store.put(run.account_id, {
-            name,
-            bytes: bytes.byteLength,
-            updated_at: new Date(run.now()).toISOString(),
-            last_run_id: run.run_id,
-            last_function: run.function_name,
-            domains,
-          });
+          const ready = save.ready && (await save.ready);
+          if (!ready) continue;
+          // The new state is in place (durable) before the lease goes back and before the run answers.
+          if (ready.staged) await ready.staged.commit();
+          else await profiles.blobs.put(run.account_id, name, ready.bytes);
+          const info = { name, bytes: ready.bytes.byteLength, updated_at: new Date(run.now()).toISOString(), last_run_id: run.run_id, last_function: run.function_name, domains: ready.domains };
+          await Promise.all([profiles.store.put(run.account_id, info), release(name)]);
         }
         return undefined;
       } finally {
-        await Promise.all([...leased].map((name) => profiles.store.releaseLease(run.account_id, name, run.run_id).catch(() => undefined)));
+        await Promise.all([...leased].filter((name) => !released.has(name)).map(release));
         leased.clear();
       }
     },

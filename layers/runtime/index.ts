@@ -35,12 +35,12 @@ export interface SessionOptions<D extends Driver = Driver> extends StateOptions 
   /**
    * Opens the session with the saved state of the account's profile of this name (cookies,
    * localStorage, IndexedDB). The function may open the names its code gives here literally and
-   * those of its `profiles` setting; any other name throws. Puppeteer driver only, for now.
+   * those of its `profiles` setting; any other name throws. Either driver: the format is one.
    */
   profile?: string;
   /** With `profile`: the session's state is saved back into it when it closes, if the run succeeds (one writer at a time: ProfileLockedError after 30 s). */
   persist?: boolean;
-  /** This session's proxy instead of the function's `proxy` setting (`null`: none). Puppeteer driver only, for now. */
+  /** This session's proxy instead of the function's `proxy` setting (`null`: none). Either driver. */
   proxy?: StateOptions["proxy"];
 }
 
@@ -111,7 +111,8 @@ export class Session<D extends Driver = "puppeteer"> {
     const limitMs = Math.min(timeoutMs(options), run.deadline - Date.now() + SESSION_DEADLINE_GRACE_MS);
     const driver = parseDriver(options.driver) as D;
     const openedAt = Date.now();
-    const state = await openSession(run, options);
+    // The profile is fetched (and its lease taken) while the driver opens the context.
+    const state = openSession(run, options);
     const context = await openContext(run, driver, { ...setup, state });
     if (run.ended) {
       // The function returned without awaiting this start: nothing may outlive the run.

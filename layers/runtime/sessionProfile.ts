@@ -1,8 +1,6 @@
-import type { Browser, BrowserContext, CDPSession, Page, Target } from "puppeteer-core";
 import { type BrowserState, stateBytes, stateFromBytes } from "./browserState/browserState";
-import { readCookies, writeCookies } from "./browserState/cookies";
 import { originsHoldData, readOrigins, writeOrigins } from "./browserState/originStorage";
-import { borrowedOriginPage, helperOriginPage, openOriginPage, pagesByOrigin } from "./browserState/puppeteerOrigins";
+import type { StateContext } from "./browserState/stateContext";
 import type { ProfileChannel } from "./runContext";
 
 /** A profile is at most this big (its state as JSON). */
@@ -16,22 +14,9 @@ export interface OpenProfile {
    * (a page of a fresh context costs a renderer, so the first page is borrowed rather than one
    * more opened); nothing after the first.
    */
-  seed(page: Page): Promise<void>;
+  seed(page: unknown): Promise<void>;
   /** With `persist`: reads the session's state and hands it to the service (kept if the run succeeds). */
   save(): Promise<void>;
-}
-
-/** One browser-level CDP session per browser, for the Storage domain (made on first use). */
-const storageSessions = new WeakMap<Browser, Promise<CDPSession>>();
-
-function storageSession(browser: Browser): Promise<CDPSession> {
-  let session = storageSessions.get(browser);
-  if (!session) {
-    session = browser.target().createCDPSession();
-    storageSessions.set(browser, session);
-    session.catch(() => storageSessions.delete(browser));
-  }
-  return session;
 }
 
 /** Checks Session.start's `profile`/`persist` options. */
@@ -51,59 +36,32 @@ export async function fetchProfile(channel: ProfileChannel, name: string, persis
 }
 
 /**
- * Loads `state` into `context`: its cookies at once (CDP Storage.setCookies), each origin's
- * storage into the session's first page (`seed`); with `persist`, follows the origins the
- * session's pages visit so that their storage is saved too.
+ * Loads `state` into the session's context, whichever driver opened it: its cookies at once,
+ * each origin's storage into the session's first page (`seed`); with `persist`, follows the
+ * origins the session's pages visit so that their storage is saved too.
  */
-export async function loadProfile(
-  browser: Browser,
-  context: BrowserContext,
-  channel: ProfileChannel,
-  name: string,
-  state: BrowserState,
-  persist: boolean,
-): Promise<OpenProfile | undefined> {
-  const cdp = await storageSession(browser);
-  await writeCookies(cdp, context.id, state.cookies);
+export async function loadProfile<P>(context: StateContext<P>, channel: ProfileChannel, name: string, state: BrowserState, persist: boolean): Promise<OpenProfile> {
+  await context.writeCookies(state.cookies);
   let toSeed = originsHoldData(state.origins) ? state.origins : [];
-  const seed = async (page: Page) => {
+  const seed = async (page: unknown) => {
     const origins = toSeed;
     toSeed = [];
-    await writeOrigins(() => borrowedOriginPage(page), origins);
+    await writeOrigins(() => context.borrow(page as P), origins);
   };
   if (!persist) return { seed, save: async () => undefined };
   const origins = new Set(state.origins.map((origin) => origin.origin));
-  const follow = (target: Target) => {
-    if (target.type() !== "page") return;
-    try {
-      const url = new URL(target.url());
-      if (url.protocol === "http:" || url.protocol === "https:") origins.add(url.origin);
-    } catch {
-      // about:blank and the like: no origin
-    }
-  };
-  context.on("targetcreated", follow);
-  context.on("targetchanged", follow);
+  const stopFollowing = context.followOrigins((origin) => origins.add(origin));
   return {
     seed,
     async save() {
-      context.off("targetcreated", follow);
-      context.off("targetchanged", follow);
+      stopFollowing();
       // Origins never seeded (no page was opened) keep their saved storage as it was.
       const unseeded = toSeed;
-      const open = await pagesByOrigin(context);
-      const read = await readOrigins(
-        () => helperOriginPage(context),
-        [...origins].filter((origin) => !unseeded.some((kept) => kept.origin === origin)).sort(),
-        (origin) => {
-          const page = open.get(origin);
-          return page ? openOriginPage(page) : undefined;
-        },
-      );
-      const saved: BrowserState = {
-        cookies: await readCookies(await storageSession(browser), context.id),
-        origins: [...unseeded, ...read],
-      };
+      const open = await context.openPages();
+      const toRead = [...origins].filter((origin) => !unseeded.some((kept) => kept.origin === origin)).sort();
+      // The cookies (one Storage.getCookies) are read while the pages' storage is.
+      const [read, cookies] = await Promise.all([readOrigins(() => context.helperPage(), toRead, (origin) => open.get(origin)), context.readCookies()]);
+      const saved: BrowserState = { cookies, origins: [...unseeded, ...read] };
       await channel.save(name, stateBytes(saved));
     },
   };

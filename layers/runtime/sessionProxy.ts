@@ -58,13 +58,16 @@ function proxyFailure(error: unknown, proxy: RunProxy): unknown {
   return error;
 }
 
+/** A page of either driver, as far as its proxy's errors go: its `goto` and the status of what it answers. */
+interface GotoPage {
+  goto(url: string, options?: never): Promise<{ status(): number } | null>;
+}
+
 /**
- * Sets a session's page up for its proxy: the credentials answer the proxy's challenge
- * (page.authenticate), and a navigation the proxy refuses (407) or that cannot reach it fails
- * with an error naming the proxy's host.
+ * Makes a navigation of `page` that `proxy` refuses (407) or that cannot reach it fail with an
+ * error naming the proxy's host (never its credentials). Both drivers' pages.
  */
-export async function proxyPage(page: Page, proxy: RunProxy): Promise<void> {
-  if (proxy.username !== undefined) await page.authenticate({ username: proxy.username, password: proxy.password ?? "" });
+export function nameProxyFailures(page: GotoPage, proxy: RunProxy): void {
   const goto = page.goto.bind(page);
   page.goto = async (url, options) => {
     let response;
@@ -77,5 +80,37 @@ export async function proxyPage(page: Page, proxy: RunProxy): Promise<void> {
       throw new Error(`The proxy ${proxyHost(proxy)} refused the credentials (407 Proxy Authentication Required) for ${new URL(url).host}`);
     }
     return response;
+  };
+}
+
+/**
+ * Sets a session's puppeteer page up for its proxy: the credentials answer the proxy's
+ * challenge (page.authenticate), and its failures name the proxy (nameProxyFailures).
+ */
+export async function proxyPage(page: Page, proxy: RunProxy): Promise<void> {
+  if (proxy.username !== undefined) await page.authenticate({ username: proxy.username, password: proxy.password ?? "" });
+  nameProxyFailures(page as unknown as GotoPage, proxy);
+}
+
+/** What puppeteer's `createBrowserContext` takes for `proxy`. */
+export function puppeteerProxyOptions(proxy: RunProxy | undefined): { proxyServer?: string; proxyBypassList?: string[] } {
+  return proxy ? { proxyServer: proxy.server, ...(proxy.bypass.length > 0 ? { proxyBypassList: proxy.bypass } : {}) } : {};
+}
+
+/** Bypass entries after which Playwright leaves a bypass list as it is (else it prepends `<-loopback>`: see playwrightProxy). */
+const LOOPBACK_ENTRIES = ["localhost", "127.0.0.1", "::1", "[::]", "[::1]", "<loopback>", "<-loopback>"];
+
+/**
+ * What Playwright's `newContext({ proxy })` takes for `proxy`, with the same meaning as the
+ * puppeteer driver's: Playwright alone sends loopback requests through the proxy unless the
+ * bypass list names loopback, so a list that does not gets `localhost`, which Chromium bypasses
+ * anyway (as it bypasses all of loopback unless told `<-loopback>`).
+ */
+export function playwrightProxy(proxy: RunProxy): { server: string; bypass?: string; username?: string; password?: string } {
+  const bypass = proxy.bypass.some((entry) => LOOPBACK_ENTRIES.includes(entry.trim())) ? proxy.bypass : [...proxy.bypass, "localhost"];
+  return {
+    server: proxy.server,
+    bypass: bypass.join(","),
+    ...(proxy.username !== undefined ? { username: proxy.username, password: proxy.password ?? "" } : {}),
   };
 }

@@ -1,13 +1,13 @@
 /**
  * What Session.start adds to a plain context: the session's proxy and its profile. One door
- * for the Session class (openSession → the context's options, then `attach` once the context
- * exists), so the driver code stays as it was.
+ * for the Session class (openSession → the proxy each driver opens its context with, then
+ * `attach` once the context exists), so the drivers share one profile format and one lease.
  */
-import type { Browser, BrowserContext, Page } from "puppeteer-core";
 import type { BrowserState } from "./browserState/browserState";
+import type { StateContext } from "./browserState/stateContext";
 import type { RunState } from "./runContext";
 import { checkProfileOption, fetchProfile, loadProfile, type OpenProfile } from "./sessionProfile";
-import { type RunProxy, type SessionProxyOption, proxyPage, sessionProxy } from "./sessionProxy";
+import { type RunProxy, type SessionProxyOption, sessionProxy } from "./sessionProxy";
 
 /** Session.start's options about state and network. */
 export interface StateOptions {
@@ -20,45 +20,54 @@ export interface StateOptions {
 export interface SessionSetup {
   /** False when the session has neither a proxy nor a profile (nothing to apply). */
   active: boolean;
-  /** What `createBrowserContext` takes. */
-  contextOptions: { proxyServer?: string; proxyBypassList?: string[] };
-  /** Loads the profile into the new context. */
-  attach(browser: Browser, context: BrowserContext): Promise<void>;
-  /** Each new page of the session: the proxy's credentials and errors. */
-  preparePage(page: Page): Promise<void>;
+  /** The proxy the driver opens the context with (absent: none). */
+  proxy?: RunProxy;
+  /** Loads the profile into the new context (its cookies now, its storage into the first page). */
+  attach(context: StateContext): Promise<void>;
+  /** Before the session's first page is handed out, whichever call opened it: the profile's storage put back in it. */
+  seedPage(page: unknown): Promise<void>;
   /** Before the context closes: the profile's state saved (with `persist`). */
   beforeClose(): Promise<void>;
 }
 
 const NOTHING: SessionSetup = {
   active: false,
-  contextOptions: {},
   attach: async () => undefined,
-  preparePage: async () => undefined,
+  seedPage: async () => undefined,
   beforeClose: async () => undefined,
 };
 
-/** Checks the options and opens the profile (waiting for a writer's lease with `persist`); nothing to do without either. */
-export async function openSession(run: RunState, options: StateOptions): Promise<SessionSetup> {
+/**
+ * Checks the options and starts opening the profile (waiting for a writer's lease with
+ * `persist`): the driver opens its context meanwhile, and `attach` waits for the state.
+ * Nothing to do without a proxy or a profile.
+ */
+export function openSession(run: RunState, options: StateOptions): SessionSetup {
   checkProfileOption(options.profile, options.persist);
   const proxy: RunProxy | undefined = sessionProxy(options.proxy, run.proxy);
   if (!proxy && options.profile === undefined) return NOTHING;
   const persist = options.persist === true;
-  let state: BrowserState | undefined;
-  if (options.profile !== undefined) {
+  const name = options.profile;
+  let state: Promise<BrowserState> | undefined;
+  if (name !== undefined) {
     if (!run.profiles) throw new Error("Profiles are not available to this run");
-    state = await fetchProfile(run.profiles, options.profile, persist);
+    state = fetchProfile(run.profiles, name, persist);
+    // Awaited by attach; a refusal that comes before the context is open is not unhandled meanwhile.
+    state.catch(() => undefined);
   }
   let opened: OpenProfile | undefined;
+  // Pages opened at once wait for the first one's seeding: none shows a site before the storage is back.
+  let seeding: Promise<unknown> = Promise.resolve();
   return {
     active: true,
-    contextOptions: proxy ? { proxyServer: proxy.server, ...(proxy.bypass.length > 0 ? { proxyBypassList: proxy.bypass } : {}) } : {},
-    async attach(browser, context) {
-      if (state && options.profile !== undefined && run.profiles) opened = await loadProfile(browser, context, run.profiles, options.profile, state, persist);
+    ...(proxy ? { proxy } : {}),
+    async attach(context) {
+      if (state && name !== undefined && run.profiles) opened = await loadProfile(context, run.profiles, name, await state, persist);
     },
-    async preparePage(page) {
-      if (opened) await opened.seed(page);
-      if (proxy) await proxyPage(page, proxy);
+    seedPage(page) {
+      const mine = seeding.then(() => opened?.seed(page));
+      seeding = mine.catch(() => undefined);
+      return mine;
     },
     async beforeClose() {
       const profile = opened;

@@ -2,7 +2,7 @@
  * A function's proxy on AWS, through the in-process pipeline (Lambda, Step Functions, S3 and
  * KMS stand-ins, the real runner on a real Chromium): the event carries the setting and never
  * the password, which the function's Lambda reads from the secrets it opens itself; the
- * browser's requests go through the authenticating proxy.
+ * browser's requests go through the authenticating proxy, with either driver.
  */
 import { putSecret } from "../../lambdas/handlers/putSecret";
 import { lambdaContext } from "../../lambdas/local/lambdaContext";
@@ -49,6 +49,22 @@ export default async function run(url: string) {
     expect(event.proxy).toEqual({ server: proxy.server, username: "lambda-user", password_secret: "PROXY_PASSWORD", bypass: ["<-loopback>"] });
     const execution = world.pipeline.stepFunctions.executions.get(runIdOf(answer));
     for (const text of [JSON.stringify(event), JSON.stringify(execution), JSON.stringify(run), JSON.stringify(answerJson(answer))]) expect(text).not.toContain(PASSWORD);
+
+    // The Playwright driver on the Lambda runner: its context goes through the same proxy.
+    await world.create("acct", "pw-via-proxy", code.replace("Session.start()", 'Session.start({ driver: "playwright" })'), {
+      proxy: { server: proxy.server, username: "lambda-user", password_secret: "PROXY_PASSWORD", bypass: ["<-loopback>"] },
+    });
+    const pwPut = await putSecret(world.deps)(
+      apiEvent("acct", "PUT", "/functions/pw-via-proxy/secrets/PROXY_PASSWORD", { value: PASSWORD }, { ref: "pw-via-proxy", name: "PROXY_PASSWORD" }),
+      lambdaContext("putSecret", "req"),
+    );
+    expect(pwPut.statusCode).toBe(204);
+    const pwAnswer = await world.invoke("acct", "pw-via-proxy", { url: "http://shop.test/title/lambda-playwright-through-proxy" });
+    await world.pipeline.settled();
+    const pwRun = await world.run(runIdOf(pwAnswer));
+    expect(pwRun).toMatchObject({ status: "succeeded", result_json: JSON.stringify({ title: "lambda-playwright-through-proxy" }) });
+    expect(proxy.seen).toContain("GET http://shop.test/title/lambda-playwright-through-proxy");
+    expect(JSON.stringify(pwRun)).not.toContain(PASSWORD);
   } finally {
     await world.close();
   }

@@ -89,6 +89,33 @@ it("keeps a login across two functions: the httpOnly cookie, localStorage and In
   for (const clear of ["sid-4f2a9c", "alice", "token-42"]) expect(sealed).not.toContain(clear);
 });
 
+const PLAYWRIGHT_LOGIN_FN = `import { Session } from "browserfn/runtime";
+export default async function run(site: string) {
+  await using session = await Session.start({ driver: "playwright", profile: "mixed", persist: true });
+  const page = await session.context.newPage();
+  await page.goto(site + "/login");
+  await page.waitForFunction(() => document.title === "logged-in");
+  // Closed before the session: its origin's storage is read back in a page of the runtime's own.
+  await page.close();
+  return { logged_in: true };
+}
+`;
+
+const PLAYWRIGHT_CHECK_FN = CHECK_FN.replace('Session.start({ profile: "shop" })', 'Session.start({ driver: "playwright", profile: "shop" })');
+
+it("keeps a login across a Playwright function and a puppeteer function: one profile format, either way", async () => {
+  await t.deploy("pw-login", PLAYWRIGHT_LOGIN_FN);
+  await t.deploy("pptr-check", CHECK_FN.replace('profile: "shop"', 'profile: "mixed"'));
+  await t.deploy("pw-check", PLAYWRIGHT_CHECK_FN);
+  // Playwright logs in (a page opened on the context itself is set up too); puppeteer is recognised.
+  const login = await invoke("pw-login", { site: site.url });
+  expect(login.status).toBe(200);
+  expect((await invoke("pptr-check", { site: site.url })).body).toEqual({ greeting: "welcome sid-4f2a9c", user: "alice", token: "token-42", page_cookies: "" });
+  expect((await t.call("GET", "/profiles/mixed")).body).toMatchObject({ last_function: "pw-login", last_run_id: login.headers.get("x-run-id"), domains: ["127.0.0.1"] });
+  // puppeteer logged in to "shop" (the test above); Playwright is recognised.
+  expect((await invoke("pw-check", { site: site.url })).body).toEqual({ greeting: "welcome sid-4f2a9c", user: "alice", token: "token-42", page_cookies: "" });
+});
+
 it("fails a name the function may not open with an error naming the `profiles` setting, and opens it once the setting lists it", async () => {
   const code = `import { Session } from "browserfn/runtime";
 export default async function run(name: string) {
@@ -131,7 +158,7 @@ it("lists, shows and deletes profiles from the CLI (browserfn profiles list|show
     const env = cliEnv(configHome, { BROWSERFN_URL: t.url, BROWSERFN_API_KEY: t.adminKey });
     const listed = await runCli(["profiles", "list", "--json"], env);
     expect(listed.code).toBe(0);
-    expect(JSON.parse(listed.stdout).items.map((item: { name: string }) => item.name)).toEqual(["busy", "shop"]);
+    expect(JSON.parse(listed.stdout).items.map((item: { name: string }) => item.name)).toEqual(["busy", "mixed", "shop"]);
     const shown = await runCli(["profiles", "show", "shop"], env);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/last_function\s+login/);
@@ -265,6 +292,9 @@ export default async function run(site: string, fail: boolean) {
   const failed = await invoke("fail-keep", { site: site.url, fail: true });
   expect(failed.body.error.message).toBe("failed after logging in");
   expect((await t.call("GET", "/profiles/fail-keep")).status).toBe(404);
+  // What the failed run's save wrote beside the profiles (sealed as it arrived) is gone with it.
+  const leftovers = (await readdir(path.join(t.dataDir, "profiles"), { recursive: true })).filter((file) => file.includes("fail-keep"));
+  expect(leftovers).toEqual([]);
   // Held past the failed run's end, the lease would make this writer wait 30 s, past its 20 s timeout.
   expect((await invoke("fail-keep", { site: site.url, fail: false })).status).toBe(200);
   expect((await t.call("GET", "/profiles/fail-keep")).body.last_function).toBe("fail-keep");

@@ -114,6 +114,72 @@ export default async function run(proxy_server: string, direct_url: string) {
   expect(proxy.seen).toContain("GET http://shop.test/title/per-session");
 });
 
+it("sends a Playwright session's requests through the function's authenticating proxy, names it when it refuses, and lets a session override it", async () => {
+  const code = `import { Session, secrets } from "browserfn/runtime";
+export default async function run(url: string, override: string) {
+  await using session = await Session.start({ driver: "playwright", ...(override ? { proxy: { server: override, username: "scraper", password: secrets.get("PROXY_PASSWORD"), bypass: ["<-loopback>"] } } : {}) });
+  const page = await session.newPage();
+  await page.goto(url);
+  console.log("through the proxy with", secrets.get("PROXY_PASSWORD"));
+  return { title: await page.title() };
+}
+`;
+  await deploy("pw-via-proxy", code, { proxy: { server: proxy.server, username: "scraper", password_secret: "PROXY_PASSWORD", bypass: ["<-loopback>"] } });
+  expect((await t.call("PUT", "/functions/pw-via-proxy/secrets/PROXY_PASSWORD", { body: { value: PASSWORD } })).status).toBe(204);
+  const answer = await t.call("POST", "/functions/pw-via-proxy", { body: { url: "http://shop.test/title/playwright-through-the-proxy", override: "" } });
+  expect(answer.status).toBe(200);
+  expect(answer.body).toEqual({ title: "playwright-through-the-proxy" });
+  expect(proxy.seen).toContain("GET http://shop.test/title/playwright-through-the-proxy");
+
+  // Wrong credentials: the navigation fails naming the proxy, never the password.
+  await deploy("pw-wrong-password", code, { proxy: { server: proxy.server, username: "scraper", password_secret: "PROXY_PASSWORD", bypass: ["<-loopback>"] } });
+  const wrong = `${PASSWORD}-wrong`;
+  expect((await t.call("PUT", "/functions/pw-wrong-password/secrets/PROXY_PASSWORD", { body: { value: wrong } })).status).toBe(204);
+  const refused = await t.call("POST", "/functions/pw-wrong-password", { body: { url: "http://shop.test/title/pw-never", override: "" } });
+  expect(refused.status).toBe(500);
+  expect(refused.body.error.message).toContain(`The proxy ${proxy.host} refused the credentials`);
+  expect(proxy.seen).not.toContain("GET http://shop.test/title/pw-never");
+
+  // Session.start({ proxy }) overrides an unreachable function proxy.
+  const port = await closedPort();
+  await deploy("pw-override", code, { proxy: { server: `http://127.0.0.1:${port}` } });
+  expect((await t.call("PUT", "/functions/pw-override/secrets/PROXY_PASSWORD", { body: { value: PASSWORD } })).status).toBe(204);
+  const overridden = await t.call("POST", "/functions/pw-override", { body: { url: "http://shop.test/title/pw-per-session", override: proxy.server } });
+  expect(overridden.body).toEqual({ title: "pw-per-session" });
+  expect(proxy.seen).toContain("GET http://shop.test/title/pw-per-session");
+
+  const run = await t.call("GET", `/runs/${answer.headers.get("x-run-id")}`);
+  const logs = await t.call("GET", "/functions/pw-via-proxy/logs");
+  const texts = [answer.text, refused.text, overridden.text, run.text, logs.text, ...t.requestLog, ...t.errorLog, JSON.stringify(await scanTable(t.service))];
+  expect(texts.filter((text) => text.includes(PASSWORD))).toEqual([]);
+});
+
+it("runs an unchanged Playwright script's launch({ proxy }) through that proxy, and its other launches through the function's", async () => {
+  const code = `import { chromium } from "playwright";
+import { secrets } from "browserfn/runtime";
+export default async function run(proxy_server: string) {
+  const browser = await chromium.launch({ headless: true, proxy: { server: proxy_server, username: "scraper", password: secrets.get("PROXY_PASSWORD"), bypass: "<-loopback>" } });
+  const page = await browser.newPage();
+  await page.goto("http://shop.test/title/launched-through-the-proxy");
+  const own = await page.title();
+  await browser.close();
+  const plain = await chromium.launch();
+  const context = await plain.newContext();
+  const other = await context.newPage();
+  await other.goto("http://shop.test/title/function-proxy");
+  const fallback = await other.title();
+  await plain.close();
+  return { own, fallback };
+}
+`;
+  await deploy("pw-script-proxy", code, { proxy: { server: proxy.server, username: "scraper", password_secret: "PROXY_PASSWORD", bypass: ["<-loopback>"] } });
+  expect((await t.call("PUT", "/functions/pw-script-proxy/secrets/PROXY_PASSWORD", { body: { value: PASSWORD } })).status).toBe(204);
+  const answer = await t.call("POST", "/functions/pw-script-proxy", { body: { proxy_server: proxy.server } });
+  expect(answer.status).toBe(200);
+  expect(answer.body).toEqual({ own: "launched-through-the-proxy", fallback: "function-proxy" });
+  expect(proxy.seen).toEqual(expect.arrayContaining(["GET http://shop.test/title/launched-through-the-proxy", "GET http://shop.test/title/function-proxy"]));
+});
+
 it("refuses socks5 with a username (Chromium has no SOCKS authentication) and malformed servers, with 400s", async () => {
   const socks = await t.call("POST", "/functions", { body: { name: "socks", code: TITLE_OF, proxy: { server: "socks5://127.0.0.1:1080", username: "u", password_secret: "P" } } });
   expect(socks.status).toBe(400);

@@ -1,7 +1,7 @@
 import { compileCode } from "../../lambdas/code/compileCode";
 import { ProxyInput, proxyFromInput, proxyOf } from "../../lambdas/proxy/proxySettings";
 import { runProxyOf } from "../../lambdas/proxy/runProxy";
-import { sessionProxy } from "../../layers/runtime/sessionProxy";
+import { playwrightProxy, puppeteerProxyOptions, sessionProxy } from "../../layers/runtime/sessionProxy";
 
 describe("the profile names a module gives Session.start literally (found at deploy)", () => {
   it("finds string and template literals of `profile`, sorted and once each, and nothing computed or invalid", () => {
@@ -58,5 +58,16 @@ describe("the proxy setting", () => {
     expect(sessionProxy({ server: "http://own:3128", username: "u", password: "p" }, fn)).toEqual({ server: "http://own:3128", username: "u", password: "p", bypass: [] });
     expect(() => sessionProxy({ server: "socks5://s:1080", username: "u" }, fn)).toThrow("Chromium has no SOCKS authentication");
     expect(() => sessionProxy({ server: "http://nope" }, fn)).toThrow(/proxy.server must be/);
+  });
+});
+
+describe("a session's proxy as each driver opens its context with it", () => {
+  it("gives Playwright the puppeteer driver's bypass meaning: loopback stays direct unless the list says <-loopback>", () => {
+    expect(playwrightProxy({ server: "http://p:8080", bypass: [] })).toEqual({ server: "http://p:8080", bypass: "localhost" });
+    expect(playwrightProxy({ server: "http://p:8080", bypass: ["*.internal"] })).toEqual({ server: "http://p:8080", bypass: "*.internal,localhost" });
+    expect(playwrightProxy({ server: "http://p:8080", bypass: ["<-loopback>"], username: "me", password: "pw" })).toEqual({ server: "http://p:8080", bypass: "<-loopback>", username: "me", password: "pw" });
+    expect(playwrightProxy({ server: "http://p:8080", bypass: [], username: "me" })).toEqual({ server: "http://p:8080", bypass: "localhost", username: "me", password: "" });
+    expect(puppeteerProxyOptions({ server: "http://p:8080", bypass: ["<-loopback>"] })).toEqual({ proxyServer: "http://p:8080", proxyBypassList: ["<-loopback>"] });
+    expect(puppeteerProxyOptions(undefined)).toEqual({});
   });
 });

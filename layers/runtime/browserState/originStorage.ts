@@ -6,12 +6,19 @@ import type { IndexedDbDatabase, OriginState } from "./browserState";
  * gives one (see puppeteerOrigins.ts); the state layer never sees the driver.
  */
 export interface OriginPage {
-  /** Shows an empty document of `origin` (no request leaves the browser). */
+  /** Shows an empty document of `origin` at RESTORE_PATH (no request leaves the browser). */
   visit(origin: string): Promise<void>;
   /** Runs `fn(arg)` in the page and gives its JSON result. */
   evaluate<A, R>(fn: (arg: A) => R | Promise<R>, arg: A): Promise<R>;
   close(): Promise<void>;
 }
+
+/**
+ * The path of the empty document an OriginPage shows for an origin: no page of a site is there,
+ * so that the user's first navigation from it (a session's first page stays on it after the
+ * restore, see puppeteerOrigins) always loads a document, never a same-document jump.
+ */
+export const RESTORE_PATH = "/.browserfn-profile-restore";
 
 /** In the page: its origin's localStorage and IndexedDB (every database, store and record). */
 async function readOrigin(): Promise<{ localStorage: Array<[string, string]>; indexedDB: IndexedDbDatabase[] }> {

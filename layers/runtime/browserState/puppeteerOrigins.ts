@@ -1,7 +1,22 @@
-import type { BrowserContext, HTTPRequest, Page } from "puppeteer-core";
-import type { OriginPage } from "./originStorage";
+import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page, Target } from "puppeteer-core";
+import { readCookies, writeCookies } from "./cookies";
+import { type OriginPage, RESTORE_PATH } from "./originStorage";
+import { type StateContext, webOrigin } from "./stateContext";
 
 const EMPTY_DOCUMENT = { status: 200, contentType: "text/html", body: "<!doctype html><title></title>" };
+
+/** One browser-level CDP session per browser, for the Storage domain (made on first use). */
+const storageSessions = new WeakMap<Browser, Promise<CDPSession>>();
+
+function storageSession(browser: Browser): Promise<CDPSession> {
+  let session = storageSessions.get(browser);
+  if (!session) {
+    session = browser.target().createCDPSession();
+    storageSessions.set(browser, session);
+    session.catch(() => storageSessions.delete(browser));
+  }
+  return session;
+}
 
 /**
  * Script in the page. In a page the state layer answered itself there is no other script; in
@@ -13,9 +28,11 @@ function evaluateIn(page: Page): OriginPage["evaluate"] {
 
 /**
  * An OriginPage on `page` (a page of the session's own): while borrowed, its requests never
- * leave the browser (each is answered with an empty document); given back, it is on
- * about:blank with its requests going out again. Borrowing the session's first page saves
- * opening one more (a page of a fresh context costs a renderer).
+ * leave the browser (each is answered with an empty document); given back, its requests go out
+ * again and it stays on the empty document of the last origin it showed (RESTORE_PATH): the
+ * user's first `goto` replaces it, and a navigation to about:blank first would cost as much as
+ * the restore's own. Borrowing the session's first page saves opening one more (a page of a
+ * fresh context costs a renderer).
  */
 export async function borrowedOriginPage(page: Page): Promise<OriginPage> {
   const answer = (request: HTTPRequest) => void request.respond(EMPTY_DOCUMENT).catch(() => undefined);
@@ -23,42 +40,52 @@ export async function borrowedOriginPage(page: Page): Promise<OriginPage> {
   page.on("request", answer);
   return {
     async visit(origin) {
-      await page.goto(`${origin}/`, { waitUntil: "domcontentloaded" });
+      await page.goto(`${origin}${RESTORE_PATH}`, { waitUntil: "domcontentloaded" });
     },
     evaluate: evaluateIn(page),
     async close() {
-      try {
-        await page.goto("about:blank");
-      } finally {
-        page.off("request", answer);
-        await page.setRequestInterception(false);
-      }
+      page.off("request", answer);
+      await page.setRequestInterception(false);
     },
   };
 }
 
-/** An OriginPage on a page of `context` opened for it and closed after. */
-export async function helperOriginPage(context: BrowserContext): Promise<OriginPage> {
-  const page = await context.newPage();
-  const borrowed = await borrowedOriginPage(page);
-  return { visit: borrowed.visit, evaluate: borrowed.evaluate, close: () => page.close() };
-}
-
-/** The context's open pages by the origin their main frame shows (http and https only). */
-export async function pagesByOrigin(context: BrowserContext): Promise<Map<string, Page>> {
-  const found = new Map<string, Page>();
-  for (const page of await context.pages()) {
-    try {
-      const url = new URL(page.url());
-      if ((url.protocol === "http:" || url.protocol === "https:") && !found.has(url.origin)) found.set(url.origin, page);
-    } catch {
-      // about:blank and the like
-    }
-  }
-  return found;
-}
-
 /** An OriginPage that reads an origin already open in one of the context's pages, without navigating it. */
-export function openOriginPage(page: Page): OriginPage {
+function openOriginPage(page: Page): OriginPage {
   return { visit: async () => undefined, evaluate: evaluateIn(page), close: async () => undefined };
+}
+
+/** A puppeteer-core context of `browser` as the profile layer sees it (cookies through the browser's CDP Storage domain). */
+export function puppeteerStateContext(browser: Browser, context: BrowserContext, newPage: () => Promise<Page> = () => context.newPage()): StateContext<Page> {
+  return {
+    writeCookies: async (cookies) => writeCookies(await storageSession(browser), context.id, cookies),
+    readCookies: async () => readCookies(await storageSession(browser), context.id),
+    borrow: borrowedOriginPage,
+    async helperPage() {
+      const page = await newPage();
+      const borrowed = await borrowedOriginPage(page);
+      return { visit: borrowed.visit, evaluate: borrowed.evaluate, close: () => page.close() };
+    },
+    async openPages() {
+      const found = new Map<string, OriginPage>();
+      for (const page of await context.pages()) {
+        const origin = webOrigin(page.url());
+        if (origin && !found.has(origin)) found.set(origin, openOriginPage(page));
+      }
+      return found;
+    },
+    followOrigins(seen) {
+      const follow = (target: Target) => {
+        if (target.type() !== "page") return;
+        const origin = webOrigin(target.url());
+        if (origin) seen(origin);
+      };
+      context.on("targetcreated", follow);
+      context.on("targetchanged", follow);
+      return () => {
+        context.off("targetcreated", follow);
+        context.off("targetchanged", follow);
+      };
+    },
+  };
 }

@@ -37,6 +37,6 @@ export interface DriverContext<D extends Driver = Driver> {
 export interface ContextSetup {
   /** Called with the context once it is open, before the session is handed out (e.g. to load a profile). */
   onOpen?: (context: DriverContext) => Promise<void>;
-  /** The session's proxy and profile (sessionSetup.ts): applied by the puppeteer driver; the Playwright driver refuses an active one. */
+  /** The session's proxy and profile (sessionSetup.ts): each driver opens its context with the proxy and attaches the profile. */
   state?: SessionSetup;
 }

@@ -1,7 +1,9 @@
 import type { Browser, BrowserContext, Download, Page } from "playwright-core";
 import { type CdpChannel, pageTarget } from "../../../lambdas/recording/pageTarget";
+import { playwrightStateContext } from "../browserState/playwrightOrigins";
 import { keepPageFiles } from "../pageFiles";
 import type { RunState } from "../runContext";
+import { nameProxyFailures, playwrightProxy } from "../sessionProxy";
 import { keepDownload } from "./keptDownloads";
 import type { ContextSetup, DriverContext } from "./driverContext";
 
@@ -10,22 +12,38 @@ import type { ContextSetup, DriverContext } from "./driverContext";
  * through the run's Playwright connection to the same warm browser the puppeteer driver uses
  * (see lambdas/runner/drivers/cdpMux.ts). Its downloads land in the run's downloads folder (the
  * host keeps every download there) and are kept as artifacts, as the puppeteer driver's are.
+ * The session's proxy is Playwright's own per-context proxy (its credentials answered by
+ * Playwright for every page, popups included); its profile is loaded as the puppeteer driver
+ * loads it, in the same format (see sessionProfile.ts).
  */
 export async function openPlaywrightContext(run: RunState, setup: ContextSetup): Promise<DriverContext<"playwright">> {
-  // Refused rather than ignored: a proxy silently not applied would show the run's own address.
-  if (setup.state?.active) throw new Error('Profiles and proxies are not available with the playwright driver yet: use the puppeteer driver (the default) for a session with a profile or a proxy, or set the function\'s proxy to null');
   if (!run.getPlaywright) throw new Error('Session.start({ driver: "playwright" }) is not available where this run executes');
+  const state = setup.state;
   const browser: Browser = await run.getPlaywright();
-  const context: BrowserContext = await browser.newContext({ viewport: null, acceptDownloads: true });
+  const context: BrowserContext = await browser.newContext({ viewport: null, acceptDownloads: true, ...(state?.proxy ? { proxy: playwrightProxy(state.proxy) } : {}) });
   watchPlaywrightContext(run, context);
+  const openPage = context.newPage.bind(context);
+  try {
+    await state?.attach(playwrightStateContext(context, openPage));
+  } catch (error) {
+    await context.close().catch(() => undefined);
+    throw error;
+  }
+  const newPage = async (): Promise<Page> => {
+    const page = await openPage();
+    if (state?.active) {
+      await state.seedPage(page);
+      if (state.proxy) nameProxyFailures(page as never, state.proxy);
+    }
+    // The runner's page hooks (recordings, the live view), before the page loads anything.
+    await run.pageOpened?.(pageTarget(() => context.newCDPSession(page) as unknown as Promise<CdpChannel>, () => page.url(), () => page.isClosed()));
+    return page;
+  };
+  // With a profile or a proxy, a page the code opens on the context itself is set up as well.
+  if (state?.active) Object.defineProperty(context, "newPage", { configurable: true, value: newPage });
   return {
     context,
-    async newPage() {
-      const page = await context.newPage();
-      // The runner's page hooks (recordings, the live view), before the page loads anything.
-      await run.pageOpened?.(pageTarget(() => context.newCDPSession(page) as unknown as Promise<CdpChannel>, () => page.url(), () => page.isClosed()));
-      return page;
-    },
+    newPage,
     pages: async () => context.pages(),
     close: () => context.close(),
   };

@@ -1,34 +1,44 @@
-import type { Browser, BrowserContext } from "puppeteer-core";
+import type { Browser, BrowserContext, Page } from "puppeteer-core";
 import { puppeteerTarget } from "../../../lambdas/recording/puppeteerTarget";
+import { puppeteerStateContext } from "../browserState/puppeteerOrigins";
 import { keepPageFiles } from "../pageFiles";
 import type { RunState } from "../runContext";
+import { proxyPage, puppeteerProxyOptions } from "../sessionProxy";
 import { keepDownloads } from "./keptDownloads";
 import type { ContextSetup, DriverContext } from "./driverContext";
 
 /**
  * A puppeteer-core browser context of the run's browser (the default driver): a fresh, isolated
- * context, whose downloads the run keeps.
+ * context, whose downloads the run keeps, with the session's proxy and profile.
  */
 export async function openPuppeteerContext(run: RunState, setup: ContextSetup): Promise<DriverContext<"puppeteer">> {
   const browser: Browser = await run.getBrowser();
-  const context: BrowserContext = await browser.createBrowserContext(setup.state?.contextOptions);
+  const state = setup.state;
+  const context: BrowserContext = await browser.createBrowserContext(puppeteerProxyOptions(state?.proxy));
   if (!run.ended && run.downloadsDir && run.artifacts) await keepDownloads(browser, context, run).catch(() => undefined);
+  const openPage = context.newPage.bind(context);
   try {
-    await setup.state?.attach(browser, context);
+    await state?.attach(puppeteerStateContext(browser, context, openPage));
   } catch (error) {
     await context.close().catch(() => undefined);
     throw error;
   }
+  const newPage = async (): Promise<Page> => {
+    const page = await openPage();
+    keepPageFiles(page);
+    if (state?.active) {
+      await state.seedPage(page);
+      if (state.proxy) await proxyPage(page, state.proxy);
+    }
+    // The runner's page hooks (recordings, the live view), before the page loads anything.
+    await run.pageOpened?.(puppeteerTarget(page));
+    return page;
+  };
+  // With a profile or a proxy, a page the code opens on the context itself is set up as well.
+  if (state?.active) Object.defineProperty(context, "newPage", { configurable: true, value: newPage });
   return {
     context,
-    async newPage() {
-      const page = await context.newPage();
-      keepPageFiles(page);
-      await setup.state?.preparePage(page);
-      // The runner's page hooks (recordings, the live view), before the page loads anything.
-      await run.pageOpened?.(puppeteerTarget(page));
-      return page;
-    },
+    newPage,
     pages: () => context.pages(),
     close: () => context.close(),
   };

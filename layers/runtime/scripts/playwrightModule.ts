@@ -10,6 +10,7 @@ import type { Browser, BrowserContext, BrowserType, LaunchOptions, Page } from "
 import { keepPageFiles, sessionRuns } from "../pageFiles";
 import { currentRun, type OpenSession, type RunState } from "../runContext";
 import { watchPlaywrightContext } from "../drivers/playwrightContext";
+import { playwrightProxy } from "../sessionProxy";
 import type { EvidencePage } from "../drivers/driverContext";
 import { loadPlaywright } from "../drivers/loadPlaywright";
 
@@ -21,8 +22,21 @@ export function otherEndpointError(call: string): Error {
   return new Error(`${call} is not available on browserfn: a run reaches only its own sandboxed browser. Use chromium.launch() (or Session.start() from browserfn/runtime): it connects to the run's warm browser.`);
 }
 
+type ContextOptions = NonNullable<Parameters<Browser["newContext"]>[0]>;
+
+/**
+ * The proxy a context of a launched browser goes through: its own `newContext({ proxy })`, else
+ * `launch({ proxy })`'s, else the function's `proxy` setting (every session of its runs goes
+ * through it, a script's launches too).
+ */
+function withProxy(run: RunState, launched: LaunchOptions["proxy"], options: ContextOptions | undefined): ContextOptions {
+  if (options?.proxy) return options;
+  const proxy = launched ?? (run.proxy ? playwrightProxy(run.proxy) : undefined);
+  return proxy ? { ...options, proxy } : { ...options };
+}
+
 /** A launched browser, kept by the run until it closes (as a session is). */
-function track(run: RunState, browser: Browser): void {
+function track(run: RunState, browser: Browser, launched: LaunchOptions["proxy"]): void {
   const openedAt = Date.now();
   let closing: Promise<void> | undefined;
   const closeConnection = browser.close.bind(browser);
@@ -46,13 +60,13 @@ function track(run: RunState, browser: Browser): void {
   const newContext = browser.newContext.bind(browser);
   Object.defineProperty(browser, "newContext", {
     configurable: true,
-    value: async (options?: Parameters<Browser["newContext"]>[0]): Promise<BrowserContext> => watched(run, await newContext(options)),
+    value: async (options?: ContextOptions): Promise<BrowserContext> => watched(run, await newContext(withProxy(run, launched, options))),
   });
   const newPage = browser.newPage.bind(browser);
   Object.defineProperty(browser, "newPage", {
     configurable: true,
     value: async (options?: Parameters<Browser["newPage"]>[0]): Promise<Page> => {
-      const page = await newPage(options);
+      const page = await newPage(withProxy(run, launched, options));
       watched(run, page.context());
       keepPageFiles(page);
       return page;
@@ -68,9 +82,11 @@ function watched(run: RunState, context: BrowserContext): BrowserContext {
   return context;
 }
 
-/** `chromium.launch(options)`: a browser over the run's own; the options that cannot apply are ignored. */
+/**
+ * `chromium.launch(options)`: a browser over the run's own; its `proxy` applies to each of its
+ * contexts (as in Playwright), the options that cannot apply are ignored.
+ */
 async function launch(options?: LaunchOptions): Promise<Browser> {
-  void options;
   const run = currentRun("chromium.launch()");
   if (!run.newPlaywright) throw new Error("chromium.launch() is not available where this run executes");
   if (run.deadline - Date.now() <= 0) throw new Error("The run has no time left to launch a browser");
@@ -79,14 +95,17 @@ async function launch(options?: LaunchOptions): Promise<Browser> {
     await browser.close().catch(() => undefined);
     throw new Error("The run ended before the browser was launched");
   }
-  track(run, browser);
+  track(run, browser, options?.proxy);
   return browser;
 }
 
-/** `launchPersistentContext(userDataDir, options)`: a fresh context of a launch of its own (the dir is ignored). */
+/**
+ * `launchPersistentContext(userDataDir, options)`: a fresh context of a launch of its own (the
+ * dir is ignored: a profile keeps a login between runs), with the options' proxy.
+ */
 async function launchPersistentContext(userDataDir: string, options?: Parameters<BrowserType["launchPersistentContext"]>[1]): Promise<BrowserContext> {
   void userDataDir;
-  const browser = await launch();
+  const browser = await launch(options?.proxy ? { proxy: options.proxy } : undefined);
   const context = await browser.newContext(options ? { viewport: options.viewport, userAgent: options.userAgent, locale: options.locale, timezoneId: options.timezoneId } : {});
   // Closing the persistent context ends its launch, as in Playwright.
   const closeContext = context.close.bind(context);

@@ -1,0 +1,100 @@
+import type { BrowserContext, Cookie, Frame, Page } from "playwright-core";
+import type { StoredCookie } from "./browserState";
+import { type OriginPage, RESTORE_PATH } from "./originStorage";
+import { type StateContext, webOrigin } from "./stateContext";
+
+const EMPTY_DOCUMENT = Buffer.from("<!doctype html><title></title>").toString("base64");
+
+/**
+ * Script in the page, its argument and its answer passed as JSON text: Playwright's own
+ * serialization of a 100 KB argument or answer (value by value) costs several times the
+ * page's JSON.parse. Evaluated as an expression (DevTools evaluation, which a page's CSP does
+ * not block), so no `eval` runs in the page.
+ */
+function evaluateIn(page: Page): OriginPage["evaluate"] {
+  return async (fn, arg) => {
+    const json = await page.evaluate(`(async () => JSON.stringify((await (${fn.toString()})(JSON.parse(${JSON.stringify(JSON.stringify(arg ?? null))}))) ?? null))()`);
+    return JSON.parse(json as string) as never;
+  };
+}
+
+/**
+ * As puppeteerOrigins' borrowedOriginPage, on a Playwright page: while borrowed, its requests for
+ * RESTORE_PATH are answered in the browser by a CDP session of its own (Fetch with that one
+ * pattern: a `page.route` would send every request of the page through Playwright's router).
+ */
+async function borrowedOriginPage(page: Page): Promise<OriginPage> {
+  const cdp = await page.context().newCDPSession(page);
+  cdp.on("Fetch.requestPaused", (event: { requestId: string }) => {
+    void cdp
+      .send("Fetch.fulfillRequest", { requestId: event.requestId, responseCode: 200, responseHeaders: [{ name: "content-type", value: "text/html" }], body: EMPTY_DOCUMENT })
+      .catch(() => undefined);
+  });
+  await cdp.send("Fetch.enable", { patterns: [{ urlPattern: `*${RESTORE_PATH}`, requestStage: "Request" }] });
+  return {
+    async visit(origin) {
+      await page.goto(`${origin}${RESTORE_PATH}`, { waitUntil: "domcontentloaded" });
+    },
+    evaluate: evaluateIn(page),
+    close: () => cdp.detach(),
+  };
+}
+
+/** A Playwright cookie as a profile keeps it (the same fields the puppeteer driver keeps from CDP). */
+function storedCookie(cookie: Cookie): StoredCookie {
+  const kept: StoredCookie = { name: cookie.name, value: cookie.value, domain: cookie.domain, path: cookie.path, httpOnly: cookie.httpOnly, secure: cookie.secure };
+  if (cookie.expires > 0) kept.expires = cookie.expires;
+  if (cookie.sameSite) kept.sameSite = cookie.sameSite;
+  return kept;
+}
+
+/** A Playwright context as the profile layer sees it (cookies through its own cookie API: CDP Storage.getCookies/setCookies underneath). */
+export function playwrightStateContext(context: BrowserContext, newPage: () => Promise<Page> = () => context.newPage()): StateContext<Page> {
+  return {
+    async writeCookies(cookies) {
+      const now = Date.now() / 1000;
+      const live = cookies
+        .filter((cookie) => cookie.expires === undefined || cookie.expires > now)
+        .map((cookie) => ({
+          name: cookie.name,
+          value: cookie.value,
+          domain: cookie.domain,
+          path: cookie.path,
+          httpOnly: cookie.httpOnly,
+          secure: cookie.secure,
+          expires: cookie.expires ?? -1,
+          ...(cookie.sameSite ? { sameSite: cookie.sameSite } : {}),
+        }));
+      if (live.length > 0) await context.addCookies(live);
+    },
+    readCookies: async () => (await context.cookies()).map(storedCookie),
+    borrow: borrowedOriginPage,
+    async helperPage() {
+      const page = await newPage();
+      const borrowed = await borrowedOriginPage(page);
+      return { visit: borrowed.visit, evaluate: borrowed.evaluate, close: () => page.close() };
+    },
+    async openPages() {
+      const found = new Map<string, OriginPage>();
+      for (const page of context.pages()) {
+        const origin = webOrigin(page.url());
+        if (origin && !found.has(origin)) found.set(origin, { visit: async () => undefined, evaluate: evaluateIn(page), close: async () => undefined });
+      }
+      return found;
+    },
+    followOrigins(seen) {
+      const navigated = (frame: Frame) => {
+        if (frame.parentFrame()) return;
+        const origin = webOrigin(frame.url());
+        if (origin) seen(origin);
+      };
+      const watch = (page: Page) => page.on("framenavigated", navigated);
+      for (const page of context.pages()) watch(page);
+      context.on("page", watch);
+      return () => {
+        context.off("page", watch);
+        for (const page of context.pages()) page.off("framenavigated", navigated);
+      };
+    },
+  };
+}
