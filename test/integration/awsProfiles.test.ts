@@ -211,9 +211,10 @@ export default async function run(site: string) {
     const answer = await lost.invoke("acct", "crashy", { site: site.url });
     await lost.pipeline.settled();
     const runId = runIdOf(answer);
-    expect(await lost.run(runId)).toMatchObject({ status: "failed", error: { code: "function_crashed" } });
+    expect(await lost.run(runId)).toMatchObject({ status: "failed", error: { code: "internal_error" } });
     const key = profileStateKey("acct", "crashy", runId);
     // The runner did upload its save; nobody adopted it, and the sweeper deleted it.
+    expect(lost.pipeline.s3.requests).toContain(`POST ${key}`);
     expect(lost.pipeline.s3.deletes).toContainEqual([key]);
     expect(lost.pipeline.s3.objects.get(`${BUCKET}/${key}`)).toBeUndefined();
     expect(await lost.pipeline.memory.store.profiles.get("acct", "crashy")).toBeNull();
