@@ -13,6 +13,7 @@ import { runWorkflowDefinition, WORKFLOW_SUBSTITUTIONS } from "../lambdas/runtim
 import { ARTIFACT_PREFIX, OUTCOME_PREFIX } from "../lambdas/runtime/aws/outcomeBucket";
 import { PROFILE_PREFIX } from "../lambdas/profiles/aws/profileKeys";
 import type { SecretsKey } from "./secretsKey";
+import { LIVE_PREFIX } from "../lambdas/live/aws/liveUploads";
 import { SWEPT_RUNS_METRIC } from "../lambdas/runtime/aws/sweptRunsMetric";
 import { deadLetterQueue } from "./deadLetterQueue";
 import { acknowledge, acknowledgeWildcards } from "./nag";
@@ -83,6 +84,8 @@ export class RunPipeline extends Construct {
       lifecycleRules: [
         { id: "expire-outcomes", prefix: OUTCOME_PREFIX, expiration: props.outcomeExpiration ?? Duration.days(1) },
         { id: "expire-artifacts", prefix: ARTIFACT_PREFIX, expiration: props.artifactExpiration },
+        // The live view's latest frame and watch marker of each run (lambdas/live/aws): a day is plenty.
+        { id: "expire-live", prefix: LIVE_PREFIX, expiration: Duration.days(1) },
         { id: "abort-incomplete-uploads", abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
       removalPolicy: props.removalPolicy,
@@ -238,6 +241,26 @@ export class RunPipeline extends Construct {
     acknowledgeWildcards(grantee, [this.profileObjects], PROFILE_OBJECTS_REASON);
   }
 
+  /** The live view's frames: each run's latest frame, `live/<run id>/latest.jpg`. */
+  get liveFrameObjects(): string {
+    return this.bucket.arnForObjects(`${LIVE_PREFIX}*/latest.jpg`);
+  }
+
+  /** The live view's watch markers, `live/<run id>/watch`. */
+  get liveWatchObjects(): string {
+    return this.bucket.arnForObjects(`${LIVE_PREFIX}*/watch`);
+  }
+
+  /**
+   * Watch runs live (GET /runs/{run_id}/live): write a run's watch marker, read its latest frame.
+   * Nothing else of the bucket.
+   */
+  grantWatchLive(grantee: IRole): void {
+    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:PutObject"], resources: [this.liveWatchObjects] }));
+    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:GetObject"], resources: [this.liveFrameObjects] }));
+    acknowledgeWildcards(grantee, [this.liveWatchObjects, this.liveFrameObjects], LIVE_OBJECTS_REASON);
+  }
+
   /** Sign download URLs of artifacts (the API's 302s). */
   grantDownloadArtifacts(grantee: IRole): void {
     grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:GetObject"], resources: [this.artifactObjects] }));
@@ -253,6 +276,10 @@ export class RunPipeline extends Construct {
     grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["states:StartExecution"], resources: [this.stateMachineArn] }));
     grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:PutObject"], resources: [this.outcomeObjects] }));
     acknowledgeWildcards(grantee, [this.outcomeObjects], OUTCOME_OBJECTS_REASON);
+    // The live view's URLs in the run's event: its frame's POST (PutObject) and its watch marker's HEAD (GetObject).
+    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:PutObject"], resources: [this.liveFrameObjects] }));
+    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:GetObject"], resources: [this.liveWatchObjects] }));
+    acknowledgeWildcards(grantee, [this.liveFrameObjects, this.liveWatchObjects], LIVE_OBJECTS_REASON);
   }
 
   /**
@@ -295,6 +322,9 @@ const OUTCOME_OBJECTS_REASON =
 
 const PROFILE_OBJECTS_REASON =
   "Each profile's state is an object named profiles/<account hash>/<profile>/<run id>.json at run time: the profiles/ prefix of the stack's own run bucket is the narrowest scope.";
+
+const LIVE_OBJECTS_REASON =
+  "Each run's live frame and watch marker are named live/<run id>/latest.jpg and live/<run id>/watch at run time: those names under the live/ prefix of the stack's own run bucket are the narrowest scope.";
 
 const ARTIFACT_OBJECTS_REASON =
   "Each run's artifacts are named artifacts/<run id>/<name> at run time: the artifacts/ prefix of the stack's own run bucket is the narrowest scope.";

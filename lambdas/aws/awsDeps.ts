@@ -18,6 +18,8 @@ import { createS3OutcomeBucket } from "../runtime/aws/outcomeBucket";
 import { createS3ProfileObjects } from "../profiles/aws/profileObjects";
 import { s3ProfileRemoval } from "../profiles/aws/s3ProfileRemoval";
 import type { RecordRunDeps } from "../runtime/aws/recordRun";
+import { createS3UploadedRecordings } from "../recording/aws/uploadedRecordings";
+import { createS3LiveWatch } from "../live/aws/s3LiveWatch";
 import { awsAttemptRetry } from "../runtime/aws/recordRetry";
 import type { SweepDeps } from "../runtime/aws/sweepRuns";
 import { createKmsSecretBox, runnerSession } from "../secrets/kmsSecretBox";
@@ -123,6 +125,8 @@ export function createAwsRecorderDeps(config: ReturnType<typeof readRecorderEnv>
     clock: systemClock,
     log,
     outcomes,
+    // Recordings runs upload are checked (and redacted) before they are kept.
+    recordings: createS3UploadedRecordings(bucketClient, config.runBucket),
     secretBox,
     webhooks,
     storageCap,
@@ -176,6 +180,8 @@ export function createAwsDeps(config: AwsConfig): Deps {
       executionRoleId: config.runtime.executionRoleId,
       layerArns: config.runtime.layerArns,
       logGroup: config.runtime.logGroup,
+      // GET /runs/{id}/live: the watch marker and the latest frame in the run bucket, read once a second.
+      watchFrames: createS3LiveWatch(bucketClient, config.runtime.runBucket, { pollMs: 1_000, log: (line) => console.error(line) }),
     }),
     scheduler: createAwsScheduler({
       client: new SchedulerClient({ region: config.region }),

@@ -113,9 +113,12 @@ export function createApi(base, key) {
       if (!response.ok) throw errorOf(response, await response.text());
       return response;
     },
-    /** `GET /runs/{id}/live` as a streamed Response (frame events, then end); an error answer throws its ApiError. */
-    live: async (runId, signal) => {
-      const headers = { authorization: `Bearer ${key}`, accept: "text/event-stream" };
+    /**
+     * `GET /runs/{id}/live` as a streamed Response (frame events, then end); on AWS a long-poll
+     * answer, after the frame `lastEventId` when given. An error answer throws its ApiError.
+     */
+    live: async (runId, lastEventId, signal) => {
+      const headers = { authorization: `Bearer ${key}`, accept: "text/event-stream", ...(lastEventId ? { "last-event-id": lastEventId } : {}) };
       const response = await send("GET", `/runs/${encodeURIComponent(runId)}/live`, { headers, signal });
       if (!response.ok) throw errorOf(response, await response.text());
       return response;

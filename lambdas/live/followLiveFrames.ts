@@ -20,12 +20,14 @@ function event(name: string, data: object): string {
   return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-/** The frame as it is sent: its fields by name, and when it reached the service. */
+/** The frame as it is sent: its fields by name, and when it reached the service (and its id, when it has one). */
 function frameEvent(frame: ScreenFrame, at: Date): string {
-  return event("frame", { data: frame.data, url: frame.url, width: frame.width, height: frame.height, at: at.toISOString() });
+  const text = event("frame", { data: frame.data, url: frame.url, width: frame.width, height: frame.height, at: at.toISOString() });
+  return frame.id === undefined ? text : `id: ${frame.id}\n${text}`;
 }
 
-export async function* followLiveFrames(deps: LiveDeps, first: RunItem, options: { pollMs: number; signal: AbortSignal; now: () => Date }): AsyncGenerator<string> {
+/** `after`: the watcher's Last-Event-ID (the last frame it got: not sent again where frames have ids). */
+export async function* followLiveFrames(deps: LiveDeps, first: RunItem, options: { pollMs: number; signal: AbortSignal; now: () => Date; after?: string }): AsyncGenerator<string> {
   const { signal } = options;
   let run = first;
   /** The newest frame not yet sent, and when it came (a slow reader skips the ones before it). */
@@ -48,6 +50,7 @@ export async function* followLiveFrames(deps: LiveDeps, first: RunItem, options:
           ended = true;
           poke();
         },
+        options.after,
       );
       if (latest) {
         const { frame, at } = latest;

@@ -9,6 +9,8 @@ export interface ScreenFrame {
   url: string;
   width: number;
   height: number;
+  /** Where a watcher that reconnects resumes (its Last-Event-ID): on AWS, the frame's ETag in the bucket. */
+  id?: string;
 }
 
 /** A frame's JPEG is at most this many bytes. */
@@ -17,5 +19,7 @@ export const MAX_FRAME_BYTES = 200 * 1024;
 export const FRAME_INTERVAL_MS = 200;
 /** The longest URL a frame carries (longer ones are cut). */
 export const MAX_FRAME_URL = 2048;
+/** A frame id (on AWS an S3 ETag without its quotes), as a watcher's Last-Event-ID may name one. */
+export const FRAME_ID = /^[0-9A-Za-z-]{1,128}$/;
 /** Base64 characters of a frame at most. */
 export const MAX_FRAME_BASE64 = Math.ceil(MAX_FRAME_BYTES / 3) * 4;

@@ -24,6 +24,8 @@ import { startInvocation } from "./runInvocation";
 import { isRecordingMode } from "../recording/recordingMode";
 import { postToS3, s3ArtifactSink } from "./s3Artifacts";
 import { s3Profiles } from "./s3Profiles";
+import { isLiveUploads } from "../live/aws/liveUploads";
+import { startLambdaLiveView } from "../live/aws/lambdaLiveView";
 import { realmChanges, takeRealmSnapshot } from "./realmLeftovers/realmSnapshot";
 
 export { type FunctionMeta, type LambdaRunAnswer, type LambdaRunEvent, lambdaFunctionIndex, RUNNER_LAYER_PATH } from "./lambdaPackage";
@@ -235,8 +237,10 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
       const artifacts = event.uploads ? s3ArtifactSink(event.uploads, event.artifacts_url ?? "") : undefined;
       // The profiles the trusted side granted this run (presigned URLs; lambdas/profiles/aws).
       const profiles = event.profiles ? s3Profiles(event.profiles) : undefined;
+      // The live view: screencast only while the run's watch marker says someone watches (lambdas/live/aws).
+      const live = isLiveUploads(event.uploads?.live) ? startLambdaLiveView(event.uploads.live) : undefined;
       const runStarted = Date.now();
-      const started = startInvocation({
+      const started = stopLiveIfThrows(live, () => startInvocation({
         code: js,
         params,
         style: meta.parameter_style,
@@ -252,10 +256,12 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
         ...(isRecordingMode(event.recording) ? { recording: event.recording } : {}),
         ...lambdaProxy(event, secrets),
         ...(profiles ? { profiles } : {}),
-      });
+        ...(live ? { onPage: live.pageOpened } : {}),
+      }));
       const outcome = started.outcome.then(
         async (ended): Promise<RunOutcome> => {
           memory.stop();
+          live?.stop();
           await memory.sample();
           // Chromium killed by the out-of-memory killer: the run ran out of memory, whatever its code made of it (a timeout, a closed target).
           if (ended.status === "failed" && (await kills.killedSince(runStarted))) ended = outOfMemory(ended, memoryMb);
@@ -264,6 +270,7 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
         },
         (error: unknown) => {
           memory.stop();
+          live?.stop();
           throw error;
         },
       );
@@ -294,6 +301,16 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
   });
 }
 
+
+/** `start()`, with the run's live view stopped if it throws (no timer of a run that never started lives on). */
+function stopLiveIfThrows<T>(live: { stop(): void } | undefined, start: () => T): T {
+  try {
+    return start();
+  } catch (error) {
+    live?.stop();
+    throw error;
+  }
+}
 
 function isTimedOut(outcome: RunOutcome): boolean {
   return outcome.status === "failed" && outcome.error.code === "function_timeout";

@@ -5,6 +5,7 @@ import type { ProxySettings } from "../proxy/proxySettings";
  * imports, so the API's Lambdas can build packages without bundling puppeteer-core.
  */
 import type { RecordingMode } from "../recording/recordingMode";
+import type { LiveUploads } from "../live/aws/liveUploads";
 import type { ParameterInfo, ParameterStyle } from "../code/extractParameters";
 import type { RunOutcome } from "./protocol";
 
@@ -102,6 +103,8 @@ export interface RunUploads {
   fields: Record<string, string>;
   outcome: { key: string; policy: string; signature: string };
   artifacts: { key_prefix: string; policy_template: string; signatures: string[] };
+  /** The live view's frame POST and watch-marker HEAD (lambdas/live/aws/liveUploads.ts); absent: no live view. */
+  live?: LiveUploads;
 }
 
 /** Whether an event's `uploads` has the shape of RunUploads (the runner checks its event). */

@@ -128,9 +128,10 @@ export interface Runtime {
    * Watches the live view of a run in progress on this instance: `onFrame` gets each frame (a
    * JPEG of the page being driven, parsed and rate-limited), `onEnd` is called once when the run
    * ends here. The run's browser screencasts only while someone watches. Undefined when this
-   * instance does not run it now; absent from runtimes that cannot (AWS: docs/deploy.md).
+   * instance does not run it now. `after`: the id of the last frame the watcher got (its
+   * Last-Event-ID), not sent again (AWS, where frames have ids; docs/deploy.md "Live view on AWS").
    */
-  watchFrames?(runId: string, onFrame: (frame: ScreenFrame) => void, onEnd: () => void): LiveFrames | undefined;
+  watchFrames?(runId: string, onFrame: (frame: ScreenFrame) => void, onEnd: () => void, after?: string): LiveFrames | undefined;
   /**
    * Stops a run after POST /runs/{run_id}/cancel. `stopped`: the run ran on this instance and
    * has stopped (locally: its worker, browser and sandbox are gone, its evidence kept); its

@@ -9,7 +9,7 @@ export const REQUEST_HEADERS = {
     .describe("Within 24 h the same key with the same request starts no second run (the answer is replayed with Idempotent-Replayed: true); with another request, 422 idempotency_key_reused"),
   Prefer: z.string().describe("respond-async: answer 202 as soon as the run is recorded"),
   "X-Function-Version": z.string().regex(/^[1-9][0-9]{0,8}$/).describe("Run this version instead of the latest (404 version_not_found if it has none such)"),
-  "Last-Event-ID": z.string().describe("The id of the last event received: the stream resumes after it (204 once the run's end was delivered)"),
+  "Last-Event-ID": z.string().describe("The id of the last event received: the stream resumes after it (`/events`: 204 once the run's end was delivered; `/live` on AWS: only a newer frame comes)"),
   Accept: z.string().describe("Must list both application/json and text/event-stream (the answer is application/json)"),
   "Mcp-Protocol-Version": z.string().describe("The protocol version negotiated by initialize, on every later request"),
   // Any request may carry these two (the local request log shows them); a run keeps them.

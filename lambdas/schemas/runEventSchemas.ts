@@ -22,6 +22,6 @@ export const RunLiveStream = z
   .describe(
     "Server-sent events: `frame` {data, url, width, height, at} while the run goes (data: a JPEG of the page being driven, base64, at most 200 KB; " +
       "width and height in CSS pixels; at most 5 per second, only when the page changes), then one `end` {run_id, status} when the run ends. " +
-      "On AWS the stream is long-polled and carries no frames yet (docs/deploy.md).",
+      "On AWS the stream is long-polled (reconnect until `end`): frames at most once a second, each with an `id:` to send back as Last-Event-ID (docs/deploy.md).",
   )
   .meta({ id: "RunLiveStream" });

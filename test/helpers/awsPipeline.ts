@@ -15,6 +15,8 @@ import { MAX_BODY_BYTES } from "../../lambdas/config/serviceConfig";
 import { type AwsRuntimeOptions, createAwsRuntime } from "../../lambdas/runtime/aws/awsRuntime";
 import { createS3OutcomeBucket, type OutcomeBucket } from "../../lambdas/runtime/aws/outcomeBucket";
 import { makeRunRecorder } from "../../lambdas/runtime/aws/recordRun";
+import { createS3UploadedRecordings, type RecordingsS3 } from "../../lambdas/recording/aws/uploadedRecordings";
+import { createS3LiveWatch } from "../../lambdas/live/aws/s3LiveWatch";
 import { awsAttemptRetry } from "../../lambdas/runtime/aws/recordRetry";
 import { runWorkflowDefinition, WORKFLOW_SUBSTITUTIONS } from "../../lambdas/runtime/aws/runWorkflow";
 import { makeRunSweeper } from "../../lambdas/runtime/aws/sweepRuns";
@@ -97,6 +99,8 @@ export interface AwsPipelineOptions {
   /** The sweeper's clock (default the system's). */
   sweepClock?: Clock;
   runtime?: Partial<AwsRuntimeOptions>;
+  /** Wraps the S3 client the recorder's recordings and the live view use (e.g. to watch the exact SDK calls). */
+  spyS3?: (real: RecordingsS3) => RecordingsS3;
   /** More of the service's own Lambdas, by name or ARN (e.g. the deploy job). */
   services?: Record<string, ServiceLambda>;
 }
@@ -152,7 +156,9 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
   // (Without `queue` nothing is ever queued but a retry's next attempt, which its workflow's WakeQueue has the recorder start.)
   const recorderDispatch = options.recorderDispatches !== false ? { dispatch: awsQueueDispatch(recorderDeps) } : {};
   const retry = options.retries === false ? {} : { retry: awsAttemptRetry(recorderDeps, spy("recorder")) };
-  const recorder = makeRunRecorder({ store: memory.store, clock: systemClock, log, outcomes, secretBox, profiles, ...recorderDispatch, ...retry, throttleWaitMs: options.throttleWaitMs ?? 50 });
+  const spiedS3 = options.spyS3 ? options.spyS3(s3Client) : s3Client;
+  const recordings = createS3UploadedRecordings(spiedS3, "bfn-run-bucket");
+  const recorder = makeRunRecorder({ store: memory.store, clock: systemClock, log, outcomes, recordings, secretBox, profiles, ...recorderDispatch, ...retry, throttleWaitMs: options.throttleWaitMs ?? 50 });
   const sweepDispatcher = options.queue ? dispatcher("sweeper", options.sweepClock) : undefined;
   const sweeper = makeRunSweeper({
     store: memory.store,
@@ -193,6 +199,8 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
     logGroup: "/browserfn/test/functions",
     pollIntervalMs: 1,
     runPollIntervalMs: 25,
+    // GET /runs/{id}/live as the stack wires it (awsDeps.ts): the watch marker and the latest frame in the bucket.
+    watchFrames: createS3LiveWatch(spiedS3, "bfn-run-bucket", { pollMs: 1_000, log }),
     ...options.runtime,
   });
   const settled = async () => {

@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { S3Client } from "@aws-sdk/client-s3";
@@ -19,6 +19,10 @@ export class InProcessS3 {
   readonly objects = new Map<string, Buffer>();
   /** Content types of objects uploaded with one (a POST's Content-Type field). */
   readonly types = new Map<string, string>();
+  /** User metadata (`x-amz-meta-*`) of objects uploaded with some, by key. */
+  readonly metadata = new Map<string, Record<string, string>>();
+  /** When each object was last written (what HEAD and GET answer as Last-Modified). */
+  readonly written = new Map<string, Date>();
   /** Every request: method and path. */
   readonly requests: string[] = [];
   /** How each object uploaded through a POST form asked S3 to encrypt it: its `x-amz-server-side-encryption` fields. */
@@ -63,6 +67,12 @@ export class InProcessS3 {
           response.writeHead(200, { "content-type": "application/xml" });
           return response.end(`<?xml version="1.0" encoding="UTF-8"?><DeleteResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"></DeleteResult>`);
         }
+        if (request.method === "PUT" && String(request.headers.authorization ?? "").startsWith("AWS4-HMAC-SHA256 ")) {
+          // PutObject by the SDK (signed in its Authorization header, not checked here).
+          this.store(key, Buffer.concat(chunks), request.headers["content-type"], metadataOf(Object.entries(request.headers)));
+          response.writeHead(200, { etag: this.etagOf(key) });
+          return response.end();
+        }
         if (request.method === "PUT") {
           const signed = url.searchParams.get("X-Amz-Signature");
           const date = url.searchParams.get("X-Amz-Date") ?? "";
@@ -73,7 +83,7 @@ export class InProcessS3 {
           // A checksum signed into the URL must match the body (the SDK's default signs the empty body's).
           const crc = url.searchParams.get("x-amz-checksum-crc32");
           if (crc !== null && crc !== crc32Base64(Buffer.concat(chunks))) return fail(400, "BadDigest");
-          this.objects.set(key, Buffer.concat(chunks));
+          this.store(key, Buffer.concat(chunks));
           response.writeHead(200, { etag: '"etag"' });
           return response.end();
         }
@@ -83,11 +93,16 @@ export class InProcessS3 {
         );
         if (request.method === "HEAD") {
           const object = this.objects.get(key);
+          // A presigned HEAD (the runner's look at a live-view marker) must carry its signature, unexpired.
+          if (!request.headers.authorization && !this.presignedValid(url)) {
+            response.writeHead(403);
+            return response.end();
+          }
           if (!object) {
             response.writeHead(403);
             return response.end();
           }
-          response.writeHead(200, { "content-type": this.types.get(key) ?? "application/octet-stream", "content-length": String(object.length) });
+          response.writeHead(200, { ...this.objectHeaders(key), "content-type": this.types.get(key) ?? "application/octet-stream", "content-length": String(object.length) });
           return response.end();
         }
         if (request.method === "GET") {
@@ -100,9 +115,13 @@ export class InProcessS3 {
           const object = this.objects.get(key);
           // As S3 answers a caller without s3:ListBucket (the recorder): 403, not 404.
           if (!object) return fail(403, "AccessDenied");
+          if (request.headers["if-none-match"] !== undefined && request.headers["if-none-match"] === this.etagOf(key)) {
+            response.writeHead(304, this.objectHeaders(key));
+            return response.end();
+          }
           const type = url.searchParams.get("response-content-type") ?? this.types.get(key) ?? "application/octet-stream";
           const disposition = url.searchParams.get("response-content-disposition");
-          response.writeHead(200, { "content-type": type, "content-length": String(object.length), ...(disposition ? { "content-disposition": disposition } : {}) });
+          response.writeHead(200, { ...this.objectHeaders(key), "content-type": type, "content-length": String(object.length), ...(disposition ? { "content-disposition": disposition } : {}) });
           return response.end(object);
         }
         fail(405, "MethodNotAllowed");
@@ -146,11 +165,40 @@ export class InProcessS3 {
       if (condition[0] === "content-length-range" && (bytes.length < Number(condition[1]) || bytes.length > Number(condition[2]))) return { status: 400, code: "EntityTooLarge" };
     }
     this.requests.push(`POST ${key}`);
-    this.objects.set(`bfn-run-bucket/${key}`, bytes);
     const type = form.get("Content-Type");
-    if (typeof type === "string") this.types.set(`bfn-run-bucket/${key}`, type);
+    const fields = [...form.entries()].filter((entry): entry is [string, string] => typeof entry[1] === "string");
+    this.store(`bfn-run-bucket/${key}`, bytes, typeof type === "string" ? type : undefined, metadataOf(fields));
     this.encryption.set(`bfn-run-bucket/${key}`, { algorithm: field("x-amz-server-side-encryption") ?? null, keyId: field("x-amz-server-side-encryption-aws-kms-key-id") ?? null });
     return { status: 204 };
+  }
+
+  /** Writes an object as S3 keeps it: its bytes, type, user metadata and time. */
+  private store(key: string, bytes: Buffer, type?: string | string[], metadata: Record<string, string> = {}): void {
+    this.objects.set(key, bytes);
+    if (typeof type === "string") this.types.set(key, type);
+    else this.types.delete(key);
+    this.metadata.set(key, metadata);
+    this.written.set(key, new Date());
+  }
+
+  /** An object's ETag: the MD5 of its bytes, quoted (as S3's for a single-part upload). */
+  etagOf(key: string): string {
+    return `"${createHash("md5").update(this.objects.get(key) ?? Buffer.alloc(0)).digest("hex")}"`;
+  }
+
+  /** What S3 answers about an object besides its body: ETag, Last-Modified, Date (S3's clock) and its user metadata. */
+  private objectHeaders(key: string): Record<string, string> {
+    const written = this.written.get(key) ?? new Date(0);
+    const metadata = Object.fromEntries(Object.entries(this.metadata.get(key) ?? {}).map(([name, value]) => [`x-amz-meta-${name}`, value]));
+    return { etag: this.etagOf(key), "last-modified": written.toUTCString(), date: new Date().toUTCString(), ...metadata };
+  }
+
+  /** A presigned URL's query: signed, its date and expiry read, not expired. */
+  private presignedValid(url: URL): boolean {
+    const date = url.searchParams.get("X-Amz-Date") ?? "";
+    const expires = Number(url.searchParams.get("X-Amz-Expires"));
+    const at = Date.parse(date.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, "$1-$2-$3T$4:$5:$6Z"));
+    return url.searchParams.has("X-Amz-Signature") && Number.isFinite(at) && expires > 0 && Date.now() <= at + expires * 1000;
   }
 
   get endpoint(): string {
@@ -173,6 +221,16 @@ function postSignature(credential: string, policy: string): string {
   const hmac = (key: Buffer, data: string) => createHmac("sha256", key).update(data, "utf8").digest();
   const signingKey = [day ?? "", region ?? "", service ?? "", "aws4_request"].reduce(hmac, Buffer.from(`AWS4${SIGNING_SECRET}`, "utf8"));
   return hmac(signingKey, policy).toString("hex");
+}
+
+/** The `x-amz-meta-*` entries of headers or form fields, by their name after the prefix (lower case). */
+function metadataOf(entries: Iterable<[string, unknown]>): Record<string, string> {
+  const metadata: Record<string, string> = {};
+  for (const [name, value] of entries) {
+    const lower = name.toLowerCase();
+    if (lower.startsWith("x-amz-meta-") && typeof value === "string") metadata[lower.slice("x-amz-meta-".length)] = value;
+  }
+  return metadata;
 }
 
 function unescapeXml(text: string): string {

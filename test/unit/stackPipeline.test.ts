@@ -275,6 +275,8 @@ describe("the run pipeline (synthesized)", () => {
         Rules: Match.arrayWith([
           Match.objectLike({ Prefix: "outcomes/", ExpirationInDays: 1, Status: "Enabled" }),
           Match.objectLike({ Prefix: "artifacts/", ExpirationInDays: 7, Status: "Enabled" }),
+          // The live view's latest frames and watch markers.
+          Match.objectLike({ Prefix: "live/", ExpirationInDays: 1, Status: "Enabled" }),
           Match.objectLike({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }),
         ]),
       },

@@ -65,6 +65,9 @@ describe("the stack's permissions", () => {
   const artifactObjects = `<${bucketId}.Arn>/artifacts/*`;
   /** Profiles' states, profiles/<account hash>/<name>/<run id>.json. */
   const profileObjects = `<${bucketId}.Arn>/profiles/*`;
+  /** Each run's live frame and watch marker, live/<run id>/latest.jpg and live/<run id>/watch. */
+  const liveFrames = `<${bucketId}.Arn>/live/*/latest.jpg`;
+  const liveMarkers = `<${bucketId}.Arn>/live/*/watch`;
   const [sweeperId] = Object.entries(template.findResources("AWS::Lambda::Function")).find(
     ([, fn]) => (fn as { Properties: { FunctionName: string } }).Properties.FunctionName === "bfn-test-run-sweeper",
   ) ?? [""];
@@ -95,7 +98,7 @@ describe("the stack's permissions", () => {
           for (const action of list(statement.Action)) expect(action).toMatch(WITHOUT_RESOURCE);
           expect(statementsOfRole(roleOf("RunPipelineRunWorkflowRole"))).toContainEqual(expect.objectContaining({ Action: statement.Action }));
         } else if (resource.includes("*")) {
-          expect([...ALLOWED_WILDCARDS, outcomeObjects, artifactObjects, profileObjects, sweeperVersions]).toContain(resource);
+          expect([...ALLOWED_WILDCARDS, outcomeObjects, artifactObjects, profileObjects, liveFrames, liveMarkers, sweeperVersions]).toContain(resource);
         }
       }
     }
@@ -149,7 +152,7 @@ describe("the stack's permissions", () => {
     // item), presigns its upload URLs (PutObject) and starts its workflow; a retry reads the
     // failed attempt's parameters from its execution (DescribeExecution, the run workflow's executions only).
     expect(recorder.flatMap((s) => list(s.Action)).filter((a) => !/^(logs|sqs):/.test(a)).sort()).toEqual([
-      "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "kms:Decrypt", "kms:GenerateDataKey", "s3:DeleteObject", "s3:DeleteObject", "s3:GetObject", "s3:GetObject", "s3:PutObject", "s3:PutObject", "s3:PutObject", "states:DescribeExecution", "states:StartExecution",
+      "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "kms:Decrypt", "kms:GenerateDataKey", "s3:DeleteObject", "s3:DeleteObject", "s3:GetObject", "s3:GetObject", "s3:GetObject", "s3:PutObject", "s3:PutObject", "s3:PutObject", "s3:PutObject", "states:DescribeExecution", "states:StartExecution",
     ]);
     expect(recorder.filter((s) => list(s.Action).includes("states:DescribeExecution")).map((s) => ({ Action: list(s.Action), Resource: list(s.Resource).map(flatten) }))).toEqual([
       { Action: ["states:DescribeExecution"], Resource: ["arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:bfn-test-runs:*"] },
@@ -160,13 +163,14 @@ describe("the stack's permissions", () => {
       role
         .filter((s) => list(s.Action).some((a) => a === "states:StartExecution" || a === "s3:PutObject") && !list(s.Resource).map(flatten).includes(profileObjects))
         .map((s) => ({ Action: list(s.Action), Resource: list(s.Resource).map(flatten) }));
-    // Signing a run's upload forms needs s3:PutObject on its keys, all under outcomes/.
+    // Signing a run's upload forms needs s3:PutObject on its keys, all under outcomes/, and on its live frame's one key.
     const dispatcherGrants = [
       { Action: ["states:StartExecution"], Resource: [runWorkflow] },
       { Action: ["s3:PutObject"], Resource: [outcomeObjects] },
+      { Action: ["s3:PutObject"], Resource: [liveFrames] },
     ];
-    // The recorder also writes artifacts/ (the copies of the artifacts a run keeps).
-    expect(startsRuns(recorder)).toHaveLength(3);
+    // The recorder also writes artifacts/ (the copies of the artifacts a run keeps, and the recordings it checked).
+    expect(startsRuns(recorder)).toHaveLength(4);
     expect(startsRuns(recorder)).toEqual(expect.arrayContaining([...dispatcherGrants, { Action: ["s3:PutObject"], Resource: [artifactObjects] }]));
     // It reads and deletes the runs' uploads only (each run's prefix, swept once it is recorded); it deletes no artifact.
     const deletes = recorder.filter((s) => list(s.Action).includes("s3:DeleteObject") && !list(s.Resource).map(flatten).includes(profileObjects));
@@ -178,7 +182,7 @@ describe("the stack's permissions", () => {
     expect([...new Set(sweeperData.flatMap((s) => list(s.Resource)).map(flatten))].sort()).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`, `<${tableId}.Arn>/index/runs`]);
     // The run queue's recovery: it starts queued runs as the recorder does, and opens their secrets.
     expect(sweeper.flatMap((s) => list(s.Action)).filter((a) => !/^(logs|sqs):/.test(a)).sort()).toEqual([
-      "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "kms:Decrypt", "kms:GenerateDataKey", "s3:DeleteObject", "s3:GetObject", "s3:PutObject", "s3:PutObject", "states:StartExecution",
+      "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "kms:Decrypt", "kms:GenerateDataKey", "s3:DeleteObject", "s3:GetObject", "s3:GetObject", "s3:PutObject", "s3:PutObject", "s3:PutObject", "states:StartExecution",
     ]);
     expect(startsRuns(sweeper)).toEqual(dispatcherGrants);
   });
@@ -232,6 +236,23 @@ describe("the stack's permissions", () => {
     // DELETE /profiles/{name} alone deletes state objects; listing and showing profiles read the table only.
     expect(roleOfRoute("deleteProfile")).toBe(roleOf("HandlersRoutesProfilesRole"));
     expect([roleOfRoute("listProfiles"), roleOfRoute("getProfile")]).toEqual([roleOf("HandlersRoutesDataRole"), roleOf("HandlersRoutesDataRole")]);
+    // GET /runs/{id}/live: its run's watch marker written, its latest frame read; nothing else of the bucket.
+    expect(roleOfRoute("getRunLive")).toBe(roleOf("HandlersRoutesLiveRole"));
+    expect(beyondTable("Live")).toEqual(["s3:GetObject", "s3:PutObject"]);
+    const s3Of = (group: string) =>
+      statementsOfRole(roleOf(`HandlersRoutes${group}Role`))
+        .filter((s) => list(s.Action).some((a) => a.startsWith("s3:")))
+        .map((s) => ({ Action: list(s.Action), Resource: list(s.Resource).map(flatten) }));
+    expect(s3Of("Live")).toEqual([
+      { Action: ["s3:PutObject"], Resource: [liveMarkers] },
+      { Action: ["s3:GetObject"], Resource: [liveFrames] },
+    ]);
+    // No other route reads frames or writes markers: the runs' starters only sign the frame's POST and the marker's HEAD.
+    for (const group of ["Data", "Artifacts", "Cancel", "Functions", "Secrets"]) expect(JSON.stringify(s3Of(group))).not.toContain("/live/");
+    expect(s3Of("Invoke").filter((s) => s.Resource.some((r) => r.includes("/live/")))).toEqual([
+      { Action: ["s3:PutObject"], Resource: [liveFrames] },
+      { Action: ["s3:GetObject"], Resource: [liveMarkers] },
+    ]);
     // GET /runs: the table only (it could delete Lambdas, pass the scheduler role, start runs and use the key before).
     expect(roleOfRoute("listRuns")).toBe(roleOf("HandlersRoutesDataRole"));
   });

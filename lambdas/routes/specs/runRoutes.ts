@@ -93,6 +93,7 @@ export const RUN_ROUTES = [
     status: 200,
     response: RunLiveStream,
     contentType: "text/event-stream",
+    headers: ["Last-Event-ID"],
     errors: ["run_not_found", "too_many_streams"],
   },
   {

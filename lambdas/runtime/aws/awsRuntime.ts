@@ -26,6 +26,8 @@ export interface AwsRuntimeOptions extends RunStarterOptions {
   pollIntervalMs?: number;
   /** How long a deploy waits for Lambda to make the function Active (default 120 s). */
   activeTimeoutMs?: number;
+  /** The live view's watcher (lambdas/live/aws/s3LiveWatch.ts); absent: the live route carries no frames. */
+  watchFrames?: Runtime["watchFrames"];
 }
 
 /** `fn_` + 26 ULID characters. */
@@ -87,6 +89,9 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
 
     // An execution of the run workflow (runExecutions.ts).
     invoke: createRunStarter({ ...options, sleep }),
+
+    // Frames through the run bucket: a watch marker, the run's latest frame (lambdas/live/aws).
+    ...(options.watchFrames ? { watchFrames: options.watchFrames } : {}),
 
     // A failed attempt is queued again by the run recorder (recordRetry.ts, docs/deploy.md "Retries on AWS").
     retries: true,

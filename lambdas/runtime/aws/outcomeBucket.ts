@@ -4,6 +4,7 @@ import { MAX_ARTIFACT_BYTES_PER_RUN, MAX_ARTIFACTS_PER_RUN } from "../../artifac
 import type { RunUploads } from "../../runner/lambdaPackage";
 import { MAX_FRAME_BYTES } from "../../runner/protocol";
 import { signRunUploads } from "./signRunUploads";
+import { signLiveUploads } from "../../live/aws/signLiveUploads";
 import { httpStatusOf, isAwsError } from "./lambdaClient";
 
 /**
@@ -59,15 +60,22 @@ export const MAX_UPLOADED_OUTCOME_BYTES = MAX_FRAME_BYTES;
  */
 export function createS3OutcomeBucket(s3: S3Client, bucket: string): OutcomeBucket {
   return {
-    uploads: (runId, expiresInSeconds, attempt = 1) =>
-      signRunUploads(s3, bucket, {
-        outcomeKey: outcomeKey(runId, attempt),
-        outcomeMaxBytes: MAX_UPLOADED_OUTCOME_BYTES,
-        slotPrefix: `${runUploadPrefix(runId, attempt)}artifact-`,
-        slots: MAX_ARTIFACTS_PER_RUN,
-        slotMaxBytes: MAX_ARTIFACT_BYTES_PER_RUN,
-        expiresInSeconds,
-      }),
+    async uploads(runId, expiresInSeconds, attempt = 1) {
+      const [uploads, live] = await Promise.all([
+        signRunUploads(s3, bucket, {
+          outcomeKey: outcomeKey(runId, attempt),
+          outcomeMaxBytes: MAX_UPLOADED_OUTCOME_BYTES,
+          slotPrefix: `${runUploadPrefix(runId, attempt)}artifact-`,
+          slots: MAX_ARTIFACTS_PER_RUN,
+          slotMaxBytes: MAX_ARTIFACT_BYTES_PER_RUN,
+          expiresInSeconds,
+        }),
+        // The live view's frame POST and watch-marker HEAD (lambdas/live/aws).
+        signLiveUploads(s3, bucket, runId, expiresInSeconds),
+      ]);
+      uploads.live = live;
+      return uploads;
+    },
 
     async read(runId, maxBytes, attempt = 1) {
       let object;

@@ -12,6 +12,7 @@ import type { InvokeResult } from "../runtime";
 import { caughtEnding, type RecordedEnding } from "./caughtEnding";
 import { endedWithout, type Ending, type FunctionLimits, outcomeEndingOf, resultTooDeepEnding } from "./invokeOutcome";
 import type { OutcomeBucket } from "./outcomeBucket";
+import type { UploadedRecordings } from "../../recording/aws/uploadedRecordings";
 import { type ReportedArtifact, recordArtifacts, reportedArtifactsOf, sweepUploads } from "./recordArtifacts";
 import type { AttemptRetry } from "./recordRetry";
 import { waitOutThrottle, waitsOutThrottle } from "./throttleWait";
@@ -44,6 +45,8 @@ export interface RecordRunDeps extends ReleaseDeps {
   outcomes: OutcomeBucket;
   /** The account's storage cap in bytes (its plan's max_storage_mb): artifacts past it are not recorded and are deleted. Absent: counted, not capped. */
   storageCap?: (accountId: string) => Promise<number>;
+  /** The recordings runs upload, re-checked before they are kept (absent: none is kept). */
+  recordings?: UploadedRecordings;
   /** Opens the function's secrets, whose values are redacted from what its run answered. */
   secretBox: SecretBox;
   /** How long a run that waits for a throttled Lambda waits between rounds (default LAMBDA_THROTTLE_WAIT.waitMs). */
@@ -112,8 +115,10 @@ export function makeRunRecorder(deps: RecordRunDeps) {
       const waiting = await waitOutThrottle(deps, run, deps.clock.now(), input.timeout_seconds, deps.throttleWaitMs);
       if (waiting) return waiting;
     }
+    // The runner redacted the function's secrets already; what it answered (and uploaded) is not trusted to have.
+    const redactor = await redactorFor(deps, run.function_id);
     // Listed before the run is final: a caller who sees the end sees its files.
-    if (!FINAL_STATUSES.includes(run.status)) await recordArtifacts(deps, run, artifacts, input.attempt ?? 1);
+    if (!FINAL_STATUSES.includes(run.status)) await recordArtifacts(deps, run, artifacts, input.attempt ?? 1, redactor);
     // Its profiles' saves are kept (a run that succeeded) before its end is written, and its leases go back.
     if (deps.profiles) {
       const succeeded = ended.status === "succeeded" && !FINAL_STATUSES.includes(run.status);
@@ -122,8 +127,6 @@ export function makeRunRecorder(deps: RecordRunDeps) {
     }
     // Metered: at most the timeout, and nothing for a run that never ran (throttled, not deployed).
     const duration_ms = ended.ran ? Math.min(elapsed, input.timeout_seconds * 1000) : 0;
-    // The runner redacted the function's secrets already; what it answered is not trusted to have.
-    const redactor = await redactorFor(deps, run.function_id);
     const recorded = await endRun(deps, run, ended, duration_ms, (result) => redactResult(redactor, result), input.execution_arn);
     // Recorded: whatever the attempt uploaded (its outcome, every artifact slot, reported or not) goes.
     await sweepUploads(deps, run.run_id, input.attempt ?? 1);
