@@ -46,7 +46,8 @@ export async function grantRunProfiles(deps: GrantDeps, fn: FunctionItem, versio
   const literal = [...(meta?.profile_names ?? [])].sort();
   const names = [...new Set([...literal, ...[...setting].sort()])].slice(0, MAX_PROFILES_PER_AWS_RUN);
   if (names.length === 0) return undefined;
-  const writes = new Set([...(meta?.profile_writes ?? []), ...setting]);
+  // A version stored before `profile_writes` was found at deploy: each of its literal names may be written.
+  const writes = new Set([...(meta?.profile_writes ?? meta?.profile_names ?? []), ...setting]);
   const writable = names.filter((name) => writes.has(name));
   if (writable.length > 0) {
     await deps.store.profileStates.putLeases(run.runId, run.attempt, { account_id: fn.account_id, function_name: fn.name, names: writable }, run.nowMs);
