@@ -9,6 +9,8 @@
 import { deleteProfile } from "../../lambdas/profiles/handlers/deleteProfile";
 import { lambdaContext } from "../../lambdas/local/lambdaContext";
 import { profileStateKey } from "../../lambdas/profiles/aws/profileObjects";
+import { grantRunProfiles } from "../../lambdas/profiles/aws/grantRunProfiles";
+import { newRun } from "../../lambdas/runs/newRun";
 import type { RunProfileGrant } from "../../lambdas/runner/lambdaPackage";
 import { apiEvent, type AwsRunWorld, runIdOf, startAwsRunWorld } from "../helpers/awsRunWorld";
 import { SECRETS_KEY_ARN } from "../helpers/awsPipeline";
@@ -265,4 +267,28 @@ export default async function run(site: string, size: number) {
   expect(await world.pipeline.memory.store.profiles.get("acct", "big")).toEqual(before);
   expect(await world.pipeline.memory.store.profileStates.stateKey("acct", "big")).toBe(kept);
   expect(objectOf(kept)).toEqual(keptBytes);
+});
+
+it("gives back the leases of a run the sweeper ends past its deadline (its workflow never started or never ended)", async () => {
+  const later = { now: () => new Date(Date.now() + 3600_000) };
+  const swept = await startAwsRunWorld({ sweepClock: later });
+  try {
+    const fn = await swept.create("acct", "lost-writer", LOGIN_FN);
+    const store = swept.pipeline.memory.store;
+    // A run admitted, marked running and granted its profile (the run starter's own call), whose workflow was lost.
+    const queuedAt = new Date(Date.now() - 1000).toISOString();
+    await store.limits.admit("acct", "run_lost", { concurrency: 10, invocationsPerMonth: 1000 }, Date.now() + 3600_000, new Date());
+    await store.runs.put({ ...newRun(fn, { version: 1, trigger: "http", params: {}, queuedAt }), run_id: "run_lost", status: "running", started_at: queuedAt });
+    const grants = await grantRunProfiles({ store, objects: swept.pipeline.profileObjects }, fn, 1, { runId: "run_lost", attempt: 1, nowMs: Date.now(), leaseUntilMs: Date.now() + 3600_000, expiresInSeconds: 60 });
+    expect(grants).toEqual([{ name: "shop", get: null, put: expect.objectContaining({ url: expect.any(String) }), locked: false }]);
+    const now = Date.now();
+    expect(await store.profiles.takeLease("acct", "shop", "probe", now, now + 1000)).toBe(false);
+    expect(await swept.pipeline.sweep()).toEqual({ settled: 1 });
+    expect(await store.runs.get("run_lost")).toMatchObject({ status: "failed", error: { code: "function_crashed" } });
+    expect(await store.profileStates.leases("run_lost", 1)).toBeNull();
+    expect(swept.pipeline.s3.deletes).toContainEqual([profileStateKey("acct", "shop", "run_lost")]);
+    expect(await store.profiles.takeLease("acct", "shop", "probe", now, now + 1000)).toBe(true);
+  } finally {
+    await swept.close();
+  }
 });
