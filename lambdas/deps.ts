@@ -84,7 +84,7 @@ export interface Deps {
   artifactContent?: ArtifactContent;
   config: ServiceConfig;
   /** Where profiles' states are kept, sealed (absent: the service keeps none). */
-  profileBlobs?: ProfileBlobs;
+  profileBlobs?: Pick<ProfileBlobs, "remove">;
   /**
    * Aborted when the service begins to stop: work it does outside requests (a batch's runs not
    * started yet: startBatchRuns) stops taking more. Absent: never.

@@ -34,12 +34,13 @@ export const AUTHORIZER_DATA_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem"];
  * PutItem into (#23.9): none of them may write an API key (`KEY#`), a batch or an idempotency
  * claim. The authorizer creates accounts only; the recorder and the sweeper write runs (and
  * their parts and artifacts, `RUN#`), webhook deliveries (`FNID#`), the account's limits, usage
- * and storage (`ACCOUNT#`) and, as the run queue's dispatchers, queue items (`QUEUE#`); the
+ * and storage (`ACCOUNT#`) and, as the run queue's dispatchers, queue items (`QUEUE#`) and the
+ * writer's leases of the profiles of the runs they start (`PROFILE#`); the
  * delivery Lambda writes deliveries (`FNID#`).
  */
 export const PUT_PARTITIONS = {
   authorizer: ["ACCOUNT#*"],
-  recorder: ["RUN#*", "FNID#*", "ACCOUNT#*", "QUEUE#*"],
+  recorder: ["RUN#*", "FNID#*", "ACCOUNT#*", "QUEUE#*", "PROFILE#*"],
   webhookDelivery: ["FNID#*"],
 } as const;
 

@@ -110,6 +110,10 @@ export class Handlers extends Construct {
     // upload URLs presigned) and opens their secrets (values redacted from the run's record).
     props.pipeline.grantStartRuns(this.roles.runRecorder);
     props.pipeline.grantStartRuns(this.roles.runSweeper);
+    // Profiles (lambdas/profiles/aws): whoever starts runs signs their profiles' URLs; the
+    // recorder reads a run's saves, and it and the sweeper delete what is not (or no longer) kept.
+    for (const starter of [this.roles.scheduledRun, this.roles.runRecorder, this.roles.runSweeper]) props.pipeline.grantSignProfiles(starter, props.secretsKey);
+    for (const ender of [this.roles.runRecorder, this.roles.runSweeper]) props.pipeline.grantDeleteProfileStates(ender);
     props.secretsKey.grantOpen(this.roles.runSweeper);
     // A scheduled run opens its function's secrets (their values are redacted from the run's record).
     props.secretsKey.grantOpen(this.roles.scheduledRun);

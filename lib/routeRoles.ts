@@ -21,6 +21,7 @@ import type { WebhookDelivery } from "./webhookDelivery";
  *   seals its webhook signing secret (KMS);
  * - `secrets`: seals and opens function secrets and webhook signing secrets (KMS);
  * - `artifacts`: presigns artifact downloads (S3 GetObject under artifacts/);
+ * - `profiles`: deletes a profile's state object (S3 DeleteObject under profiles/);
  * - `live`: watches a run live: writes its watch marker and reads its latest frame (S3 PutObject
  *   of `live/<run id>/watch`, GetObject of `live/<run id>/latest.jpg`; lambdas/live/aws);
  * - `data`: the table only.
@@ -31,6 +32,7 @@ export const ROUTE_GROUPS = {
   functions: ["createFunction", "updateFunction", "forkFunction", "deleteFunction"],
   secrets: ["putSecret", "rotateWebhookSecret"],
   artifacts: ["getArtifact"],
+  profiles: ["deleteProfile"],
   live: ["getRunLive"],
   data: [
     "listFunctions",
@@ -52,7 +54,6 @@ export const ROUTE_GROUPS = {
     "getUsage",
     "listProfiles",
     "getProfile",
-    "deleteProfile",
     "setAccountPlan",
     "createApiKey",
     "listApiKeys",
@@ -85,9 +86,10 @@ export interface RouteGrantTargets {
 
 /** Grants each group's role what its routes touch beyond the table (see ROUTE_GROUPS), and nothing else. */
 export function grantRouteGroups(roles: Record<RouteGroup, Role>, targets: RouteGrantTargets): void {
-  const { invoke, cancel, functions, secrets, artifacts, live } = roles;
-  // invoke: start runs (and presign their uploads), open the function's secrets and seal them for its Lambda.
+  const { invoke, cancel, functions, secrets, artifacts, profiles, live } = roles;
+  // invoke: start runs (and presign their uploads and their profiles' URLs), open the function's secrets and seal them for its Lambda.
   targets.pipeline.grantStartRuns(invoke);
+  targets.pipeline.grantSignProfiles(invoke, targets.secretsKey);
   targets.secretsKey.grantSealAndOpen(invoke);
   // cancel: stop a run's workflow.
   targets.pipeline.grantStopRuns(cancel);
@@ -102,6 +104,7 @@ export function grantRouteGroups(roles: Record<RouteGroup, Role>, targets: Route
   targets.secretsKey.grantSealAndOpen(functions);
   targets.secretsKey.grantSealAndOpen(secrets);
   targets.pipeline.grantDownloadArtifacts(artifacts);
+  targets.pipeline.grantDeleteProfileStates(profiles);
   targets.pipeline.grantWatchLive(live);
   // Whoever ends a run queues its webhooks: a run ended by an invocation, or canceled.
   for (const sender of [invoke, cancel]) targets.webhooks.grantEnqueue(sender);

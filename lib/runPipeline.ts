@@ -11,6 +11,8 @@ import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from "aws-cd
 import { Construct } from "constructs";
 import { runWorkflowDefinition, WORKFLOW_SUBSTITUTIONS } from "../lambdas/runtime/aws/runWorkflow";
 import { ARTIFACT_PREFIX, OUTCOME_PREFIX } from "../lambdas/runtime/aws/outcomeBucket";
+import { PROFILE_PREFIX } from "../lambdas/profiles/aws/profileKeys";
+import type { SecretsKey } from "./secretsKey";
 import { LIVE_PREFIX } from "../lambdas/live/aws/liveUploads";
 import { SWEPT_RUNS_METRIC } from "../lambdas/runtime/aws/sweptRunsMetric";
 import { deadLetterQueue } from "./deadLetterQueue";
@@ -216,6 +218,29 @@ export class RunPipeline extends Construct {
     return this.bucket.arnForObjects(`${ARTIFACT_PREFIX}*`);
   }
 
+  /** The objects under `profiles/`: profiles' states (lambdas/profiles/aws), kept until their profile is deleted. */
+  get profileObjects(): string {
+    return this.bucket.arnForObjects(`${PROFILE_PREFIX}*`);
+  }
+
+  /**
+   * Sign the URLs of a run's profiles before it starts: a presigned GET of a current state and
+   * a presigned POST of a new one act with their signer's permissions, S3's own call to KMS
+   * included (SSE-KMS with the stack's key: kms:GenerateDataKey to write, kms:Decrypt to read,
+   * only through S3 and only for objects under `profiles/`). Every role that starts runs.
+   */
+  grantSignProfiles(grantee: IRole, key: SecretsKey): void {
+    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:GetObject", "s3:PutObject"], resources: [this.profileObjects] }));
+    key.grantThroughS3(grantee, this.profileObjects, ["kms:Decrypt", "kms:GenerateDataKey"]);
+    acknowledgeWildcards(grantee, [this.profileObjects], PROFILE_OBJECTS_REASON);
+  }
+
+  /** Delete profiles' state objects: saves a run made that were not adopted, states replaced (the recorder, the sweeper) or whose profile is deleted. */
+  grantDeleteProfileStates(grantee: IRole): void {
+    grantee.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:DeleteObject"], resources: [this.profileObjects] }));
+    acknowledgeWildcards(grantee, [this.profileObjects], PROFILE_OBJECTS_REASON);
+  }
+
   /** The live view's frames: each run's latest frame, `live/<run id>/latest.jpg`. */
   get liveFrameObjects(): string {
     return this.bucket.arnForObjects(`${LIVE_PREFIX}*/latest.jpg`);
@@ -294,6 +319,9 @@ const EXECUTIONS_REASON =
 
 const OUTCOME_OBJECTS_REASON =
   "Each run's uploads are named outcomes/<run id>/… at run time: the outcomes/ prefix of the stack's own run bucket is the narrowest scope.";
+
+const PROFILE_OBJECTS_REASON =
+  "Each profile's state is an object named profiles/<account hash>/<profile>/<run id>.json at run time: the profiles/ prefix of the stack's own run bucket is the narrowest scope.";
 
 const LIVE_OBJECTS_REASON =
   "Each run's live frame and watch marker are named live/<run id>/latest.jpg and live/<run id>/watch at run time: those names under the live/ prefix of the stack's own run bucket are the narrowest scope.";

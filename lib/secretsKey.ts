@@ -1,4 +1,4 @@
-import { RemovalPolicy } from "aws-cdk-lib";
+import { Aws, RemovalPolicy } from "aws-cdk-lib";
 import { type IRole, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Alias, type IKey, Key } from "aws-cdk-lib/aws-kms";
 import { Construct } from "constructs";
@@ -35,7 +35,7 @@ export class SecretsKey extends Construct {
     }
     this.key = new Key(this, "Key", {
       alias: `alias/${props.prefix}-secrets`,
-      description: "browserfn: seals function secrets and webhook signing secrets",
+      description: "browserfn: seals function secrets and webhook signing secrets; encrypts profiles' states in the run bucket (SSE-KMS)",
       enableKeyRotation: true,
       removalPolicy: props.removalPolicy,
     });
@@ -59,6 +59,23 @@ export class SecretsKey extends Construct {
         actions: ["kms:Decrypt"],
         resources: [this.key.keyArn],
         conditions: { Null: { [`kms:EncryptionContext:${SECRET_CONTEXT_KEY}`]: "false" } },
+      }),
+    );
+  }
+
+  /**
+   * `actions` with this key only through S3 (SSE-KMS) and only for the objects `objects` (an
+   * ARN pattern): S3 calls KMS with the object's ARN as the encryption context (no bucket key).
+   */
+  grantThroughS3(role: IRole, objects: string, actions: string[]): void {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions,
+        resources: [this.key.keyArn],
+        conditions: {
+          StringEquals: { "kms:ViaService": `s3.${Aws.REGION}.amazonaws.com` },
+          StringLike: { "kms:EncryptionContext:aws:s3:arn": objects },
+        },
       }),
     );
   }

@@ -15,6 +15,8 @@ import { createAwsScheduler } from "../schedule/awsScheduler";
 import { createDocumentClient } from "../store/dynamo";
 import { createStore } from "../store/store";
 import { createS3OutcomeBucket } from "../runtime/aws/outcomeBucket";
+import { createS3ProfileObjects } from "../profiles/aws/profileObjects";
+import { s3ProfileRemoval } from "../profiles/aws/s3ProfileRemoval";
 import type { RecordRunDeps } from "../runtime/aws/recordRun";
 import { createS3UploadedRecordings } from "../recording/aws/uploadedRecordings";
 import { createS3LiveWatch } from "../live/aws/s3LiveWatch";
@@ -75,15 +77,18 @@ export function createAwsSweepDeps(config: DispatcherEnvConfig): SweepDeps {
   const store = createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays, artifactRetentionDays: config.artifactRetentionDays });
   const webhooks = createAwsWebhookOutbox(store, config.region, config.webhookQueueUrl);
   const log = (line: string) => console.error(line);
+  const bucketClient = createRunBucketClient(config.region);
+  const profileObjects = createS3ProfileObjects(bucketClient, config.dispatch.runBucket, config.dispatch.secrets.secretsKeyArn);
   const dispatcher = createDispatcherDeps({
     store,
     clock: systemClock,
     log,
     secretBox: createAwsSecretBox(config.region, config.dispatch.secrets),
     webhooks,
-    outcomes: createS3OutcomeBucket(createRunBucketClient(config.region), config.dispatch.runBucket),
+    outcomes: createS3OutcomeBucket(bucketClient, config.dispatch.runBucket),
     stepFunctions: createDispatchStepFunctions(config.region),
     dispatch: config.dispatch,
+    profileObjects,
   });
   return {
     store,
@@ -94,6 +99,7 @@ export function createAwsSweepDeps(config: DispatcherEnvConfig): SweepDeps {
     sweptRuns: (count) => void process.stdout.write(`${sweptRunsMetricLine(config.tablePrefix, count, new Date())}\n`),
     dispatch: awsQueueDispatch(dispatcher),
     sweepQueues: awsQueueRecovery(dispatcher),
+    profiles: { store, objects: profileObjects },
   };
 }
 
@@ -107,11 +113,12 @@ export function createAwsRecorderDeps(config: ReturnType<typeof readRecorderEnv>
   const store = createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays, artifactRetentionDays: config.artifactRetentionDays });
   const bucketClient = createRunBucketClient(config.region);
   const outcomes = createS3OutcomeBucket(bucketClient, config.runBucket);
+  const profileObjects = createS3ProfileObjects(bucketClient, config.runBucket, config.secrets.secretsKeyArn);
   const secretBox = createAwsSecretBox(config.region, config.secrets);
   const webhooks = createAwsWebhookOutbox(store, config.region, config.webhookQueueUrl);
   const log = (line: string) => console.error(line);
   const stepFunctions = createDispatchStepFunctions(config.region);
-  const dispatcher = createDispatcherDeps({ store, clock: systemClock, log, secretBox, webhooks, outcomes, stepFunctions, dispatch: config.dispatch });
+  const dispatcher = createDispatcherDeps({ store, clock: systemClock, log, secretBox, webhooks, outcomes, stepFunctions, dispatch: config.dispatch, profileObjects });
   const storageCap = async (accountId: string) => storageCapBytes(config.plans[(await store.accounts.getAccount(accountId))?.plan ?? DEFAULT_PLAN]);
   return {
     store,
@@ -126,6 +133,7 @@ export function createAwsRecorderDeps(config: ReturnType<typeof readRecorderEnv>
     dispatch: awsQueueDispatch(dispatcher),
     // A failed attempt the function's retries allow again is queued (its parameters read back from its execution's input).
     retry: awsAttemptRetry(dispatcher, stepFunctions),
+    profiles: { store, objects: profileObjects },
   };
 }
 
@@ -143,8 +151,11 @@ export function createAwsDeps(config: AwsConfig): Deps {
   const controlPlane = createLambdaClients(config.region).controlPlane;
   const bucketClient = createRunBucketClient(config.region);
   const bucket = createS3OutcomeBucket(bucketClient, config.runtime.runBucket);
+  const profileObjects = createS3ProfileObjects(bucketClient, config.runtime.runBucket, config.secretsKeyArn);
   return {
     store,
+    // DELETE /profiles/{name}: the profile's state object goes with its record.
+    profileBlobs: s3ProfileRemoval(store.profileStates, profileObjects),
     secretBox: createAwsSecretBox(config.region, { secretsKeyArn: config.secretsKeyArn, functionPrefix: config.runtime.functionPrefix, executionRoleId: config.runtime.executionRoleId }),
     webhooks: createAwsWebhookOutbox(store, config.region, config.webhookQueueUrl),
     // Downloads are short-lived presigned URLs the API redirects to: the bytes never pass through a Lambda.
@@ -162,6 +173,8 @@ export function createAwsDeps(config: AwsConfig): Deps {
       stateMachineArn: config.runtime.stateMachineArn,
       outcomes: bucket,
       runs: store.runs,
+      // A run's profiles: leases taken and URLs signed before it starts (lambdas/profiles/aws).
+      profiles: { store, objects: profileObjects },
       functionPrefix: config.runtime.functionPrefix,
       executionRoleArn: config.runtime.executionRoleArn,
       executionRoleId: config.runtime.executionRoleId,

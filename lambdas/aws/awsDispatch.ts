@@ -5,6 +5,7 @@ import { wakeQueue } from "../queue/dispatchQueue";
 import { RunQueueState } from "../queue/queueState";
 import { QueueSweep } from "../queue/sweepQueues";
 import type { OutcomeBucket } from "../runtime/aws/outcomeBucket";
+import type { ProfileObjects } from "../profiles/aws/profileObjects";
 import type { QueueDispatch } from "../runtime/aws/recordRun";
 import { createRunStarter, type StepFunctionsLike } from "../runtime/aws/runExecutions";
 import type { Runtime } from "../runtime/runtime";
@@ -24,6 +25,8 @@ export interface DispatcherParts {
   outcomes: Pick<OutcomeBucket, "uploads">;
   stepFunctions: StepFunctionsLike;
   dispatch: Pick<DispatchEnvConfig, "plans" | "stateMachineArn" | "secrets">;
+  /** Profiles' states in the run bucket: the runs it starts get their profiles' URLs (absent: they open none). */
+  profileObjects?: ProfileObjects;
 }
 
 /** How early a due wake-up may come (clocks of Step Functions and Lambda apart): waited for in the Lambda. */
@@ -66,6 +69,7 @@ export function createDispatcherDeps(parts: DispatcherParts): Deps {
     runs: parts.store.runs,
     functionPrefix: parts.dispatch.secrets.functionPrefix,
     executionRoleId: parts.dispatch.secrets.executionRoleId,
+    ...(parts.profileObjects ? { profiles: { store: parts.store, objects: parts.profileObjects } } : {}),
   });
   const runtime: Runtime = {
     invoke,

@@ -8,7 +8,7 @@ import { findUnawaitedReturns } from "./findUnawaitedReturns";
 import { readingCode } from "./readingCode";
 import { MAX_WARNINGS, type Warning } from "./warnings";
 import { composeMaps, type PositionMap, takeInlineMap, withInlineMap } from "./sourceMaps";
-import { profileNamesInCode } from "../profiles/profileNamesInCode";
+import { persistedProfileNamesInCode, profileNamesInCode } from "../profiles/profileNamesInCode";
 
 export type { Warning } from "./warnings";
 
@@ -39,6 +39,8 @@ export interface CompiledCode {
   warnings: Warning[];
   /** The profile names the module passes literally to Session.start (its runs may open them; see profileNamesInCode). */
   profile_names: string[];
+  /** Of `profile_names`, those a call may open with `persist` (see persistedProfileNamesInCode). */
+  profile_writes: string[];
 }
 
 const COMPILER_OPTIONS: ts.CompilerOptions = {
@@ -84,6 +86,7 @@ function compileChecked(source: string): CompiledCode {
     code_sha256,
     warnings: moduleWarnings(sf),
     profile_names: profileNamesInCode(sf),
+    profile_writes: persistedProfileNamesInCode(sf),
   };
 }
 

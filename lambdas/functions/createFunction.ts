@@ -78,7 +78,7 @@ export async function insertFunction(
 export function newVersion(
   functionId: string,
   number: number,
-  compiled: Pick<VersionWithCode, "js" | "variables" | "code_sha256" | "parameter_style" | "input_schema" | "output_schema" | "warnings" | "profile_names">,
+  compiled: Pick<VersionWithCode, "js" | "variables" | "code_sha256" | "parameter_style" | "input_schema" | "output_schema" | "warnings" | "profile_names" | "profile_writes">,
   source: string,
   now: Date,
 ): VersionWithCode {
@@ -93,6 +93,7 @@ export function newVersion(
     ...(compiled.output_schema ? { output_schema: compiled.output_schema } : {}),
     ...(compiled.warnings ? { warnings: copyWarnings(compiled.warnings) } : {}),
     ...(compiled.profile_names ? { profile_names: [...compiled.profile_names] } : {}),
+    ...(compiled.profile_writes ? { profile_writes: [...compiled.profile_writes] } : {}),
     source,
     js: compiled.js,
   };

@@ -88,6 +88,8 @@ export interface VersionItem {
   warnings?: Warning[];
   /** The profile names its code passes literally to Session.start, found at deploy (absent on versions stored before profiles). */
   profile_names?: string[];
+  /** Of `profile_names`, those its code may open with `persist` (found at deploy; the AWS pipeline leases them before each run). */
+  profile_writes?: string[];
 }
 
 /** A version together with its code (source as uploaded, JS compiled at deploy time). */

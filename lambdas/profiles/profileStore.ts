@@ -13,7 +13,8 @@ export interface ProfileInfo {
 
 const MAX_DOMAINS = 1000;
 
-const infoKey = (accountId: string, name: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `PROFILE#${name}` });
+/** The key of a profile's record (its info; on AWS also the pointer to its state object). */
+export const infoKey = (accountId: string, name: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `PROFILE#${name}` });
 const leaseKey = (accountId: string, name: string) => ({ pk: `PROFILE#${accountId}#${name}`, sk: "LEASE" });
 
 function toInfo(item: Record<string, unknown>): ProfileInfo {

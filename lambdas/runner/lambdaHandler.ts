@@ -16,13 +16,14 @@ import type { Browser } from "puppeteer-core";
 import { driversOf, launchLambdaChromium, warmBrowser } from "./lambdaBrowser";
 import { preloadPlaywrightFor } from "./drivers/usesPlaywright";
 import { browserKillWatch, outOfMemory } from "./browserKills";
-import { type FunctionMeta, INLINE_ANSWER_BYTES, type LambdaRunAnswer, type LambdaRunEvent, isRunUploads, RUNNER_PROTOCOL, type RunUploads, type UploadedAnswer } from "./lambdaPackage";
+import { type FunctionMeta, INLINE_ANSWER_BYTES, type LambdaRunAnswer, type LambdaRunEvent, isRunProfileGrants, isRunUploads, RUNNER_PROTOCOL, type RunUploads, type UploadedAnswer } from "./lambdaPackage";
 import { capBytes } from "./outputLimits";
 import type { RunOutcome } from "./protocol";
 import { TreeMeter, watchMemory } from "../runtime/local/processTree";
 import { startInvocation } from "./runInvocation";
 import { isRecordingMode } from "../recording/recordingMode";
 import { postToS3, s3ArtifactSink } from "./s3Artifacts";
+import { s3Profiles } from "./s3Profiles";
 import { isLiveUploads } from "../live/aws/liveUploads";
 import { startLambdaLiveView } from "../live/aws/lambdaLiveView";
 import { realmChanges, takeRealmSnapshot } from "./realmLeftovers/realmSnapshot";
@@ -119,8 +120,9 @@ function checkEvent(event: LambdaRunEvent): void {
     typeof event.timeout_ms === "number" &&
     event.timeout_ms > 0 &&
     (event.uploads === undefined || isRunUploads(event.uploads)) &&
-    (event.secrets === undefined || isSealedSecrets(event.secrets));
-  if (!valid) throw new Error("The event must be { run_id: string, params: object, timeout_ms: number, uploads?: {url, fields, outcome, artifacts}, secrets?: {function_id, runner, items} }");
+    (event.secrets === undefined || isSealedSecrets(event.secrets)) &&
+    (event.profiles === undefined || isRunProfileGrants(event.profiles));
+  if (!valid) throw new Error("The event must be { run_id: string, params: object, timeout_ms: number, uploads?: {url, fields, outcome, artifacts}, secrets?: {function_id, runner, items}, profiles?: [{name, get, put, locked}] }");
 }
 
 
@@ -233,6 +235,8 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
       const memory = watchMemory(() => meter.sample(), MEMORY_SAMPLE_MS);
       void memory.sample(); // from the start: a short run gets a measure too
       const artifacts = event.uploads ? s3ArtifactSink(event.uploads, event.artifacts_url ?? "") : undefined;
+      // The profiles the trusted side granted this run (presigned URLs; lambdas/profiles/aws).
+      const profiles = event.profiles ? s3Profiles(event.profiles) : undefined;
       // The live view: screencast only while the run's watch marker says someone watches (lambdas/live/aws).
       const live = isLiveUploads(event.uploads?.live) ? startLambdaLiveView(event.uploads.live) : undefined;
       const runStarted = Date.now();
@@ -251,6 +255,7 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
         secrets,
         ...(isRecordingMode(event.recording) ? { recording: event.recording } : {}),
         ...lambdaProxy(event, secrets),
+        ...(profiles ? { profiles } : {}),
         ...(live ? { onPage: live.pageOpened } : {}),
       }));
       const outcome = started.outcome.then(
@@ -260,7 +265,8 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
           await memory.sample();
           // Chromium killed by the out-of-memory killer: the run ran out of memory, whatever its code made of it (a timeout, a closed target).
           if (ended.status === "failed" && (await kills.killedSince(runStarted))) ended = outOfMemory(ended, memoryMb);
-          return { ...ended, peak_memory_mb: Math.round(memory.peak), ...(artifacts ? { artifacts: artifacts.names() } : {}) };
+          const tooLarge = profiles?.tooLarge() ?? [];
+          return { ...ended, peak_memory_mb: Math.round(memory.peak), ...(artifacts ? { artifacts: artifacts.names() } : {}), ...(tooLarge.length > 0 ? { profiles_too_large: tooLarge } : {}) };
         },
         (error: unknown) => {
           memory.stop();

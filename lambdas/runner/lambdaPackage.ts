@@ -47,6 +47,44 @@ export interface LambdaRunEvent {
   recording?: RecordingMode;
   /** The function's proxy setting (never a password: the runner reads it from the secrets it opens, by `password_secret`). */
   proxy?: ProxySettings;
+  /**
+   * The profiles this run may open (lambdas/profiles/aws): each with a presigned GET of its
+   * current state and, when the run holds its writer's lease, a presigned POST for its new
+   * state. A name not listed here cannot be opened (absent: none can).
+   */
+  profiles?: RunProfileGrant[];
+}
+
+/**
+ * One profile a run may open on AWS. The run holds no S3 or KMS permission: both URLs act with
+ * their signer's, for one exact object each (the POST caps its size at 50 MB and demands SSE-KMS).
+ */
+export interface RunProfileGrant {
+  name: string;
+  /** A GET URL of its current state; null when it has none yet (the session opens empty). */
+  get: string | null;
+  /** The POST form its new state is written with (a new object, adopted by the recorder if the run succeeds); null: this run may not write it. */
+  put: { url: string; fields: Record<string, string> } | null;
+  /** Another run held its writer's lease when this run started: a `persist` session throws ProfileLockedError. */
+  locked: boolean;
+}
+
+/** Whether an event's `profiles` has the shape of RunProfileGrant[] (the runner checks its event). */
+export function isRunProfileGrants(grants: unknown): grants is RunProfileGrant[] {
+  const text = (value: unknown) => typeof value === "string";
+  return (
+    Array.isArray(grants) &&
+    grants.every(
+      (grant: Partial<RunProfileGrant> | null) =>
+        typeof grant === "object" &&
+        grant !== null &&
+        text(grant.name) &&
+        (grant.get === null || text(grant.get)) &&
+        typeof grant.locked === "boolean" &&
+        (grant.put === null ||
+          (typeof grant.put === "object" && text(grant.put?.url) && typeof grant.put?.fields === "object" && grant.put.fields !== null && Object.values(grant.put.fields).every(text))),
+    )
+  );
 }
 
 /**

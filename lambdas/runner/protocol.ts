@@ -123,6 +123,8 @@ export type RunOutcome = (
   peak_memory_mb?: number;
   /** The artifacts the run saved (the Lambda runner: the recorder checks each in S3). */
   artifacts?: string[];
+  /** Profiles the run tried to save over the 50 MB cap (the Lambda runner: the recorder fails a run that succeeded with profile_too_large). */
+  profiles_too_large?: string[];
 };
 
 export type WorkerMessage =

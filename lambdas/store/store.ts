@@ -17,6 +17,7 @@ import { VersionStore } from "./versionStore";
 import { QueueCounts } from "../queue/queueCounts";
 import { QueueItems } from "../queue/queueItems";
 import { ProfileStore } from "../profiles/profileStore";
+import { ProfileStateRecords } from "../profiles/aws/profileStateRecords";
 
 /** Everything browserfn keeps, on DynamoDB (dynalite locally). */
 export interface Store {
@@ -39,6 +40,8 @@ export interface Store {
   batches: BatchStore;
   /** Profiles' records and writers' leases (their states are in Deps.profileBlobs). */
   profiles: ProfileStore;
+  /** Profiles' state pointers and runs' lease lists (the AWS run pipeline: lambdas/profiles/aws). */
+  profileStates: ProfileStateRecords;
 }
 
 /** Runs are kept this long by default (DynamoDB TTL on AWS). */
@@ -76,5 +79,6 @@ export function createStore(doc: DocumentSender, tablePrefix: string, options: S
     queueCounts: new QueueCounts(doc, table),
     batches: new BatchStore(doc, table, runRetentionDays * 86_400),
     profiles: new ProfileStore(doc, table),
+    profileStates: new ProfileStateRecords(doc, table),
   };
 }

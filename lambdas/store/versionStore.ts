@@ -233,6 +233,7 @@ function versionToItem(version: VersionItem, token: string): Record<string, unkn
   if (version.output_schema !== undefined) item.output_schema = schemaToText(version.output_schema);
   if (version.warnings !== undefined) item.warnings = copyWarnings(version.warnings);
   if (version.profile_names !== undefined) item.profile_names = version.profile_names.filter((name) => typeof name === "string");
+  if (version.profile_writes !== undefined) item.profile_writes = version.profile_writes.filter((name) => typeof name === "string");
   return item;
 }
 
@@ -252,5 +253,6 @@ function toVersion(stored: StoredVersion): VersionItem {
   if (output) version.output_schema = output;
   if (Array.isArray(stored.warnings)) version.warnings = copyWarnings(stored.warnings);
   if (Array.isArray(stored.profile_names)) version.profile_names = stored.profile_names.filter((name): name is string => typeof name === "string");
+  if (Array.isArray(stored.profile_writes)) version.profile_writes = stored.profile_writes.filter((name): name is string => typeof name === "string");
   return version;
 }

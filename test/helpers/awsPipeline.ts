@@ -1,5 +1,7 @@
 import { RunQueueState } from "../../lambdas/queue/queueState";
 import { InProcessKms } from "./inProcessKms";
+import { createS3ProfileObjects, type ProfileObjects } from "../../lambdas/profiles/aws/profileObjects";
+import { s3ProfileRemoval } from "../../lambdas/profiles/aws/s3ProfileRemoval";
 import { createKmsSecretBox, runnerSession } from "../../lambdas/secrets/kmsSecretBox";
 import type { SecretBox } from "../../lambdas/secrets/secretBox";
 import { lambdaFunctionName } from "../../lambdas/runtime/aws/awsRuntime";
@@ -34,7 +36,7 @@ export const DEAD_LETTER_URL = "https://sqs.eu-west-1.amazonaws.com/123456789012
 
 const FUNCTION_PREFIX = "bfn-";
 const EXECUTION_ROLE_ID = "AROAEXAMPLEEXECUTION";
-const SECRETS_KEY_ARN = "arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555";
+export const SECRETS_KEY_ARN = "arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555";
 
 export interface AwsPipeline {
   runtime: Runtime;
@@ -47,6 +49,8 @@ export interface AwsPipeline {
   stepFunctions: InProcessStepFunctions;
   s3: InProcessS3;
   outcomes: OutcomeBucket;
+  /** Profiles' states in the stand-in S3 (what the routes, the starters, the recorder and the sweeper use). */
+  profileObjects: ProfileObjects;
   /** Lines the recorder and the sweeper logged. */
   logs: string[];
   /** The sweeper Lambda's handler, as its schedule invokes it. */
@@ -116,6 +120,9 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
   const s3 = await new InProcessS3().start();
   const s3Client = s3.client();
   const outcomes = createS3OutcomeBucket(s3Client, "bfn-run-bucket");
+  // Profiles' states beside the outcomes, SSE-KMS with the stack's key (the secrets key).
+  const profileObjects = createS3ProfileObjects(s3Client, "bfn-run-bucket", SECRETS_KEY_ARN);
+  const profiles = { store: memory.store, objects: profileObjects };
   const logs: string[] = [];
   const log = (line: string) => void logs.push(line);
   const kms = new InProcessKms(SECRETS_KEY_ARN, EXECUTION_ROLE_ID);
@@ -141,6 +148,7 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
       secretBox,
       outcomes,
       stepFunctions: spy(name),
+      profileObjects,
       dispatch: { plans: options.plans ?? DEFAULT_PLANS, stateMachineArn: STATE_MACHINE_ARN, secrets: { secretsKeyArn: SECRETS_KEY_ARN, functionPrefix: FUNCTION_PREFIX, executionRoleId: EXECUTION_ROLE_ID } },
     });
   // The recorder's dispatcher: it starts queued runs after a release, and queues a failed attempt's run again (retries).
@@ -150,12 +158,13 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
   const retry = options.retries === false ? {} : { retry: awsAttemptRetry(recorderDeps, spy("recorder")) };
   const spiedS3 = options.spyS3 ? options.spyS3(s3Client) : s3Client;
   const recordings = createS3UploadedRecordings(spiedS3, "bfn-run-bucket");
-  const recorder = makeRunRecorder({ store: memory.store, clock: systemClock, log, outcomes, recordings, secretBox, ...recorderDispatch, ...retry, throttleWaitMs: options.throttleWaitMs ?? 50 });
+  const recorder = makeRunRecorder({ store: memory.store, clock: systemClock, log, outcomes, recordings, secretBox, profiles, ...recorderDispatch, ...retry, throttleWaitMs: options.throttleWaitMs ?? 50 });
   const sweepDispatcher = options.queue ? dispatcher("sweeper", options.sweepClock) : undefined;
   const sweeper = makeRunSweeper({
     store: memory.store,
     clock: options.sweepClock ?? systemClock,
     log,
+    profiles,
     ...(sweepDispatcher ? { dispatch: awsQueueDispatch(sweepDispatcher), sweepQueues: awsQueueRecovery(sweepDispatcher) } : {}),
   });
   const recorderLambda: ServiceLambda = (payload) => recorder(payload);
@@ -182,6 +191,7 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
     stateMachineArn: STATE_MACHINE_ARN,
     outcomes,
     runs: memory.store.runs,
+    profiles,
     functionPrefix: FUNCTION_PREFIX,
     executionRoleArn: "arn:aws:iam::123456789012:role/fn",
     executionRoleId: EXECUTION_ROLE_ID,
@@ -207,6 +217,7 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
     stepFunctions,
     s3,
     outcomes,
+    profileObjects,
     logs,
     starts,
     dispatcher: (name) => dispatcher(name),
@@ -246,6 +257,7 @@ export function pipelineRouteDeps(
     secretBox: pipeline.secretBox,
     config: { plans: pipeline.plans, publicUrl: null, syncWaitSeconds: options.syncWaitSeconds, maxBodyBytes: MAX_BODY_BYTES },
     log: (line: string) => void pipeline.logs.push(line),
+    profileBlobs: s3ProfileRemoval(pipeline.memory.store.profileStates, pipeline.profileObjects),
     ...(options.deployJobs ? { deployJobs: options.deployJobs } : {}),
   };
 }

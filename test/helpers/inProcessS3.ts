@@ -25,6 +25,8 @@ export class InProcessS3 {
   readonly written = new Map<string, Date>();
   /** Every request: method and path. */
   readonly requests: string[] = [];
+  /** How each object uploaded through a POST form asked S3 to encrypt it: its `x-amz-server-side-encryption` fields. */
+  readonly encryption = new Map<string, { algorithm: string | null; keyId: string | null }>();
   /** The keys of each DeleteObjects call, in order. */
   readonly deletes: string[][] = [];
   private server?: Server;
@@ -59,6 +61,7 @@ export class InProcessS3 {
           this.deletes.push(keys);
           for (const deleted of keys) {
             this.objects.delete(`${bucket}/${deleted}`);
+            this.encryption.delete(`${bucket}/${deleted}`);
             this.types.delete(`${bucket}/${deleted}`);
           }
           response.writeHead(200, { "content-type": "application/xml" });
@@ -103,6 +106,12 @@ export class InProcessS3 {
           return response.end();
         }
         if (request.method === "GET") {
+          // A presigned GET (a runner's): refused once expired, as S3 does.
+          const signedAt = url.searchParams.get("X-Amz-Date");
+          if (url.searchParams.has("X-Amz-Signature") && signedAt) {
+            const at = Date.parse(signedAt.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, "$1-$2-$3T$4:$5:$6Z"));
+            if (!(Date.now() <= at + Number(url.searchParams.get("X-Amz-Expires")) * 1000)) return fail(403, "AccessDenied");
+          }
           const object = this.objects.get(key);
           // As S3 answers a caller without s3:ListBucket (the recorder): 403, not 404.
           if (!object) return fail(403, "AccessDenied");
@@ -159,6 +168,7 @@ export class InProcessS3 {
     const type = form.get("Content-Type");
     const fields = [...form.entries()].filter((entry): entry is [string, string] => typeof entry[1] === "string");
     this.store(`bfn-run-bucket/${key}`, bytes, typeof type === "string" ? type : undefined, metadataOf(fields));
+    this.encryption.set(`bfn-run-bucket/${key}`, { algorithm: field("x-amz-server-side-encryption") ?? null, keyId: field("x-amz-server-side-encryption-aws-kms-key-id") ?? null });
     return { status: 204 };
   }
 

@@ -18,6 +18,22 @@ export default async function run(name: string) {
     expect(compileCode(code).profile_names).toEqual(["shop-a", "shop-b"]);
     expect(compileCode("export default async () => 1;").profile_names).toEqual([]);
   });
+
+  it("finds which of them a call may open as its writer (the AWS pipeline leases those before a run): a `persist` not literally false", () => {
+    const code = `import { Session } from "browserfn/runtime";
+export default async function run(save: boolean) {
+  await using a = await Session.start({ profile: "written", persist: true });
+  await using b = await Session.start({ profile: "maybe", persist: save });
+  await using c = await Session.start({ profile: "read-only" });
+  await using d = await Session.start({ profile: "read-too", persist: false });
+  await using e = await Session.start({ persist: true, profile: "order" });
+  return 1;
+}`;
+    const compiled = compileCode(code);
+    expect(compiled.profile_names).toEqual(["maybe", "order", "read-only", "read-too", "written"]);
+    expect(compiled.profile_writes).toEqual(["maybe", "order", "written"]);
+    expect(compileCode("export default async () => 1;").profile_writes).toEqual([]);
+  });
 });
 
 describe("the proxy setting", () => {

@@ -38,8 +38,17 @@ describe("the secrets key", () => {
     template.hasResourceProperties("AWS::KMS::Alias", { AliasName: "alias/bfn-test-secrets" });
   });
 
+  /** Statements that use the key only through S3 (SSE-KMS of profiles' states: test/unit/stackSecurity.test.ts checks them). */
+  const viaS3 = (statement: unknown) => JSON.stringify(statement).includes("kms:ViaService");
+  const withoutS3 = () => new Map([...kmsGrants()].map(([role, statements]) => [role, (statements as unknown[]).filter((statement) => !viaS3(statement))]));
+
+  it("lets the roles that start runs use the key through S3 only, for profiles' states", () => {
+    const viaS3Roles = [...kmsGrants()].filter(([, statements]) => (statements as unknown[]).some(viaS3)).map(([role]) => role);
+    expect(viaS3Roles.sort()).toEqual([roleNamed("RoutesInvokeRole"), roleNamed("RunRecorderRole"), roleNamed("RunSweeperRole"), roleNamed("ScheduledRunRole")].sort());
+  });
+
   it("lets the routes that need it seal and open, the recorder, the sweeper, scheduled runs and webhook deliveries open, each only with a function's encryption context", () => {
-    const grants = kmsGrants();
+    const grants = withoutS3();
     const needsFunction = { Null: { "kms:EncryptionContext:function_id": "false" } };
     // The routes that invoke (a run's secrets, sealed for its Lambda), manage functions (their webhook signing secret) and write secrets.
     for (const role of ["RoutesInvokeRole", "RoutesFunctionsRole", "RoutesSecretsRole"]) {

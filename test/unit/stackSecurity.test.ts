@@ -63,6 +63,8 @@ describe("the stack's permissions", () => {
   const outcomeObjects = `<${bucketId}.Arn>/outcomes/*`;
   /** Each run's artifacts, artifacts/<run id>/<name>. */
   const artifactObjects = `<${bucketId}.Arn>/artifacts/*`;
+  /** Profiles' states, profiles/<account hash>/<name>/<run id>.json. */
+  const profileObjects = `<${bucketId}.Arn>/profiles/*`;
   /** Each run's live frame and watch marker, live/<run id>/latest.jpg and live/<run id>/watch. */
   const liveFrames = `<${bucketId}.Arn>/live/*/latest.jpg`;
   const liveMarkers = `<${bucketId}.Arn>/live/*/watch`;
@@ -96,7 +98,7 @@ describe("the stack's permissions", () => {
           for (const action of list(statement.Action)) expect(action).toMatch(WITHOUT_RESOURCE);
           expect(statementsOfRole(roleOf("RunPipelineRunWorkflowRole"))).toContainEqual(expect.objectContaining({ Action: statement.Action }));
         } else if (resource.includes("*")) {
-          expect([...ALLOWED_WILDCARDS, outcomeObjects, artifactObjects, liveFrames, liveMarkers, sweeperVersions]).toContain(resource);
+          expect([...ALLOWED_WILDCARDS, outcomeObjects, artifactObjects, profileObjects, liveFrames, liveMarkers, sweeperVersions]).toContain(resource);
         }
       }
     }
@@ -150,14 +152,17 @@ describe("the stack's permissions", () => {
     // item), presigns its upload URLs (PutObject) and starts its workflow; a retry reads the
     // failed attempt's parameters from its execution (DescribeExecution, the run workflow's executions only).
     expect(recorder.flatMap((s) => list(s.Action)).filter((a) => !/^(logs|sqs):/.test(a)).sort()).toEqual([
-      "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "s3:DeleteObject", "s3:GetObject", "s3:GetObject", "s3:PutObject", "s3:PutObject", "s3:PutObject", "states:DescribeExecution", "states:StartExecution",
+      "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "kms:Decrypt", "kms:GenerateDataKey", "s3:DeleteObject", "s3:DeleteObject", "s3:GetObject", "s3:GetObject", "s3:GetObject", "s3:PutObject", "s3:PutObject", "s3:PutObject", "s3:PutObject", "states:DescribeExecution", "states:StartExecution",
     ]);
     expect(recorder.filter((s) => list(s.Action).includes("states:DescribeExecution")).map((s) => ({ Action: list(s.Action), Resource: list(s.Resource).map(flatten) }))).toEqual([
       { Action: ["states:DescribeExecution"], Resource: ["arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:bfn-test-runs:*"] },
     ]);
     const runWorkflow = "arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:stateMachine:bfn-test-runs";
+    // (Profiles' objects apart: checked on their own below.)
     const startsRuns = (role: Statement[]) =>
-      role.filter((s) => list(s.Action).some((a) => a === "states:StartExecution" || a === "s3:PutObject")).map((s) => ({ Action: list(s.Action), Resource: list(s.Resource).map(flatten) }));
+      role
+        .filter((s) => list(s.Action).some((a) => a === "states:StartExecution" || a === "s3:PutObject") && !list(s.Resource).map(flatten).includes(profileObjects))
+        .map((s) => ({ Action: list(s.Action), Resource: list(s.Resource).map(flatten) }));
     // Signing a run's upload forms needs s3:PutObject on its keys, all under outcomes/, and on its live frame's one key.
     const dispatcherGrants = [
       { Action: ["states:StartExecution"], Resource: [runWorkflow] },
@@ -168,7 +173,7 @@ describe("the stack's permissions", () => {
     expect(startsRuns(recorder)).toHaveLength(4);
     expect(startsRuns(recorder)).toEqual(expect.arrayContaining([...dispatcherGrants, { Action: ["s3:PutObject"], Resource: [artifactObjects] }]));
     // It reads and deletes the runs' uploads only (each run's prefix, swept once it is recorded); it deletes no artifact.
-    const deletes = recorder.filter((s) => list(s.Action).includes("s3:DeleteObject"));
+    const deletes = recorder.filter((s) => list(s.Action).includes("s3:DeleteObject") && !list(s.Resource).map(flatten).includes(profileObjects));
     expect(deletes.map((s) => ({ Action: list(s.Action), Resource: list(s.Resource).map(flatten) }))).toEqual([
       { Action: ["s3:GetObject", "s3:DeleteObject"], Resource: [outcomeObjects] },
     ]);
@@ -177,7 +182,7 @@ describe("the stack's permissions", () => {
     expect([...new Set(sweeperData.flatMap((s) => list(s.Resource)).map(flatten))].sort()).toEqual([`<${tableId}.Arn>`, `<${tableId}.Arn>/index/gsi1`, `<${tableId}.Arn>/index/runs`]);
     // The run queue's recovery: it starts queued runs as the recorder does, and opens their secrets.
     expect(sweeper.flatMap((s) => list(s.Action)).filter((a) => !/^(logs|sqs):/.test(a)).sort()).toEqual([
-      "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "s3:GetObject", "s3:PutObject", "s3:PutObject", "states:StartExecution",
+      "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem", "kms:Decrypt", "kms:Decrypt", "kms:GenerateDataKey", "s3:DeleteObject", "s3:GetObject", "s3:GetObject", "s3:PutObject", "s3:PutObject", "s3:PutObject", "states:StartExecution",
     ]);
     expect(startsRuns(sweeper)).toEqual(dispatcherGrants);
   });
@@ -192,8 +197,9 @@ describe("the stack's permissions", () => {
       { Action: ["dynamodb:PutItem"], Resource: [`<${tableId}.Arn>`], Condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": partitions } } },
     ];
     expect(puts("HandlersAuthorizerRole")).toEqual(only(["ACCOUNT#*"]));
-    expect(puts("HandlersRunRecorderRole")).toEqual(only(["RUN#*", "FNID#*", "ACCOUNT#*", "QUEUE#*"]));
-    expect(puts("HandlersRunSweeperRole")).toEqual(only(["RUN#*", "FNID#*", "ACCOUNT#*", "QUEUE#*"]));
+    // PROFILE#: the writer's leases of the profiles of the runs they start (lambdas/profiles/aws).
+    expect(puts("HandlersRunRecorderRole")).toEqual(only(["RUN#*", "FNID#*", "ACCOUNT#*", "QUEUE#*", "PROFILE#*"]));
+    expect(puts("HandlersRunSweeperRole")).toEqual(only(["RUN#*", "FNID#*", "ACCOUNT#*", "QUEUE#*", "PROFILE#*"]));
     expect(puts("HandlersWebhookDeliveryRole")).toEqual(only(["FNID#*"]));
     // Their other table actions are statements of their own, without PutItem.
     const authorizer = statementsOfRole(roleOf("HandlersAuthorizerRole")).filter((s) => list(s.Action).some((a) => a.startsWith("dynamodb:")));
@@ -219,13 +225,17 @@ describe("the stack's permissions", () => {
     const beyondTable = (group: string) =>
       [...new Set(statementsOfRole(roleOf(`HandlersRoutes${group}Role`)).flatMap((s) => list(s.Action)).filter((a) => !/^(logs|dynamodb):/.test(a)))].sort();
     expect(beyondTable("Data")).toEqual([]);
-    expect(beyondTable("Invoke")).toEqual(["kms:Decrypt", "kms:Encrypt", "s3:GetObject", "s3:PutObject", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage", "states:StartExecution"]);
+    expect(beyondTable("Invoke")).toEqual(["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey", "s3:GetObject", "s3:PutObject", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage", "states:StartExecution"]);
     expect(beyondTable("Cancel")).toEqual(["sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage", "states:StopExecution"]);
     expect(beyondTable("Functions")).toEqual([
       "iam:PassRole", "kms:Decrypt", "kms:Encrypt", "lambda:DeleteFunction", "lambda:GetAccountSettings", "lambda:InvokeFunction", "scheduler:CreateSchedule", "scheduler:DeleteSchedule", "scheduler:UpdateSchedule",
     ]);
     expect(beyondTable("Secrets")).toEqual(["kms:Decrypt", "kms:Encrypt"]);
     expect(beyondTable("Artifacts")).toEqual(["s3:GetObject"]);
+    expect(beyondTable("Profiles")).toEqual(["s3:DeleteObject"]);
+    // DELETE /profiles/{name} alone deletes state objects; listing and showing profiles read the table only.
+    expect(roleOfRoute("deleteProfile")).toBe(roleOf("HandlersRoutesProfilesRole"));
+    expect([roleOfRoute("listProfiles"), roleOfRoute("getProfile")]).toEqual([roleOf("HandlersRoutesDataRole"), roleOf("HandlersRoutesDataRole")]);
     // GET /runs/{id}/live: its run's watch marker written, its latest frame read; nothing else of the bucket.
     expect(roleOfRoute("getRunLive")).toBe(roleOf("HandlersRoutesLiveRole"));
     expect(beyondTable("Live")).toEqual(["s3:GetObject", "s3:PutObject"]);
@@ -245,6 +255,40 @@ describe("the stack's permissions", () => {
     ]);
     // GET /runs: the table only (it could delete Lambdas, pass the scheduler role, start runs and use the key before).
     expect(roleOfRoute("listRuns")).toBe(roleOf("HandlersRoutesDataRole"));
+  });
+
+  it("lets only the roles that start runs sign profiles' URLs, KMS only through S3 for profiles/ objects; only the recorder, the sweeper and DELETE /profiles delete them", () => {
+    const [keyId] = Object.keys(template.findResources("AWS::KMS::Key"));
+    const profileGrants = (roleId: string) =>
+      statementsOfRole(roleId)
+        .filter((s) => list(s.Resource).map(flatten).includes(profileObjects) || list(s.Action).includes("kms:GenerateDataKey"))
+        .map((s) => ({ Action: list(s.Action), Resource: list(s.Resource).map(flatten), ...(s.Condition ? { Condition: s.Condition as Record<string, Record<string, unknown>> } : {}) }));
+    const sign = [
+      { Action: ["s3:GetObject", "s3:PutObject"], Resource: [profileObjects] },
+      {
+        Action: ["kms:Decrypt", "kms:GenerateDataKey"],
+        Resource: [`<${keyId}.Arn>`],
+        Condition: {
+          StringEquals: { "kms:ViaService": "s3.<AWS::Region>.amazonaws.com" },
+          StringLike: { "kms:EncryptionContext:aws:s3:arn": profileObjects },
+        },
+      },
+    ];
+    const remove = { Action: ["s3:DeleteObject"], Resource: [profileObjects] };
+    const flat = (grants: { Condition?: Record<string, Record<string, unknown>> }[]) =>
+      grants.map((grant) =>
+        grant.Condition
+          ? { ...grant, Condition: Object.fromEntries(Object.entries(grant.Condition).map(([op, keys]) => [op, Object.fromEntries(Object.entries(keys).map(([key, value]) => [key, flatten(value)]))])) }
+          : grant,
+      );
+    expect(flat(profileGrants(roleOf("HandlersRoutesInvokeRole")))).toEqual(sign);
+    expect(flat(profileGrants(roleOf("HandlersScheduledRunRole")))).toEqual(sign);
+    expect(flat(profileGrants(roleOf("HandlersRunRecorderRole")))).toEqual([...sign, remove]);
+    expect(flat(profileGrants(roleOf("HandlersRunSweeperRole")))).toEqual([...sign, remove]);
+    expect(flat(profileGrants(roleOf("HandlersRoutesProfilesRole")))).toEqual([remove]);
+    // No other role touches profiles' objects or uses the key through S3; function code least of all.
+    const others = Object.keys(roles).filter((id) => !/^Handlers(RoutesInvoke|ScheduledRun|RunRecorder|RunSweeper|RoutesProfiles)Role/.test(id));
+    for (const id of others) expect([id, profileGrants(id)]).toEqual([id, []]);
   });
 
   it("lets function code write its logs and open its own secrets, nothing else (no Lambda, no store, no bucket); open routes only write their logs", () => {

@@ -44,6 +44,8 @@ const Compiled = z.object({
   code_sha256: z.string().regex(/^[0-9a-f]{64}$/),
   warnings: z.array(Warning),
   profile_names: z.array(z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/)).max(100),
+  // Absent from a worker built before the field: none.
+  profile_writes: z.array(z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/)).max(100).default([]),
 });
 
 /** A compile answer read back; throws when it is not one. */

@@ -21,6 +21,7 @@ import type { RecordRunAnswer } from "./runWorkflow";
 import { attemptLogs, shouldRetry } from "../../retries/retryPolicy";
 import { redactorFor, redactResult } from "../../secrets/functionSecrets";
 import type { SecretBox } from "../../secrets/secretBox";
+import { type RecordProfilesDeps, recordRunProfiles, releaseRunProfiles, reportedTooLargeOf } from "../../profiles/aws/recordRunProfiles";
 
 /**
  * Starts the account's queued runs while its plan has free slots, and resolves once that is
@@ -35,6 +36,8 @@ export interface ReleaseDeps extends FinishRunDeps {
   dispatch?: QueueDispatch;
   /** Queues a failed attempt's run for its next one (recordRetry.ts; absent: runs are not retried). */
   retry?: AttemptRetry;
+  /** Profiles' states and records (lambdas/profiles/aws): a run's saves are adopted, its leases given back. Absent: runs hold none. */
+  profiles?: Omit<RecordProfilesDeps, "clock" | "log">;
 }
 
 export interface RecordRunDeps extends ReleaseDeps {
@@ -105,7 +108,8 @@ export function makeRunRecorder(deps: RecordRunDeps) {
     if ((run.attempt ?? 1) !== (input.attempt ?? 1)) return waitingAnswer(run, input.attempt ?? 1);
     const elapsed = Math.max(0, Date.parse(input.ended_at) - Date.parse(input.started_at));
     const limits = { timeout_seconds: input.timeout_seconds, memory_mb: run.memory_mb };
-    const { ending: ended, artifacts } = await endingOf(deps, run, input.ended, limits, elapsed, input.attempt ?? 1);
+    const { ending: recordedEnding, artifacts, tooLarge } = await endingOf(deps, run, input.ended, limits, elapsed, input.attempt ?? 1);
+    let ended = recordedEnding;
     // Lambda stayed throttled through the quick retries: a run nobody waits for waits for Lambda instead of failing.
     if (!ended.ran && ended.error?.code === "concurrency_limit_exceeded" && waitsOutThrottle(run, deps.clock.now())) {
       const waiting = await waitOutThrottle(deps, run, deps.clock.now(), input.timeout_seconds, deps.throttleWaitMs);
@@ -115,6 +119,12 @@ export function makeRunRecorder(deps: RecordRunDeps) {
     const redactor = await redactorFor(deps, run.function_id);
     // Listed before the run is final: a caller who sees the end sees its files.
     if (!FINAL_STATUSES.includes(run.status)) await recordArtifacts(deps, run, artifacts, input.attempt ?? 1, redactor);
+    // Its profiles' saves are kept (a run that succeeded) before its end is written, and its leases go back.
+    if (deps.profiles) {
+      const succeeded = ended.status === "succeeded" && !FINAL_STATUSES.includes(run.status);
+      const refused = await recordRunProfiles({ ...deps.profiles, clock: deps.clock, log: deps.log }, run.run_id, input.attempt ?? 1, { succeeded, tooLarge });
+      if (refused) ended = { ...ended, status: "failed", result_json: null, error: refused };
+    }
     // Metered: at most the timeout, and nothing for a run that never ran (throttled, not deployed).
     const duration_ms = ended.ran ? Math.min(elapsed, input.timeout_seconds * 1000) : 0;
     const recorded = await endRun(deps, run, ended, duration_ms, (result) => redactResult(redactor, result), input.execution_arn);
@@ -143,6 +153,8 @@ export async function recordExecutionEnd(
   const { runId, attempt } = runOfExecution(detail.name);
   const run = await deps.store.runs.get(runId);
   if (!run) return "unknown";
+  // The attempt's execution is over, however it ended: its profiles' leases go back, its unadopted saves go.
+  if (deps.profiles) await releaseRunProfiles(deps.profiles, runId, attempt);
   // An execution of an earlier attempt (ended after its Record state: in WaitRetry, say): the
   // run has gone on, and its lease is the later attempt's.
   if ((run.attempt ?? 1) > attempt) return run.status;
@@ -221,8 +233,8 @@ async function endingOf(
   limits: FunctionLimits,
   durationMs: number,
   attempt: number,
-): Promise<{ ending: RecordedEnding; artifacts: ReportedArtifact[] }> {
-  const ranWithout = (ending: Ending) => ({ ending: { ...ending, ran: true }, artifacts: [] });
+): Promise<{ ending: RecordedEnding; artifacts: ReportedArtifact[]; tooLarge: string[] }> {
+  const ranWithout = (ending: Ending) => ({ ending: { ...ending, ran: true }, artifacts: [], tooLarge: [] });
   if (typeof ended === "object" && ended !== null && "answer" in ended) {
     const inline = (ended as { answer: unknown }).answer ?? null;
     const protocol = runnerProtocolOf(inline);
@@ -242,11 +254,11 @@ async function endingOf(
       shown = () => uploaded.text;
     }
     const bounds = { maxBrowserMs: durationMs, memoryMb: limits.memory_mb };
-    return { ending: { ...outcomeEndingOf(answer, bounds, shown), ran: true }, artifacts: reportedArtifactsOf(answer) };
+    return { ending: { ...outcomeEndingOf(answer, bounds, shown), ran: true }, artifacts: reportedArtifactsOf(answer), tooLarge: reportedTooLargeOf(answer) };
   }
   const caught = CaughtError.safeParse(ended);
   if (!caught.success) return ranWithout(endedWithout("failed", "function_crashed", "The run's workflow handed over neither an answer nor an error"));
-  return { ending: caughtEnding(caught.data.Error, caught.data.Cause ?? "", limits), artifacts: [] };
+  return { ending: caughtEnding(caught.data.Error, caught.data.Cause ?? "", limits), artifacts: [], tooLarge: [] };
 }
 
 /** Why the answer of a runner speaking `protocol` (null: not a number) is not read. */

@@ -3,7 +3,10 @@ import { type DescribeExecutionCommand, StartExecutionCommand, type StopExecutio
 import { proxyOf } from "../../proxy/proxySettings";
 import type { FunctionItem } from "../../functions/types";
 import { ApiError } from "../../http/errors";
-import type { LambdaRunEvent } from "../../runner/lambdaPackage";
+import type { LambdaRunEvent, RunProfileGrant } from "../../runner/lambdaPackage";
+import { type GrantDeps, grantRunProfiles } from "../../profiles/aws/grantRunProfiles";
+import type { ProfileObjects } from "../../profiles/aws/profileObjects";
+import { releaseRunProfiles, type RecordProfilesDeps } from "../../profiles/aws/recordRunProfiles";
 import { FINAL_STATUSES, RUN_DEADLINE_MARGIN_MS, type RunItem } from "../../runs/types";
 import { runnerSession } from "../../secrets/kmsSecretBox";
 import type { RunStore } from "../../store/runStore";
@@ -13,6 +16,8 @@ import { endedWithout } from "./invokeOutcome";
 import { httpStatusOf, isAwsError } from "./lambdaClient";
 import type { OutcomeBucket } from "./outcomeBucket";
 import { INVOKE_MARGIN_SECONDS, type RunExecutionInput } from "./runWorkflow";
+
+type ReleaseProfilesStore = RecordProfilesDeps["store"];
 
 /** The Step Functions API as the adapter uses it (an SFNClient with standard retries, or a test double). */
 export interface StepFunctionsLike {
@@ -44,6 +49,12 @@ export interface RunStarterOptions {
   outcomes: Pick<OutcomeBucket, "uploads">;
   /** Where invoke reads the run's record until the workflow's recorder has made it final. */
   runs: Pick<RunStore, "get">;
+  /**
+   * Profiles' states in the run bucket and what the store keeps of them: a run that may open
+   * profiles gets their URLs in its event, and the writer's leases are taken before it starts
+   * (lambdas/profiles/aws). Absent: runs open no profile.
+   */
+  profiles?: { store: GrantDeps["store"] & ReleaseProfilesStore; objects: ProfileObjects };
   /** Prepended to the function_id to name its Lambda. */
   functionPrefix: string;
   /** The execution role's unique id (AROA…): a function's secrets are sealed for its Lambda's session, `<it>:<Lambda name>`. */
@@ -137,6 +148,32 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
   return async function invoke(request: InvokeRequest, hooks: InvokeHooks): Promise<InvokeResult> {
     const { fn, version } = request;
     const proxy = proxyOf(fn);
+    const attempt = request.attempt ?? 1;
+    const now = Date.now();
+    // The leases lapse after the run's deadline, when the sweeper has ended it anyway.
+    const profiles = options.profiles
+      ? await grantRunProfiles(options.profiles, fn, version, {
+          runId: request.runId,
+          attempt,
+          nowMs: now,
+          leaseUntilMs: now + fn.timeout_seconds * 1000 + RUN_DEADLINE_MARGIN_MS,
+          expiresInSeconds: fn.timeout_seconds + UPLOAD_URL_MARGIN_SECONDS,
+        })
+      : undefined;
+    try {
+      await startExecution(request, proxy, profiles);
+    } catch (error) {
+      // Never started: the leases it took go back at once.
+      if (options.profiles) await releaseRunProfiles(options.profiles, request.runId, attempt).catch(() => undefined);
+      throw error;
+    }
+    await hooks.onRunning();
+    return waitForEnd(fn, request.runId, request.signal);
+  };
+
+  /** Starts the run's execution with its event; throws only when none started. */
+  async function startExecution(request: InvokeRequest, proxy: ReturnType<typeof proxyOf>, profiles: RunProfileGrant[] | undefined): Promise<void> {
+    const { fn, version } = request;
     const event: LambdaRunEvent = {
       run_id: request.runId,
       params: request.params,
@@ -146,6 +183,7 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
       recording: recordingModeOf(fn.recording),
       // The setting only: the Lambda reads the password from the secrets it opens itself.
       ...(proxy ? { proxy } : {}),
+      ...(profiles ? { profiles } : {}),
       // Sealed, as stored: the function's Lambda opens them itself, so no value is in the workflow's history.
       ...(request.secrets && request.secrets.sealed.length > 0
         ? {
@@ -188,9 +226,7 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
       // Otherwise (the SDK's retries ran out on timeouts or 5xx) the execution may have
       // started: the run stands, and its recorder or the sweeper (at its deadline) ends it.
     }
-    await hooks.onRunning();
-    return waitForEnd(fn, request.runId, request.signal);
-  };
+  }
 }
 
 /** A final run record as the runtime's result. */

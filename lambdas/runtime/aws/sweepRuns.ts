@@ -2,7 +2,8 @@ import { settleRun } from "../../runs/settleRun";
 import type { FinishRunDeps } from "../../runs/finishRun";
 import type { Store } from "../../store/store";
 import { recordFailedDeployJob } from "./deployJobs";
-import { type QueueDispatch, recordExecutionEnd } from "./recordRun";
+import { type QueueDispatch, recordExecutionEnd, type ReleaseDeps } from "./recordRun";
+import { releaseRunProfiles } from "../../profiles/aws/recordRunProfiles";
 import { failStuckDeploys } from "./stuckDeploys";
 
 export interface SweepDeps extends FinishRunDeps {
@@ -17,6 +18,8 @@ export interface SweepDeps extends FinishRunDeps {
    * how many accounts it woke, once their dispatch is done. Absent: no recovery here.
    */
   sweepQueues?: () => Promise<number>;
+  /** Profiles' states and records: a run ended here gives its profiles' leases back and its unadopted saves go (absent: runs hold none). */
+  profiles?: ReleaseDeps["profiles"];
 }
 
 /** Outbox entries older than this are the sweeper's to queue (younger ones may still be on their way). */
@@ -86,6 +89,7 @@ export function makeRunSweeper(deps: SweepDeps) {
       };
       const outcome = await settleRun(deps.store, deps.clock, run, error, deps.webhooks);
       if (outcome === "ended") settled++;
+      if (outcome === "ended" && deps.profiles) await releaseRunProfiles(deps.profiles, run.run_id, run.attempt ?? 1);
       deps.log(`run sweeper: run ${run.run_id} (${run.status}, due ${run.deadline_at}): ${outcome}`);
     }
     // Each sweep reports, 0 included: a run ended here is one its workflow lost (an alarm watches).
