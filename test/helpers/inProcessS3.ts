@@ -152,6 +152,19 @@ export class InProcessS3 {
       for (const [formName, value] of form.entries()) if (formName.toLowerCase() === name.toLowerCase() && typeof value === "string") return value;
       return undefined;
     };
+    // As S3 does: every field of the form but the signature, the file, the policy and
+    // `x-ignore-*` must be named by a condition ("Invalid according to Policy: Extra input fields").
+    const named = new Set(
+      policy.conditions.flatMap((condition) =>
+        Array.isArray(condition)
+          ? typeof condition[1] === "string" && condition[1].startsWith("$") ? [condition[1].slice(1).toLowerCase()] : []
+          : Object.keys(condition as Record<string, string>).map((name) => name.toLowerCase()),
+      ),
+    );
+    for (const name of new Set([...form.keys()].map((formName) => formName.toLowerCase()))) {
+      if (["x-amz-signature", "file", "policy"].includes(name) || name.startsWith("x-ignore-")) continue;
+      if (!named.has(name)) return { status: 403, code: "AccessDenied" };
+    }
     for (const condition of policy.conditions) {
       if (!Array.isArray(condition)) {
         for (const [name, value] of Object.entries(condition as Record<string, string>)) {

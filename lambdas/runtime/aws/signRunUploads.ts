@@ -25,7 +25,9 @@ export async function signRunUploads(s3: S3Client, bucket: string, limits: Uploa
   const outcome = await createPresignedPost(s3, {
     Bucket: bucket,
     Key: limits.outcomeKey,
-    Conditions: [["content-length-range", 0, limits.outcomeMaxBytes]],
+    // The runner's form sends Content-Type (postToS3): S3 refuses a POST with a field no
+    // condition names ("Extra input fields"), so the policy names it.
+    Conditions: [["content-length-range", 0, limits.outcomeMaxBytes], ["starts-with", "$Content-Type", ""]],
     Expires: expires,
   });
   const { Policy: outcomePolicy, "X-Amz-Signature": outcomeSignature, key: _key, ...shared } = outcome.fields;
