@@ -1,33 +1,36 @@
 /**
  * Records one page over its own CDP session: the recorder (recorderSource) is added to every
- * document the page loads, before the page's scripts, in an isolated world (RECORDER_WORLD),
- * and sends its events through a binding that exists in that world only. The page's scripts
- * see neither the recorder, nor its buffer, nor the binding, and cannot call it.
+ * document the page loads, before the page's scripts, in an isolated world (RECORDER_WORLD).
+ * The page's scripts see neither the recorder, nor its events, nor its binding, and cannot call
+ * it. The recorder keeps its events in that world: they reach this side when the document goes
+ * (over the binding) and when `take()` asks for them (only for a recording that is kept).
  */
 import type { CdpChannel } from "./pageTarget";
-import { RECORDER_BINDING, RECORDER_WORLD } from "./recorderNames";
+import { RECORDER_BINDING, RECORDER_CAPPED, RECORDER_TAKE, RECORDER_WORLD } from "./recorderNames";
 import { recorderSource } from "./recorderSource";
 
-/** A recorded page: flush() asks its recorder to send what it holds (before the page's recording is kept). */
+/** A recorded page: take() hands what its current document's recorder holds to `onBatch`. */
 export interface PageRecording {
-  flush(): Promise<void>;
+  take(): Promise<void>;
 }
 
-type BindingCall = { name?: unknown; payload?: unknown; executionContextId?: unknown };
+/** What the recorder of one page sends: a batch of events (JSON text of an array, untrusted), or word that its document reached its cap. */
+export type RecorderMessage = { batch: string } | { capped: true };
 
-/**
- * Starts recording the page behind `cdp`; each batch of events (JSON text of an array, as the
- * page's recorder sent it: untrusted) goes to `onBatch`.
- */
-export async function recordPage(cdp: CdpChannel, onBatch: (payload: string) => void): Promise<PageRecording> {
-  let context: number | undefined;
+type BindingCall = { name?: unknown; payload?: unknown };
+type FrameTree = { frameTree?: { frame?: { id?: unknown } } };
+type World = { executionContextId?: unknown };
+type Evaluated = { result?: { value?: unknown } };
+
+/** Starts recording the page behind `cdp`; what its recorder sends goes to `onMessage`. */
+export async function recordPage(cdp: CdpChannel, onMessage: (message: RecorderMessage) => void): Promise<PageRecording> {
   cdp.on("Runtime.bindingCalled", (event: BindingCall) => {
     if (event?.name !== RECORDER_BINDING || typeof event.payload !== "string") return;
-    if (typeof event.executionContextId === "number") context = event.executionContextId;
-    onBatch(event.payload);
+    onMessage(event.payload === RECORDER_CAPPED ? { capped: true } : { batch: event.payload });
   });
   // In one go: the session runs them in order, so the binding exists before the script is added.
-  // Bindings report their calls only to a session with the Runtime domain on.
+  // Bindings report their calls only to a session with the Runtime domain on; scripts for new
+  // documents run only with the Page domain on.
   const source = recorderSource();
   await Promise.all([
     cdp.send("Page.enable"),
@@ -36,10 +39,17 @@ export async function recordPage(cdp: CdpChannel, onBatch: (payload: string) => 
     cdp.send("Page.addScriptToEvaluateOnNewDocument", { source, worldName: RECORDER_WORLD, runImmediately: true }),
   ]);
   return {
-    async flush() {
-      if (context === undefined) return;
-      // The binding's call reaches this side before the evaluation's answer does.
-      await cdp.send("Runtime.evaluate", { expression: "globalThis.__browserfnFlush && globalThis.__browserfnFlush()", contextId: context }).catch(() => undefined);
+    async take() {
+      const tree = (await cdp.send("Page.getFrameTree")) as FrameTree;
+      const frameId = tree?.frameTree?.frame?.id;
+      if (typeof frameId !== "string") return;
+      // The world of that name this session made for the document: the recorder's (a fresh, empty one if it never ran there).
+      const world = (await cdp.send("Page.createIsolatedWorld", { frameId, worldName: RECORDER_WORLD })) as World;
+      if (typeof world?.executionContextId !== "number") return;
+      const expression = `typeof globalThis.${RECORDER_TAKE} === "function" ? globalThis.${RECORDER_TAKE}() : ""`;
+      const answer = (await cdp.send("Runtime.evaluate", { expression, contextId: world.executionContextId, returnByValue: true })) as Evaluated;
+      const batch = answer?.result?.value;
+      if (typeof batch === "string" && batch !== "") onMessage({ batch });
     },
   };
 }

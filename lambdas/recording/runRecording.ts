@@ -1,13 +1,18 @@
 /**
  * The recordings of one run, in the runner: each page the run opens is recorded (pageRecorder)
- * while the run goes; at its end, under the function's `recording` setting, each page's events
- * are kept as the artifact `recording-<n>.json` (secret values redacted), or dropped. At most
- * MAX_RECORDING_BYTES_PER_RUN are held: past them recording stops, with a note in the run's
+ * while the run goes. Its events stay in the page until the run ends, except those of documents
+ * it left (sent as they go). At the run's end, only when the function's `recording` setting keeps
+ * the run's recordings, each page's events are taken and kept as the artifact
+ * `recording-<n>.json` (secret values redacted); otherwise nothing more leaves the pages. At
+ * most MAX_RECORDING_BYTES_PER_RUN are kept: past them recording stops, with a note in the run's
  * log, and the run goes on. What is kept is checked again by the service (checkRecording).
  */
 import type { PageTarget } from "./pageTarget";
-import { type PageRecording, recordPage } from "./pageRecorder";
+import { type PageRecording, type RecorderMessage, recordPage } from "./pageRecorder";
 import { keepsRecording, MAX_RECORDED_PAGES, MAX_RECORDING_BYTES_PER_RUN, type RecordingMode, recordingName } from "./recordingMode";
+
+/** How long the run's end waits for one page's recorder to hand over its events (a page busy in a loop may never answer). */
+const TAKE_WAIT_MS = 5_000;
 
 export interface RecordingSink {
   save(name: string, data: Uint8Array, contentType: string): Promise<unknown>;
@@ -15,6 +20,8 @@ export interface RecordingSink {
 
 interface RecordedPage {
   batches: string[];
+  /** True once the page is closed (its events were sent as it went). */
+  closed: () => boolean;
   recording: Promise<PageRecording | undefined>;
 }
 
@@ -39,17 +46,19 @@ export function startRunRecording(mode: RecordingMode, note: (line: string) => v
     async pageOpened(target) {
       if (mode === "off" || stopped) return;
       if (pages.length >= MAX_RECORDED_PAGES) return stop(`a run records at most ${MAX_RECORDED_PAGES} pages`);
-      const page: RecordedPage = { batches: [], recording: Promise.resolve(undefined) };
+      const page: RecordedPage = { batches: [], closed: () => target.closed(), recording: Promise.resolve(undefined) };
       pages.push(page);
-      const onBatch = (payload: string) => {
+      const reached = `the run's recordings reached ${Math.round(capBytes / 1048576)} MB`;
+      const onMessage = (message: RecorderMessage) => {
         if (stopped) return;
+        if ("capped" in message) return stop(reached);
         // Counted as UTF-16 units (at most the bytes' count for the recorder's ASCII-escaped JSON, a little under for other text).
-        if (bytes + payload.length > capBytes) return stop(`the run's recordings reached ${Math.round(capBytes / 1048576)} MB`);
-        bytes += payload.length;
-        page.batches.push(payload);
+        if (bytes + message.batch.length > capBytes) return stop(reached);
+        bytes += message.batch.length;
+        page.batches.push(message.batch);
       };
       page.recording = target.cdp().then(
-        (cdp) => recordPage(cdp, onBatch),
+        (cdp) => recordPage(cdp, onMessage),
         () => undefined,
       );
       await page.recording.catch(() => undefined);
@@ -58,7 +67,12 @@ export function startRunRecording(mode: RecordingMode, note: (line: string) => v
       if (mode === "off" || !sink || !keepsRecording(mode, succeeded)) return;
       for (const [index, page] of pages.entries()) {
         const recording = await page.recording.catch(() => undefined);
-        await recording?.flush();
+        // A page closed meanwhile sent its events as it went; one that does not answer is left as it is.
+        if (recording && !page.closed()) {
+          await within(recording.take(), TAKE_WAIT_MS).catch((error: unknown) => {
+            if (error === LATE) note(`[browserfn] the recording of page ${index + 1} lacks its last document: it did not hand its events over within ${TAKE_WAIT_MS / 1000} s`);
+          });
+        }
         if (page.batches.length === 0) continue;
         try {
           const json = redact(joinBatches(page.batches));
@@ -69,6 +83,15 @@ export function startRunRecording(mode: RecordingMode, note: (line: string) => v
       }
     },
   };
+}
+
+const LATE = new Error("late");
+
+/** Resolves as `work` does, or rejects with LATE once `ms` went by. */
+function within(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((_, reject) => (timer = setTimeout(() => reject(LATE), ms)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /** The batches (each JSON text of an array of events) as one array; a batch that is not an array is left out. */

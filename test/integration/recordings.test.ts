@@ -26,7 +26,7 @@ async function startPages(): Promise<{ url: string; close(): Promise<void> }> {
       return;
     }
     response.end(`<!doctype html><title>form</title><body><form><input type=password id=password><input id=name>
-      <p id=shown>nothing yet</p></form><script>window.pageSaw = typeof __browserfnRecord + "/" + typeof __browserfnFlush;</script></body>`);
+      <p id=shown>nothing yet</p></form><script>window.pageSaw = typeof __browserfnRecord + "/" + typeof __browserfnTake;</script></body>`);
   });
   return serveLocally(server);
 }
@@ -56,9 +56,9 @@ describe("recordings and the live view", () => {
   beforeAll(async () => {
     [t, pages] = await Promise.all([startTestService(), startPages()]);
     for (const [name, recording] of [
-      ["recorded", "failures"],
+      ["recorded", undefined],
       ["recorded-all", "all"],
-      ["recorded-off", undefined],
+      ["recorded-off", "off"],
     ] as const) {
       await t.deploy(name, FORM_CODE, recording ? { recording } : {});
       const put = await t.call("PUT", `/functions/${name}/secrets/API_TOKEN`, { body: { value: SECRET } });
@@ -87,17 +87,17 @@ describe("recordings and the live view", () => {
     return { runId: String(answer.headers.get("x-run-id") ?? (answer.body as { error?: { run_id?: string } }).error?.run_id), answer };
   };
 
-  it("takes recording off | failures | all, off by default (docs/benchmarks.md); anything else is 400", async () => {
+  it("takes recording off | failures | all, failures by default; anything else is 400", async () => {
+    // Created without the setting.
     const info = await t.call("GET", "/functions/recorded/info");
     expect((info.body as { recording: string }).recording).toBe("failures");
-    // Created without the setting.
     expect(((await t.call("GET", "/functions/recorded-off/info")).body as { recording: string }).recording).toBe("off");
     const bad = await t.call("PATCH", "/functions/recorded", { body: { recording: "sometimes" } });
     expect(bad.status).toBe(400);
     expect((bad.body as { error: { code: string } }).error.code).toBe("invalid_request");
   });
 
-  it("keeps a failed run's recording under `failures`: the page's DOM, with no typed input and no secret value", async () => {
+  it("keeps a failed run's recording under the default (`failures`): the page's DOM, with no typed input and no secret value", async () => {
     const { runId, answer } = await invoke("recorded", true);
     expect(answer.status).toBe(500);
     failedRunId = runId;
@@ -113,7 +113,7 @@ describe("recordings and the live view", () => {
     expect(text).not.toContain(SECRET);
   }, 90_000);
 
-  it("keeps no recording of a succeeded run under `failures`, and one under `all`; the page never sees the recorder", async () => {
+  it("keeps no recording of a succeeded run under the default, and one under `all`; the page never sees the recorder", async () => {
     const kept = await invoke("recorded", false);
     expect(kept.answer.status).toBe(200);
     // The recorder and its binding live in an isolated world: the page's own scripts see neither.
@@ -125,7 +125,7 @@ describe("recordings and the live view", () => {
     expect(await artifactText(all.runId, "recording-1.json")).not.toContain(PASSWORD);
   }, 90_000);
 
-  it("keeps none when recording is off (the default), failed or not", async () => {
+  it("keeps none when recording is off, failed or not", async () => {
     const { runId, answer } = await invoke("recorded-off", true);
     expect(answer.status).toBe(500);
     expect(await artifactNames(runId)).toEqual(["failure-1.html", "failure-1.png"]);
