@@ -6,7 +6,7 @@
  * (over the binding) and when `take()` asks for them (only for a recording that is kept).
  */
 import type { CdpChannel } from "./pageTarget";
-import { RECORDER_BINDING, RECORDER_CAPPED, RECORDER_TAKE, RECORDER_WORLD } from "./recorderNames";
+import { RECORDER_BINDING, RECORDER_CAPPED, RECORDER_TAKE, RECORDER_WORLD, RECORDER_WRITTEN } from "./recorderNames";
 import { recorderSource } from "./recorderSource";
 
 /** A recorded page: take() hands what its current document's recorder holds to `onBatch`. */
@@ -17,39 +17,68 @@ export interface PageRecording {
 /** What the recorder of one page sends: a batch of events (JSON text of an array, untrusted), or word that its document reached its cap. */
 export type RecorderMessage = { batch: string } | { capped: true };
 
-type BindingCall = { name?: unknown; payload?: unknown };
+type BindingCall = { name?: unknown; payload?: unknown; executionContextId?: unknown };
 type FrameTree = { frameTree?: { frame?: { id?: unknown } } };
 type World = { executionContextId?: unknown };
 type Evaluated = { result?: { value?: unknown } };
 
+/**
+ * Watches the document the page has now (its first, an empty about:blank, which the script for
+ * new documents does not run in: compiling the recorder there cost every new page its time) and
+ * says over the binding once something is written into it (a `setContent`, a popup written by its
+ * opener), so that the recorder is started there too.
+ */
+const FIRST_DOCUMENT = `(() => {
+  if (globalThis.__browserfnRecording || globalThis.__browserfnWatching) return;
+  globalThis.__browserfnWatching = true;
+  const written = () => { try { globalThis[${JSON.stringify(RECORDER_BINDING)}](${JSON.stringify(RECORDER_WRITTEN)}); } catch {} };
+  if (document.body?.firstChild || document.head?.firstChild || location.href !== "about:blank") return written();
+  const watch = new MutationObserver(() => { watch.disconnect(); written(); });
+  watch.observe(document, { childList: true, subtree: true });
+})()`;
+
 /** Starts recording the page behind `cdp`; what its recorder sends goes to `onMessage`. */
 export async function recordPage(cdp: CdpChannel, onMessage: (message: RecorderMessage) => void): Promise<PageRecording> {
+  const source = recorderSource();
   cdp.on("Runtime.bindingCalled", (event: BindingCall) => {
     if (event?.name !== RECORDER_BINDING || typeof event.payload !== "string") return;
+    if (event.payload === RECORDER_WRITTEN) {
+      // The first document got content: its recorder starts (it waits for a frame, and records what is there).
+      if (typeof event.executionContextId === "number") void cdp.send("Runtime.evaluate", { expression: source, contextId: event.executionContextId }).catch(() => undefined);
+      return;
+    }
     onMessage(event.payload === RECORDER_CAPPED ? { capped: true } : { batch: event.payload });
   });
   // In one go: the session runs them in order, so the binding exists before the script is added.
   // Bindings report their calls only to a session with the Runtime domain on; scripts for new
   // documents run only with the Page domain on.
-  const source = recorderSource();
   await Promise.all([
     cdp.send("Page.enable"),
     cdp.send("Runtime.enable"),
     cdp.send("Runtime.addBinding", { name: RECORDER_BINDING, executionContextName: RECORDER_WORLD }),
-    cdp.send("Page.addScriptToEvaluateOnNewDocument", { source, worldName: RECORDER_WORLD, runImmediately: true }),
+    cdp.send("Page.addScriptToEvaluateOnNewDocument", { source, worldName: RECORDER_WORLD, runImmediately: false }),
   ]);
+  // Not waited for: the page is handed over meanwhile (what is written into it first is in the recorder's first snapshot).
+  void recorderWorld(cdp)
+    .then((contextId) => contextId !== undefined && cdp.send("Runtime.evaluate", { expression: FIRST_DOCUMENT, contextId }))
+    .catch(() => undefined);
   return {
     async take() {
-      const tree = (await cdp.send("Page.getFrameTree")) as FrameTree;
-      const frameId = tree?.frameTree?.frame?.id;
-      if (typeof frameId !== "string") return;
-      // The world of that name this session made for the document: the recorder's (a fresh, empty one if it never ran there).
-      const world = (await cdp.send("Page.createIsolatedWorld", { frameId, worldName: RECORDER_WORLD })) as World;
-      if (typeof world?.executionContextId !== "number") return;
+      const contextId = await recorderWorld(cdp);
+      if (contextId === undefined) return;
       const expression = `typeof globalThis.${RECORDER_TAKE} === "function" ? globalThis.${RECORDER_TAKE}() : ""`;
-      const answer = (await cdp.send("Runtime.evaluate", { expression, contextId: world.executionContextId, returnByValue: true })) as Evaluated;
+      const answer = (await cdp.send("Runtime.evaluate", { expression, contextId, returnByValue: true })) as Evaluated;
       const batch = answer?.result?.value;
       if (typeof batch === "string" && batch !== "") onMessage({ batch });
     },
   };
+}
+
+/** The recorder's world in the page's current document: the one of that name this session made there (a fresh, empty one if none was). */
+async function recorderWorld(cdp: CdpChannel): Promise<number | undefined> {
+  const tree = (await cdp.send("Page.getFrameTree")) as FrameTree;
+  const frameId = tree?.frameTree?.frame?.id;
+  if (typeof frameId !== "string") return undefined;
+  const world = (await cdp.send("Page.createIsolatedWorld", { frameId, worldName: RECORDER_WORLD })) as World;
+  return typeof world?.executionContextId === "number" ? world.executionContextId : undefined;
 }

@@ -61,6 +61,9 @@ const START = `
   const begin = () => {
     if (state !== "waiting") return;
     state = "recording";
+    // Listened to once recording: a beforeunload listener makes each navigation ask the page first.
+    addEventListener("beforeunload", hand);
+    addEventListener("pagehide", hand);
     stop = record({
       emit(event) {
         if (state !== "recording") return;
@@ -83,17 +86,15 @@ const START = `
     packed = [];
     return text === "" ? "" : "[" + text + "]";
   };
+  const hand = () => {
+    const text = drain();
+    if (text) send(text);
+  };
   const blank = () => location.href === "about:blank" && !(document.body && document.body.firstChild) && !(document.head && document.head.firstChild);
   globalThis[${JSON.stringify(RECORDER_TAKE)}] = () => {
     if (state === "waiting" && document.documentElement && !blank()) begin();
     return drain();
   };
-  const hand = () => {
-    const text = drain();
-    if (text) send(text);
-  };
-  addEventListener("beforeunload", hand);
-  addEventListener("pagehide", hand);
   // After the document's first frame (its layout done by the page's own rendering).
   const soon = () => {
     requestAnimationFrame(() => setTimeout(begin, 0));
