@@ -9,8 +9,10 @@ import type { CdpChannel } from "./pageTarget";
 import { RECORDER_BINDING, RECORDER_CAPPED, RECORDER_TAKE, RECORDER_WORLD, RECORDER_WRITTEN } from "./recorderNames";
 import { recorderSource } from "./recorderSource";
 
-/** A recorded page: take() hands what its current document's recorder holds to `onBatch`. */
+/** A recorded page: take() hands what its current document's recorder holds to `onMessage`. */
 export interface PageRecording {
+  /** The page's target id (the pages it opens name it as their opener). */
+  targetId: string | undefined;
   take(): Promise<void>;
 }
 
@@ -21,6 +23,7 @@ type BindingCall = { name?: unknown; payload?: unknown; executionContextId?: unk
 type FrameTree = { frameTree?: { frame?: { id?: unknown } } };
 type World = { executionContextId?: unknown };
 type Evaluated = { result?: { value?: unknown } };
+type Info = { targetInfo?: { targetId?: unknown } };
 
 /**
  * Watches the document the page has now (its first, an empty about:blank, which the script for
@@ -37,8 +40,8 @@ const FIRST_DOCUMENT = `(() => {
   watch.observe(document, { childList: true, subtree: true });
 })()`;
 
-/** Starts recording the page behind `cdp`; what its recorder sends goes to `onMessage`. */
-export async function recordPage(cdp: CdpChannel, onMessage: (message: RecorderMessage) => void): Promise<PageRecording> {
+/** Starts recording the page behind `cdp`; what its recorder sends goes to `onMessage`; `sent` is told once the commands are sent. */
+export async function recordPage(cdp: CdpChannel, onMessage: (message: RecorderMessage) => void, sent?: () => void): Promise<PageRecording> {
   const source = recorderSource();
   cdp.on("Runtime.bindingCalled", (event: BindingCall) => {
     if (event?.name !== RECORDER_BINDING || typeof event.payload !== "string") return;
@@ -52,17 +55,22 @@ export async function recordPage(cdp: CdpChannel, onMessage: (message: RecorderM
   // In one go: the session runs them in order, so the binding exists before the script is added.
   // Bindings report their calls only to a session with the Runtime domain on; scripts for new
   // documents run only with the Page domain on.
-  await Promise.all([
+  const setUp = Promise.all([
+    cdp.send("Target.getTargetInfo") as Promise<Info>,
     cdp.send("Page.enable"),
     cdp.send("Runtime.enable"),
     cdp.send("Runtime.addBinding", { name: RECORDER_BINDING, executionContextName: RECORDER_WORLD }),
     cdp.send("Page.addScriptToEvaluateOnNewDocument", { source, worldName: RECORDER_WORLD, runImmediately: false }),
   ]);
+  sent?.();
+  const [info] = await setUp;
   // Not waited for: the page is handed over meanwhile (what is written into it first is in the recorder's first snapshot).
   void recorderWorld(cdp)
     .then((contextId) => contextId !== undefined && cdp.send("Runtime.evaluate", { expression: FIRST_DOCUMENT, contextId }))
     .catch(() => undefined);
+  const targetId = info?.targetInfo?.targetId;
   return {
+    targetId: typeof targetId === "string" ? targetId : undefined,
     async take() {
       const contextId = await recorderWorld(cdp);
       if (contextId === undefined) return;

@@ -7,7 +7,9 @@
  * most MAX_RECORDING_BYTES_PER_RUN are kept: past them recording stops, with a note in the run's
  * log, and the run goes on. What is kept is checked again by the service (checkRecording).
  */
+import type { ObjectTransport } from "../runner/drivers/cdpMux";
 import type { PageTarget } from "./pageTarget";
+import { type PopupWatch, watchPopups } from "./popupWatch";
 import { type PageRecording, type RecorderMessage, recordPage } from "./pageRecorder";
 import { keepsRecording, MAX_RECORDED_PAGES, MAX_RECORDING_BYTES_PER_RUN, type RecordingMode, recordingName } from "./recordingMode";
 
@@ -30,11 +32,19 @@ export interface RunRecording {
   pageOpened(page: PageTarget): Promise<void>;
   /** Keeps the pages' recordings when `mode` says so for a run that `succeeded` (or not); never throws. */
   keep(succeeded: boolean, sink: RecordingSink | undefined, redact: (json: string) => string): Promise<void>;
+  /** Stops watching for popups (the run ended). */
+  close(): void;
 }
 
-/** A run's recordings under `mode` ("off" records nothing); `note` writes a line into the run's log. */
-export function startRunRecording(mode: RecordingMode, note: (line: string) => void, capBytes = MAX_RECORDING_BYTES_PER_RUN): RunRecording {
+/**
+ * A run's recordings under `mode` ("off" records nothing); `note` writes a line into the run's
+ * log. `openConnection` opens a CDP connection of the runner's own to the run's browser, on which
+ * the pages the recorded pages open are found and recorded too (absent: popups are not recorded).
+ */
+export function startRunRecording(mode: RecordingMode, note: (line: string) => void, openConnection?: () => Promise<ObjectTransport>, capBytes = MAX_RECORDING_BYTES_PER_RUN): RunRecording {
   const pages: RecordedPage[] = [];
+  let popups: Promise<PopupWatch | undefined> | undefined;
+  let ended = false;
   let bytes = 0;
   let stopped = false;
   const stop = (why: string) => {
@@ -42,26 +52,48 @@ export function startRunRecording(mode: RecordingMode, note: (line: string) => v
     stopped = true;
     note(`[browserfn] recording stopped: ${why}; the run goes on`);
   };
+  /** Records `target`; true once its recorder is in place. */
+  const record = async (target: PageTarget): Promise<boolean> => {
+    if (mode === "off" || stopped || ended) return false;
+    if (pages.length >= MAX_RECORDED_PAGES) {
+      stop(`a run records at most ${MAX_RECORDED_PAGES} pages`);
+      return false;
+    }
+    const page: RecordedPage = { batches: [], closed: () => target.closed(), recording: Promise.resolve(undefined) };
+    pages.push(page);
+    const reached = `the run's recordings reached ${Math.round(capBytes / 1048576)} MB`;
+    const onMessage = (message: RecorderMessage) => {
+      if (stopped) return;
+      if ("capped" in message) return stop(reached);
+      // Counted as UTF-16 units (at most the bytes' count for the recorder's ASCII-escaped JSON, a little under for other text).
+      if (bytes + message.batch.length > capBytes) return stop(reached);
+      bytes += message.batch.length;
+      page.batches.push(message.batch);
+    };
+    page.recording = target.cdp().then(
+      (cdp) => recordPage(cdp, onMessage, () => target.commandsSent?.()),
+      () => undefined,
+    );
+    const recording = await page.recording.catch(() => undefined);
+    const targetId = recording?.targetId;
+    if (targetId !== undefined) void popups?.then((watch) => watch?.recorded(targetId));
+    return recording !== undefined;
+  };
   return {
     async pageOpened(target) {
       if (mode === "off" || stopped) return;
-      if (pages.length >= MAX_RECORDED_PAGES) return stop(`a run records at most ${MAX_RECORDED_PAGES} pages`);
-      const page: RecordedPage = { batches: [], closed: () => target.closed(), recording: Promise.resolve(undefined) };
-      pages.push(page);
-      const reached = `the run's recordings reached ${Math.round(capBytes / 1048576)} MB`;
-      const onMessage = (message: RecorderMessage) => {
-        if (stopped) return;
-        if ("capped" in message) return stop(reached);
-        // Counted as UTF-16 units (at most the bytes' count for the recorder's ASCII-escaped JSON, a little under for other text).
-        if (bytes + message.batch.length > capBytes) return stop(reached);
-        bytes += message.batch.length;
-        page.batches.push(message.batch);
-      };
-      page.recording = target.cdp().then(
-        (cdp) => recordPage(cdp, onMessage),
-        () => undefined,
-      );
-      await page.recording.catch(() => undefined);
+      // The first recorded page starts the watch for popups, before the page is handed over.
+      if (openConnection && !popups) {
+        popups = watchPopups(openConnection, record).catch((error: unknown) => {
+          note(`[browserfn] pages this run opens (popups) are not recorded: ${(error as Error).message}`);
+          return undefined;
+        });
+      }
+      await Promise.all([record(target), popups]);
+    },
+    close() {
+      ended = true;
+      void popups?.then((watch) => watch?.close());
     },
     async keep(succeeded, sink, redact) {
       if (mode === "off" || !sink || !keepsRecording(mode, succeeded)) return;
