@@ -165,7 +165,7 @@ describe("recordings and the live view", () => {
     expect(answer.status).toBe(500);
     const runId = String(answer.headers.get("x-run-id") ?? (answer.body as { error?: { run_id?: string } }).error?.run_id);
     expect((await artifactNames(runId)).filter((name) => name.startsWith("recording-"))).toEqual(["recording-1.json", "recording-2.json", "recording-3.json"]);
-    const [opener, opened, linked] = await Promise.all([1, 2, 3].map((n) => artifactText(runId, `recording-${n}.json`)));
+    const [opener = "", opened = "", linked = ""] = await Promise.all([1, 2, 3].map((n) => artifactText(runId, `recording-${n}.json`)));
     expect(opener).toContain("the opener");
     expect(opened).toContain("popup from open");
     expect(linked).toContain("popup from link");
