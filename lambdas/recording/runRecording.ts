@@ -82,14 +82,15 @@ export function startRunRecording(mode: RecordingMode, note: (line: string) => v
   return {
     async pageOpened(target) {
       if (mode === "off" || stopped) return;
-      // The first recorded page starts the watch for popups, before the page is handed over.
+      // The first recorded page starts the watch for popups. Not waited for: it is in place (two
+      // round trips) long before the page has loaded anything that could open one.
       if (openConnection && !popups) {
         popups = watchPopups(openConnection, record).catch((error: unknown) => {
           note(`[browserfn] pages this run opens (popups) are not recorded: ${(error as Error).message}`);
           return undefined;
         });
       }
-      await Promise.all([record(target), popups]);
+      await record(target);
     },
     close() {
       ended = true;
