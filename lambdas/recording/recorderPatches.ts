@@ -1,7 +1,7 @@
 /**
  * Changes made to rrweb's build (the pinned `rrweb/dist/rrweb.js`) as the recorder is bundled:
  * each keeps what rrweb records, and takes away a cost the recorder paid in every page for
- * nothing. Measured (bench/recordingBreakdown.ts, docs/benchmarks.md "Recordings"):
+ * nothing. Measured (docs/benchmarks.md, "Recordings"):
  *
  * - **postcss left out.** rrweb's single file carries two copies of postcss (for the replay's CSS
  *   rewriting) behind top-level statements a bundler must keep; the recorder never calls it. The
