@@ -178,6 +178,24 @@ describe("recordings and the live view", () => {
     for (const text of [opener, opened, linked]) expect(text).not.toContain(PASSWORD);
   }, 90_000);
 
+  it("records a page written with setContent (into its first, empty about:blank)", async () => {
+    await t.deploy(
+      "written",
+      `import { Session } from "browserfn/runtime";
+      export default async function run() {
+        await using session = await Session.start();
+        const page = await session.newPage();
+        await page.setContent("<p>written into about:blank</p>");
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        throw new Error("failed after setContent");
+      }`,
+    );
+    const answer = await t.call("POST", "/functions/written", { body: {} });
+    expect(answer.status).toBe(500);
+    const runId = String((answer.body as { error: { details: { run_id: string } } }).error.details.run_id);
+    expect(await artifactText(runId, "recording-1.json")).toContain("written into about:blank");
+  }, 60_000);
+
   it("streams live frames of a page that changes, at most 5 per second, then `end`; another account gets 404", async () => {
     await t.deploy(
       "watched",
