@@ -1,45 +1,92 @@
 /**
  * Records one page over its own CDP session: the recorder (recorderSource) is added to every
- * document the page loads, before the page's scripts, in an isolated world (RECORDER_WORLD),
- * and sends its events through a binding that exists in that world only. The page's scripts
- * see neither the recorder, nor its buffer, nor the binding, and cannot call it.
+ * document the page loads, before the page's scripts, in an isolated world (RECORDER_WORLD).
+ * The page's scripts see neither the recorder, nor its events, nor its binding, and cannot call
+ * it. The recorder keeps its events in that world: they reach this side when the document goes
+ * (over the binding) and when `take()` asks for them (only for a recording that is kept).
  */
 import type { CdpChannel } from "./pageTarget";
-import { RECORDER_BINDING, RECORDER_WORLD } from "./recorderNames";
+import { RECORDER_BINDING, RECORDER_CAPPED, RECORDER_TAKE, RECORDER_WORLD, RECORDER_WRITTEN } from "./recorderNames";
 import { recorderSource } from "./recorderSource";
 
-/** A recorded page: flush() asks its recorder to send what it holds (before the page's recording is kept). */
+/** A recorded page: take() hands what its current document's recorder holds to `onMessage`. */
 export interface PageRecording {
-  flush(): Promise<void>;
+  /** The page's target id (the pages it opens name it as their opener). */
+  targetId: string | undefined;
+  take(): Promise<void>;
 }
 
+/** What the recorder of one page sends: a batch of events (JSON text of an array, untrusted), or word that its document reached its cap. */
+export type RecorderMessage = { batch: string } | { capped: true };
+
 type BindingCall = { name?: unknown; payload?: unknown; executionContextId?: unknown };
+type FrameTree = { frameTree?: { frame?: { id?: unknown } } };
+type World = { executionContextId?: unknown };
+type Evaluated = { result?: { value?: unknown } };
+type Info = { targetInfo?: { targetId?: unknown } };
 
 /**
- * Starts recording the page behind `cdp`; each batch of events (JSON text of an array, as the
- * page's recorder sent it: untrusted) goes to `onBatch`.
+ * Watches the document the page has now (its first, an empty about:blank, which the script for
+ * new documents does not run in: compiling the recorder there cost every new page its time) and
+ * says over the binding once something is written into it (a `setContent`, a popup written by its
+ * opener), so that the recorder is started there too.
  */
-export async function recordPage(cdp: CdpChannel, onBatch: (payload: string) => void): Promise<PageRecording> {
-  let context: number | undefined;
+const FIRST_DOCUMENT = `(() => {
+  if (globalThis.__browserfnRecording || globalThis.__browserfnWatching) return;
+  globalThis.__browserfnWatching = true;
+  const written = () => { try { globalThis[${JSON.stringify(RECORDER_BINDING)}](${JSON.stringify(RECORDER_WRITTEN)}); } catch {} };
+  if (document.body?.firstChild || document.head?.firstChild || location.href !== "about:blank") return written();
+  const watch = new MutationObserver(() => { watch.disconnect(); written(); });
+  watch.observe(document, { childList: true, subtree: true });
+})()`;
+
+/** Starts recording the page behind `cdp`; what its recorder sends goes to `onMessage`; `sent` is told once the commands are sent. */
+export async function recordPage(cdp: CdpChannel, onMessage: (message: RecorderMessage) => void, sent?: () => void): Promise<PageRecording> {
+  const source = recorderSource();
   cdp.on("Runtime.bindingCalled", (event: BindingCall) => {
     if (event?.name !== RECORDER_BINDING || typeof event.payload !== "string") return;
-    if (typeof event.executionContextId === "number") context = event.executionContextId;
-    onBatch(event.payload);
+    if (event.payload === RECORDER_WRITTEN) {
+      // The first document got content: its recorder starts (it waits for a frame, and records what is there).
+      if (typeof event.executionContextId === "number") void cdp.send("Runtime.evaluate", { expression: source, contextId: event.executionContextId }).catch(() => undefined);
+      return;
+    }
+    onMessage(event.payload === RECORDER_CAPPED ? { capped: true } : { batch: event.payload });
   });
   // In one go: the session runs them in order, so the binding exists before the script is added.
-  // Bindings report their calls only to a session with the Runtime domain on.
-  const source = recorderSource();
-  await Promise.all([
+  // Bindings report their calls only to a session with the Runtime domain on; scripts for new
+  // documents run only with the Page domain on.
+  const setUp = Promise.all([
+    cdp.send("Target.getTargetInfo") as Promise<Info>,
     cdp.send("Page.enable"),
     cdp.send("Runtime.enable"),
     cdp.send("Runtime.addBinding", { name: RECORDER_BINDING, executionContextName: RECORDER_WORLD }),
-    cdp.send("Page.addScriptToEvaluateOnNewDocument", { source, worldName: RECORDER_WORLD, runImmediately: true }),
+    cdp.send("Page.addScriptToEvaluateOnNewDocument", { source, worldName: RECORDER_WORLD, runImmediately: false }),
   ]);
+  sent?.();
+  const [info] = await setUp;
+  // Not waited for: the page is handed over meanwhile (what is written into it first is in the recorder's first snapshot).
+  void recorderWorld(cdp)
+    .then((contextId) => contextId !== undefined && cdp.send("Runtime.evaluate", { expression: FIRST_DOCUMENT, contextId }))
+    .catch(() => undefined);
+  const targetId = info?.targetInfo?.targetId;
   return {
-    async flush() {
-      if (context === undefined) return;
-      // The binding's call reaches this side before the evaluation's answer does.
-      await cdp.send("Runtime.evaluate", { expression: "globalThis.__browserfnFlush && globalThis.__browserfnFlush()", contextId: context }).catch(() => undefined);
+    targetId: typeof targetId === "string" ? targetId : undefined,
+    async take() {
+      const contextId = await recorderWorld(cdp);
+      if (contextId === undefined) return;
+      const expression = `typeof globalThis.${RECORDER_TAKE} === "function" ? globalThis.${RECORDER_TAKE}() : ""`;
+      const answer = (await cdp.send("Runtime.evaluate", { expression, contextId, returnByValue: true })) as Evaluated;
+      const batch = answer?.result?.value;
+      if (typeof batch === "string" && batch !== "") onMessage({ batch });
     },
   };
+}
+
+/** The recorder's world in the page's current document: the one of that name this session made there (a fresh, empty one if none was). */
+async function recorderWorld(cdp: CdpChannel): Promise<number | undefined> {
+  const tree = (await cdp.send("Page.getFrameTree")) as FrameTree;
+  const frameId = tree?.frameTree?.frame?.id;
+  if (typeof frameId !== "string") return undefined;
+  const world = (await cdp.send("Page.createIsolatedWorld", { frameId, worldName: RECORDER_WORLD })) as World;
+  return typeof world?.executionContextId === "number" ? world.executionContextId : undefined;
 }

@@ -21,6 +21,13 @@ export interface PageTarget {
   url(): string;
   /** True once the page is closed. */
   closed(): boolean;
+  /**
+   * Told once the hooks' commands to the page are sent (not answered): a page the browser holds
+   * before it loads anything (a popup, see popupWatch) is let go then. The session runs its
+   * commands in order, so they apply before the page goes on; a page held answers some of them
+   * only once let go.
+   */
+  commandsSent?(): void;
 }
 
 /** What the runner does with each page a run opens (RunLimits.pageOpened). */

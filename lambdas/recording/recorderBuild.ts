@@ -1,58 +1,133 @@
 /**
- * Builds the recorder that runs in each recorded page: rrweb's `record` and a few lines that
- * start it and hand its events, in batches, to the CDP binding of its isolated world. The
- * runner bundles replace this module with its output (bundleRunner's inlineRecorder), so no
- * bundle carries esbuild, and no worker reads a file for it at run time.
+ * Builds the recorder that runs in each recorded page: rrweb's `record` (patched, see
+ * recorderPatches) and a few lines that start it and keep its events in the page's isolated
+ * world. The runner bundles replace this module with its output (bundleRunner's inlineRecorder),
+ * so no bundle carries esbuild, and no worker reads a file for it at run time.
+ *
+ * What the recorder costs a run that succeeds is kept small (issue #25, docs/benchmarks.md):
+ * - it starts after the document's first frame (the page's own layout done, its loading not
+ *   delayed by a snapshot that would force one), or at once when its events are asked for;
+ * - an initial empty `about:blank` is not recorded until something is written into it;
+ * - its events stay in the isolated world, as JSON text packed every PACK_MS, and leave the page
+ *   only when the runner takes them (`__browserfnTake`, for a run whose recording is kept) or
+ *   when the document goes (`beforeunload`, `pagehide`: sent over the binding, whose calls the
+ *   runner counts against the run's cap);
+ * - past MAX_PAGE_BYTES of events a document stops recording, and says so over the binding once.
  */
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { buildSync } from "esbuild";
-import { RECORDER_BINDING } from "./recorderNames";
+import { RECORDER_BINDING, RECORDER_CAPPED, RECORDER_TAKE } from "./recorderNames";
+import { patchRrweb } from "./recorderPatches";
+import { MAX_RECORDING_BYTES_PER_RUN } from "./recordingMode";
 
-/** Recorder events wait at most this long in the page before they are sent (a full snapshot goes at once). */
-const FLUSH_MS = 100;
+/** Events wait at most this long as objects before they are packed as JSON text. */
+const PACK_MS = 500;
+/** The recorder starts at most this long after its document is parsed, whether or not a frame came. */
+const START_LATEST_MS = 1000;
+/** Bytes of events (JSON text) one document holds at most: the run's cap. */
+const MAX_PAGE_BYTES = MAX_RECORDING_BYTES_PER_RUN;
 
-const ENTRY = `
-import { record } from "rrweb";
+/** What follows rrweb's own code in the recorder's script (it calls rrweb's top-level `record`). */
+const START = `
 (() => {
   // Same-origin frames are recorded by their top document's recorder; the rest are not recorded.
   if (window !== window.top || globalThis.__browserfnRecording) return;
   globalThis.__browserfnRecording = true;
   // Looked up when sending: the binding may reach a new document's world just after this script.
-  const send = (text) => globalThis[${JSON.stringify(RECORDER_BINDING)}](text);
-  let batch = [];
+  const send = (text) => { try { globalThis[${JSON.stringify(RECORDER_BINDING)}](text); } catch {} };
+  let state = "waiting";
+  let stop;
+  let pending = [];
+  let packed = [];
+  let bytes = 0;
   let timer = 0;
-  const flush = () => {
+  const halt = () => {
+    state = "stopped";
+    pending = [];
+    if (stop) stop();
+    send(${JSON.stringify(RECORDER_CAPPED)});
+  };
+  const pack = () => {
     if (timer) clearTimeout(timer);
     timer = 0;
-    if (batch.length === 0) return;
-    const events = batch;
-    batch = [];
-    try { send(JSON.stringify(events)); } catch { batch = events.concat(batch); timer = setTimeout(flush, ${FLUSH_MS}); }
+    if (pending.length === 0) return;
+    const text = JSON.stringify(pending).slice(1, -1);
+    pending = [];
+    if (bytes + text.length > ${MAX_PAGE_BYTES}) return halt();
+    bytes += text.length + 1;
+    packed.push(text);
   };
-  globalThis.__browserfnFlush = flush;
-  const start = () => record({
-    emit(event) {
-      batch.push(event);
-      if (event.type === 2) flush();
-      else if (!timer) timer = setTimeout(flush, ${FLUSH_MS});
-    },
-    maskAllInputs: true,
-    maskInputOptions: { password: true },
-    slimDOMOptions: "all",
-    recordCanvas: false,
-    collectFonts: false,
-    inlineImages: false,
-    sampling: { mousemove: 50, scroll: 150, input: "last" },
-  });
-  if (document.documentElement) start();
-  else document.addEventListener("DOMContentLoaded", start, { once: true });
-  addEventListener("pagehide", flush);
+  const begin = () => {
+    if (state !== "waiting") return;
+    state = "recording";
+    // Listened to once recording: a beforeunload listener makes each navigation ask the page first.
+    addEventListener("beforeunload", hand);
+    addEventListener("pagehide", hand);
+    stop = record({
+      emit(event) {
+        if (state !== "recording") return;
+        pending.push(event);
+        if (!timer) timer = setTimeout(pack, ${PACK_MS});
+      },
+      maskAllInputs: true,
+      maskInputOptions: { password: true },
+      slimDOMOptions: "all",
+      recordCanvas: false,
+      collectFonts: false,
+      inlineImages: false,
+      sampling: { mousemove: 50, scroll: 150, input: "last" },
+    });
+  };
+  // The events held so far, as the JSON text of one array ("" when there are none); the page keeps none of them.
+  const drain = () => {
+    pack();
+    const text = packed.join(",");
+    packed = [];
+    return text === "" ? "" : "[" + text + "]";
+  };
+  const hand = () => {
+    const text = drain();
+    if (text) send(text);
+  };
+  const blank = () => location.href === "about:blank" && !(document.body && document.body.firstChild) && !(document.head && document.head.firstChild);
+  globalThis[${JSON.stringify(RECORDER_TAKE)}] = () => {
+    if (state === "waiting" && document.documentElement && !blank()) begin();
+    return drain();
+  };
+  // After the document's first frame (its layout done by the page's own rendering).
+  const soon = () => {
+    requestAnimationFrame(() => setTimeout(begin, 0));
+    setTimeout(begin, ${START_LATEST_MS});
+  };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", soon, { once: true });
+  else if (!blank()) soon();
+  else {
+    // An empty about:blank (a new page, a popup before its first document): recorded once something is written into it.
+    const watch = new MutationObserver(() => {
+      watch.disconnect();
+      soon();
+    });
+    watch.observe(document, { childList: true, subtree: true });
+  }
 })();
 `;
+
+/** rrweb's build (the pinned package's ES module, one file that imports nothing), patched, without its exports. */
+function rrwebSource(): string {
+  // The package's `require` entry is dist/rrweb.cjs; its ES module sits beside it.
+  const file = path.join(path.dirname(require.resolve("rrweb")), "rrweb.js");
+  const exports = /^export \{[^}]*\};?$/m;
+  const source = patchRrweb(readFileSync(file, "utf8"));
+  if (!exports.test(source)) throw new Error(`rrweb's build has no export list where the recorder expects it (${file})`);
+  // Without its exports, whatever the recorder does not call is left out of the script.
+  return source.replace(exports, "");
+}
 
 /** The recorder's source: one script, minified, for the isolated world of each recorded page. */
 export function buildRecorderSource(): string {
   const result = buildSync({
-    stdin: { contents: ENTRY, resolveDir: __dirname, loader: "js" },
+    stdin: { contents: `${rrwebSource()}\n${START}`, resolveDir: __dirname, loader: "js", sourcefile: "recorder.js" },
     bundle: true,
     format: "iife",
     minify: true,

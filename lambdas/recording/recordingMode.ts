@@ -7,11 +7,11 @@ export type RecordingMode = (typeof RECORDING_MODES)[number];
 
 /**
  * What a function records when its record says nothing (records stored before the setting, or no
- * choice made): off. Recording every page of a run that then succeeds (what "failures" does) cost
- * a warm invoke more than the 10 % issue #25 allows (docs/benchmarks.md, "Recordings"), so a
- * function records only when its setting asks.
+ * choice made): the recordings of runs that do not succeed. A run that succeeds records its pages
+ * and keeps nothing, and its events never leave the pages: within the 10 % of a warm invoke that
+ * issue #25 allows (docs/benchmarks.md, "Recordings").
  */
-export const DEFAULT_RECORDING: RecordingMode = "off";
+export const DEFAULT_RECORDING: RecordingMode = "failures";
 
 export function isRecordingMode(value: unknown): value is RecordingMode {
   return typeof value === "string" && (RECORDING_MODES as readonly string[]).includes(value);

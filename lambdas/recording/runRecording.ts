@@ -1,13 +1,20 @@
 /**
  * The recordings of one run, in the runner: each page the run opens is recorded (pageRecorder)
- * while the run goes; at its end, under the function's `recording` setting, each page's events
- * are kept as the artifact `recording-<n>.json` (secret values redacted), or dropped. At most
- * MAX_RECORDING_BYTES_PER_RUN are held: past them recording stops, with a note in the run's
+ * while the run goes. Its events stay in the page until the run ends, except those of documents
+ * it left (sent as they go). At the run's end, only when the function's `recording` setting keeps
+ * the run's recordings, each page's events are taken and kept as the artifact
+ * `recording-<n>.json` (secret values redacted); otherwise nothing more leaves the pages. At
+ * most MAX_RECORDING_BYTES_PER_RUN are kept: past them recording stops, with a note in the run's
  * log, and the run goes on. What is kept is checked again by the service (checkRecording).
  */
+import type { ObjectTransport } from "../runner/drivers/cdpMux";
 import type { PageTarget } from "./pageTarget";
-import { type PageRecording, recordPage } from "./pageRecorder";
+import { type PopupWatch, watchPopups } from "./popupWatch";
+import { type PageRecording, type RecorderMessage, recordPage } from "./pageRecorder";
 import { keepsRecording, MAX_RECORDED_PAGES, MAX_RECORDING_BYTES_PER_RUN, type RecordingMode, recordingName } from "./recordingMode";
+
+/** How long the run's end waits for one page's recorder to hand over its events (a page busy in a loop may never answer). */
+const TAKE_WAIT_MS = 5_000;
 
 export interface RecordingSink {
   save(name: string, data: Uint8Array, contentType: string): Promise<unknown>;
@@ -15,6 +22,8 @@ export interface RecordingSink {
 
 interface RecordedPage {
   batches: string[];
+  /** True once the page is closed (its events were sent as it went). */
+  closed: () => boolean;
   recording: Promise<PageRecording | undefined>;
 }
 
@@ -23,11 +32,19 @@ export interface RunRecording {
   pageOpened(page: PageTarget): Promise<void>;
   /** Keeps the pages' recordings when `mode` says so for a run that `succeeded` (or not); never throws. */
   keep(succeeded: boolean, sink: RecordingSink | undefined, redact: (json: string) => string): Promise<void>;
+  /** Stops watching for popups (the run ended). */
+  close(): void;
 }
 
-/** A run's recordings under `mode` ("off" records nothing); `note` writes a line into the run's log. */
-export function startRunRecording(mode: RecordingMode, note: (line: string) => void, capBytes = MAX_RECORDING_BYTES_PER_RUN): RunRecording {
+/**
+ * A run's recordings under `mode` ("off" records nothing); `note` writes a line into the run's
+ * log. `openConnection` opens a CDP connection of the runner's own to the run's browser, on which
+ * the pages the recorded pages open are found and recorded too (absent: popups are not recorded).
+ */
+export function startRunRecording(mode: RecordingMode, note: (line: string) => void, openConnection?: () => Promise<ObjectTransport>, capBytes = MAX_RECORDING_BYTES_PER_RUN): RunRecording {
   const pages: RecordedPage[] = [];
+  let popups: Promise<PopupWatch | undefined> | undefined;
+  let ended = false;
   let bytes = 0;
   let stopped = false;
   const stop = (why: string) => {
@@ -35,30 +52,60 @@ export function startRunRecording(mode: RecordingMode, note: (line: string) => v
     stopped = true;
     note(`[browserfn] recording stopped: ${why}; the run goes on`);
   };
+  /** Records `target`; true once its recorder is in place. */
+  const record = async (target: PageTarget): Promise<boolean> => {
+    if (mode === "off" || stopped || ended) return false;
+    if (pages.length >= MAX_RECORDED_PAGES) {
+      stop(`a run records at most ${MAX_RECORDED_PAGES} pages`);
+      return false;
+    }
+    const page: RecordedPage = { batches: [], closed: () => target.closed(), recording: Promise.resolve(undefined) };
+    pages.push(page);
+    const reached = `the run's recordings reached ${Math.round(capBytes / 1048576)} MB`;
+    const onMessage = (message: RecorderMessage) => {
+      if (stopped) return;
+      if ("capped" in message) return stop(reached);
+      // Counted as UTF-16 units (at most the bytes' count for the recorder's ASCII-escaped JSON, a little under for other text).
+      if (bytes + message.batch.length > capBytes) return stop(reached);
+      bytes += message.batch.length;
+      page.batches.push(message.batch);
+    };
+    page.recording = target.cdp().then(
+      (cdp) => recordPage(cdp, onMessage, () => target.commandsSent?.()),
+      () => undefined,
+    );
+    const recording = await page.recording.catch(() => undefined);
+    const targetId = recording?.targetId;
+    if (targetId !== undefined) void popups?.then((watch) => watch?.recorded(targetId));
+    return recording !== undefined;
+  };
   return {
     async pageOpened(target) {
       if (mode === "off" || stopped) return;
-      if (pages.length >= MAX_RECORDED_PAGES) return stop(`a run records at most ${MAX_RECORDED_PAGES} pages`);
-      const page: RecordedPage = { batches: [], recording: Promise.resolve(undefined) };
-      pages.push(page);
-      const onBatch = (payload: string) => {
-        if (stopped) return;
-        // Counted as UTF-16 units (at most the bytes' count for the recorder's ASCII-escaped JSON, a little under for other text).
-        if (bytes + payload.length > capBytes) return stop(`the run's recordings reached ${Math.round(capBytes / 1048576)} MB`);
-        bytes += payload.length;
-        page.batches.push(payload);
-      };
-      page.recording = target.cdp().then(
-        (cdp) => recordPage(cdp, onBatch),
-        () => undefined,
-      );
-      await page.recording.catch(() => undefined);
+      // The first recorded page starts the watch for popups. Not waited for: it is in place (two
+      // round trips) long before the page has loaded anything that could open one.
+      if (openConnection && !popups) {
+        popups = watchPopups(openConnection, record).catch((error: unknown) => {
+          note(`[browserfn] pages this run opens (popups) are not recorded: ${(error as Error).message}`);
+          return undefined;
+        });
+      }
+      await record(target);
+    },
+    close() {
+      ended = true;
+      void popups?.then((watch) => watch?.close());
     },
     async keep(succeeded, sink, redact) {
       if (mode === "off" || !sink || !keepsRecording(mode, succeeded)) return;
       for (const [index, page] of pages.entries()) {
         const recording = await page.recording.catch(() => undefined);
-        await recording?.flush();
+        // A page closed meanwhile sent its events as it went; one that does not answer is left as it is.
+        if (recording && !page.closed()) {
+          await within(recording.take(), TAKE_WAIT_MS).catch((error: unknown) => {
+            if (error === LATE) note(`[browserfn] the recording of page ${index + 1} lacks its last document: it did not hand its events over within ${TAKE_WAIT_MS / 1000} s`);
+          });
+        }
         if (page.batches.length === 0) continue;
         try {
           const json = redact(joinBatches(page.batches));
@@ -69,6 +116,15 @@ export function startRunRecording(mode: RecordingMode, note: (line: string) => v
       }
     },
   };
+}
+
+const LATE = new Error("late");
+
+/** Resolves as `work` does, or rejects with LATE once `ms` went by. */
+function within(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((_, reject) => (timer = setTimeout(() => reject(LATE), ms)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /** The batches (each JSON text of an array of events) as one array; a batch that is not an array is left out. */

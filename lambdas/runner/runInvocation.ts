@@ -19,6 +19,7 @@ import { resetBrowser } from "./resetBrowser";
 import type { PageOpened } from "../recording/pageTarget";
 import type { RecordingMode } from "../recording/recordingMode";
 import { startRunRecording } from "../recording/runRecording";
+import type { ObjectTransport } from "./drivers/cdpMux";
 import { browserWithinMemory, insufficientMemoryMessage } from "./browserMemory";
 
 /** One invocation of a version's code. */
@@ -60,6 +61,11 @@ export interface Invocation {
   secrets?: Readonly<Record<string, string>>;
   /** The function's `recording` setting (absent: off): which runs keep their pages' recordings. */
   recording?: RecordingMode;
+  /**
+   * A CDP connection of the runner's own to the run's browser (CdpMux.openConnection): the
+   * recording finds the pages the run's pages open (popups) on it. Absent: popups are not recorded.
+   */
+  openCdpConnection?: () => Promise<ObjectTransport>;
   /** Told of each page the run opens, besides the recording (the live view, see lambdas/live). */
   onPage?: PageOpened;
   /** The function's proxy for every session (Session.start({ proxy }) overrides it). */
@@ -178,7 +184,7 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
     let result: Result;
     let browser_ms = 0;
     let timer: NodeJS.Timeout | undefined;
-    const recording = startRunRecording(invocation.recording ?? "off", (line) => capture.note(line));
+    const recording = startRunRecording(invocation.recording ?? "off", (line) => capture.note(line), invocation.openCdpConnection);
     const onPage = invocation.onPage;
     try {
       beginRun({
@@ -214,6 +220,7 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
         await recording.keep(result.ok, invocation.artifacts, (json) => redactor.json(json));
       } finally {
         clearTimeout(timer);
+        recording.close();
         browser_ms = (await endRun()).browser_ms;
       }
     } finally {

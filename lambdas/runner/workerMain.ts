@@ -224,6 +224,7 @@ function main(): void {
       getBrowser: drivers.getBrowser,
       getPlaywright: drivers.getPlaywright,
       newPlaywright: drivers.newPlaywright,
+      openCdpConnection: drivers.openConnection,
       ...(typeof memoryMb === "number" ? { memoryMb } : {}),
       timeoutMs,
       stopAfterMs: timeoutMs,

@@ -42,7 +42,7 @@ const settings = {
   recording: z
     .enum(RECORDING_MODES)
     .optional()
-    .describe("Which runs keep a recording of each page (rrweb; inputs masked, secret values redacted), as the artifacts recording-<n>.json: off (the default), failures (runs that do not succeed) or all"),
+    .describe("Which runs keep a recording of each page (rrweb; inputs masked, secret values redacted), as the artifacts recording-<n>.json: off, failures (runs that do not succeed; the default) or all"),
   proxy: ProxyInput.optional(),
   profiles: ProfilesInput.optional(),
 };
@@ -116,7 +116,7 @@ export const FunctionRecord = z
     retries: RetriesView.describe(
       "How failed runs of async calls, schedules and batches run again: max_attempts 1 (the default) never retries; the wait before attempt n+1 is backoff_seconds × 2^(n-1), at most 3600 s",
     ),
-    recording: z.enum(RECORDING_MODES).describe("Which runs keep a recording of each page as the artifacts recording-<n>.json: off (the default), failures or all"),
+    recording: z.enum(RECORDING_MODES).describe("Which runs keep a recording of each page as the artifacts recording-<n>.json: off, failures (the default) or all"),
     proxy: ProxyView.describe("The proxy every browser session of its runs goes through (null: none); the password is never shown"),
     profiles: z.array(z.string()).describe("Profiles its runs may open by a computed name, besides those its code names literally in Session.start"),
     webhooks: z.array(WebhookView).describe("Where the ends of its runs are POSTed (none for another account's shared function)"),

@@ -89,7 +89,8 @@ describe("artifacts", () => {
     expect([answer.status, (answer.body as { error: { code: string } }).error.code]).toEqual([500, "function_error"]);
     const runId = String((answer.body as { error: { details: { run_id: string } } }).error.details.run_id);
     const names = await artifactNames(runId);
-    expect(names).toEqual(["failure-1.html", "failure-1.png"]);
+    // Beside the evidence, the page's recording: a failed run keeps it under the default `recording: "failures"`.
+    expect(names).toEqual(["failure-1.html", "failure-1.png", "recording-1.json"]);
     const png = Buffer.from(await (await fetchBytes(`${t.url}/runs/${runId}/artifacts/failure-1.png`)).arrayBuffer());
     expect(isPng(png)).toBe(true);
     const html = await (await fetchBytes(`${t.url}/runs/${runId}/artifacts/failure-1.html`)).text();
@@ -118,7 +119,7 @@ describe("artifacts", () => {
     expect(Buffer.byteLength(logs)).toBeLessThanOrEqual(64 * 1024);
     expect(logs.startsWith(`LOG 0 ${"y".repeat(1024)}\n`)).toBe(true);
     expect(logs.endsWith(`…[output truncated]\nERROR [browserfn] page 1 was at ${pages.base}/noisy?q=1: kept failure-1.png, failure-1.html\n`)).toBe(true);
-    expect(await artifactNames(runId)).toEqual(["failure-1.html", "failure-1.png"]);
+    expect(await artifactNames(runId)).toEqual(["failure-1.html", "failure-1.png", "recording-1.json"]);
   }, 60_000);
 
   it("keeps the evidence and the logs of a run that times out with a page open", async () => {
@@ -142,7 +143,7 @@ describe("artifacts", () => {
     expect(stored?.logs).toContain("LOG waiting forever");
     expect(stored?.logs).toMatch(/page 1 was at http:\/\/127\.0\.0\.1:\d+\/stuck: kept failure-1\.png, failure-1\.html/);
     const names = await artifactNames(runId);
-    expect(names).toEqual(["failure-1.html", "failure-1.png"]);
+    expect(names).toEqual(["failure-1.html", "failure-1.png", "recording-1.json"]);
   }, 60_000);
 
   it("holds a run to 100 artifacts and 100 MB, in the runtime and again in the service against a worker that sends more", async () => {

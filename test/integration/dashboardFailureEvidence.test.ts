@@ -95,7 +95,7 @@ describe("a failed run's page", () => {
 
   it("shows the page's URL from the log, the screenshot decoded, and the HTML as text with a download of its bytes", async () => {
     expect(await textOf("#run-log")).toContain(`[browserfn] page 1 was at ${pageUrl}: kept failure-1.png, failure-1.html`);
-    expect(await page.$$eval("#run-artifacts li.artifact", (items) => items.map((item) => item.getAttribute("data-name")))).toEqual(["failure-1.html", "failure-1.png"]);
+    expect(await page.$$eval("#run-artifacts li.artifact", (items) => items.map((item) => item.getAttribute("data-name")))).toEqual(["failure-1.html", "failure-1.png", "recording-1.json"]);
 
     await page.waitForFunction(() => ((document.querySelector('[data-name="failure-1.png"] img.artifact-image') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
     const png = await served("failure-1.png");

@@ -69,7 +69,7 @@ describe("Playwright driver and scripts as they are", () => {
     expect(error.message).toContain("broke on purpose");
     expect(error.details.stack).toMatch(/\n {4}at run \(automation\.ts:12:15\)/);
     const names = await artifactNames(error.details.run_id);
-    expect(names).toEqual(["download-report.txt", "failure-1.html", "failure-1.png", "note.txt", "own.png"]);
+    expect(names).toEqual(["download-report.txt", "failure-1.html", "failure-1.png", "note.txt", "own.png", "recording-1.json"]);
     const png = await fetch(`${t.url}/runs/${error.details.run_id}/artifacts/failure-1.png`, { headers: { authorization: `Bearer ${t.adminKey}` } });
     expect(isPng(Buffer.from(await png.arrayBuffer()))).toBe(true);
   }, 60_000);

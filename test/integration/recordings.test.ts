@@ -18,6 +18,16 @@ const SECRET = "sk-live-7f3a9c-secret-token";
 async function startPages(): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((request, response) => {
     response.writeHead(200, { "content-type": "text/html" });
+    if (request.url === "/opener") {
+      response.end(`<!doctype html><title>opener</title><body><p>the opener</p><a id=link href="/popup?from=link" target=_blank>open</a></body>`);
+      return;
+    }
+    if (request.url?.startsWith("/popup")) {
+      const from = new URL(request.url, "http://localhost").searchParams.get("from") === "link" ? "link" : "open";
+      response.end(`<!doctype html><title>popup</title><body><p id=popup-text>popup from ${from}</p><input type=password id=popup-password>
+        <p id=saw></p><script>document.getElementById("saw").textContent = "saw " + typeof __browserfnRecord + "/" + typeof __browserfnTake;</script></body>`);
+      return;
+    }
     if (request.url === "/changing") {
       response.end(`<!doctype html><title>changing</title><body><h1 id=n>0</h1><script>
         let n = 0; setInterval(() => { n++; document.getElementById("n").textContent = String(n);
@@ -26,7 +36,7 @@ async function startPages(): Promise<{ url: string; close(): Promise<void> }> {
       return;
     }
     response.end(`<!doctype html><title>form</title><body><form><input type=password id=password><input id=name>
-      <p id=shown>nothing yet</p></form><script>window.pageSaw = typeof __browserfnRecord + "/" + typeof __browserfnFlush;</script></body>`);
+      <p id=shown>nothing yet</p></form><script>window.pageSaw = typeof __browserfnRecord + "/" + typeof __browserfnTake;</script></body>`);
   });
   return serveLocally(server);
 }
@@ -46,6 +56,24 @@ export default async function run(url: string, fail: boolean) {
   return { pageSaw };
 }`;
 
+/** Opens two popups (window.open, then a target=_blank link), types a password into one, and fails; `driver` picks the session's driver. */
+const popupCode = (driver: "puppeteer" | "playwright") => `import { Session } from "browserfn/runtime";
+export default async function run(url: string) {
+  await using session = await Session.start(${driver === "playwright" ? '{ driver: "playwright" }' : ""});
+  const page: any = await session.newPage();
+  await page.goto(url + "/opener");
+  const popup = async (open: () => Promise<unknown>) => {
+    const [opened] = await Promise.all([${driver === "playwright" ? 'page.waitForEvent("popup")' : 'new Promise<any>((resolve) => page.once("popup", resolve))'}, open()]);
+    await opened.waitForSelector("#popup-text");
+    return opened;
+  };
+  const first = await popup(() => page.evaluate((u: string) => void window.open(u + "/popup?from=open"), url));
+  await popup(() => page.click("#link"));
+  await first.type("#popup-password", ${JSON.stringify(PASSWORD)});
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  throw new Error("failed with popups open");
+}`;
+
 describe("recordings and the live view", () => {
   let t: TestService;
   let pages: { url: string; close(): Promise<void> };
@@ -56,9 +84,9 @@ describe("recordings and the live view", () => {
   beforeAll(async () => {
     [t, pages] = await Promise.all([startTestService(), startPages()]);
     for (const [name, recording] of [
-      ["recorded", "failures"],
+      ["recorded", undefined],
       ["recorded-all", "all"],
-      ["recorded-off", undefined],
+      ["recorded-off", "off"],
     ] as const) {
       await t.deploy(name, FORM_CODE, recording ? { recording } : {});
       const put = await t.call("PUT", `/functions/${name}/secrets/API_TOKEN`, { body: { value: SECRET } });
@@ -87,17 +115,17 @@ describe("recordings and the live view", () => {
     return { runId: String(answer.headers.get("x-run-id") ?? (answer.body as { error?: { run_id?: string } }).error?.run_id), answer };
   };
 
-  it("takes recording off | failures | all, off by default (docs/benchmarks.md); anything else is 400", async () => {
+  it("takes recording off | failures | all, failures by default; anything else is 400", async () => {
+    // Created without the setting.
     const info = await t.call("GET", "/functions/recorded/info");
     expect((info.body as { recording: string }).recording).toBe("failures");
-    // Created without the setting.
     expect(((await t.call("GET", "/functions/recorded-off/info")).body as { recording: string }).recording).toBe("off");
     const bad = await t.call("PATCH", "/functions/recorded", { body: { recording: "sometimes" } });
     expect(bad.status).toBe(400);
     expect((bad.body as { error: { code: string } }).error.code).toBe("invalid_request");
   });
 
-  it("keeps a failed run's recording under `failures`: the page's DOM, with no typed input and no secret value", async () => {
+  it("keeps a failed run's recording under the default (`failures`): the page's DOM, with no typed input and no secret value", async () => {
     const { runId, answer } = await invoke("recorded", true);
     expect(answer.status).toBe(500);
     failedRunId = runId;
@@ -113,7 +141,7 @@ describe("recordings and the live view", () => {
     expect(text).not.toContain(SECRET);
   }, 90_000);
 
-  it("keeps no recording of a succeeded run under `failures`, and one under `all`; the page never sees the recorder", async () => {
+  it("keeps no recording of a succeeded run under the default, and one under `all`; the page never sees the recorder", async () => {
     const kept = await invoke("recorded", false);
     expect(kept.answer.status).toBe(200);
     // The recorder and its binding live in an isolated world: the page's own scripts see neither.
@@ -125,11 +153,48 @@ describe("recordings and the live view", () => {
     expect(await artifactText(all.runId, "recording-1.json")).not.toContain(PASSWORD);
   }, 90_000);
 
-  it("keeps none when recording is off (the default), failed or not", async () => {
+  it("keeps none when recording is off, failed or not", async () => {
     const { runId, answer } = await invoke("recorded-off", true);
     expect(answer.status).toBe(500);
     expect(await artifactNames(runId)).toEqual(["failure-1.html", "failure-1.png"]);
   }, 90_000);
+
+  it.each(["puppeteer", "playwright"] as const)("records the pages a run's page opens (window.open, target=_blank), each its own recording, masked and unseen (%s)", async (driver) => {
+    await t.deploy(`popups-${driver}`, popupCode(driver));
+    const answer = await t.call("POST", `/functions/popups-${driver}`, { body: { url: pages.url } });
+    expect(answer.status).toBe(500);
+    const runId = String(answer.headers.get("x-run-id") ?? (answer.body as { error?: { run_id?: string } }).error?.run_id);
+    expect((await artifactNames(runId)).filter((name) => name.startsWith("recording-"))).toEqual(["recording-1.json", "recording-2.json", "recording-3.json"]);
+    const [opener = "", opened = "", linked = ""] = await Promise.all([1, 2, 3].map((n) => artifactText(runId, `recording-${n}.json`)));
+    expect(opener).toContain("the opener");
+    expect(opened).toContain("popup from open");
+    expect(linked).toContain("popup from link");
+    for (const text of [opened, linked]) {
+      const events = JSON.parse(text) as { type: number }[];
+      expect(events.some((event) => event.type === 2)).toBe(true);
+      // The popup's scripts see neither the recorder nor its binding.
+      expect(text).toContain("saw undefined/undefined");
+    }
+    for (const text of [opener, opened, linked]) expect(text).not.toContain(PASSWORD);
+  }, 90_000);
+
+  it("records a page written with setContent (into its first, empty about:blank)", async () => {
+    await t.deploy(
+      "written",
+      `import { Session } from "browserfn/runtime";
+      export default async function run() {
+        await using session = await Session.start();
+        const page = await session.newPage();
+        await page.setContent("<p>written into about:blank</p>");
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        throw new Error("failed after setContent");
+      }`,
+    );
+    const answer = await t.call("POST", "/functions/written", { body: {} });
+    expect(answer.status).toBe(500);
+    const runId = String((answer.body as { error: { details: { run_id: string } } }).error.details.run_id);
+    expect(await artifactText(runId, "recording-1.json")).toContain("written into about:blank");
+  }, 60_000);
 
   it("streams live frames of a page that changes, at most 5 per second, then `end`; another account gets 404", async () => {
     await t.deploy(

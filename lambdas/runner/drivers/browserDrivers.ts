@@ -1,6 +1,6 @@
 import type { Browser } from "puppeteer-core";
 import type { Browser as PlaywrightBrowser } from "playwright-core";
-import { CdpMux, type TextTransport } from "./cdpMux";
+import { CdpMux, type ObjectTransport, type TextTransport } from "./cdpMux";
 
 /** The run's browser as each driver sees it, over one CDP pipe (see CdpMux). */
 export interface BrowserDrivers {
@@ -10,6 +10,8 @@ export interface BrowserDrivers {
   getPlaywright(): Promise<PlaywrightBrowser>;
   /** A Playwright connection of its own on the same pipe (a script's `chromium.launch()`): its `close()` ends only it. */
   newPlaywright(): Promise<PlaywrightBrowser>;
+  /** A raw CDP connection of its own on the same pipe (the runner's recordings watch for popups on it). */
+  openConnection(): Promise<ObjectTransport>;
 }
 
 export interface DriverDeps {
@@ -75,6 +77,9 @@ export function browserDrivers(deps: DriverDeps): BrowserDrivers {
     },
     async newPlaywright() {
       return deps.connectPlaywright(await pipe());
+    },
+    async openConnection() {
+      return (await pipe()).openConnection();
     },
   };
 }
