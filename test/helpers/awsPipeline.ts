@@ -25,6 +25,10 @@ import { InProcessStepFunctions } from "./inProcessStepFunctions";
 import { type MemoryStore, startMemoryStore } from "./memoryStore";
 import { inlineCodeAnalysis } from "./inlineCodeAnalysis";
 import { launchTestPipeBrowser } from "./testBrowser";
+import { InProcessSqs } from "./inProcessSqs";
+import { RunEndWaiter } from "../../lambdas/runtime/aws/runEnds/runEndWaiter";
+import { createRunEndNotifier } from "../../lambdas/runtime/aws/runEnds/notifyRunEnd";
+import { createWaitQueueSweep } from "../../lambdas/runtime/aws/runEnds/sweepWaitQueues";
 
 export const RECORDER_ARN = "arn:aws:lambda:eu-west-1:123456789012:function:bfn-run-recorder";
 export const STATE_MACHINE_ARN = "arn:aws:states:eu-west-1:123456789012:stateMachine:bfn-runs";
@@ -32,6 +36,9 @@ export const DEAD_LETTER_URL = "https://sqs.eu-west-1.amazonaws.com/123456789012
 
 const FUNCTION_PREFIX = "bfn-";
 const EXECUTION_ROLE_ID = "AROAEXAMPLEEXECUTION";
+/** The wait queues' URL prefix (the stack's BROWSERFN_WAIT_QUEUE_URL_PREFIX). */
+export const WAIT_QUEUE_URL_PREFIX = "https://sqs.eu-west-1.amazonaws.com/123456789012/bfn-wait-";
+export const WAIT_QUEUE_TAGS = { "browserfn:stack": "bfn", "browserfn:purpose": "run-end-notices" };
 const SECRETS_KEY_ARN = "arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555";
 
 export interface AwsPipeline {
@@ -44,6 +51,8 @@ export interface AwsPipeline {
   lambda: InProcessLambda;
   stepFunctions: InProcessStepFunctions;
   s3: InProcessS3;
+  /** SQS: the waiting route's wait queue (its calls are `route`'s), the recorder's notices (`recorder`) and the sweeper's deletes (`sweeper`). */
+  sqs: InProcessSqs;
   outcomes: OutcomeBucket;
   /** Lines the recorder and the sweeper logged. */
   logs: string[];
@@ -95,6 +104,10 @@ export interface AwsPipelineOptions {
   runtime?: Partial<AwsRuntimeOptions>;
   /** More of the service's own Lambdas, by name or ARN (e.g. the deploy job). */
   services?: Record<string, ServiceLambda>;
+  /** False: the route polls the record (RUN_READS) instead of waiting for the recorder's notice on a wait queue (default on, as the stack deploys it). */
+  waitQueues?: boolean;
+  /** The sweeper's clock for the wait queues' age (default Date.now). */
+  sweepNow?: () => number;
 }
 
 /**
@@ -144,13 +157,16 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
   // (Without `queue` nothing is ever queued but a retry's next attempt, which its workflow's WakeQueue has the recorder start.)
   const recorderDispatch = options.recorderDispatches !== false ? { dispatch: awsQueueDispatch(recorderDeps) } : {};
   const retry = options.retries === false ? {} : { retry: awsAttemptRetry(recorderDeps, spy("recorder")) };
-  const recorder = makeRunRecorder({ store: memory.store, clock: systemClock, log, outcomes, secretBox, ...recorderDispatch, ...retry, throttleWaitMs: options.throttleWaitMs ?? 50 });
+  const sqs = new InProcessSqs();
+  const notifyEnd = createRunEndNotifier({ sqs: sqs.client("recorder"), urlPrefix: WAIT_QUEUE_URL_PREFIX, log });
+  const recorder = makeRunRecorder({ store: memory.store, clock: systemClock, log, outcomes, secretBox, ...recorderDispatch, ...retry, throttleWaitMs: options.throttleWaitMs ?? 50, notifyEnd });
   const sweepDispatcher = options.queue ? dispatcher("sweeper", options.sweepClock) : undefined;
   const sweeper = makeRunSweeper({
     store: memory.store,
     clock: options.sweepClock ?? systemClock,
     log,
     ...(sweepDispatcher ? { dispatch: awsQueueDispatch(sweepDispatcher), sweepQueues: awsQueueRecovery(sweepDispatcher) } : {}),
+    sweepWaitQueues: createWaitQueueSweep({ sqs: sqs.client("sweeper"), urlPrefix: WAIT_QUEUE_URL_PREFIX, now: options.sweepNow ?? Date.now, log }),
   });
   const recorderLambda: ServiceLambda = (payload) => recorder(payload);
   const lambda = new InProcessLambda(
@@ -183,6 +199,7 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
     logGroup: "/browserfn/test/functions",
     pollIntervalMs: 1,
     runPollIntervalMs: 25,
+    ...(options.waitQueues === false ? {} : { endNotices: new RunEndWaiter({ sqs: sqs.client("route"), urlPrefix: WAIT_QUEUE_URL_PREFIX, tags: WAIT_QUEUE_TAGS, log }) }),
     ...options.runtime,
   });
   const settled = async () => {
@@ -198,6 +215,7 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
     lambda,
     stepFunctions,
     s3,
+    sqs,
     outcomes,
     logs,
     starts,

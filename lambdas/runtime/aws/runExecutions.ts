@@ -13,6 +13,7 @@ import { endedWithout } from "./invokeOutcome";
 import { httpStatusOf, isAwsError } from "./lambdaClient";
 import type { OutcomeBucket } from "./outcomeBucket";
 import { INVOKE_MARGIN_SECONDS, type RunExecutionInput } from "./runWorkflow";
+import type { RunEndNotices, RunEndWatch } from "./runEnds/runEndWaiter";
 
 /** The Step Functions API as the adapter uses it (an SFNClient with standard retries, or a test double). */
 export interface StepFunctionsLike {
@@ -54,8 +55,20 @@ export interface RunStarterOptions {
    * caller reads the record a bounded number of times whatever the run's length.
    */
   runPollIntervalMs?: number;
+  /**
+   * Where a waiting caller hears of its run's end (a wait queue of this container, notified by
+   * the recorder: runEnds/runEndWaiter.ts), so that it reads the run's record once instead of
+   * polling it. Absent, or when the queue cannot be had: the record is read, backing off (RUN_READS).
+   */
+  endNotices?: RunEndNotices;
   sleep?: (ms: number) => Promise<void>;
 }
+
+/**
+ * How long before its window's end a caller that heard nothing reads the run's record once:
+ * room for that read before the caller answers 202.
+ */
+export const FINAL_READ_MARGIN_MS = 500;
 
 /**
  * The largest execution input (Step Functions takes 256 KB), with room for what the workflow
@@ -115,12 +128,40 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
   };
 
   /**
+   * Waits for the run's end notice for the caller's window (`waitMs`, less FINAL_READ_MARGIN_MS)
+   * without reading anything, then reads the run's record once: after the notice, or at the
+   * window's end (a notice lost). Not final at the window's end: the caller answers 202 (its
+   * signal aborts) and nothing more is read; a caller that waits on regardless has the record
+   * read as before. A queue that failed falls back to those reads at once.
+   */
+  const waitForNotice = async (fn: FunctionItem, runId: string, watch: RunEndWatch, waitMs: number, signal?: AbortSignal): Promise<InvokeResult> => {
+    const startedMs = Date.now();
+    let outcome: Awaited<ReturnType<RunEndWatch["ended"]>>;
+    try {
+      outcome = await watch.ended(startedMs + Math.max(0, waitMs - FINAL_READ_MARGIN_MS), signal);
+    } finally {
+      watch.close();
+    }
+    if (signal?.aborted) return new Promise<never>(() => undefined);
+    if (outcome !== "unavailable") {
+      const run = await options.runs.get(runId).catch(() => undefined);
+      if (run?.status === "canceled") return new Promise<never>(() => undefined);
+      if (run && FINAL_STATUSES.includes(run.status)) return resultOf(run);
+      // Still going at the window's end: the caller answers 202 in a moment.
+      if (signal && (await abortedWithin(signal, 2 * FINAL_READ_MARGIN_MS))) return new Promise<never>(() => undefined);
+    }
+    return waitForEnd(fn, runId, signal);
+  };
+
+  /**
    * Starts the run workflow (runWorkflow.ts) with an execution named after the run's attempt
    * (executionName: one execution per attempt, Step Functions refuses a second name) and the run's event, which
    * carries a presigned URL for an outcome too big for the workflow; then `onRunning`. The
    * workflow invokes the function's Lambda (RequestResponse) and its recorder writes the
-   * run's final record and meters it. Meanwhile this reads that record from time to time,
-   * backing off (RUN_READS), and resolves with it once it is final; the caller's own finish then
+   * run's final record and meters it. Meanwhile a caller with a window waits for the
+   * recorder's end notice on its container's wait queue (`endNotices`, named in the execution's
+   * input as `notify`) and reads the record once (waitForNotice); without one this reads the
+   * record from time to time, backing off (RUN_READS), and resolves with it once it is final; the caller's own finish then
    * finds the run ended already and keeps that record (finishRun). A caller that stops
    * waiting (the sync window's 202) loses nothing: the record is written without it; one
    * whose signal is aborted before the start (a queued run's dispatcher) has it read not once.
@@ -157,8 +198,12 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
           }
         : {}),
     };
+    // Only a caller that waits has a notice sent (a dispatcher's signal is aborted before the start).
+    const waits = options.endNotices !== undefined && request.waitMs > FINAL_READ_MARGIN_MS && request.signal?.aborted !== true;
+    const watch = waits ? await options.endNotices?.watch(request.runId) : null;
     const input: RunExecutionInput = {
       run_id: request.runId,
+      notify: watch?.queueUrl ?? null,
       function: `${functionName(fn)}:${versionAlias(version)}`,
       timeout_seconds: fn.timeout_seconds,
       invoke_timeout_seconds: fn.timeout_seconds + INVOKE_MARGIN_SECONDS,
@@ -167,11 +212,15 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
       attempt: request.attempt ?? 1,
     };
     const text = JSON.stringify(input);
-    if (Buffer.byteLength(text) > MAX_EXECUTION_INPUT_BYTES) throw paramsTooLarge(Buffer.byteLength(text));
+    if (Buffer.byteLength(text) > MAX_EXECUTION_INPUT_BYTES) {
+      watch?.close();
+      throw paramsTooLarge(Buffer.byteLength(text));
+    }
     const command = new StartExecutionCommand({ stateMachineArn: options.stateMachineArn, name: executionName(request.runId, request.attempt), input: text });
     try {
       await options.stepFunctions.send(command);
     } catch (error) {
+      if (refusedStart(error)) watch?.close();
       if (isAwsError(error, "ExecutionLimitExceeded") || isAwsError(error, "ThrottlingException")) {
         const message = "The run workflow is at its limit: the run was not started; try again shortly";
         throw new ApiError("concurrency_limit_exceeded", message, {}, { "retry-after": "1" });
@@ -189,8 +238,31 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
       // started: the run stands, and its recorder or the sweeper (at its deadline) ends it.
     }
     await hooks.onRunning();
+    if (watch) return waitForNotice(fn, request.runId, watch, request.waitMs, request.signal);
     return waitForEnd(fn, request.runId, request.signal);
   };
+}
+
+/** Whether a StartExecution error means no execution started (invoke throws it then). */
+function refusedStart(error: unknown): boolean {
+  const status = httpStatusOf(error);
+  return (status !== undefined && status >= 400 && status < 500 && !isAwsError(error, "ExecutionAlreadyExists")) || isAwsError(error, "ExecutionLimitExceeded") || isAwsError(error, "ThrottlingException");
+}
+
+/** Whether `signal` aborts within `ms`. */
+function abortedWithin(signal: AbortSignal, ms: number): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", aborted);
+      resolve(false);
+    }, ms);
+    const aborted = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    signal.addEventListener("abort", aborted, { once: true });
+  });
 }
 
 /** A final run record as the runtime's result. */
