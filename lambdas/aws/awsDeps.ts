@@ -32,6 +32,10 @@ import { sweptRunsMetricLine } from "../runtime/aws/sweptRunsMetric";
 import { AnalysisPool } from "../code/analysis/analysisPool";
 import { bundledWorkerScript } from "../code/analysis/analysisWorkerScript";
 import { DEFAULT_ANALYSIS_BUDGET } from "../code/analysis/codeAnalysis";
+import { RunEndWaiter } from "../runtime/aws/runEnds/runEndWaiter";
+import { createRunEndNotifier } from "../runtime/aws/runEnds/notifyRunEnd";
+import { createWaitQueueSweep } from "../runtime/aws/runEnds/sweepWaitQueues";
+import { WAIT_QUEUE_TAGS } from "../runtime/aws/runEnds/waitQueueNames";
 
 /** The outbox of runs' ends, queueing deliveries on the webhook queue (standard retries: a duplicate message is harmless). */
 function createAwsWebhookOutbox(store: Store, region: string, queueUrl: string): WebhookOutbox {
@@ -92,6 +96,9 @@ export function createAwsSweepDeps(config: DispatcherEnvConfig): SweepDeps {
     sweptRuns: (count) => void process.stdout.write(`${sweptRunsMetricLine(config.tablePrefix, count, new Date())}\n`),
     dispatch: awsQueueDispatch(dispatcher),
     sweepQueues: awsQueueRecovery(dispatcher),
+    ...(config.waitQueueUrlPrefix
+      ? { sweepWaitQueues: createWaitQueueSweep({ sqs: new SQSClient({ region: config.region }), urlPrefix: config.waitQueueUrlPrefix, now: Date.now, log }) }
+      : {}),
   };
 }
 
@@ -121,6 +128,8 @@ export function createAwsRecorderDeps(config: ReturnType<typeof readRecorderEnv>
     dispatch: awsQueueDispatch(dispatcher),
     // A failed attempt the function's retries allow again is queued (its parameters read back from its execution's input).
     retry: awsAttemptRetry(dispatcher, stepFunctions),
+    // The route waiting for the run hears of its end (a lost notice costs it the rest of its window: no retries needed).
+    ...(config.waitQueueUrlPrefix ? { notifyEnd: createRunEndNotifier({ sqs: new SQSClient({ region: config.region }), urlPrefix: config.waitQueueUrlPrefix, log }) } : {}),
   };
 }
 
@@ -161,6 +170,17 @@ export function createAwsDeps(config: AwsConfig): Deps {
       executionRoleId: config.runtime.executionRoleId,
       layerArns: config.runtime.layerArns,
       logGroup: config.runtime.logGroup,
+      // This container's wait queue: a waiting call hears its run's end instead of reading the record (runEnds/).
+      ...(config.waitQueueUrlPrefix
+        ? {
+            endNotices: new RunEndWaiter({
+              sqs: new SQSClient({ region: config.region, retryMode: "standard", maxAttempts: 3 }),
+              urlPrefix: config.waitQueueUrlPrefix,
+              tags: { ...WAIT_QUEUE_TAGS, "browserfn:table-prefix": config.tablePrefix },
+              log: (line) => console.error(line),
+            }),
+          }
+        : {}),
     }),
     scheduler: createAwsScheduler({
       client: new SchedulerClient({ region: config.region }),

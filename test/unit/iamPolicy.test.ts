@@ -156,6 +156,43 @@ describe("the stack's roles, through the evaluator", () => {
     }
   });
 
+  it("lets only the waiting routes make and read wait queues, only the recorder send to them, only the sweeper list and delete idle ones (#23.1)", () => {
+    const wait = `arn:aws:sqs:${at}:bfn-test-wait-mk0abc-0a1b2c3d`;
+    const webhooks = policies.arn(policies.logicalId("AWS::SQS::Queue", "WebhooksQueue"));
+    const roleOfRoute = (operationId: string) => policies.roleStatements(policies.roleOfFunction(`bfn-test-api-${operationId}`));
+    const invoke = roleOfRoute("invokePost");
+    const sweeper = policies.roleStatements(policies.roleOfFunction("bfn-test-run-sweeper"));
+    const others = {
+      listRuns: roleOfRoute("listRuns"),
+      cancelRun: roleOfRoute("cancelRun"),
+      createFunction: roleOfRoute("createFunction"),
+      scheduledRun: policies.roleStatements(policies.roleOfFunction("bfn-test-scheduled-run")),
+      execution,
+      workflow,
+    };
+    const waiting = ["sqs:CreateQueue", "sqs:TagQueue", "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:DeleteQueue"];
+    for (const action of waiting) expect([action, evaluate(invoke, request(action, wait)).effect]).toEqual([action, "Allow"]);
+    expect(evaluate(invoke, request("sqs:SendMessage", wait)).effect).toBe("ImplicitDeny");
+    expect(evaluate(recorder, request("sqs:SendMessage", wait)).effect).toBe("Allow");
+    for (const action of [...waiting, "sqs:PurgeQueue", "sqs:SetQueueAttributes"]) expect([action, evaluate(recorder, request(action, wait)).effect]).toEqual([action, "ImplicitDeny"]);
+    expect(evaluate(sweeper, request("sqs:DeleteQueue", wait)).effect).toBe("Allow");
+    expect(evaluate(sweeper, request("sqs:ListQueues", "*")).effect).toBe("Allow");
+    for (const action of ["sqs:SendMessage", "sqs:ReceiveMessage", "sqs:CreateQueue"]) expect([action, evaluate(sweeper, request(action, wait)).effect]).toEqual([action, "ImplicitDeny"]);
+    for (const [name, statements] of Object.entries(others)) {
+      for (const action of [...waiting, "sqs:SendMessage"]) expect([name, action, evaluate(statements, request(action, wait)).effect]).toEqual([name, action, "ImplicitDeny"]);
+    }
+    // The pattern reaches no other queue: not another stack's wait queues, not the webhook queue
+    // (which the recorder and the invoke routes may send to, and nothing more).
+    for (const queue of [`arn:aws:sqs:${at}:other-wait-mk0abc-0a1b2c3d`, `arn:aws:sqs:${at}:bfn-test-waitx`]) {
+      for (const [role, action] of [[invoke, "sqs:DeleteQueue"], [invoke, "sqs:ReceiveMessage"], [recorder, "sqs:SendMessage"], [sweeper, "sqs:DeleteQueue"]] as const) {
+        expect([queue, action, evaluate(role, request(action, queue)).effect]).toEqual([queue, action, "ImplicitDeny"]);
+      }
+    }
+    for (const [role, action] of [[invoke, "sqs:DeleteQueue"], [invoke, "sqs:ReceiveMessage"], [recorder, "sqs:DeleteQueue"], [sweeper, "sqs:DeleteQueue"]] as const) {
+      expect([action, evaluate(role, request(action, webhooks)).effect]).toEqual([action, "ImplicitDeny"]);
+    }
+  });
+
   it("would have let the functions invoke the completion Lambda under the old design's statement (git show e137d39^:lib/functionRuntime.ts)", () => {
     // FunctionRuntime.allowCompletionDestination before the run pipeline, exactly as it was built.
     const old = testStack();

@@ -42,6 +42,8 @@ const ALLOWED_WILDCARDS = [
   "arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/bfn-test/*",
   // The run workflow's executions (named after their runs): StopExecution, for POST /runs/{run_id}/cancel.
   "arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:bfn-test-runs:*",
+  // The waiting routes' wait queues (one per route container, made at run time: lib/waitQueues.ts).
+  "arn:<AWS::Partition>:sqs:<AWS::Region>:<AWS::AccountId>:bfn-test-wait-*",
 ];
 
 /** Actions that take no resource ARN (granted on "*"): X-Ray, and CloudWatch Logs' vended log delivery. */
@@ -88,6 +90,11 @@ describe("the stack's permissions", () => {
           if (list(statement.Action).includes("lambda:ListFunctions")) {
             // The stack cleanup lists the account's Lambdas to delete the prefixed ones: no resource either.
             expect([list(statement.Action), statement.policy]).toEqual([["lambda:ListFunctions"], expect.stringMatching(/^CleanupRole/)]);
+            continue;
+          }
+          if (list(statement.Action).includes("sqs:ListQueues")) {
+            // The sweeper lists the wait queues by name prefix to delete idle ones: no resource either.
+            expect([list(statement.Action), statement.policy]).toEqual([["sqs:ListQueues"], expect.stringMatching(/^HandlersRunSweeperRole/)]);
             continue;
           }
           for (const action of list(statement.Action)) expect(action).toMatch(WITHOUT_RESOURCE);
@@ -215,7 +222,12 @@ describe("the stack's permissions", () => {
     const beyondTable = (group: string) =>
       [...new Set(statementsOfRole(roleOf(`HandlersRoutes${group}Role`)).flatMap((s) => list(s.Action)).filter((a) => !/^(logs|dynamodb):/.test(a)))].sort();
     expect(beyondTable("Data")).toEqual([]);
-    expect(beyondTable("Invoke")).toEqual(["kms:Decrypt", "kms:Encrypt", "s3:PutObject", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage", "states:StartExecution"]);
+    expect(beyondTable("Invoke")).toEqual([
+      "kms:Decrypt", "kms:Encrypt", "s3:PutObject",
+      // Its container's wait queue (made, long-polled, rotated: lib/waitQueues.ts), and the webhook queue (send).
+      "sqs:CreateQueue", "sqs:DeleteMessage", "sqs:DeleteQueue", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ReceiveMessage", "sqs:SendMessage", "sqs:TagQueue",
+      "states:StartExecution",
+    ]);
     expect(beyondTable("Cancel")).toEqual(["sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage", "states:StopExecution"]);
     expect(beyondTable("Functions")).toEqual([
       "iam:PassRole", "kms:Decrypt", "kms:Encrypt", "lambda:DeleteFunction", "lambda:GetAccountSettings", "lambda:InvokeFunction", "scheduler:CreateSchedule", "scheduler:DeleteSchedule", "scheduler:UpdateSchedule",

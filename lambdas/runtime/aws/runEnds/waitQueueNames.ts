@@ -19,6 +19,9 @@ export const WAIT_MESSAGE_RETENTION_SECONDS = 60;
 /** SQS's longest long poll: one ReceiveMessage per 20 s of a wait, whatever the run. */
 export const MAX_LONG_POLL_SECONDS = 20;
 
+/** The tags of every wait queue (and the stack's prefix, added where it is made): who made it, and why. */
+export const WAIT_QUEUE_TAGS = { "browserfn:purpose": "run-end-notices" } as const;
+
 /** SQS takes queue names of at most 80 characters. */
 const MAX_QUEUE_NAME = 80;
 
