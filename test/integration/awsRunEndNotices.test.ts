@@ -22,7 +22,7 @@ describe("waiting for a run's end on AWS: the recorder's notice", () => {
   let pipeline: AwsPipeline;
   /** The run ids the runtime (the waiting route) read the record of, one entry per read. */
   const reads: string[] = [];
-  let invoke: (ms: number) => Promise<HttpResult>;
+  let invoke: (ms: number, headers?: Record<string, string>) => Promise<HttpResult>;
   const runIdOf = (answer: HttpResult) => String(answer.headers?.["x-run-id"] ?? JSON.parse(answer.body ?? "{}").run_id);
 
   beforeAll(async () => {
@@ -44,8 +44,8 @@ describe("waiting for a run's end on AWS: the recorder's notice", () => {
     const created = await createFunction(deps)(apiGatewayEvent(principal, "POST", "/functions", { name: "sleeper", code: SLEEPER }), lambdaContext("createFunction", "req"));
     expect(created.statusCode).toBe(201);
     const route = lazyRoute(invokePost, () => deps);
-    invoke = (ms) => {
-      const event = apiGatewayEvent(principal, "POST", "/functions/sleeper", { ms }, { ref: "sleeper" });
+    invoke = (ms, headers = {}) => {
+      const event = apiGatewayEvent(principal, "POST", "/functions/sleeper", { ms }, { ref: "sleeper" }, headers);
       event.requestContext.timeEpoch = Date.now();
       return route(event, lambdaContext("invokePost", "req"));
     };
@@ -114,6 +114,17 @@ describe("waiting for a run's end on AWS: the recorder's notice", () => {
     expect(since.filter((call) => call.command === "CreateQueueCommand")).toEqual([]);
     expect(since.filter((call) => call.command === "DeleteMessageCommand")).toHaveLength(2);
     expect(queueUrl).toMatch(QUEUE_NAME);
+  }, 60_000);
+
+  it("asks for no notice for a call answered at once (Prefer: respond-async)", async () => {
+    const before = pipeline.sqs.calls.length;
+    const accepted = await invoke(10, { prefer: "respond-async" });
+    expect(accepted.statusCode).toBe(202);
+    await pipeline.settled();
+    const runId = runIdOf(accepted);
+    expect((pipeline.stepFunctions.executions.get(runId)?.input as { notify?: unknown }).notify).toBeNull();
+    expect(pipeline.sqs.calls.slice(before)).toEqual([]);
+    expect(reads.filter((id) => id === runId)).toEqual([]);
   }, 60_000);
 
   it("falls back to reading the record when its queue goes away mid-wait", async () => {

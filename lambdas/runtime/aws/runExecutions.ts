@@ -68,7 +68,7 @@ export interface RunStarterOptions {
  * How long before its window's end a caller that heard nothing reads the run's record once:
  * room for that read before the caller answers 202.
  */
-export const FINAL_READ_MARGIN_MS = 500;
+export const FINAL_READ_MARGIN_MS = 250;
 
 /**
  * The largest execution input (Step Functions takes 256 KB), with room for what the workflow
@@ -128,27 +128,37 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
   };
 
   /**
-   * Waits for the run's end notice for the caller's window (`waitMs`, less FINAL_READ_MARGIN_MS)
-   * without reading anything, then reads the run's record once: after the notice, or at the
-   * window's end (a notice lost). Not final at the window's end: the caller answers 202 (its
-   * signal aborts) and nothing more is read; a caller that waits on regardless has the record
-   * read as before. A queue that failed falls back to those reads at once.
+   * Waits for the run's end notice for the caller's window (`waitMs`) without reading anything,
+   * and reads the run's record once it came. No notice FINAL_READ_MARGIN_MS before the window's
+   * end: the record is read once (a lost notice), and the notice is still listened for until the
+   * caller answers 202 (its signal aborts): at most two reads. A caller that waits on past its
+   * window, or a queue that failed, falls back to the backed-off reads.
    */
   const waitForNotice = async (fn: FunctionItem, runId: string, watch: RunEndWatch, waitMs: number, signal?: AbortSignal): Promise<InvokeResult> => {
-    const startedMs = Date.now();
-    let outcome: Awaited<ReturnType<RunEndWatch["ended"]>>;
+    const never = () => new Promise<never>(() => undefined);
+    const windowEnd = Date.now() + waitMs;
+    /** The record, when it is final; `never` for a canceled run (its caller's answer comes from the record). */
+    const readFinal = async (): Promise<InvokeResult | "never" | null> => {
+      const run = await options.runs.get(runId).catch(() => undefined);
+      if (run?.status === "canceled") return "never";
+      return run && FINAL_STATUSES.includes(run.status) ? resultOf(run) : null;
+    };
     try {
-      outcome = await watch.ended(startedMs + Math.max(0, waitMs - FINAL_READ_MARGIN_MS), signal);
+      let outcome = await watch.ended(windowEnd - FINAL_READ_MARGIN_MS, signal);
+      if (outcome === "window_over" && !signal?.aborted) {
+        const final = await readFinal();
+        if (final === "never") return never();
+        if (final) return final;
+        outcome = await watch.ended(windowEnd + FINAL_READ_MARGIN_MS, signal);
+      }
+      if (signal?.aborted) return never();
+      if (outcome === "ended") {
+        const final = await readFinal();
+        if (final === "never") return never();
+        if (final) return final;
+      }
     } finally {
       watch.close();
-    }
-    if (signal?.aborted) return new Promise<never>(() => undefined);
-    if (outcome !== "unavailable") {
-      const run = await options.runs.get(runId).catch(() => undefined);
-      if (run?.status === "canceled") return new Promise<never>(() => undefined);
-      if (run && FINAL_STATUSES.includes(run.status)) return resultOf(run);
-      // Still going at the window's end: the caller answers 202 in a moment.
-      if (signal && (await abortedWithin(signal, 2 * FINAL_READ_MARGIN_MS))) return new Promise<never>(() => undefined);
     }
     return waitForEnd(fn, runId, signal);
   };
@@ -247,22 +257,6 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
 function refusedStart(error: unknown): boolean {
   const status = httpStatusOf(error);
   return (status !== undefined && status >= 400 && status < 500 && !isAwsError(error, "ExecutionAlreadyExists")) || isAwsError(error, "ExecutionLimitExceeded") || isAwsError(error, "ThrottlingException");
-}
-
-/** Whether `signal` aborts within `ms`. */
-function abortedWithin(signal: AbortSignal, ms: number): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", aborted);
-      resolve(false);
-    }, ms);
-    const aborted = () => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    signal.addEventListener("abort", aborted, { once: true });
-  });
 }
 
 /** A final run record as the runtime's result. */

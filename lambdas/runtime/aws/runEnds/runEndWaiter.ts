@@ -51,8 +51,12 @@ export interface RunEndWaiterOptions {
 const Notice = z.object({ run_id: z.string().min(1).max(100) });
 
 interface Watcher {
+  /** When the wait in progress ends (epoch ms); infinite while nobody waits (a notice is still kept). */
   deadlineMs: number;
-  notify: (outcome: "ended" | "unavailable") => void;
+  /** What was heard (kept for the next `ended` when nobody waited). */
+  heard: "ended" | "unavailable" | null;
+  /** Ends the wait in progress with what was heard. */
+  wake: (() => void) | null;
 }
 
 /**
@@ -91,32 +95,35 @@ export class RunEndWaiter implements RunEndNotices {
       return null;
     });
     if (queueUrl === null) return null;
-    // Registered before the run starts: its notice can come before `ended` is called.
-    let early: WaitOutcome | null = null;
-    const registered: Watcher = { deadlineMs: Number.POSITIVE_INFINITY, notify: (outcome) => void (early ??= outcome) };
-    this.watchers.set(runId, registered);
+    // Registered before the run starts: its notice can come before `ended` is called, or between two.
+    const watcher: Watcher = { deadlineMs: Number.POSITIVE_INFINITY, heard: null, wake: null };
+    this.watchers.set(runId, watcher);
     return {
       queueUrl,
       ended: (deadlineMs, signal) => {
-        if (early !== null) return Promise.resolve(early);
-        if (this.watchers.get(runId) !== registered || signal?.aborted) return Promise.resolve("window_over");
+        if (watcher.heard !== null) return Promise.resolve(watcher.heard);
+        if (this.watchers.get(runId) !== watcher || signal?.aborted) return Promise.resolve("window_over");
         return new Promise<WaitOutcome>((resolve) => {
           const finish = (outcome: WaitOutcome) => {
             clearTimeout(timer);
             signal?.removeEventListener("abort", aborted);
-            if (this.watchers.get(runId) === watcher) this.unwatch(runId);
+            watcher.wake = null;
+            watcher.deadlineMs = Number.POSITIVE_INFINITY;
             resolve(outcome);
           };
           const aborted = () => finish("window_over");
-          const watcher: Watcher = { deadlineMs, notify: finish };
           const timer = setTimeout(() => finish("window_over"), Math.max(0, deadlineMs - this.now()));
           signal?.addEventListener("abort", aborted, { once: true });
-          this.watchers.set(runId, watcher);
+          watcher.wake = () => finish(watcher.heard ?? "window_over");
+          watcher.deadlineMs = deadlineMs;
           this.poll();
         });
       },
       close: () => {
-        if (this.watchers.has(runId)) this.unwatch(runId);
+        if (this.watchers.get(runId) !== watcher) return;
+        this.watchers.delete(runId);
+        watcher.wake?.();
+        if (this.watchers.size === 0) this.polling?.abort();
       },
     };
   }
@@ -145,9 +152,11 @@ export class RunEndWaiter implements RunEndNotices {
     return url;
   }
 
-  private unwatch(runId: string): void {
-    this.watchers.delete(runId);
-    if (this.watchers.size === 0) this.polling?.abort();
+  /** Tells the run's watcher what was heard. */
+  private tell(watcher: Watcher | undefined, outcome: "ended" | "unavailable"): void {
+    if (!watcher) return;
+    watcher.heard ??= outcome;
+    watcher.wake?.();
   }
 
   /** Starts the poll loop unless it runs: it goes on while a run is watched. */
@@ -189,7 +198,7 @@ export class RunEndWaiter implements RunEndNotices {
           return;
         }
         const notice = Notice.safeParse(parseJson(message.Body));
-        if (notice.success) this.watchers.get(notice.data.run_id)?.notify("ended");
+        if (notice.success) this.tell(this.watchers.get(notice.data.run_id), "ended");
       }
     }
   }
@@ -198,7 +207,7 @@ export class RunEndWaiter implements RunEndNotices {
   private failed(queueUrl: string, why: string): void {
     this.options.log(`wait queue ${queueUrl}: ${why}; the waiting runs' records are read instead`);
     if (this.queue?.url === queueUrl) this.queue = null;
-    for (const watcher of [...this.watchers.values()]) watcher.notify("unavailable");
+    for (const watcher of [...this.watchers.values()]) this.tell(watcher, "unavailable");
   }
 }
 
