@@ -26,7 +26,7 @@ describe("waiting for a run's end on AWS: the recorder's notice", () => {
   const runIdOf = (answer: HttpResult) => String(answer.headers?.["x-run-id"] ?? JSON.parse(answer.body ?? "{}").run_id);
 
   beforeAll(async () => {
-    let runs: AwsPipeline["memory"]["store"]["runs"] | undefined;
+    let runs: AwsPipeline["memory"]["store"]["runs"] | undefined = undefined;
     pipeline = await startAwsPipeline({
       // No fixed poll interval: without the notice the route would read with RUN_READS' backoff.
       runtime: {
