@@ -247,7 +247,10 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
       // Otherwise (the SDK's retries ran out on timeouts or 5xx) the execution may have
       // started: the run stands, and its recorder or the sweeper (at its deadline) ends it.
     }
-    await hooks.onRunning();
+    await hooks.onRunning().catch((error: unknown) => {
+      watch?.close();
+      throw error;
+    });
     if (watch) return waitForNotice(fn, request.runId, watch, request.waitMs, request.signal);
     return waitForEnd(fn, request.runId, request.signal);
   };

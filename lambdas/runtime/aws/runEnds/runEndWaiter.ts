@@ -166,8 +166,9 @@ export class RunEndWaiter implements RunEndNotices {
     this.polling = controller;
     void this.pollLoop(this.queue.url, controller.signal).finally(() => {
       if (this.polling === controller) this.polling = null;
-      // A run watched meanwhile (after the loop saw none).
-      if ([...this.watchers.values()].some((watcher) => Number.isFinite(watcher.deadlineMs))) this.poll();
+      // A wait begun meanwhile (after the loop saw none). Only one still in its time: a wait
+      // whose deadline passed ends by its own timer, and restarting for it would spin.
+      if ([...this.watchers.values()].some((watcher) => Number.isFinite(watcher.deadlineMs) && watcher.deadlineMs > this.now())) this.poll();
     });
   }
 
