@@ -53,6 +53,23 @@ describe("wait queues", () => {
     expect(receives.every((call) => Number(call.input.WaitTimeSeconds) <= 1)).toBe(true);
   });
 
+  it("ends a wait whose deadline passed while its long poll was out by its own timer, without spinning", async () => {
+    const sqs = new InProcessSqs(BASE);
+    let now = T0;
+    const waiter = new RunEndWaiter({ sqs: sqs.client("route"), urlPrefix: PREFIX, tags: {}, log: () => undefined, now: () => now });
+    const notify = createRunEndNotifier({ sqs: sqs.client("recorder"), urlPrefix: PREFIX, log: () => undefined });
+    const watch = await waiter.watch("run_a");
+    if (!watch) throw new Error("no queue");
+    const waiting = watch.ended(T0 + 300);
+    // The waiter's clock is past the deadline when the long poll returns (another run's notice),
+    // before the wait's timer ran: the poll loop must stop, not restart at once for ever (it did).
+    now = T0 + 1000;
+    await notify(watch.queueUrl, "run_other");
+    await expect(waiting).resolves.toBe("window_over");
+    watch.close();
+    expect(sqs.callsOf("ReceiveMessageCommand")).toHaveLength(1);
+  });
+
   it("sends a notice only to a wait queue of the stack", async () => {
     const sqs = new InProcessSqs(BASE);
     const logs: string[] = [];
