@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_PLAN, DEFAULT_PLANS, PlanSchema, type Plans } from "../config/plans";
+import { DEFAULT_PLAN, PlanSchema, type Plans } from "../config/plans";
 import { DEFAULT_ARTIFACT_RETENTION_DAYS } from "../artifacts/artifacts";
 import { DEFAULT_RUN_RETENTION_DAYS } from "../store/store";
 
