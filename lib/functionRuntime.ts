@@ -80,17 +80,22 @@ export class FunctionRuntime extends Construct {
 
     this.executionRole = new Role(this, "ExecutionRole", {
       assumedBy: new ServicePrincipal("lambda.amazonaws.com"),
-      description: "Runs the per-function Lambdas (user automation code): their CloudWatch Logs only",
+      description: "Runs the per-function Lambdas (user automation code): opens its own secrets, nothing else (no logs)",
     });
     this.logGroup = new LogGroup(this, "FunctionLogs", {
       logGroupName: `/browserfn/${props.prefix}/functions`,
       retention: props.logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    // Streams of this group only: no logs:CreateLogGroup anywhere (a run could create groups
-    // without retention), and none of Lambda's default /aws/lambda/<name> groups (a Lambda whose
-    // LoggingConfig still names one is moved to this group by its next deploy: deployLambda.ts).
-    this.logGroup.grantWrite(this.executionRole);
+    // No CloudWatch Logs right at all (#23.4): a run is user code in the Lambda's own process, and
+    // any stream it could write (this group is shared by every function: Lambda names streams
+    // after the function, which IAM cannot tie to the calling function) it could forge or flood
+    // for another function; a group it could create would be kept forever. What a run prints
+    // comes back in the runner's answer and is kept on the run (`logs`), its crash or timeout
+    // through the workflow's caught error: nothing the service shows is read from CloudWatch.
+    // The group and each Lambda's LoggingConfig stay: an operator who needs Lambda's own lines
+    // (START/REPORT) grants `logs:CreateLogStream` and `logs:PutLogEvents` on it by hand, knowing
+    // that every function can then write every function's streams (docs/deploy.md, "Logs").
   }
 
   /** The layer ARNs a per-function Lambda is created with: chromium first, then the runner. */

@@ -22,6 +22,7 @@ import type { StackSettings } from "./stackSettings";
 import type { SecretsKey } from "./secretsKey";
 import { DATA_ACTIONS, RECORDER_DATA_ACTIONS, DEPLOY_JOB_DATA_ACTIONS, SWEEPER_DATA_ACTIONS, WEBHOOK_DELIVERY_DATA_ACTIONS, AUTHORIZER_DATA_ACTIONS, grantTableActions, handlerFunctionNames, PUT_PARTITIONS } from "./handlerGrants";
 import { RECORDER_LAMBDA_TIMEOUT_SECONDS } from "../lambdas/runtime/aws/runWorkflow";
+import { WaitQueues } from "./waitQueues";
 
 export interface HandlersProps {
   settings: StackSettings;
@@ -100,7 +101,12 @@ export class Handlers extends Construct {
     for (const sender of [this.roles.scheduledRun, this.roles.runRecorder, this.roles.runSweeper]) props.webhooks.grantEnqueue(sender);
     props.runtime.grantControl(this.roles.deployJob);
     const deployJobArn = `arn:${Aws.PARTITION}:lambda:${Aws.REGION}:${Aws.ACCOUNT_ID}:function:${names.deployJob}`;
-    grantRouteGroups(this.roles.routes, { ...props, deployJobArn });
+    // The waiting routes' wait queues: the routes wait on them (routeRoles.ts), the recorder notifies, the sweeper deletes idle ones.
+    const waitQueues = new WaitQueues(settings.prefix);
+    grantRouteGroups(this.roles.routes, { ...props, deployJobArn, waitQueues });
+    waitQueues.grantNotify(this.roles.runRecorder);
+    waitQueues.grantSweep(this.roles.runSweeper);
+    const waitEnv = { [AWS_ENV.waitQueueUrlPrefix]: waitQueues.urlPrefix };
     props.pipeline.grantStartRuns(this.roles.scheduledRun);
     props.pipeline.grantReadOutcomes(this.roles.runRecorder);
     // A retry: the failed attempt's parameters, read back from its execution's input.
@@ -163,7 +169,8 @@ export class Handlers extends Construct {
         functionName: names.route(spec),
         description: `browserfn ${spec.method} ${spec.path}: ${spec.summary}`.slice(0, 256),
         role: spec.auth ? this.roles.routes[routeGroupOf(spec)] : this.roles.open,
-        environment: serviceEnv,
+        // Only the routes that wait for runs have wait queues (and the grant: routeRoles.ts).
+        environment: spec.auth && routeGroupOf(spec) === "invoke" ? { ...serviceEnv, ...waitEnv } : serviceEnv,
         logRetention,
         files: (spec as RouteSpec).files,
         // Its analysis worker may take the budget's 512 MB of heap beside the handler's own.
@@ -229,6 +236,7 @@ export class Handlers extends Construct {
       role: this.roles.runRecorder,
       environment: {
         ...dispatchEnv,
+        ...waitEnv,
         [AWS_ENV.webhookQueueUrl]: props.webhooks.queue.queueUrl,
       },
       logRetention,
@@ -242,7 +250,7 @@ export class Handlers extends Construct {
       functionName: names.runSweeper,
       description: "browserfn run sweeper: ends runs past their deadline, and runs whose workflow ended unrecorded",
       role: this.roles.runSweeper,
-      environment: { ...dispatchEnv, [AWS_ENV.webhookQueueUrl]: props.webhooks.queue.queueUrl },
+      environment: { ...dispatchEnv, ...waitEnv, [AWS_ENV.webhookQueueUrl]: props.webhooks.queue.queueUrl },
       logRetention,
       timeout: Duration.minutes(5),
       memorySize: 256,
@@ -272,7 +280,12 @@ export class Handlers extends Construct {
     );
     // What the sweeper itself cannot handle (the store away for its retries) is dead-lettered.
     this.runSweeper.configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(props.pipeline.deadLetterQueue) });
-    props.pipeline.connect({ recorder: this.runRecorder, sweeper: this.runSweeper, functionArns: props.runtime.functionArns });
+    const workflow = props.pipeline.connect({ recorder: this.runRecorder, sweeper: this.runSweeper, functionArns: props.runtime.functionArns });
+    // A stack update changes every Lambda that starts runs before the workflow's definition: the
+    // definition reads what the execution input of the current code has (`notify`), never
+    // a field the code of an earlier stack did not write (runWorkflow.ts, the Record state).
+    const starters = [...this.routes.filter(({ spec }) => spec.auth && routeGroupOf(spec) === "invoke").map(({ handler }) => handler), this.scheduledRun, this.runSweeper];
+    for (const starter of starters) workflow.node.addDependency(starter);
     this.webhookDelivery = handler("WebhookDelivery", {
       entry: "webhookDelivery",
       functionName: names.webhookDelivery,

@@ -6,6 +6,7 @@ import type { RunPipeline } from "./runPipeline";
 import type { Scheduling } from "./scheduling";
 import type { SecretsKey } from "./secretsKey";
 import type { WebhookDelivery } from "./webhookDelivery";
+import type { WaitQueues } from "./waitQueues";
 
 /**
  * The authenticated routes, grouped by what they touch beyond the table (#23.9). Each group has
@@ -14,7 +15,8 @@ import type { WebhookDelivery } from "./webhookDelivery";
  * each route's code reaches (lambdas/deps.ts):
  *
  * - `invoke`: starts runs (the runtime: StartExecution, upload URLs presigned), opens and seals
- *   secrets for the run's own Lambda (KMS), and queues webhooks of runs it ends (SQS);
+ *   secrets for the run's own Lambda (KMS), queues webhooks of runs it ends (SQS), and waits
+ *   for a run's end on its container's wait queue (SQS, `<prefix>-wait-*` only);
  * - `cancel`: stops a run's workflow (StopExecution) and queues its `run.canceled` webhook;
  * - `functions`: deploys through the deploy job (InvokeFunction), deletes a function's Lambda,
  *   checks the account's Lambda quotas, manages its schedule (and passes the scheduler role), and
@@ -82,6 +84,8 @@ export interface RouteGrantTargets {
   webhooks: WebhookDelivery;
   /** The deploy job's ARN (by name: its Lambda is made after the roles). */
   deployJobArn: string;
+  /** The waiting routes' wait queues (lib/waitQueues.ts). */
+  waitQueues: WaitQueues;
 }
 
 /** Grants each group's role what its routes touch beyond the table (see ROUTE_GROUPS), and nothing else. */
@@ -91,6 +95,8 @@ export function grantRouteGroups(roles: Record<RouteGroup, Role>, targets: Route
   targets.pipeline.grantStartRuns(invoke);
   targets.pipeline.grantSignProfiles(invoke, targets.secretsKey);
   targets.secretsKey.grantSealAndOpen(invoke);
+  // The sync calls wait for their run's end on their container's wait queue (only these routes wait).
+  targets.waitQueues.grantWait(invoke);
   // cancel: stop a run's workflow.
   targets.pipeline.grantStopRuns(cancel);
   // functions: deploys run in the deploy job; the routes only delete a function's Lambda.

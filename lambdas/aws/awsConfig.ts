@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_PLAN, DEFAULT_PLANS, PlanSchema, type Plans } from "../config/plans";
+import { DEFAULT_PLAN, PlanSchema, type Plans } from "../config/plans";
 import { DEFAULT_ARTIFACT_RETENTION_DAYS } from "../artifacts/artifacts";
 import { DEFAULT_RUN_RETENTION_DAYS } from "../store/store";
 
@@ -45,6 +45,11 @@ export const AWS_ENV = {
   deployJobFunction: "BROWSERFN_DEPLOY_JOB_FUNCTION",
   /** The largest memory_mb this AWS account's Lambda allows, when known (otherwise read from its quotas). */
   maxFunctionMemoryMb: "BROWSERFN_MAX_FUNCTION_MEMORY_MB",
+  /**
+   * `https://sqs.<region>.<suffix>/<account>/<prefix>-wait-`: the waiting routes' wait queues
+   * (runtime/aws/runEnds). Unset: routes read the run's record instead, nobody is notified.
+   */
+  waitQueueUrlPrefix: "BROWSERFN_WAIT_QUEUE_URL_PREFIX",
 } as const;
 
 /** What the run recorder and the sweeper need: the table. */
@@ -74,6 +79,8 @@ export interface AwsConfig extends IdentityEnvConfig {
   /** Null: read from the account's Lambda quotas (see accountQuotas.ts). */
   maxFunctionMemoryMb: number | null;
   runtime: { functionPrefix: string; executionRoleArn: string; executionRoleId: string; layerArns: string[]; stateMachineArn: string; runBucket: string; logGroup: string };
+  /** The wait queues' URL prefix (AWS_ENV.waitQueueUrlPrefix); null: no end notices. */
+  waitQueueUrlPrefix: string | null;
   schedules: { groupName: string; namePrefix: string; targetArn: string; roleArn: string; deadLetterArn: string };
 }
 
@@ -82,6 +89,10 @@ const arn = z.string().regex(/^arn:aws[a-z-]*:[a-z0-9-]+:/, "must be an ARN");
 const functionPrefix = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, "1-40 characters of [A-Za-z0-9_-]");
 const roleId = z.string().regex(/^AROA[A-Z0-9]{4,128}$/, "must be an IAM role's unique id (AROA…)");
 const queueUrl = z.url({ protocol: /^https$/ }).max(1000);
+const waitQueueUrlPrefix = z
+  .string()
+  .regex(/^https:\/\/sqs\.[a-z0-9-]+\.[a-z0-9.-]+\/[0-9]{12}\/[A-Za-z0-9_-]{1,40}-wait-$/, "must be https://sqs.<region>.<suffix>/<account>/<prefix>-wait-")
+  .optional();
 const list = (item: z.ZodString) =>
   z
     .string()
@@ -134,6 +145,7 @@ const ServiceEnv = IdentityEnv.extend({
     .regex(/^(arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:)?[A-Za-z0-9_-]{1,64}$/, "must be a Lambda function name or ARN")
     .optional(),
   [AWS_ENV.maxFunctionMemoryMb]: z.coerce.number().int().min(128).max(10240).optional(),
+  [AWS_ENV.waitQueueUrlPrefix]: waitQueueUrlPrefix,
 });
 
 /** The sweeper's settings; throws one message naming every bad or missing variable. */
@@ -172,16 +184,23 @@ export interface DispatchEnvConfig {
   secrets: SecretsEnvConfig;
 }
 
-const DispatchEnv = StoreEnv.extend({ [AWS_ENV.plans]: plansJson, [AWS_ENV.stateMachineArn]: arn, [AWS_ENV.runBucket]: bucketName, [AWS_ENV.webhookQueueUrl]: queueUrl }).extend(
-  SecretsEnv.shape,
-);
+const DispatchEnv = StoreEnv.extend({
+  [AWS_ENV.plans]: plansJson,
+  [AWS_ENV.stateMachineArn]: arn,
+  [AWS_ENV.runBucket]: bucketName,
+  [AWS_ENV.webhookQueueUrl]: queueUrl,
+  [AWS_ENV.waitQueueUrlPrefix]: waitQueueUrlPrefix,
+}).extend(SecretsEnv.shape);
 
 function toDispatchConfig(e: z.infer<typeof DispatchEnv>): DispatchEnvConfig {
   return { plans: e[AWS_ENV.plans], stateMachineArn: e[AWS_ENV.stateMachineArn], runBucket: e[AWS_ENV.runBucket], secrets: toSecretsConfig(e) };
 }
 
-/** The run recorder's and the sweeper's settings: the table, the webhook queue, and what starting queued runs needs. */
-export type DispatcherEnvConfig = StoreEnvConfig & { webhookQueueUrl: string; dispatch: DispatchEnvConfig };
+/**
+ * The run recorder's and the sweeper's settings: the table, the webhook queue, what starting
+ * queued runs needs, and the wait queues (the recorder notifies them, the sweeper deletes idle ones; null: neither).
+ */
+export type DispatcherEnvConfig = StoreEnvConfig & { webhookQueueUrl: string; dispatch: DispatchEnvConfig; waitQueueUrlPrefix: string | null };
 
 /**
  * The run recorder's settings: the table, the bucket of uploaded outcomes, what opens secrets
@@ -190,7 +209,15 @@ export type DispatcherEnvConfig = StoreEnvConfig & { webhookQueueUrl: string; di
 export function readRecorderEnv(env: NodeJS.ProcessEnv): DispatcherEnvConfig & { runBucket: string; secrets: SecretsEnvConfig; plans: Plans } {
   const e = parse(DispatchEnv, env);
   const dispatch = toDispatchConfig(e);
-  return { ...readStoreEnv(env), runBucket: dispatch.runBucket, secrets: dispatch.secrets, webhookQueueUrl: e[AWS_ENV.webhookQueueUrl], plans: dispatch.plans, dispatch };
+  return {
+    ...readStoreEnv(env),
+    runBucket: dispatch.runBucket,
+    secrets: dispatch.secrets,
+    webhookQueueUrl: e[AWS_ENV.webhookQueueUrl],
+    plans: dispatch.plans,
+    dispatch,
+    waitQueueUrlPrefix: e[AWS_ENV.waitQueueUrlPrefix] ?? null,
+  };
 }
 
 const WebhookEnv = StoreEnv.extend({ [AWS_ENV.webhookQueueUrl]: queueUrl });
@@ -198,7 +225,7 @@ const WebhookEnv = StoreEnv.extend({ [AWS_ENV.webhookQueueUrl]: queueUrl });
 /** The sweeper's settings: the table, the webhook queue (it queues deliveries of ends left in the outbox), and what starting queued runs needs. */
 export function readSweeperEnv(env: NodeJS.ProcessEnv): DispatcherEnvConfig {
   const e = parse(DispatchEnv, env);
-  return { ...readStoreEnv(env), webhookQueueUrl: e[AWS_ENV.webhookQueueUrl], dispatch: toDispatchConfig(e) };
+  return { ...readStoreEnv(env), webhookQueueUrl: e[AWS_ENV.webhookQueueUrl], dispatch: toDispatchConfig(e), waitQueueUrlPrefix: e[AWS_ENV.waitQueueUrlPrefix] ?? null };
 }
 
 const DeliveryEnv = WebhookEnv.extend({ [AWS_ENV.secretsKeyArn]: arn });
@@ -226,6 +253,7 @@ export function readAwsEnv(env: NodeJS.ProcessEnv): AwsConfig {
     publicUrl: e[AWS_ENV.publicUrl] ?? null,
     deployJobFunction: e[AWS_ENV.deployJobFunction] ?? null,
     maxFunctionMemoryMb: e[AWS_ENV.maxFunctionMemoryMb] ?? null,
+    waitQueueUrlPrefix: e[AWS_ENV.waitQueueUrlPrefix] ?? null,
     runtime: {
       functionPrefix: e[AWS_ENV.functionPrefix],
       executionRoleArn: e[AWS_ENV.executionRoleArn],

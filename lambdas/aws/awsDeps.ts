@@ -36,6 +36,10 @@ import { sweptRunsMetricLine } from "../runtime/aws/sweptRunsMetric";
 import { AnalysisPool } from "../code/analysis/analysisPool";
 import { bundledWorkerScript } from "../code/analysis/analysisWorkerScript";
 import { DEFAULT_ANALYSIS_BUDGET } from "../code/analysis/codeAnalysis";
+import { RunEndWaiter } from "../runtime/aws/runEnds/runEndWaiter";
+import { createRunEndNotifier } from "../runtime/aws/runEnds/notifyRunEnd";
+import { createWaitQueueSweep } from "../runtime/aws/runEnds/sweepWaitQueues";
+import { WAIT_QUEUE_TAGS } from "../runtime/aws/runEnds/waitQueueNames";
 
 /** The outbox of runs' ends, queueing deliveries on the webhook queue (standard retries: a duplicate message is harmless). */
 function createAwsWebhookOutbox(store: Store, region: string, queueUrl: string): WebhookOutbox {
@@ -100,6 +104,9 @@ export function createAwsSweepDeps(config: DispatcherEnvConfig): SweepDeps {
     dispatch: awsQueueDispatch(dispatcher),
     sweepQueues: awsQueueRecovery(dispatcher),
     profiles: { store, objects: profileObjects },
+    ...(config.waitQueueUrlPrefix
+      ? { sweepWaitQueues: createWaitQueueSweep({ sqs: new SQSClient({ region: config.region }), urlPrefix: config.waitQueueUrlPrefix, now: Date.now, log }) }
+      : {}),
   };
 }
 
@@ -134,6 +141,8 @@ export function createAwsRecorderDeps(config: ReturnType<typeof readRecorderEnv>
     // A failed attempt the function's retries allow again is queued (its parameters read back from its execution's input).
     retry: awsAttemptRetry(dispatcher, stepFunctions),
     profiles: { store, objects: profileObjects },
+    // The route waiting for the run hears of its end (a lost notice costs it the rest of its window: no retries needed).
+    ...(config.waitQueueUrlPrefix ? { notifyEnd: createRunEndNotifier({ sqs: new SQSClient({ region: config.region }), urlPrefix: config.waitQueueUrlPrefix, log }) } : {}),
   };
 }
 
@@ -182,6 +191,17 @@ export function createAwsDeps(config: AwsConfig): Deps {
       logGroup: config.runtime.logGroup,
       // GET /runs/{id}/live: the watch marker and the latest frame in the run bucket, read once a second.
       watchFrames: createS3LiveWatch(bucketClient, config.runtime.runBucket, { pollMs: 1_000, log: (line) => console.error(line) }),
+      // This container's wait queue: a waiting call hears its run's end instead of reading the record (runEnds/).
+      ...(config.waitQueueUrlPrefix
+        ? {
+            endNotices: new RunEndWaiter({
+              sqs: new SQSClient({ region: config.region, retryMode: "standard", maxAttempts: 3 }),
+              urlPrefix: config.waitQueueUrlPrefix,
+              tags: { ...WAIT_QUEUE_TAGS, "browserfn:table-prefix": config.tablePrefix },
+              log: (line) => console.error(line),
+            }),
+          }
+        : {}),
     }),
     scheduler: createAwsScheduler({
       client: new SchedulerClient({ region: config.region }),

@@ -52,6 +52,8 @@ export async function invokeFunction(
   };
   // Aborted once this answers 202: a runtime that records runs itself (AWS) stops watching the run.
   const waiting = new AbortController();
+  // Answered at once: nothing watches the run at all (on AWS no end notice is asked for).
+  if (respondAsync) waiting.abort();
   const starting = startRun(deps, {
     fn,
     plan: request.principal.plan,

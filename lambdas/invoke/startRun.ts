@@ -87,6 +87,7 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
     });
     const completion = deps.queue.completionOf(run.run_id);
     input.signal?.addEventListener("abort", () => deps.queue.forget(run.run_id), { once: true });
+    if (input.signal?.aborted) deps.queue.forget(run.run_id);
     // Started (by this process or another) or not: its record says.
     const phase = async () => ((await deps.store.runs.get(run.run_id).catch(() => undefined))?.status === "queued" ? "queued" : "running") as "queued" | "running";
     return { run: { ...run, queue_reason: "plan_concurrency" }, completion, phase };

@@ -29,6 +29,10 @@ import { InProcessStepFunctions } from "./inProcessStepFunctions";
 import { type MemoryStore, startMemoryStore } from "./memoryStore";
 import { inlineCodeAnalysis } from "./inlineCodeAnalysis";
 import { launchTestPipeBrowser } from "./testBrowser";
+import { InProcessSqs } from "./inProcessSqs";
+import { RunEndWaiter } from "../../lambdas/runtime/aws/runEnds/runEndWaiter";
+import { createRunEndNotifier } from "../../lambdas/runtime/aws/runEnds/notifyRunEnd";
+import { createWaitQueueSweep } from "../../lambdas/runtime/aws/runEnds/sweepWaitQueues";
 
 export const RECORDER_ARN = "arn:aws:lambda:eu-west-1:123456789012:function:bfn-run-recorder";
 export const STATE_MACHINE_ARN = "arn:aws:states:eu-west-1:123456789012:stateMachine:bfn-runs";
@@ -36,6 +40,9 @@ export const DEAD_LETTER_URL = "https://sqs.eu-west-1.amazonaws.com/123456789012
 
 const FUNCTION_PREFIX = "bfn-";
 const EXECUTION_ROLE_ID = "AROAEXAMPLEEXECUTION";
+/** The wait queues' URL prefix (the stack's BROWSERFN_WAIT_QUEUE_URL_PREFIX). */
+export const WAIT_QUEUE_URL_PREFIX = "https://sqs.eu-west-1.amazonaws.com/123456789012/bfn-wait-";
+export const WAIT_QUEUE_TAGS = { "browserfn:stack": "bfn", "browserfn:purpose": "run-end-notices" };
 export const SECRETS_KEY_ARN = "arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555";
 
 export interface AwsPipeline {
@@ -48,6 +55,8 @@ export interface AwsPipeline {
   lambda: InProcessLambda;
   stepFunctions: InProcessStepFunctions;
   s3: InProcessS3;
+  /** SQS: the waiting route's wait queue (its calls are `route`'s), the recorder's notices (`recorder`) and the sweeper's deletes (`sweeper`). */
+  sqs: InProcessSqs;
   outcomes: OutcomeBucket;
   /** Profiles' states in the stand-in S3 (what the routes, the starters, the recorder and the sweeper use). */
   profileObjects: ProfileObjects;
@@ -103,6 +112,10 @@ export interface AwsPipelineOptions {
   spyS3?: (real: RecordingsS3) => RecordingsS3;
   /** More of the service's own Lambdas, by name or ARN (e.g. the deploy job). */
   services?: Record<string, ServiceLambda>;
+  /** False: the route polls the record (RUN_READS) instead of waiting for the recorder's notice on a wait queue (default on, as the stack deploys it). */
+  waitQueues?: boolean;
+  /** The sweeper's clock for the wait queues' age (default Date.now). */
+  sweepNow?: () => number;
 }
 
 /**
@@ -158,7 +171,9 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
   const retry = options.retries === false ? {} : { retry: awsAttemptRetry(recorderDeps, spy("recorder")) };
   const spiedS3 = options.spyS3 ? options.spyS3(s3Client) : s3Client;
   const recordings = createS3UploadedRecordings(spiedS3, "bfn-run-bucket");
-  const recorder = makeRunRecorder({ store: memory.store, clock: systemClock, log, outcomes, recordings, secretBox, profiles, ...recorderDispatch, ...retry, throttleWaitMs: options.throttleWaitMs ?? 50 });
+  const sqs = new InProcessSqs();
+  const notifyEnd = createRunEndNotifier({ sqs: sqs.client("recorder"), urlPrefix: WAIT_QUEUE_URL_PREFIX, log });
+  const recorder = makeRunRecorder({ store: memory.store, clock: systemClock, log, outcomes, recordings, secretBox, profiles, ...recorderDispatch, ...retry, throttleWaitMs: options.throttleWaitMs ?? 50, notifyEnd });
   const sweepDispatcher = options.queue ? dispatcher("sweeper", options.sweepClock) : undefined;
   const sweeper = makeRunSweeper({
     store: memory.store,
@@ -166,6 +181,7 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
     log,
     profiles,
     ...(sweepDispatcher ? { dispatch: awsQueueDispatch(sweepDispatcher), sweepQueues: awsQueueRecovery(sweepDispatcher) } : {}),
+    sweepWaitQueues: createWaitQueueSweep({ sqs: sqs.client("sweeper"), urlPrefix: WAIT_QUEUE_URL_PREFIX, now: options.sweepNow ?? Date.now, log }),
   });
   const recorderLambda: ServiceLambda = (payload) => recorder(payload);
   const lambda = new InProcessLambda(
@@ -201,6 +217,7 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
     runPollIntervalMs: 25,
     // GET /runs/{id}/live as the stack wires it (awsDeps.ts): the watch marker and the latest frame in the bucket.
     watchFrames: createS3LiveWatch(spiedS3, "bfn-run-bucket", { pollMs: 1_000, log }),
+    ...(options.waitQueues === false ? {} : { endNotices: new RunEndWaiter({ sqs: sqs.client("route"), urlPrefix: WAIT_QUEUE_URL_PREFIX, tags: WAIT_QUEUE_TAGS, log }) }),
     ...options.runtime,
   });
   const settled = async () => {
@@ -216,6 +233,7 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
     lambda,
     stepFunctions,
     s3,
+    sqs,
     outcomes,
     profileObjects,
     logs,

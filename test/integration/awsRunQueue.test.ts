@@ -113,6 +113,8 @@ describe("the run queue on AWS", () => {
     const routeInput = JSON.parse(String(routeCall.input.input)) as { event: { artifacts_url: string } };
     expect(JSON.parse(String(recorderCall.input.input))).toEqual({
       run_id: c,
+      // Started by the recorder: nobody waits for it there.
+      notify: null,
       function: `bfn-${functionId}:v1`,
       timeout_seconds: 300,
       invoke_timeout_seconds: 300 + INVOKE_MARGIN_SECONDS,

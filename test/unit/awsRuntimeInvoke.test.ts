@@ -92,6 +92,8 @@ describe("the AWS runtime: invoke (the exact workflow start, then the run's reco
         name: "run_1",
         input: JSON.stringify({
           run_id: "run_1",
+          // No wait queue here (endNotices absent): nobody is notified, the record is read.
+          notify: null,
           function: `${NAME}:v3`,
           timeout_seconds: 60,
           invoke_timeout_seconds: 120,

@@ -95,9 +95,7 @@ describe("the stack's roles, through the evaluator", () => {
     }
   });
 
-  it("lets the functions' execution role write its logs and open its own secrets, and reach no part of the run pipeline", () => {
-    const logGroup = policies.arn(policies.logicalId("AWS::Logs::LogGroup", "FunctionRuntimeFunctionLogs"));
-    expect(evaluate(execution, request("logs:PutLogEvents", logGroup)).effect).toBe("Allow");
+  it("lets the functions' execution role open its own secrets, and reach no part of the run pipeline", () => {
     const key = policies.arn(policies.logicalId("AWS::KMS::Key", "SecretsKey"));
     const self = "AROAEXAMPLEEXECUTION:bfn-test-fn-fn_1";
     expect(evaluate(execution, request("kms:Decrypt", key, { "aws:userid": self, "kms:EncryptionContext:runner": self })).effect).toBe("Allow");
@@ -135,12 +133,14 @@ describe("the stack's roles, through the evaluator", () => {
     }
   });
 
-  it("lets a run create no log group and write only to the stack's functions log group (#23.4)", () => {
+  it("lets a run create no log group and write no log stream, another function's in the shared group least (#23.4)", () => {
     const group = "arn:aws:logs:" + at + ":log-group:/browserfn/bfn-test/functions";
-    const ownStream = `${group}:log-stream:2026/11/28/bfn-test-fn-fn_1[3]0123456789abcdef`;
-    expect(evaluate(execution, request("logs:CreateLogStream", ownStream)).effect).toBe("Allow");
-    expect(evaluate(execution, request("logs:PutLogEvents", ownStream)).effect).toBe("Allow");
     for (const [action, resource] of [
+      // Another function's streams in the shared group: forged or flooded by a run (allowed before).
+      ["logs:CreateLogStream", `${group}:log-stream:2026/11/28/bfn-test-fn-fn_2[1]forged`],
+      ["logs:PutLogEvents", `${group}:log-stream:2026/11/28/bfn-test-fn-fn_2[1]0123456789abcdef`],
+      // Its own too: IAM cannot tell a function's streams from another's there (named after the function, not the session).
+      ["logs:PutLogEvents", `${group}:log-stream:2026/11/28/bfn-test-fn-fn_1[3]0123456789abcdef`],
       // No group of any name: each would be kept forever, with no retention.
       ["logs:CreateLogGroup", `arn:aws:logs:${at}:log-group:/aws/lambda/bfn-test-fn-fn_1`],
       ["logs:CreateLogGroup", `arn:aws:logs:${at}:log-group:/aws/lambda/bfn-test-fn-flood_1`],
@@ -153,6 +153,43 @@ describe("the stack's roles, through the evaluator", () => {
       ["logs:DeleteLogGroup", group],
     ] as const) {
       expect([action, resource, evaluate(execution, request(action, resource)).effect]).toEqual([action, resource, "ImplicitDeny"]);
+    }
+  });
+
+  it("lets only the waiting routes make and read wait queues, only the recorder send to them, only the sweeper list and delete idle ones (#23.1)", () => {
+    const wait = `arn:aws:sqs:${at}:bfn-test-wait-mk0abc-0a1b2c3d`;
+    const webhooks = policies.arn(policies.logicalId("AWS::SQS::Queue", "WebhooksQueue"));
+    const roleOfRoute = (operationId: string) => policies.roleStatements(policies.roleOfFunction(`bfn-test-api-${operationId}`));
+    const invoke = roleOfRoute("invokePost");
+    const sweeper = policies.roleStatements(policies.roleOfFunction("bfn-test-run-sweeper"));
+    const others = {
+      listRuns: roleOfRoute("listRuns"),
+      cancelRun: roleOfRoute("cancelRun"),
+      createFunction: roleOfRoute("createFunction"),
+      scheduledRun: policies.roleStatements(policies.roleOfFunction("bfn-test-scheduled-run")),
+      execution,
+      workflow,
+    };
+    const waiting = ["sqs:CreateQueue", "sqs:TagQueue", "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:DeleteQueue"];
+    for (const action of waiting) expect([action, evaluate(invoke, request(action, wait)).effect]).toEqual([action, "Allow"]);
+    expect(evaluate(invoke, request("sqs:SendMessage", wait)).effect).toBe("ImplicitDeny");
+    expect(evaluate(recorder, request("sqs:SendMessage", wait)).effect).toBe("Allow");
+    for (const action of [...waiting, "sqs:PurgeQueue", "sqs:SetQueueAttributes"]) expect([action, evaluate(recorder, request(action, wait)).effect]).toEqual([action, "ImplicitDeny"]);
+    expect(evaluate(sweeper, request("sqs:DeleteQueue", wait)).effect).toBe("Allow");
+    expect(evaluate(sweeper, request("sqs:ListQueues", "*")).effect).toBe("Allow");
+    for (const action of ["sqs:SendMessage", "sqs:ReceiveMessage", "sqs:CreateQueue"]) expect([action, evaluate(sweeper, request(action, wait)).effect]).toEqual([action, "ImplicitDeny"]);
+    for (const [name, statements] of Object.entries(others)) {
+      for (const action of [...waiting, "sqs:SendMessage"]) expect([name, action, evaluate(statements, request(action, wait)).effect]).toEqual([name, action, "ImplicitDeny"]);
+    }
+    // The pattern reaches no other queue: not another stack's wait queues, not the webhook queue
+    // (which the recorder and the invoke routes may send to, and nothing more).
+    for (const queue of [`arn:aws:sqs:${at}:other-wait-mk0abc-0a1b2c3d`, `arn:aws:sqs:${at}:bfn-test-waitx`]) {
+      for (const [role, action] of [[invoke, "sqs:DeleteQueue"], [invoke, "sqs:ReceiveMessage"], [recorder, "sqs:SendMessage"], [sweeper, "sqs:DeleteQueue"]] as const) {
+        expect([queue, action, evaluate(role, request(action, queue)).effect]).toEqual([queue, action, "ImplicitDeny"]);
+      }
+    }
+    for (const [role, action] of [[invoke, "sqs:DeleteQueue"], [invoke, "sqs:ReceiveMessage"], [recorder, "sqs:DeleteQueue"], [sweeper, "sqs:DeleteQueue"]] as const) {
+      expect([action, evaluate(role, request(action, webhooks)).effect]).toEqual([action, "ImplicitDeny"]);
     }
   });
 

@@ -157,7 +157,7 @@ describe("the run workflow when Lambda stops the function", () => {
     const slowLambda = { send: async (command: InvokeCommand) => (command.input.FunctionName === RECORDER_ARN ? answer : gate.then(() => answer)) };
     const slow = new InProcessStepFunctions(definition, slowLambda, { stateMachineArn: STATE_MACHINE_ARN });
     const start = (input: string) => slow.send({ constructor: { name: "StartExecutionCommand" }, input: { stateMachineArn: STATE_MACHINE_ARN, name: "run_same", input } });
-    const input = JSON.stringify({ run_id: "run_same", function: FUNCTION, timeout_seconds: 60, invoke_timeout_seconds: 120, event: {}, throttles: 0, attempt: 1 });
+    const input = JSON.stringify({ run_id: "run_same", notify: null, function: FUNCTION, timeout_seconds: 60, invoke_timeout_seconds: 120, event: {}, throttles: 0, attempt: 1 });
     const first = (await start(input)) as { executionArn: string; startDate: Date };
     expect(await start(input)).toEqual(first);
     await expect(start(input.replace("120", "121"))).rejects.toMatchObject({ name: "ExecutionAlreadyExists", $metadata: { httpStatusCode: 400 } });

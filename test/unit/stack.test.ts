@@ -192,6 +192,8 @@ describe("the CDK stack", () => {
     const dispatcherEnv = [
       AWS_ENV.artifactRetentionDays, AWS_ENV.runBucket, AWS_ENV.runRetentionDays, AWS_ENV.tablePrefix, AWS_ENV.secretsKeyArn, AWS_ENV.functionPrefix,
       AWS_ENV.executionRoleId, AWS_ENV.webhookQueueUrl, AWS_ENV.plans, AWS_ENV.stateMachineArn, "NODE_OPTIONS",
+      // The waiting routes' wait queues: the recorder notifies them, the sweeper deletes idle ones.
+      AWS_ENV.waitQueueUrlPrefix,
     ].sort();
     expect(Object.keys(recorderEnv).sort()).toEqual(dispatcherEnv);
     expect(() => readRecorderEnv({ ...Object.fromEntries(Object.entries(recorderEnv).map(([k, v]) => [k, fakeResolve(v)])), AWS_REGION: "eu-west-1" })).not.toThrow();
@@ -211,10 +213,15 @@ describe("the CDK stack", () => {
     expect(JSON.stringify((invokeRoute.Properties.Environment as { Variables: Record<string, unknown> }).Variables[AWS_ENV.stateMachineArn])).toContain(
       ":stateMachine:bfn-test-runs",
     );
+    // Only the routes that wait for runs have wait queues.
+    expect(JSON.stringify((invokeRoute.Properties.Environment as { Variables: Record<string, unknown> }).Variables[AWS_ENV.waitQueueUrlPrefix])).toContain("/bfn-test-wait-");
+    for (const name of ["bfn-test-api-listRuns", "bfn-test-api-createFunction", "bfn-test-scheduled-run", "bfn-test-deploy-job"]) {
+      expect([name, (functionNamed(name)[1].Properties.Environment as { Variables: Record<string, unknown> }).Variables[AWS_ENV.waitQueueUrlPrefix]]).toEqual([name, undefined]);
+    }
     template.resourceCountIs("AWS::Logs::LogGroup", functions.length + 3); // + API access logs, the function Lambdas' logs, the run workflow's logs
   });
 
-  it("gives every function's Lambda one log group with the stack's retention, named in the deploying handlers' environment", () => {
+  it("gives every function's Lambda one log group with the stack's retention, named in the deploying handlers' environment, which the functions may not write (#23.4)", () => {
     const [[logGroupId, logGroup]] = resources(template, "AWS::Logs::LogGroup").filter(([, group]) => group.Properties.LogGroupName === "/browserfn/bfn-test/functions") as [[string, Resource]];
     expect(logGroup.Properties.RetentionInDays).toBe(30);
     for (const name of ["bfn-test-api-createFunction", "bfn-test-api-invokePost"]) {
@@ -224,8 +231,9 @@ describe("the CDK stack", () => {
     const executionPolicy = Object.values(template.findResources("AWS::IAM::Policy")).find((policy) =>
       JSON.stringify(policy).includes("FunctionRuntimeExecutionRole"),
     ) as { Properties: { PolicyDocument: { Statement: { Action: string[]; Resource: unknown }[] } } };
-    const writes = executionPolicy.Properties.PolicyDocument.Statement.find((statement) => JSON.stringify(statement.Resource).includes(logGroupId));
-    expect(writes?.Action).toEqual(["logs:CreateLogStream", "logs:PutLogEvents"]);
+    // No statement on it, nor any logs action: a run could forge another function's streams (docs/deploy.md, "Logs").
+    expect(executionPolicy.Properties.PolicyDocument.Statement.filter((statement) => JSON.stringify(statement.Resource).includes(logGroupId))).toEqual([]);
+    expect(executionPolicy.Properties.PolicyDocument.Statement.flatMap((statement) => statement.Action).filter((action) => String(action).startsWith("logs:"))).toEqual([]);
   });
 
   it("ships the two layers for x86_64 function Lambdas", () => {

@@ -119,7 +119,18 @@ describe("the run pipeline (synthesized)", () => {
       "ended.$": "$",
       "attempt.$": "$$.Execution.Input.attempt",
       "execution_arn.$": "$$.Execution.Id",
+      // The waiting route's wait queue (null: nobody waits); every starter writes it (#23.1).
+      "notify.$": "$$.Execution.Input.notify",
     });
+    // …so a stack update changes every Lambda that starts runs before this definition: an
+    // execution of it is never started by code that did not write `notify` (States.Runtime).
+    const [machine] = Object.values(template.findResources("AWS::StepFunctions::StateMachine")) as { DependsOn?: string[] }[];
+    const lambdas = template.findResources("AWS::Lambda::Function") as Record<string, { Properties: { FunctionName: string } }>;
+    const starters = Object.entries(lambdas)
+      .filter(([, f]) => ["invokePost", "invokeGet", "mcp", "createBatch", "scheduled-run", "run-sweeper"].some((name) => f.Properties.FunctionName.endsWith(name)))
+      .map(([id]) => id);
+    expect(starters).toHaveLength(6);
+    for (const id of starters) expect(machine?.DependsOn).toContain(id);
     expect(record.Retry).toEqual([{ ErrorEquals: ["States.ALL"], IntervalSeconds: 2, BackoffRate: 2, MaxAttempts: 6 }]);
     expect(record.Catch).toEqual([{ ErrorEquals: ["States.ALL"], Next: "DeadLetter" }]);
     expect(definition.States.DeadLetter).toMatchObject({ Type: "Task", Resource: "arn:aws:states:::sqs:sendMessage", TimeoutSeconds: 30, Next: "Unrecorded" });

@@ -42,6 +42,8 @@ const ALLOWED_WILDCARDS = [
   "arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/bfn-test/*",
   // The run workflow's executions (named after their runs): StopExecution, for POST /runs/{run_id}/cancel.
   "arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:bfn-test-runs:*",
+  // The waiting routes' wait queues (one per route container, made at run time: lib/waitQueues.ts).
+  "arn:<AWS::Partition>:sqs:<AWS::Region>:<AWS::AccountId>:bfn-test-wait-*",
 ];
 
 /** Actions that take no resource ARN (granted on "*"): X-Ray, and CloudWatch Logs' vended log delivery. */
@@ -93,6 +95,11 @@ describe("the stack's permissions", () => {
           if (list(statement.Action).includes("lambda:ListFunctions")) {
             // The stack cleanup lists the account's Lambdas to delete the prefixed ones: no resource either.
             expect([list(statement.Action), statement.policy]).toEqual([["lambda:ListFunctions"], expect.stringMatching(/^CleanupRole/)]);
+            continue;
+          }
+          if (list(statement.Action).includes("sqs:ListQueues")) {
+            // The sweeper lists the wait queues by name prefix to delete idle ones: no resource either.
+            expect([list(statement.Action), statement.policy]).toEqual([["sqs:ListQueues"], expect.stringMatching(/^HandlersRunSweeperRole/)]);
             continue;
           }
           for (const action of list(statement.Action)) expect(action).toMatch(WITHOUT_RESOURCE);
@@ -225,7 +232,12 @@ describe("the stack's permissions", () => {
     const beyondTable = (group: string) =>
       [...new Set(statementsOfRole(roleOf(`HandlersRoutes${group}Role`)).flatMap((s) => list(s.Action)).filter((a) => !/^(logs|dynamodb):/.test(a)))].sort();
     expect(beyondTable("Data")).toEqual([]);
-    expect(beyondTable("Invoke")).toEqual(["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey", "s3:GetObject", "s3:PutObject", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage", "states:StartExecution"]);
+    expect(beyondTable("Invoke")).toEqual([
+      "kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey", "s3:GetObject", "s3:PutObject",
+      // Its container's wait queue (made, long-polled, rotated: lib/waitQueues.ts), and the webhook queue (send).
+      "sqs:CreateQueue", "sqs:DeleteMessage", "sqs:DeleteQueue", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ReceiveMessage", "sqs:SendMessage", "sqs:TagQueue",
+      "states:StartExecution",
+    ]);
     expect(beyondTable("Cancel")).toEqual(["sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage", "states:StopExecution"]);
     expect(beyondTable("Functions")).toEqual([
       "iam:PassRole", "kms:Decrypt", "kms:Encrypt", "lambda:DeleteFunction", "lambda:GetAccountSettings", "lambda:InvokeFunction", "scheduler:CreateSchedule", "scheduler:DeleteSchedule", "scheduler:UpdateSchedule",
@@ -291,17 +303,15 @@ describe("the stack's permissions", () => {
     for (const id of others) expect([id, profileGrants(id)]).toEqual([id, []]);
   });
 
-  it("lets function code write its logs and open its own secrets, nothing else (no Lambda, no store, no bucket); open routes only write their logs", () => {
+  it("lets function code open its own secrets, nothing else (no logs, no Lambda, no store, no bucket); open routes only write their logs", () => {
     const roleId = roleOf("FunctionRuntimeExecutionRole");
     // No managed or inline policy besides the statements below.
     expect((roles[roleId] as { Properties: Record<string, unknown> }).Properties.ManagedPolicyArns).toBeUndefined();
     expect((roles[roleId] as { Properties: Record<string, unknown> }).Properties.Policies).toBeUndefined();
-    const [logGroupId] = Object.keys(template.findResources("AWS::Logs::LogGroup")).filter((id) => id.startsWith("FunctionRuntimeFunctionLogs"));
     const [keyId] = Object.keys(template.findResources("AWS::KMS::Key"));
-    // Exactly: write streams of the functions' log group (no log group created, no other group
-    // written: #23.4); kms:Decrypt of values sealed for the calling Lambda itself only (its secrets).
+    // Exactly: kms:Decrypt of values sealed for the calling Lambda itself only (its secrets). No
+    // CloudWatch Logs right (#23.4): a run's output comes back in the runner's answer.
     expect(statementsOfRole(roleId).map((s) => ({ Effect: s.Effect, Action: list(s.Action).sort(), Resource: list(s.Resource).map(flatten), Condition: s.Condition }))).toEqual([
-      { Effect: "Allow", Action: ["logs:CreateLogStream", "logs:PutLogEvents"], Resource: [`<${logGroupId}.Arn>`], Condition: undefined },
       { Effect: "Allow", Action: ["kms:Decrypt"], Resource: [`<${keyId}.Arn>`], Condition: { StringEquals: { "kms:EncryptionContext:runner": "${aws:userid}" } } },
     ]);
     const open = statementsOfRole(roleOf("HandlersOpenRole"));

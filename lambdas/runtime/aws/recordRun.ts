@@ -15,6 +15,7 @@ import type { OutcomeBucket } from "./outcomeBucket";
 import type { UploadedRecordings } from "../../recording/aws/uploadedRecordings";
 import { type ReportedArtifact, recordArtifacts, reportedArtifactsOf, sweepUploads } from "./recordArtifacts";
 import type { AttemptRetry } from "./recordRetry";
+import type { RunEndNotifier } from "./runEnds/notifyRunEnd";
 import { waitOutThrottle, waitsOutThrottle } from "./throttleWait";
 import { runOfExecution } from "./runExecutions";
 import type { RecordRunAnswer } from "./runWorkflow";
@@ -51,6 +52,8 @@ export interface RecordRunDeps extends ReleaseDeps {
   secretBox: SecretBox;
   /** How long a run that waits for a throttled Lambda waits between rounds (default LAMBDA_THROTTLE_WAIT.waitMs). */
   throttleWaitMs?: number;
+  /** Tells the route waiting for a run (its execution input's `notify`) that the end is written (runEnds/notifyRunEnd.ts). */
+  notifyEnd?: RunEndNotifier;
 }
 
 /**
@@ -67,6 +70,8 @@ const RecordInput = z.object({
   // Absent in the input of an execution started before retries on AWS: its first attempt.
   attempt: z.number().int().min(1).max(100).optional(),
   execution_arn: z.string().min(1).max(2048).optional(),
+  // The waiting route's wait queue (null or absent: nobody waits); notifyEnd checks it is one.
+  notify: z.string().min(1).max(1024).nullable().optional(),
 });
 
 /** The workflow's WakeQueue state: a run's next attempt is due, start the account's queued runs. */
@@ -128,6 +133,7 @@ export function makeRunRecorder(deps: RecordRunDeps) {
     // Metered: at most the timeout, and nothing for a run that never ran (throttled, not deployed).
     const duration_ms = ended.ran ? Math.min(elapsed, input.timeout_seconds * 1000) : 0;
     const recorded = await endRun(deps, run, ended, duration_ms, (result) => redactResult(redactor, result), input.execution_arn);
+    if (input.notify && FINAL_STATUSES.includes(recorded.status)) await deps.notifyEnd?.(input.notify, run.run_id);
     // Recorded: whatever the attempt uploaded (its outcome, every artifact slot, reported or not) goes.
     await sweepUploads(deps, run.run_id, input.attempt ?? 1);
     return waitingAnswer(recorded, input.attempt ?? 1);

@@ -16,6 +16,7 @@ import { endedWithout } from "./invokeOutcome";
 import { httpStatusOf, isAwsError } from "./lambdaClient";
 import type { OutcomeBucket } from "./outcomeBucket";
 import { INVOKE_MARGIN_SECONDS, type RunExecutionInput } from "./runWorkflow";
+import type { RunEndNotices, RunEndWatch } from "./runEnds/runEndWaiter";
 
 type ReleaseProfilesStore = RecordProfilesDeps["store"];
 
@@ -65,8 +66,20 @@ export interface RunStarterOptions {
    * caller reads the record a bounded number of times whatever the run's length.
    */
   runPollIntervalMs?: number;
+  /**
+   * Where a waiting caller hears of its run's end (a wait queue of this container, notified by
+   * the recorder: runEnds/runEndWaiter.ts), so that it reads the run's record once instead of
+   * polling it. Absent, or when the queue cannot be had: the record is read, backing off (RUN_READS).
+   */
+  endNotices?: RunEndNotices;
   sleep?: (ms: number) => Promise<void>;
 }
+
+/**
+ * How long before its window's end a caller that heard nothing reads the run's record once:
+ * room for that read before the caller answers 202.
+ */
+export const FINAL_READ_MARGIN_MS = 250;
 
 /**
  * The largest execution input (Step Functions takes 256 KB), with room for what the workflow
@@ -126,12 +139,50 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
   };
 
   /**
+   * Waits for the run's end notice for the caller's window (`waitMs`) without reading anything,
+   * and reads the run's record once it came. No notice FINAL_READ_MARGIN_MS before the window's
+   * end: the record is read once (a lost notice), and the notice is still listened for until the
+   * caller answers 202 (its signal aborts): at most two reads. A caller that waits on past its
+   * window, or a queue that failed, falls back to the backed-off reads.
+   */
+  const waitForNotice = async (fn: FunctionItem, runId: string, watch: RunEndWatch, waitMs: number, signal?: AbortSignal): Promise<InvokeResult> => {
+    const never = () => new Promise<never>(() => undefined);
+    const windowEnd = Date.now() + waitMs;
+    /** The record, when it is final; `never` for a canceled run (its caller's answer comes from the record). */
+    const readFinal = async (): Promise<InvokeResult | "never" | null> => {
+      const run = await options.runs.get(runId).catch(() => undefined);
+      if (run?.status === "canceled") return "never";
+      return run && FINAL_STATUSES.includes(run.status) ? resultOf(run) : null;
+    };
+    try {
+      let outcome = await watch.ended(windowEnd - FINAL_READ_MARGIN_MS, signal);
+      if (outcome === "window_over" && !signal?.aborted) {
+        const final = await readFinal();
+        if (final === "never") return never();
+        if (final) return final;
+        outcome = await watch.ended(windowEnd + FINAL_READ_MARGIN_MS, signal);
+      }
+      if (signal?.aborted) return never();
+      if (outcome === "ended") {
+        const final = await readFinal();
+        if (final === "never") return never();
+        if (final) return final;
+      }
+    } finally {
+      watch.close();
+    }
+    return waitForEnd(fn, runId, signal);
+  };
+
+  /**
    * Starts the run workflow (runWorkflow.ts) with an execution named after the run's attempt
    * (executionName: one execution per attempt, Step Functions refuses a second name) and the run's event, which
    * carries a presigned URL for an outcome too big for the workflow; then `onRunning`. The
    * workflow invokes the function's Lambda (RequestResponse) and its recorder writes the
-   * run's final record and meters it. Meanwhile this reads that record from time to time,
-   * backing off (RUN_READS), and resolves with it once it is final; the caller's own finish then
+   * run's final record and meters it. Meanwhile a caller with a window waits for the
+   * recorder's end notice on its container's wait queue (`endNotices`, named in the execution's
+   * input as `notify`) and reads the record once (waitForNotice); without one this reads the
+   * record from time to time, backing off (RUN_READS), and resolves with it once it is final; the caller's own finish then
    * finds the run ended already and keeps that record (finishRun). A caller that stops
    * waiting (the sync window's 202) loses nothing: the record is written without it; one
    * whose signal is aborted before the start (a queued run's dispatcher) has it read not once.
@@ -160,19 +211,27 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
           expiresInSeconds: fn.timeout_seconds + UPLOAD_URL_MARGIN_SECONDS,
         })
       : undefined;
+    let watch: RunEndWatch | null;
     try {
-      await startExecution(request, proxy, profiles);
+      watch = await startExecution(request, proxy, profiles);
     } catch (error) {
       // Never started: the leases it took go back at once.
       if (options.profiles) await releaseRunProfiles(options.profiles, request.runId, attempt).catch(() => undefined);
       throw error;
     }
-    await hooks.onRunning();
+    await hooks.onRunning().catch((error: unknown) => {
+      watch?.close();
+      throw error;
+    });
+    if (watch) return waitForNotice(fn, request.runId, watch, request.waitMs, request.signal);
     return waitForEnd(fn, request.runId, request.signal);
   };
 
-  /** Starts the run's execution with its event; throws only when none started. */
-  async function startExecution(request: InvokeRequest, proxy: ReturnType<typeof proxyOf>, profiles: RunProfileGrant[] | undefined): Promise<void> {
+  /**
+   * Starts the run's execution with its event; throws only when none started. Answers the
+   * watch on the container's wait queue the recorder will notify (null: nobody waits).
+   */
+  async function startExecution(request: InvokeRequest, proxy: ReturnType<typeof proxyOf>, profiles: RunProfileGrant[] | undefined): Promise<RunEndWatch | null> {
     const { fn, version } = request;
     const event: LambdaRunEvent = {
       run_id: request.runId,
@@ -195,8 +254,12 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
           }
         : {}),
     };
+    // Only a caller that waits has a notice sent (a dispatcher's signal is aborted before the start).
+    const waits = options.endNotices !== undefined && request.waitMs > FINAL_READ_MARGIN_MS && request.signal?.aborted !== true;
+    const watch = waits ? await options.endNotices?.watch(request.runId) : null;
     const input: RunExecutionInput = {
       run_id: request.runId,
+      notify: watch?.queueUrl ?? null,
       function: `${functionName(fn)}:${versionAlias(version)}`,
       timeout_seconds: fn.timeout_seconds,
       invoke_timeout_seconds: fn.timeout_seconds + INVOKE_MARGIN_SECONDS,
@@ -205,11 +268,15 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
       attempt: request.attempt ?? 1,
     };
     const text = JSON.stringify(input);
-    if (Buffer.byteLength(text) > MAX_EXECUTION_INPUT_BYTES) throw paramsTooLarge(Buffer.byteLength(text));
+    if (Buffer.byteLength(text) > MAX_EXECUTION_INPUT_BYTES) {
+      watch?.close();
+      throw paramsTooLarge(Buffer.byteLength(text));
+    }
     const command = new StartExecutionCommand({ stateMachineArn: options.stateMachineArn, name: executionName(request.runId, request.attempt), input: text });
     try {
       await options.stepFunctions.send(command);
     } catch (error) {
+      if (refusedStart(error)) watch?.close();
       if (isAwsError(error, "ExecutionLimitExceeded") || isAwsError(error, "ThrottlingException")) {
         const message = "The run workflow is at its limit: the run was not started; try again shortly";
         throw new ApiError("concurrency_limit_exceeded", message, {}, { "retry-after": "1" });
@@ -226,7 +293,14 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
       // Otherwise (the SDK's retries ran out on timeouts or 5xx) the execution may have
       // started: the run stands, and its recorder or the sweeper (at its deadline) ends it.
     }
+    return watch ?? null;
   }
+}
+
+/** Whether a StartExecution error means no execution started (invoke throws it then). */
+function refusedStart(error: unknown): boolean {
+  const status = httpStatusOf(error);
+  return (status !== undefined && status >= 400 && status < 500 && !isAwsError(error, "ExecutionAlreadyExists")) || isAwsError(error, "ExecutionLimitExceeded") || isAwsError(error, "ThrottlingException");
 }
 
 /** A final run record as the runtime's result. */

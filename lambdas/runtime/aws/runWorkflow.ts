@@ -44,6 +44,12 @@ import type { LambdaRunEvent } from "../../runner/lambdaPackage";
 /** What the trusted side starts an execution with (its name is the run id). */
 export interface RunExecutionInput {
   run_id: string;
+  /**
+   * The wait queue of the route that waits for the run's end (runEnds/runEndWaiter.ts): the
+   * recorder sends the run's id there once the end is written. Null: nobody waits (always
+   * present: the Record state reads it).
+   */
+  notify: string | null;
   /** The function's Lambda, qualified with the version's alias: `<name>:v<N>`. */
   function: string;
   /** The function's timeout (s): the recorder names it when the run times out. */
@@ -72,6 +78,8 @@ export interface RecordRunInput {
   attempt: number;
   /** The execution (`$$.Execution.Id`): a retry reads the run's parameters from its input (DescribeExecution). */
   execution_arn: string;
+  /** The execution input's `notify`: where the waiting route hears of the end. */
+  notify: string | null;
 }
 
 /**
@@ -229,6 +237,8 @@ export function runWorkflowDefinition(): Record<string, unknown> {
             "ended.$": "$",
             "attempt.$": "$$.Execution.Input.attempt",
             "execution_arn.$": "$$.Execution.Id",
+            // Every starter names it (null: nobody waits); the stack updates them before this definition (lib/handlers.ts).
+            "notify.$": "$$.Execution.Input.notify",
           },
         },
         TimeoutSeconds: RECORD_TIMEOUT_SECONDS,

@@ -5,6 +5,7 @@ import { recordFailedDeployJob } from "./deployJobs";
 import { type QueueDispatch, recordExecutionEnd, type ReleaseDeps } from "./recordRun";
 import { releaseRunProfiles } from "../../profiles/aws/recordRunProfiles";
 import { failStuckDeploys } from "./stuckDeploys";
+import type { WaitQueueSweep } from "./runEnds/sweepWaitQueues";
 
 export interface SweepDeps extends FinishRunDeps {
   store: Pick<Store, "runs" | "meters" | "limits" | "functions" | "queueItems" | "queueCounts">;
@@ -20,6 +21,8 @@ export interface SweepDeps extends FinishRunDeps {
   sweepQueues?: () => Promise<number>;
   /** Profiles' states and records: a run ended here gives its profiles' leases back and its unadopted saves go (absent: runs hold none). */
   profiles?: ReleaseDeps["profiles"];
+  /** Deletes the waiting routes' wait queues nobody uses any more (runEnds/sweepWaitQueues.ts); absent: none are. */
+  sweepWaitQueues?: WaitQueueSweep;
 }
 
 /** Outbox entries older than this are the sweeper's to queue (younger ones may still be on their way). */
@@ -56,10 +59,12 @@ export type SweepEvent =
  * - Every few minutes it recovers the run queue (`sweepQueues`): accounts with queued runs
  *   (their sparse QUEUED entry) have their dispatcher run, which starts what a stopped
  *   dispatcher left queued while their plan has free slots.
+ * - Every few minutes it deletes the wait queues no route container uses any more
+ *   (`sweepWaitQueues`; a failure is logged, and the next sweep tries again).
  * Store failures throw: EventBridge retries the event, and the next sweep finds what is left.
  */
 export function makeRunSweeper(deps: SweepDeps) {
-  return async (event: SweepEvent): Promise<{ settled: number; stuck_deploys?: number; queued_accounts?: number }> => {
+  return async (event: SweepEvent): Promise<{ settled: number; stuck_deploys?: number; queued_accounts?: number; wait_queues_deleted?: number }> => {
     if ("requestContext" in event) {
       const why = `${String(event.requestContext?.condition ?? "failed")}: ${JSON.stringify(event.responsePayload ?? null)}`;
       return { settled: (await recordFailedDeployJob(deps, event.requestPayload, why)) === "failed" ? 1 : 0 };
@@ -101,6 +106,16 @@ export function makeRunSweeper(deps: SweepDeps) {
     // Queued runs that no release woke (a dispatcher that stopped between a release and a start).
     const queues = (await deps.sweepQueues?.()) ?? 0;
     if (queues > 0) deps.log(`run sweeper: dispatched the run queues of ${queues} account(s) with queued runs`);
-    return { settled, ...(stuck > 0 ? { stuck_deploys: stuck } : {}), ...(queues > 0 ? { queued_accounts: queues } : {}) };
+    const waitQueues = await (deps.sweepWaitQueues?.() ?? Promise.resolve(0)).catch((error: unknown) => {
+      deps.log(`run sweeper: sweeping the wait queues failed: ${(error as Error).message}`);
+      return 0;
+    });
+    if (waitQueues > 0) deps.log(`run sweeper: deleted ${waitQueues} idle wait queue(s)`);
+    return {
+      settled,
+      ...(stuck > 0 ? { stuck_deploys: stuck } : {}),
+      ...(queues > 0 ? { queued_accounts: queues } : {}),
+      ...(waitQueues > 0 ? { wait_queues_deleted: waitQueues } : {}),
+    };
   };
 }
