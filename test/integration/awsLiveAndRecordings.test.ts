@@ -65,6 +65,9 @@ export default async () => {
   const page = await session.newPage();
   await page.evaluate((token: string) => void (document.body.innerHTML = "<main><h1>Orders</h1><p>token " + token + "</p></main>"), secrets.get("TOKEN") as string);
   await new Promise((resolve) => setTimeout(resolve, 300));
+  // A change after the recorder's snapshot (it starts after the page's first frame): an incremental event.
+  await page.evaluate(() => void document.querySelector("main")?.append(Object.assign(document.createElement("p"), { textContent: "shipped" })));
+  await new Promise((resolve) => setTimeout(resolve, 300));
   return "recorded";
 };`;
 
