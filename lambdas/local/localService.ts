@@ -11,6 +11,7 @@ import { createIdentity } from "../identity/identity";
 import { createJwtVerifier } from "../identity/jwtVerifier";
 import { ROUTES } from "../routes/routeTable";
 import { createLocalRuntime } from "../runtime/local/localRuntime";
+import { createCpuShares } from "../runtime/local/cpuShares/chooseCpuShares";
 import { confirmSandbox } from "../runtime/local/sandbox/confirmSandbox";
 import { type Sandbox, chooseSandbox } from "../runtime/local/sandbox/sandbox";
 import { prepareRuntimeFiles } from "../runtime/local/sandbox/runtimeFiles";
@@ -183,6 +184,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       store,
       files,
       sandbox,
+      cpuShares: await createCpuShares(sandbox.cpuShares),
       artifacts,
       profiles: { store: store.profiles, blobs: profileBlobs },
       log,
