@@ -12,6 +12,7 @@ import { runWithLimits } from "./runWithLimits";
 import type { Sandbox } from "./sandbox/sandbox";
 import { type CpuPlacement, type RuntimeFiles, startSandboxedHost } from "./sandbox/sandboxedHost";
 import type { CpuShares } from "./cpuShares/cpuShares";
+import { ResultParser } from "./resultParsing/resultParser";
 import { WORKER_UIDS } from "./sandbox/workerUids";
 import { type PoolLimits, WorkerPool } from "./workerPool";
 import { type WorkerOptions, WorkerProcess } from "./workerProcess";
@@ -59,7 +60,7 @@ export function hostStarter(sandbox: Sandbox, files: RuntimeFiles, memoryMb: num
  * each in a sandbox of its own with its own browser. Workers load a version's compiled code
  * from the store when they start, so a deploy has nothing to provision.
  */
-export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { pool: WorkerPool; live: LiveRuns; taken: RunCancels } {
+export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { pool: WorkerPool; live: LiveRuns; taken: RunCancels; parser: ResultParser } {
   // A sandbox's file systems are sized for its function's memory_mb when it starts: the latest
   // invocation's, by function; a worker sized for another (memory_mb changed) is not reused.
   const memoryOf = new Map<string, number>();
@@ -68,6 +69,8 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
   const sizedFor = new WeakMap<WorkerProcess, number>();
   /** The profile names each version's code gives literally (read with its code when its worker starts). */
   const profileNames = new Map<string, readonly string[]>();
+  // Workers' big frames (their runs' results) are parsed on a thread of its own, accounts in turn.
+  const parser = new ResultParser();
   const startWorker = async (functionId: string, version: number) => {
     const code = await options.store.versions.get(functionId, version);
     if (!code) throw new ApiError("version_not_found", `Version ${version} of ${functionId} is gone`);
@@ -79,6 +82,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
     const worker = await WorkerProcess.start({
       startHost: hostStarter(options.sandbox, options.files, memoryMb, placeCpu),
       init: { code: code.js, parameter_style: code.parameter_style ?? "positional", variables: code.variables },
+      parser,
     });
     sizedFor.set(worker, memoryMb);
     return worker;
@@ -90,6 +94,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
     pool,
     live,
     taken,
+    parser,
     // A failed run's next attempt goes through the run queue (launchRun's end: endAttempt).
     retries: true,
     async deploy() {
@@ -114,7 +119,10 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
       accountOf.delete(fn.function_id);
       await pool.removeFunction(fn.function_id);
     },
-    close: () => pool.close(),
+    close: async () => {
+      await pool.close();
+      await parser.close();
+    },
   };
 
   /** One invocation, once taken: `canceled` stops it wherever it is (waiting, starting, running). */
@@ -172,6 +180,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
             onFrame: following.onFrame,
             recording: recordingModeOf(request.fn.recording),
             secrets: request.secrets?.values ?? {},
+            account: request.fn.account_id,
             ...(storageBytesLeft === undefined ? {} : { storageBytesLeft }),
             ...(proxy ? { proxy } : {}),
             ...(profiles ? { profiles } : {}),
