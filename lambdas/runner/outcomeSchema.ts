@@ -57,6 +57,8 @@ export function parseRunOutcome(value: unknown, maxBrowserMs: number, resultJson
     const { code, message, stack } = sent.error;
     return { ok: true, outcome: { status: "failed", error: stack === undefined ? { code, message } : { code, message, stack }, logs: sent.logs, browser_ms } };
   }
+  // Already parsed (size, depth and JSON) on the parsing thread: nothing of it is scanned here again.
+  if (resultJson === "valid") return { ok: true, outcome: { status: "succeeded", result_json: sent.result_json, logs: sent.logs, browser_ms } };
   if (Buffer.byteLength(sent.result_json, "utf8") > MAX_RESULT_BYTES) {
     return { ok: true, outcome: { status: "failed", error: resultTooLarge(Buffer.byteLength(sent.result_json, "utf8")), logs: sent.logs, browser_ms } };
   }
@@ -64,12 +66,10 @@ export function parseRunOutcome(value: unknown, maxBrowserMs: number, resultJson
     return { ok: true, outcome: { status: "failed", error: resultTooDeep(), logs: sent.logs, browser_ms } };
   }
   if (resultJson === "invalid") return { ok: false, problem: "the run's result is not JSON text" };
-  if (resultJson !== "valid") {
-    try {
-      JSON.parse(sent.result_json);
-    } catch {
-      return { ok: false, problem: "the run's result is not JSON text" };
-    }
+  try {
+    JSON.parse(sent.result_json);
+  } catch {
+    return { ok: false, problem: "the run's result is not JSON text" };
   }
   return { ok: true, outcome: { status: "succeeded", result_json: sent.result_json, logs: sent.logs, browser_ms } };
 }
