@@ -59,6 +59,8 @@ export interface LocalService {
   streams(): { open: number; logWatchers: number };
   /** Worker processes now: all of them, and the idle (warm) ones. */
   workers(): { processes: number; idle: number };
+  /** Workers' big frames parsed on the result-parsing thread so far, and that thread's id (-1 before the first). */
+  resultParsing(): { parsed: number; threadId: number };
   /** Deploy analysis now: its worker threads, and the deploys they read or that wait for one. */
   analyses(): { workers: number; running: number; waiting: number };
   /** Holds the worker bundle and browser profiles; every worker and browser names it in its command line. */
@@ -268,6 +270,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       runtimeDir,
       sandbox,
       workers: () => runtime?.pool.size ?? { processes: 0, idle: 0 },
+      resultParsing: () => ({ ...(runtime?.parser.stats ?? { parsed: 0, threadId: -1 }) }),
       analyses: () => codeAnalysis.size,
       streams: () => ({ open: streams.count, logWatchers: runtime?.live.watchers ?? 0 }),
       bootstrap,

@@ -2,8 +2,11 @@
  * Issue #26: a hostile account burning CPU in many runs does not starve another account's run.
  * Each account's sandboxes (every process of them) weigh together as one: a cgroup v1 `cpu`
  * group per account with equal `cpu.shares` where the service runs as root (CI, this machine),
- * else nice levels by the account's load. Asserted on the kernel's settings, never on timing.
+ * else nice levels by the account's load. And a run's huge result is parsed on the service's
+ * result-parsing thread, not the thread that serves requests. Asserted on the kernel's settings
+ * and on which thread parsed, never on timing.
  */
+import { threadId } from "node:worker_threads";
 import { readdirSync, readFileSync } from "node:fs";
 import { getPriority } from "node:os";
 import { ACCOUNT_SHARES } from "../../lambdas/runtime/local/cpuShares/cgroupCpuShares";
@@ -17,6 +20,10 @@ const BURN = `export default async (ms: number = 4000) => {
   while (Date.now() < end) spins++;
   return { spins };
 }`;
+
+/** A result of `items` small objects (about 50 bytes each) and the function's secret. */
+const BIG = `import { secrets } from "browserfn/runtime";
+export default async (items: number = 1) => ({ items: Array.from({ length: items }, (_, i) => ({ i, name: "item-" + i })), token: secrets.get("TOKEN") });`;
 
 const CPU = "/sys/fs/cgroup/cpu/browserfn";
 const MEMORY = "/sys/fs/cgroup/memory/browserfn";
@@ -55,6 +62,25 @@ describe("CPU shares between accounts", () => {
     if (t && !destroyed) await t.destroy();
   });
 
+  it("parses a run's huge result (and redacts its secret) on the result-parsing thread, and a small one on the request thread", async () => {
+    const key = await t.newAccount("big-results", "pro");
+    await t.deploy("big", BIG, {}, key);
+    expect((await t.call("PUT", "/functions/big/secrets/TOKEN", { token: key, body: { value: "s3cr3t-value-42" } })).status).toBeLessThan(300);
+    const before = t.service.resultParsing();
+    const small = await t.call("POST", "/functions/big", { token: key, body: { items: 3 } });
+    expect(small.status).toBe(200);
+    expect(t.service.resultParsing().parsed).toBe(before.parsed);
+    const big = await t.call("POST", "/functions/big", { token: key, body: { items: 60_000 } });
+    expect(big.status).toBe(200);
+    expect(big.text.length).toBeGreaterThan(1024 * 1024);
+    expect(big.text).not.toContain("s3cr3t-value-42");
+    expect((big.body as { token: string }).token).toBe("[secret]");
+    const after = t.service.resultParsing();
+    expect(after.parsed).toBe(before.parsed + 1);
+    expect(after.threadId).toBeGreaterThan(0);
+    expect(after.threadId).not.toBe(threadId);
+  }, 60_000);
+
   it("weighs three busy runs of one account together as much as another account's one run", async () => {
     const hostileKey = await t.newAccount("cpu-hog", "pro");
     const otherKey = await t.newAccount("cpu-neighbour", "pro");
@@ -91,8 +117,8 @@ describe("CPU shares between accounts", () => {
         sandboxesBy.set(group, (sandboxesBy.get(group) ?? 0) + 1);
       }
       expect(Object.fromEntries(sandboxesBy)).toEqual({ [`/browserfn/${hogGroup}`]: 3, [`/browserfn/${neighbourGroup}`]: 1 });
-      // The accounts' groups weigh as one task per core against the rest of the machine (the service among it).
-      expect(Number(read(`${CPU}/cpu.shares`))).toBeGreaterThanOrEqual(ACCOUNT_SHARES);
+      // browserfn/ weighs as one task per account group (of every service here): each account as one task against the rest of the machine.
+      expect(Number(read(`${CPU}/cpu.shares`))).toBeGreaterThanOrEqual(2 * ACCOUNT_SHARES);
     } else {
       // Nice levels by load: the account with three sandboxes has one at the level of three, the other none above 0.
       const levels = processesWith(t.service.runtimeDir).map((pid) => {

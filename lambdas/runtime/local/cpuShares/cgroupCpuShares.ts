@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { access, mkdir, readdir, rmdir, writeFile } from "node:fs/promises";
-import { availableParallelism } from "node:os";
 import path from "node:path";
 import type { CpuShares } from "./cpuShares";
 
@@ -18,8 +17,10 @@ let servicesStarted = 0;
  * A cgroup v1 `cpu` group per account, `browserfn/<service pid>-<n>-<account>-<hash>`, each with the
  * same `cpu.shares`: an account's sandboxes (every process of them: the kernel puts a child
  * in its parent's group) get together the CPU of one account, however many runs it keeps busy.
- * `browserfn/` itself weighs as one task per core against the rest of the machine (the
- * service's own process among it). A group is removed once its account has no sandbox left.
+ * `browserfn/` itself weighs as many tasks as it has account groups (of every service on the
+ * machine), so each account weighs as one task against the rest of the machine (the service's
+ * own process among it): a quiet account's share does not shrink when a busy one arrives. A
+ * group is removed once its account has no sandbox left.
  */
 export class CgroupCpuShares implements CpuShares {
   readonly kind = "cgroup" as const;
@@ -35,16 +36,16 @@ export class CgroupCpuShares implements CpuShares {
     );
   }
 
-  /** Makes `browserfn/` (weighted as one task per core) and removes the empty groups of services that are gone. */
+  /** Makes `browserfn/` and removes the empty groups of services that are gone. */
   static async prepare(): Promise<void> {
     await mkdir(path.join(ROOT, PARENT), { recursive: true });
-    await writeFile(path.join(ROOT, PARENT, "cpu.shares"), String(ACCOUNT_SHARES * availableParallelism()));
     for (const name of await readdir(path.join(ROOT, PARENT), { withFileTypes: true }).catch(() => [])) {
       if (!name.isDirectory()) continue;
       const pid = Number(name.name.split("-")[0]);
       if (!Number.isInteger(pid) || pid === process.pid || isAlive(pid)) continue;
       await rmdir(path.join(ROOT, PARENT, name.name)).catch(() => undefined); // fails while not empty
     }
+    await weighParent();
   }
 
   /** The group of an account's sandboxes (for tests and diagnostics), as /proc/<pid>/cgroup names it. */
@@ -61,6 +62,7 @@ export class CgroupCpuShares implements CpuShares {
         await mkdir(dir, { recursive: true });
         await writeFile(path.join(dir, "cpu.shares"), String(ACCOUNT_SHARES));
         for (const pid of pids) await writeFile(path.join(dir, "cgroup.procs"), String(pid));
+        await weighParent();
         break;
       } catch (error) {
         // The account's last sandbox before this one was removing the group just then: made again.
@@ -89,10 +91,16 @@ export class CgroupCpuShares implements CpuShares {
         () => true,
         (error: NodeJS.ErrnoException) => error.code === "ENOENT",
       );
-      if (removed) return;
+      if (removed) return weighParent();
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
+}
+
+/** `browserfn/` weighs as one task per account group in it (at least one), whichever service made them. */
+async function weighParent(): Promise<void> {
+  const groups = (await readdir(path.join(ROOT, PARENT), { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isDirectory()).length;
+  await writeFile(path.join(ROOT, PARENT, "cpu.shares"), String(ACCOUNT_SHARES * Math.max(1, groups))).catch(() => undefined);
 }
 
 function isAlive(pid: number): boolean {
