@@ -14,14 +14,16 @@
  *    (each waiting for its answer, so the hostile load ends with the phase), its function whose results are just under the caps (nested MAX_JSON_DEPTH deep, a few
  *    MB), each with a webhook to a receiver that never answers and one that answers 500 (so every
  *    delivery is retried).
+ * The hostile callers and the receivers run in processes of their own (hostileWebhookPeers.ts):
+ * the 3 MB answers and webhook bodies they read do not share the event loop that times the
+ * other tenant's calls.
  * Idle and hostile phases alternate (BENCH_PHASES, default 4; BENCH_ROUNDS no-browser
  * invocations of the other account's function in all of each). In the idle phases the hostile
  * account starts nothing, but the deliveries it left owing are still retried.
  */
+import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { mkdtemp, rm } from "node:fs/promises";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { generateApiKey } from "../lambdas/identity/apiKeys";
@@ -56,24 +58,31 @@ const HOSTILE_FN = `export default async () => {
   return value;
 };`;
 
-/** A webhook receiver: `hang` keeps every request unanswered; otherwise it answers `status`. */
-async function startReceiver(mode: { hang: boolean; status: number }) {
-  let requests = 0;
-  const held: ServerResponse[] = [];
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    requests++;
-    request.resume();
-    request.on("end", () => (mode.hang ? held.push(response) : response.writeHead(mode.status).end()));
+/** The hostile tenant's side (bench/hostileWebhookPeers.ts) in a process of its own. */
+function peers(...args: string[]): ChildProcess {
+  return spawn(process.execPath, [...process.execArgv, path.join(__dirname, "hostileWebhookPeers.ts"), ...args], { stdio: ["ignore", "pipe", "inherit", "ipc"] });
+}
+
+/** Its two webhook receivers: one never answers, one answers `setStatus`'s status (200 at first). */
+async function startReceivers() {
+  const child = peers("--receivers");
+  const urls = await new Promise<{ hanging: string; failing: string }>((resolve, reject) => {
+    child.once("message", (message: { urls: { hanging: string; failing: string } }) => resolve(message.urls));
+    child.once("exit", (code) => reject(new Error(`the receivers exited (${code})`)));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    requests: () => requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
+    urls,
+    setStatus: (status: number) => child.send({ status }),
+    counts: () =>
+      new Promise<Record<string, number>>((resolve) => {
+        child.once("message", (message: { counts: Record<string, number> }) => resolve(message.counts));
+        child.send({ counts: true });
       }),
+    close: async () => {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGKILL");
+      await exited;
+    },
   };
 }
 
@@ -90,9 +99,10 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "browserfn-bench-webhooks-"));
   const adminKey = generateApiKey();
   // Receivers: one never answers; one answers 500 while hostile, 200 in the idle phases.
-  const hanging = await startReceiver({ hang: true, status: 200 });
-  const failingMode = { hang: false, status: 500 };
-  const failing = await startReceiver(failingMode);
+  const receivers = await startReceivers();
+  const hanging = { url: receivers.urls.hanging };
+  const failing = { url: receivers.urls.failing };
+  receivers.setStatus(500);
   let service: ChildService = await startChildService(dataDir, adminKey, ENV);
   try {
     const request = async (method: string, urlPath: string, key: string, body?: unknown, headers: Record<string, string> = {}) => {
@@ -193,21 +203,19 @@ async function main(): Promise<void> {
       tally.wall += performance.now() - wall0;
     };
     for (let phase = 0; phase < PHASES; phase++) {
-      failingMode.status = 200;
+      receivers.setStatus(200);
       await measure(idle, cpu.idle);
-      failingMode.status = 500;
-      let stop = false;
-      const callers = Array.from({ length: HOSTILE_CALLERS }, async () => {
-        while (!stop) {
-          const { status } = await request("POST", "/functions/poison", hostile, undefined, ASYNC ? { prefer: "respond-async" } : {});
-          hostileAnswers[status] = (hostileAnswers[status] ?? 0) + 1;
-          if (status === 429) await new Promise((resolve) => setTimeout(resolve, 200));
-        }
-      });
+      receivers.setStatus(500);
+      const callers = peers("--callers", service.url, hostile, String(HOSTILE_CALLERS), ASYNC ? "1" : "0");
+      let output = "";
+      callers.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+      const ended = new Promise((resolve) => callers.once("exit", resolve));
       await new Promise((resolve) => setTimeout(resolve, 1_000)); // the hostile runs under way
       await measure(poisoned, cpu.hostile);
-      stop = true;
-      await Promise.all(callers);
+      callers.kill("SIGTERM");
+      await ended;
+      const answers = JSON.parse(/answers=(.*)/.exec(output)?.[1] ?? "{}") as Record<string, number>;
+      for (const [status, count] of Object.entries(answers)) hostileAnswers[status] = (hostileAnswers[status] ?? 0) + count;
     }
     const idleCpuAtEnd = await idleCpu(5_000);
     const deliveries = await request("GET", "/functions/poison/deliveries?limit=100", hostile);
@@ -236,7 +244,7 @@ async function main(): Promise<void> {
           tenant_invoke_during_poison_ms: poisonSummary,
           poison_over_idle_p50_ratio: round(poisonSummary.p50 / idleSummary.p50),
           hostile_runs_started_by_status: hostileAnswers,
-          webhook_requests: { hanging_receiver: hanging.requests(), failing_receiver: failing.requests() },
+          webhook_requests: await receivers.counts(),
           hostile_deliveries_last_100_by_status: byStatus,
           hostile_deliveries_last_100_by_last_error: byError,
           // The service's process and its dynalite (not the workers), CPU ms per second.
@@ -258,8 +266,7 @@ async function main(): Promise<void> {
   } finally {
     await service.stop();
     if (SERVICE_LOG) writeFileSync(SERVICE_LOG, service.output());
-    await hanging.close();
-    await failing.close();
+    await receivers.close();
     await rm(dataDir, { recursive: true, force: true });
   }
 }

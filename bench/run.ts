@@ -11,8 +11,11 @@
  * 5. the memory (PSS) of the service's process tree before the runs and after them;
  * 6. where the CPU goes in 4 and 5: per call, the service's tree by part against raw puppeteer's;
  * 7. start-up (bench/startup.ts): the service's start to GET /health 200 and `browserfn list --json`
- *    through the bin, each beside `node -e 0`, measured first, before anything else runs.
+ *    through the bin, each beside `node -e 0`, measured first, before anything else runs;
+ * 8. then (unless BENCH_HOSTILE=0) the hostile tenants of issue #26, each against the idle
+ *    service (bench/hostile.ts: a hostile deploy, a poisoned webhook, a body flood).
  */
+import { spawn } from "node:child_process";
 import puppeteer from "puppeteer-core";
 import { chromiumArgs, chromiumFiles } from "../lambdas/runtime/local/sandbox/chromium";
 import { startPageServer } from "../test/helpers/pageServer";
@@ -181,7 +184,18 @@ async function cpuSideBySide(servicePid: number, browserPid: number, invoke: () 
   return { service: { ...service, total: total(service) }, raw: { browser, bench_process, total: total({ browser, bench_process }) } };
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+/** bench/hostile.ts in a process of its own (after this bench's service is gone), its output as it goes. */
+function hostileTenants(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [require.resolve("tsx/cli"), `${__dirname}/hostile.ts`], { stdio: "inherit" });
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`bench/hostile.ts exited ${code}`))));
+  });
+}
+
+main()
+  .then(() => (process.env.BENCH_HOSTILE === "0" ? undefined : hostileTenants()))
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });

@@ -11,6 +11,7 @@ import { createIdentity } from "../identity/identity";
 import { createJwtVerifier } from "../identity/jwtVerifier";
 import { ROUTES } from "../routes/routeTable";
 import { createLocalRuntime } from "../runtime/local/localRuntime";
+import { createCpuShares } from "../runtime/local/cpuShares/chooseCpuShares";
 import { confirmSandbox } from "../runtime/local/sandbox/confirmSandbox";
 import { type Sandbox, chooseSandbox } from "../runtime/local/sandbox/sandbox";
 import { prepareRuntimeFiles } from "../runtime/local/sandbox/runtimeFiles";
@@ -59,6 +60,8 @@ export interface LocalService {
   streams(): { open: number; logWatchers: number };
   /** Worker processes now: all of them, and the idle (warm) ones. */
   workers(): { processes: number; idle: number };
+  /** Workers' big frames parsed on the result-parsing thread so far, and that thread's id (-1 before the first). */
+  resultParsing(): { parsed: number; threadId: number };
   /** Deploy analysis now: its worker threads, and the deploys they read or that wait for one. */
   analyses(): { workers: number; running: number; waiting: number };
   /** Holds the worker bundle and browser profiles; every worker and browser names it in its command line. */
@@ -197,6 +200,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       store,
       files,
       sandbox,
+      cpuShares: await createCpuShares(sandbox.cpuShares),
       artifacts,
       profiles: { store: store.profiles, blobs: profileBlobs },
       log,
@@ -280,6 +284,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       runtimeDir: ownRuntimeDir,
       sandbox,
       workers: () => runtime?.pool.size ?? { processes: 0, idle: 0 },
+      resultParsing: () => ({ ...(runtime?.parser.stats ?? { parsed: 0, threadId: -1 }) }),
       analyses: () => codeAnalysis.size,
       streams: () => ({ open: streams.count, logWatchers: runtime?.live.watchers ?? 0 }),
       bootstrap,

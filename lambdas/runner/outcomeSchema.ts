@@ -5,6 +5,7 @@
  * RunOutcome with named fields only, every string capped; nothing else of the input survives.
  */
 import { z } from "zod";
+import type { ResultJsonVerdict } from "./frames";
 import { jsonTextDeeperThan } from "./jsonDepth";
 import { MAX_JSON_DEPTH, MAX_LOG_BYTES, MAX_RESULT_BYTES, capBytes, resultTooDeep, resultTooLarge } from "./outputLimits";
 import type { RunOutcome } from "./protocol";
@@ -43,9 +44,10 @@ export type ParsedOutcome = { ok: true; outcome: RunOutcome } | { ok: false; pro
  * MAX_RESULT_BYTES (a bigger one becomes a `result_too_large` failure, as the runner itself
  * reports it) nested at most MAX_JSON_DEPTH levels (a deeper one becomes `result_too_deep`,
  * found by a linear scan of the text before it is parsed); logs, messages and stacks are cut to their caps; `browser_ms` is at most
- * `maxBrowserMs` (the run's own duration, as the supervisor measured it).
+ * `maxBrowserMs` (the run's own duration, as the supervisor measured it). `resultJson`: what a
+ * thread of its own already found the result to be (resultParsing/), so it is not parsed here again.
  */
-export function parseRunOutcome(value: unknown, maxBrowserMs: number): ParsedOutcome {
+export function parseRunOutcome(value: unknown, maxBrowserMs: number, resultJson?: ResultJsonVerdict): ParsedOutcome {
   const parsed = outcomeSchema.safeParse(value);
   if (!parsed.success) return { ok: false, problem: `the run's outcome is malformed: ${parsed.error.issues[0]?.message ?? "invalid"}` };
   const sent = parsed.data;
@@ -55,12 +57,15 @@ export function parseRunOutcome(value: unknown, maxBrowserMs: number): ParsedOut
     const { code, message, stack } = sent.error;
     return { ok: true, outcome: { status: "failed", error: stack === undefined ? { code, message } : { code, message, stack }, logs: sent.logs, browser_ms } };
   }
+  // Already parsed (size, depth and JSON) on the parsing thread: nothing of it is scanned here again.
+  if (resultJson === "valid") return { ok: true, outcome: { status: "succeeded", result_json: sent.result_json, logs: sent.logs, browser_ms } };
   if (Buffer.byteLength(sent.result_json, "utf8") > MAX_RESULT_BYTES) {
     return { ok: true, outcome: { status: "failed", error: resultTooLarge(Buffer.byteLength(sent.result_json, "utf8")), logs: sent.logs, browser_ms } };
   }
   if (jsonTextDeeperThan(sent.result_json, MAX_JSON_DEPTH)) {
     return { ok: true, outcome: { status: "failed", error: resultTooDeep(), logs: sent.logs, browser_ms } };
   }
+  if (resultJson === "invalid") return { ok: false, problem: "the run's result is not JSON text" };
   try {
     JSON.parse(sent.result_json);
   } catch {

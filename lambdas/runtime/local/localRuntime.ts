@@ -10,7 +10,9 @@ import { RunCancels } from "./runCancels";
 import type { LocalArtifacts } from "./localArtifacts";
 import { runWithLimits } from "./runWithLimits";
 import type { Sandbox } from "./sandbox/sandbox";
-import { type RuntimeFiles, startSandboxedHost } from "./sandbox/sandboxedHost";
+import { type CpuPlacement, type RuntimeFiles, startSandboxedHost } from "./sandbox/sandboxedHost";
+import type { CpuShares } from "./cpuShares/cpuShares";
+import { ResultParser } from "./resultParsing/resultParser";
 import { WORKER_UIDS } from "./sandbox/workerUids";
 import { type PoolLimits, WorkerPool } from "./workerPool";
 import { type WorkerOptions, WorkerProcess } from "./workerProcess";
@@ -29,20 +31,22 @@ export interface LocalRuntimeOptions {
   profiles?: Profiles;
   /** Where the service's own diagnostics go (the full reasons that users see without host paths). */
   log?: (line: string) => void;
+  /** Weighs each account's sandboxes for CPU as one (absent: every sandbox weighs as itself). */
+  cpuShares?: CpuShares;
 }
 
 /**
  * Starts worker sandboxes for functions of `memoryMb` (the size of each of their file systems),
  * each under a uid of its own when the service runs as root.
  */
-export function hostStarter(sandbox: Sandbox, files: RuntimeFiles, memoryMb: number): WorkerOptions["startHost"] {
+export function hostStarter(sandbox: Sandbox, files: RuntimeFiles, memoryMb: number, placeCpu?: CpuPlacement): WorkerOptions["startHost"] {
   return async () => {
     const uid = sandbox.uidPerWorker ? WORKER_UIDS.acquire() : undefined;
     const release = () => {
       if (uid !== undefined) WORKER_UIDS.release(uid);
     };
     try {
-      const host = await startSandboxedHost(sandbox, files, uid, memoryMb);
+      const host = await startSandboxedHost(sandbox, files, uid, memoryMb, placeCpu);
       return { host, release };
     } catch (error) {
       release();
@@ -56,21 +60,29 @@ export function hostStarter(sandbox: Sandbox, files: RuntimeFiles, memoryMb: num
  * each in a sandbox of its own with its own browser. Workers load a version's compiled code
  * from the store when they start, so a deploy has nothing to provision.
  */
-export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { pool: WorkerPool; live: LiveRuns; taken: RunCancels } {
+export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { pool: WorkerPool; live: LiveRuns; taken: RunCancels; parser: ResultParser } {
   // A sandbox's file systems are sized for its function's memory_mb when it starts: the latest
   // invocation's, by function; a worker sized for another (memory_mb changed) is not reused.
   const memoryOf = new Map<string, number>();
+  /** Whose each function is (told by its invocations): its sandboxes go under that account's CPU share. */
+  const accountOf = new Map<string, string>();
   const sizedFor = new WeakMap<WorkerProcess, number>();
   /** The profile names each version's code gives literally (read with its code when its worker starts). */
   const profileNames = new Map<string, readonly string[]>();
+  // Workers' big frames (their runs' results) are parsed on a thread of its own, accounts in turn.
+  const parser = new ResultParser();
   const startWorker = async (functionId: string, version: number) => {
     const code = await options.store.versions.get(functionId, version);
     if (!code) throw new ApiError("version_not_found", `Version ${version} of ${functionId} is gone`);
     profileNames.set(`${functionId}#${version}`, code.profile_names ?? []);
     const memoryMb = memoryOf.get(functionId) ?? DEFAULT_MEMORY_MB;
+    const { cpuShares } = options;
+    const account = accountOf.get(functionId);
+    const placeCpu = cpuShares && account !== undefined ? (pids: readonly number[]) => cpuShares.place(account, pids) : undefined;
     const worker = await WorkerProcess.start({
-      startHost: hostStarter(options.sandbox, options.files, memoryMb),
+      startHost: hostStarter(options.sandbox, options.files, memoryMb, placeCpu),
       init: { code: code.js, parameter_style: code.parameter_style ?? "positional", variables: code.variables },
+      parser,
     });
     sizedFor.set(worker, memoryMb);
     return worker;
@@ -82,6 +94,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
     pool,
     live,
     taken,
+    parser,
     // A failed run's next attempt goes through the run queue (launchRun's end: endAttempt).
     retries: true,
     async deploy() {
@@ -89,6 +102,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
     },
     async invoke(request, hooks) {
       memoryOf.set(request.fn.function_id, request.fn.memory_mb);
+      accountOf.set(request.fn.function_id, request.fn.account_id);
       const cancel = taken.take(request.runId);
       try {
         return await invokeTaken(request, hooks, cancel.signal, cancel.running);
@@ -102,9 +116,13 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
     watchFrames: (runId, onFrame, onEnd) => live.watchFrames(runId, onFrame, onEnd),
     async remove(fn) {
       memoryOf.delete(fn.function_id);
+      accountOf.delete(fn.function_id);
       await pool.removeFunction(fn.function_id);
     },
-    close: () => pool.close(),
+    close: async () => {
+      await pool.close();
+      await parser.close();
+    },
   };
 
   /** One invocation, once taken: `canceled` stops it wherever it is (waiting, starting, running). */
@@ -162,6 +180,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
             onFrame: following.onFrame,
             recording: recordingModeOf(request.fn.recording),
             secrets: request.secrets?.values ?? {},
+            account: request.fn.account_id,
             ...(storageBytesLeft === undefined ? {} : { storageBytesLeft }),
             ...(proxy ? { proxy } : {}),
             ...(profiles ? { profiles } : {}),

@@ -1,4 +1,4 @@
-import { type FrameProblem, FrameReader, encodeFrame } from "../../runner/frames";
+import { type FrameProblem, FrameReader, type ResultJsonVerdict, encodeFrame } from "../../runner/frames";
 import { MAX_JSON_DEPTH, parseRunOutcome, resultTooDeep, resultTooLarge } from "../../runner/outcomeSchema";
 import { type CaptureEvidence, type LiveRequest, MAX_FRAME_BYTES, type HostInit, type RunOutcome, type RunRequest, type WorkerInit } from "../../runner/protocol";
 import { artifactContentType } from "../../artifacts/artifacts";
@@ -13,6 +13,7 @@ import type { SandboxedHost } from "./sandbox/sandboxedHost";
 import type { RecordingMode } from "../../recording/recordingMode";
 import type { ScreenFrame } from "../../live/liveFrames";
 import { FrameGate } from "../../live/frameGate";
+import type { ResultParser } from "./resultParsing/resultParser";
 
 /** Why a worker ended in the middle of a run. */
 export class WorkerExit extends Error {
@@ -29,6 +30,8 @@ export interface WorkerOptions {
   startHost: () => Promise<{ host: SandboxedHost; release: () => void }>;
   /** The version to serve. */
   init: Omit<WorkerInit, "type">;
+  /** Parses its big frames (a run's result) off the service's thread, accounts in turn (absent: here). */
+  parser?: ResultParser;
 }
 
 /** What a run is given besides its parameters. */
@@ -49,6 +52,8 @@ export interface RunOptions {
   proxy?: RunProxy;
   /** Where the run's sessions open and save profiles (absent: every open is refused). */
   profiles?: RunProfiles;
+  /** Whose run it is: its big frames wait for the parser in that account's turn. */
+  account?: string;
 }
 
 /** One run in progress: its answer (`done`), then the worker ready again (`idle`, with what the run left running). */
@@ -100,16 +105,20 @@ export class WorkerProcess {
   private readonly logs = new StreamedLogs();
   /** The host's word that the evidence of a stuck run is kept (see captureEvidence). */
   private evidenceTaken: { runId: string; done: () => void } | undefined;
+  /** Whose the run in progress is, and its secrets' values (for the parser: its turn, the result's redaction). */
+  private runOf = { account: "", secrets: [] as readonly string[] };
 
   private constructor(
     private readonly host: SandboxedHost,
     private readonly release: () => void,
+    parser?: ResultParser,
   ) {
     const reader = new FrameReader(
       MAX_FRAME_BYTES,
-      (message) => this.onFrame(message),
+      (message, resultJson) => this.onFrame(message, resultJson),
       (problem, kind) => this.onUnreadable(problem, kind),
       MAX_JSON_DEPTH,
+      parser?.frames(() => this.runOf.account, () => this.runOf.secrets, MAX_JSON_DEPTH),
     );
     host.channel.on("data", (chunk: Buffer) => reader.push(chunk));
     host.channel.on("error", () => undefined);
@@ -118,7 +127,7 @@ export class WorkerProcess {
 
   static async start(options: WorkerOptions): Promise<WorkerProcess> {
     const { host, release } = await options.startHost();
-    const worker = new WorkerProcess(host, release);
+    const worker = new WorkerProcess(host, release, options.parser);
     const hello: HostInit = { type: "host_init", worker: { bundle: host.workerBundle }, browser: host.browser, scratchDirs: host.scratchDirs, init: options.init };
     host.channel.write(encodeFrame(hello));
     const timer = setTimeout(() => void worker.kill(`the worker did not start within ${START_TIMEOUT_MS / 1000} s`), START_TIMEOUT_MS);
@@ -196,6 +205,7 @@ export class WorkerProcess {
       idle: deferred<{ leftover: string[] }>(),
     };
     this.state = state;
+    this.runOf = { account: options.account ?? "", secrets: Object.values(options.secrets ?? {}) };
     // The worker redacts its lines itself; this side does again, for what a run writes around it.
     this.logs.reset(Object.values(options.secrets ?? {}));
     // The kernel's ceiling sits well above the sampled limit: it stops a burst between samples.
@@ -248,7 +258,7 @@ export class WorkerProcess {
     return this.killing;
   }
 
-  private onFrame(message: unknown): void {
+  private onFrame(message: unknown, resultJson?: ResultJsonVerdict): void {
     const parsed = parseFrame(message);
     if (!parsed.ok) return void this.kill(`the worker broke the protocol: ${parsed.problem}`);
     const frame: WorkerFrame = parsed.frame;
@@ -272,7 +282,7 @@ export class WorkerProcess {
         return void this.kill("its code could not be loaded");
       case "done": {
         if (state.name !== "running" || frame.runId !== state.runId) return void this.kill("the worker broke the protocol: done out of turn");
-        const outcome = parseRunOutcome(frame.outcome, performance.now() - state.started);
+        const outcome = parseRunOutcome(frame.outcome, performance.now() - state.started, resultJson);
         if (!outcome.ok) return void this.kill(`the worker broke the protocol: ${outcome.problem}`);
         this.state = { name: "finishing", runId: state.runId, frames: state.frames, idle: state.idle };
         return state.done.resolve(outcome.outcome);

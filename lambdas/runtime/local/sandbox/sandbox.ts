@@ -2,6 +2,8 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { WorkerCgroup } from "./cgroup";
+import { CPU_SHARES_HOWTO, cpuSharesKind } from "../cpuShares/chooseCpuShares";
+import type { CpuSharesKind } from "../cpuShares/cpuShares";
 
 export type SandboxSetting = "auto" | "namespaces" | "process";
 
@@ -17,6 +19,8 @@ export interface Sandbox {
   uidPerWorker: boolean;
   /** cgroup v1 memory and pids groups per worker (root only). */
   cgroups: boolean;
+  /** How accounts' sandboxes are weighed for CPU: a cgroup v1 cpu group per account (root), else nice levels (cpuShares/). */
+  cpuShares: CpuSharesKind;
   /** Programs the namespaces mode runs. */
   tools: { bwrap: string; slirp4netns: string; nsenter: string; ip: string };
   /** Why the namespaces mode is not used (process mode), for the start-up line. */
@@ -82,6 +86,7 @@ export async function chooseSandbox(setting: SandboxSetting, allowLocalNetwork: 
     allowLocalNetwork,
     uidPerWorker: root,
     cgroups,
+    cpuShares: await cpuSharesKind(),
     tools: { bwrap: tools.bwrap ?? "bwrap", slirp4netns: tools.slirp4netns ?? "slirp4netns", nsenter: tools.nsenter ?? "nsenter", ip: tools.ip ?? "ip" },
     fallbackReason: problem,
   };
@@ -90,7 +95,9 @@ export async function chooseSandbox(setting: SandboxSetting, allowLocalNetwork: 
 /** One line for the start-up banner: the mode, and in process mode what it lacks and how to fix that. */
 export function describeSandbox(sandbox: Sandbox): string {
   const network = sandbox.allowLocalNetwork ? "the host's network (BROWSERFN_ALLOW_LOCAL_NETWORK=true)" : "no host loopback or private networks";
-  const extras = [sandbox.uidPerWorker ? "a uid per worker" : null, sandbox.cgroups ? "cgroup memory and pids limits" : null].filter(Boolean).join(", ");
+  const extras = [sandbox.uidPerWorker ? "a uid per worker" : null, sandbox.cgroups ? "cgroup memory and pids limits" : null, describeCpuShares(sandbox.cpuShares)]
+    .filter(Boolean)
+    .join(", ");
   if (sandbox.mode === "namespaces") {
     return `Sandbox: namespaces (bubblewrap: own user, PID, mount, IPC and network namespaces; ${network}${extras ? `; ${extras}` : ""})`;
   }
@@ -98,6 +105,12 @@ export function describeSandbox(sandbox: Sandbox): string {
   return (
     `Sandbox: process (${why}). WARNING: weaker isolation: runs share the host's network and file system view` +
     `${sandbox.uidPerWorker ? "" : ", under this user"}, kept from local files by a filter on the browser's protocol only; ` +
-    `to isolate runs in namespaces: ${NAMESPACES_INSTALL}`
+    `to isolate runs in namespaces: ${NAMESPACES_INSTALL}; ${describeCpuShares(sandbox.cpuShares)}`
   );
+}
+
+/** How accounts share the CPU, and what is missing for cgroups where only nice levels are used. */
+function describeCpuShares(kind: CpuSharesKind): string {
+  if (kind === "cgroup") return "equal CPU shares per account (a cgroup cpu group each)";
+  return `CPU shares per account by nice level only (WARNING: an account with many busy runs gets more CPU than one with a single run; for a cgroup per account, ${CPU_SHARES_HOWTO})`;
 }

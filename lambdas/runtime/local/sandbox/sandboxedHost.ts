@@ -14,6 +14,9 @@ import type { Sandbox } from "./sandbox";
 import { awaitSandboxMounts, sandboxFilesMb, sandboxMounts, tmpfsBytes } from "./sandboxFiles";
 import { connectNetwork } from "./sandboxNetwork";
 
+/** Puts a sandbox's first processes under its account's CPU share (cpuShares/); resolves to its release. */
+export type CpuPlacement = (pids: readonly number[]) => Promise<() => Promise<void>>;
+
 /** The service's runtime files a sandbox sees (read-only). */
 export interface RuntimeFiles {
   /** Holds the bundles; inside a namespaces sandbox the same path is a private tmpfs. */
@@ -67,9 +70,16 @@ let hostsStarted = 0;
  * what it needs, private tmpfs of `memoryMb` each, no data dir) whose only way out is
  * slirp4netns with the host's loopback, links and private networks unreachable; in `process`
  * mode the host as a plain process. Either way under a uid of its own when the service runs as
- * root, in cgroups when the machine has them, in a process group of its own.
+ * root, in cgroups when the machine has them, under its account's CPU share (`placeCpu`), in
+ * a process group of its own.
  */
-export async function startSandboxedHost(sandbox: Sandbox, files: RuntimeFiles, uid: number | undefined, memoryMb: number): Promise<SandboxedHost> {
+export async function startSandboxedHost(
+  sandbox: Sandbox,
+  files: RuntimeFiles,
+  uid: number | undefined,
+  memoryMb: number,
+  placeCpu?: CpuPlacement,
+): Promise<SandboxedHost> {
   const id = `${process.pid}-${++hostsStarted}`;
   const profileDir = path.join(files.runtimeDir, `profile-${id}`);
   const browser: BrowserSpec = {
@@ -96,6 +106,7 @@ export async function startSandboxedHost(sandbox: Sandbox, files: RuntimeFiles, 
     if (sandbox.mode === "process") {
       child = quietPipes(spawn(process.execPath, [files.hostBundle], { ...identity, detached: true, env: {}, stdio: ["ignore", "ignore", "ignore", "pipe"] }));
       await cgroup?.add(child.pid as number);
+      if (placeCpu) cleanups.unshift(await placeCpu([child.pid as number])); // released last, once every process is gone
     } else {
       child = quietPipes(
         spawn(sandbox.tools.bwrap, await bwrapArgs(sandbox, files, tmpfsBytes(memoryMb)), {
@@ -107,6 +118,8 @@ export async function startSandboxedHost(sandbox: Sandbox, files: RuntimeFiles, 
       );
       const inner = await sandboxPid(child);
       await cgroup?.add(child.pid as number, inner);
+      // Before the sandbox goes on: everything it starts is born in its account's share.
+      if (placeCpu) cleanups.unshift(await placeCpu([child.pid as number, inner])); // released last, once every process is gone
       if (!sandbox.allowLocalNetwork) cleanups.push(await connectNetwork(sandbox, inner, process.getuid?.() === 0));
       (child.stdio[5 as number] as Writable).end("go");
       // Readable from here, or the sandbox does not start: what its files hold must count.

@@ -1,0 +1,113 @@
+import { createHash } from "node:crypto";
+import { access, mkdir, readdir, rmdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { CpuShares } from "./cpuShares";
+
+/** cgroup v1's cpu controller. */
+const ROOT = "/sys/fs/cgroup/cpu";
+/** Where the accounts' groups are made (one level below the root, as the memory groups are). */
+const PARENT = "browserfn";
+/** One account's weight: the kernel's default for a group, as much as one task at nice 0. */
+export const ACCOUNT_SHARES = 1024;
+
+/** Services in this process (a test may run several): part of each group's name, so none shares another's. */
+let servicesStarted = 0;
+
+/**
+ * A cgroup v1 `cpu` group per account, `browserfn/<service pid>-<n>-<account>-<hash>`, each with the
+ * same `cpu.shares`: an account's sandboxes (every process of them: the kernel puts a child
+ * in its parent's group) get together the CPU of one account, however many runs it keeps busy.
+ * `browserfn/` itself weighs as many tasks as it has account groups (of every service on the
+ * machine), so each account weighs as one task against the rest of the machine (the service's
+ * own process among it): a quiet account's share does not shrink when a busy one arrives. A
+ * group is removed once its account has no sandbox left.
+ */
+export class CgroupCpuShares implements CpuShares {
+  readonly kind = "cgroup" as const;
+  private readonly prefix = `${process.pid}-${++servicesStarted}-`;
+  private readonly sandboxes = new Map<string, number>();
+
+  /** True when this process can make cpu groups here (root, with cgroup v1's cpu controller mounted). */
+  static async available(): Promise<boolean> {
+    if (process.getuid?.() !== 0) return false;
+    return access(path.join(ROOT, "cpu.shares")).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /** Makes `browserfn/` and removes the empty groups of services that are gone. */
+  static async prepare(): Promise<void> {
+    await mkdir(path.join(ROOT, PARENT), { recursive: true });
+    for (const name of await readdir(path.join(ROOT, PARENT), { withFileTypes: true }).catch(() => [])) {
+      if (!name.isDirectory()) continue;
+      const pid = Number(name.name.split("-")[0]);
+      if (!Number.isInteger(pid) || pid === process.pid || isAlive(pid)) continue;
+      await rmdir(path.join(ROOT, PARENT, name.name)).catch(() => undefined); // fails while not empty
+    }
+    await weighParent();
+  }
+
+  /** The group of an account's sandboxes (for tests and diagnostics), as /proc/<pid>/cgroup names it. */
+  groupOf(accountId: string): string {
+    const hash = createHash("sha256").update(accountId).digest("hex").slice(0, 12);
+    return `/${PARENT}/${this.prefix}${accountId.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 64)}-${hash}`;
+  }
+
+  async place(accountId: string, pids: readonly number[]): Promise<() => Promise<void>> {
+    this.sandboxes.set(accountId, (this.sandboxes.get(accountId) ?? 0) + 1);
+    const dir = path.join(ROOT, this.groupOf(accountId));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await mkdir(dir, { recursive: true });
+        await writeFile(path.join(dir, "cpu.shares"), String(ACCOUNT_SHARES));
+        for (const pid of pids) await writeFile(path.join(dir, "cgroup.procs"), String(pid));
+        await weighParent();
+        break;
+      } catch (error) {
+        // The account's last sandbox before this one was removing the group just then: made again.
+        if ((error as NodeJS.ErrnoException).code === "ENOENT" && attempt < 3) continue;
+        await this.release(accountId, dir);
+        throw error;
+      }
+    }
+    let released = false;
+    return async () => {
+      if (released) return;
+      released = true;
+      await this.release(accountId, dir);
+    };
+  }
+
+  /** One sandbox of the account gone: its group is removed when it was the last (the kernel refuses while a process of it is still exiting: tried a little longer). */
+  private async release(accountId: string, dir: string): Promise<void> {
+    const left = (this.sandboxes.get(accountId) ?? 1) - 1;
+    if (left > 0) return void this.sandboxes.set(accountId, left);
+    this.sandboxes.delete(accountId);
+    for (let attempt = 0; attempt < 50; attempt++) {
+      // Another sandbox of the account started meanwhile: the group is its own now.
+      if (this.sandboxes.has(accountId)) return;
+      const removed = await rmdir(dir).then(
+        () => true,
+        (error: NodeJS.ErrnoException) => error.code === "ENOENT",
+      );
+      if (removed) return weighParent();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
+/** `browserfn/` weighs as one task per account group in it (at least one), whichever service made them. */
+async function weighParent(): Promise<void> {
+  const groups = (await readdir(path.join(ROOT, PARENT), { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isDirectory()).length;
+  await writeFile(path.join(ROOT, PARENT, "cpu.shares"), String(ACCOUNT_SHARES * Math.max(1, groups))).catch(() => undefined);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * CPU shares per account for the local runtime's sandboxes: every process of an account's
+ * workers (their hosts, worker processes and browsers) weighs together as much as one other
+ * account's, however many runs it keeps busy. Two adapters: cgroup v1's `cpu` controller
+ * (cgroupCpuShares.ts, as root) and nice levels by the account's load (niceCpuShares.ts).
+ */
+
+/** How the machine lets the service weigh accounts' CPU: a cgroup per account, or nice levels only. */
+export type CpuSharesKind = "cgroup" | "nice";
+
+export interface CpuShares {
+  readonly kind: CpuSharesKind;
+  /**
+   * Puts a new sandbox's first processes (their later children follow) under `accountId`'s
+   * share. Resolves to its release, called once the sandbox is gone.
+   */
+  place(accountId: string, pids: readonly number[]): Promise<() => Promise<void>>;
+}
+
+/**
+ * The nice level that makes `sandboxes` busy sandboxes of one account weigh together about as
+ * much as one sandbox at level 0: the kernel weighs each level 1.25× less than the one below
+ * (CFS's prio_to_weight table), capped at 19.
+ */
+export function niceForLoad(sandboxes: number): number {
+  if (sandboxes <= 1) return 0;
+  return Math.min(19, Math.round(Math.log(sandboxes) / Math.log(1.25)));
+}

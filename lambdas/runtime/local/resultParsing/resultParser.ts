@@ -1,0 +1,134 @@
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import { WORKER_BOOTSTRAP } from "../../../code/analysis/analysisWorkerScript";
+import type { FrameParse, OffThreadFrames } from "../../../runner/frames";
+import type { ParseJob, ParseReply } from "./parseFrameBody";
+
+/**
+ * Frames from this size up are parsed on the thread; smaller ones stay on the service's thread,
+ * where they cost less than the trip (docs/benchmarks.md, "Parsing results off the thread").
+ */
+export const OFF_THREAD_MIN_BYTES = 64 * 1024;
+/** The heap the parsing thread may use: a frame at the 12.5 MB cap, parsed and redacted. */
+const PARSE_HEAP_MB = 512;
+
+interface Waiting {
+  account: string;
+  job: ParseJob;
+  resolve: (parsed: FrameParse) => void;
+}
+
+/**
+ * Parses workers' big frames (a run's result, mostly) on one worker thread of its own
+ * (parseThread.ts), one frame at a time, accounts in turn: the next frame is that of the
+ * waiting account with the fewest frames parsed since it last had none waiting (the longest
+ * waiting among equals), so an account whose runs send many big results waits behind its own,
+ * never ahead of another account's one. The thread starts with the first big frame and stays
+ * until close().
+ */
+export class ResultParser {
+  private worker: Worker | undefined;
+  private next = 1;
+  /** Frames waiting, by account, in the order the accounts came. */
+  private readonly queues = new Map<string, Waiting[]>();
+  /** Frames parsed (or on the thread) per account since it last had none waiting or on the thread. */
+  private readonly served = new Map<string, number>();
+  private inFlight: Waiting | undefined;
+  private closed = false;
+  /** Frames parsed on the thread so far, and that thread's id (for tests and metrics). */
+  readonly stats = { parsed: 0, threadId: -1 };
+
+  /** The frame reader's hook for one worker: its frames parsed here for `account`, with the secrets of its run now. */
+  frames(account: () => string, secrets: () => readonly string[], maxDepth: number): OffThreadFrames {
+    return { minBytes: OFF_THREAD_MIN_BYTES, parse: (body) => this.parse(account(), body, maxDepth, secrets()) };
+  }
+
+  parse(account: string, body: Buffer, maxDepth: number, secrets: readonly string[]): Promise<FrameParse> {
+    if (this.closed) return Promise.resolve({ ok: false, problem: "the service is stopping", kind: "too_large" });
+    // A copy of its own, handed over to the thread (the reader's buffer may hold other frames).
+    const job: ParseJob = { id: this.next++, body: new Uint8Array(body), maxDepth, secrets: [...secrets] };
+    return new Promise((resolve) => {
+      const queue = this.queues.get(account);
+      if (queue) queue.push({ account, job, resolve });
+      else this.queues.set(account, [{ account, job, resolve }]);
+      if (!this.served.has(account)) this.served.set(account, 0);
+      this.pump();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const worker = this.worker;
+    this.worker = undefined;
+    this.failAll("the service is stopping");
+    await worker?.terminate();
+  }
+
+  /** Sends the next account's next frame to the thread, when it has none. */
+  private pump(): void {
+    if (this.inFlight || this.closed) return;
+    let account: string | undefined;
+    for (const waiting of this.queues.keys()) {
+      if (account === undefined || (this.served.get(waiting) ?? 0) < (this.served.get(account) ?? 0)) account = waiting;
+    }
+    if (account === undefined) return;
+    const queue = this.queues.get(account) as Waiting[];
+    const waiting = queue.shift() as Waiting;
+    if (queue.length === 0) this.queues.delete(account);
+    this.served.set(account, (this.served.get(account) ?? 0) + 1);
+    this.inFlight = waiting;
+    this.thread().postMessage(waiting.job, [waiting.job.body.buffer as ArrayBuffer]);
+  }
+
+  private thread(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(WORKER_BOOTSTRAP, {
+      eval: true,
+      workerData: { entry: path.join(__dirname, "parseThread.ts"), register: require.resolve("tsx/cjs") },
+      execArgv: [],
+      resourceLimits: { maxOldGenerationSizeMb: PARSE_HEAP_MB },
+    });
+    worker.unref();
+    worker.on("message", (reply: ParseReply) => {
+      const waiting = this.inFlight;
+      if (!waiting || waiting.job.id !== reply.id) return;
+      this.inFlight = undefined;
+      this.settled(waiting.account);
+      this.stats.parsed++;
+      this.stats.threadId = reply.threadId;
+      waiting.resolve(
+        reply.ok
+          ? { ok: true, message: reply.message, ...(reply.resultJson === undefined ? {} : { resultJson: reply.resultJson }) }
+          : { ok: false, problem: reply.problem, kind: reply.kind },
+      );
+      this.pump();
+    });
+    const gone = (why: string) => {
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      // The frame it had fails (its run ends result_too_large); the others go to a new thread.
+      const waiting = this.inFlight;
+      this.inFlight = undefined;
+      if (waiting) this.settled(waiting.account);
+      waiting?.resolve({ ok: false, problem: `a message could not be parsed: ${why}`, kind: "too_large" });
+      this.pump();
+    };
+    worker.on("error", (error) => gone(error.message));
+    worker.on("exit", (code) => gone(`the parsing thread exited (code ${code})`));
+    this.worker = worker;
+    return worker;
+  }
+
+  /** An account with nothing left waiting starts again from none served. */
+  private settled(account: string): void {
+    if (!this.queues.has(account)) this.served.delete(account);
+  }
+
+  private failAll(why: string): void {
+    const all = [...(this.inFlight ? [this.inFlight] : []), ...[...this.queues.values()].flat()];
+    this.inFlight = undefined;
+    this.queues.clear();
+    this.served.clear();
+    for (const waiting of all) waiting.resolve({ ok: false, problem: why, kind: "too_large" });
+  }
+}

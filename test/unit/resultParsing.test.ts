@@ -1,0 +1,86 @@
+/**
+ * Issue #26: a run's big result is parsed (and redacted) on a thread of its own, not on the
+ * thread that serves requests, and accounts take turns there. Real worker thread, real frames;
+ * nothing timed: the signals are which thread parsed, and that push() returns before the frame
+ * is delivered (the reader's thread is free meanwhile).
+ */
+import { threadId } from "node:worker_threads";
+import { encodeFrame, FrameReader } from "../../lambdas/runner/frames";
+import { MAX_FRAME_BYTES } from "../../lambdas/runner/protocol";
+import { MAX_JSON_DEPTH } from "../../lambdas/runner/outputLimits";
+import { OFF_THREAD_MIN_BYTES, ResultParser } from "../../lambdas/runtime/local/resultParsing/resultParser";
+
+const SECRET = "hunter2-card-4111";
+
+/** A `done` frame whose result is ~3 MB of many small objects, one holding the secret. */
+function bigDone(runId: string) {
+  const items = Array.from({ length: 60_000 }, (_, i) => ({ i, name: `item-${i}`, tags: ["a", "b"] }));
+  const result = { items, leaked: SECRET };
+  return { type: "done", runId, outcome: { status: "succeeded", result_json: JSON.stringify(result), logs: "", browser_ms: 0 } };
+}
+
+describe("parsing workers' big frames off the service's thread", () => {
+  const parser = new ResultParser();
+  afterAll(() => parser.close());
+
+  it("parses and redacts a huge result on the parsing thread, and delivers the frames behind it after it, in order", async () => {
+    const delivered: { message: unknown; resultJson: string | undefined }[] = [];
+    const problems: string[] = [];
+    let onDelivered: () => void = () => undefined;
+    const reader = new FrameReader(
+      MAX_FRAME_BYTES,
+      (message, resultJson) => {
+        delivered.push({ message, resultJson });
+        if (delivered.length === 2) onDelivered();
+      },
+      (problem) => problems.push(problem),
+      MAX_JSON_DEPTH,
+      parser.frames(() => "acct", () => [SECRET], MAX_JSON_DEPTH),
+    );
+    const big = encodeFrame(bigDone("run-1"));
+    expect(big.length).toBeGreaterThan(2 * 1024 * 1024);
+    const both = new Promise<void>((resolve) => (onDelivered = resolve));
+    reader.push(Buffer.concat([big, encodeFrame({ type: "idle", runId: "run-1", leftover: [] })]));
+    // On today's code the reader parsed it right here, holding the thread: nothing is delivered yet.
+    expect(delivered).toHaveLength(0);
+    await both;
+    expect(problems).toEqual([]);
+    expect(delivered.map(({ message }) => (message as { type: string }).type)).toEqual(["done", "idle"]);
+    expect(delivered[0]?.resultJson).toBe("valid");
+    const resultJson = (delivered[0]?.message as { outcome: { result_json: string } }).outcome.result_json;
+    expect(resultJson).not.toContain(SECRET);
+    expect((JSON.parse(resultJson) as { leaked: string }).leaked).toBe("[secret]");
+    expect(parser.stats.parsed).toBe(1);
+    expect(parser.stats.threadId).toBeGreaterThan(0);
+    expect(parser.stats.threadId).not.toBe(threadId);
+  });
+
+  it("keeps a small frame on the reader's thread (delivered within push)", () => {
+    const delivered: unknown[] = [];
+    const reader = new FrameReader(MAX_FRAME_BYTES, (message) => delivered.push(message), () => undefined, MAX_JSON_DEPTH, parser.frames(() => "acct", () => [], MAX_JSON_DEPTH));
+    const small = encodeFrame({ type: "done", runId: "r", outcome: { status: "succeeded", result_json: '{"n":1}', logs: "", browser_ms: 0 } });
+    expect(small.length).toBeLessThan(OFF_THREAD_MIN_BYTES);
+    const before = parser.stats.parsed;
+    reader.push(small);
+    expect(delivered).toHaveLength(1);
+    expect(parser.stats.parsed).toBe(before);
+  });
+
+  it("fails a frame nested too deeply, or not JSON, as the reader would", async () => {
+    const deep = Buffer.from(`{"type":"done","pad":"${"x".repeat(OFF_THREAD_MIN_BYTES)}","v":${"[".repeat(100)}${"]".repeat(100)}}`);
+    expect(await parser.parse("acct", deep, MAX_JSON_DEPTH, [])).toMatchObject({ ok: false, kind: "too_deep" });
+    const broken = Buffer.from(`{"type":"done","pad":"${"x".repeat(OFF_THREAD_MIN_BYTES)}"`);
+    expect(await parser.parse("acct", broken, MAX_JSON_DEPTH, [])).toMatchObject({ ok: false, kind: "not_json" });
+    const notJsonResult = encodeFrame({ type: "done", runId: "r", outcome: { status: "succeeded", result_json: `{"a":"${"x".repeat(OFF_THREAD_MIN_BYTES)}"`, logs: "", browser_ms: 0 } }).subarray(4);
+    expect(await parser.parse("acct", notJsonResult, MAX_JSON_DEPTH, [])).toMatchObject({ ok: true, resultJson: "invalid" });
+  });
+
+  it("takes accounts in turn: one account's backlog of big results waits behind another account's one", async () => {
+    const body = encodeFrame(bigDone("r")).subarray(4);
+    const order: string[] = [];
+    const parse = (account: string) => parser.parse(account, body, MAX_JSON_DEPTH, []).then(() => order.push(account));
+    await Promise.all([parse("hog"), parse("hog"), parse("hog"), parse("neighbour")]);
+    // The hog's first was already on the thread; the neighbour's comes next, ahead of the hog's backlog.
+    expect(order).toEqual(["hog", "neighbour", "hog", "hog"]);
+  });
+});
