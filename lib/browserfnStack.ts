@@ -13,6 +13,7 @@ import { OAuthServer } from "./oauthServer";
 import { RunPipeline } from "./runPipeline";
 import { Scheduling } from "./scheduling";
 import { SecretsKey } from "./secretsKey";
+import { RunnerRollout } from "./runnerRollout";
 import { StackCleanup } from "./stackCleanup";
 import { WebhookDelivery } from "./webhookDelivery";
 import { checkFunctionPrefix, resolveStackSettings, type StackSettings } from "./stackSettings";
@@ -85,6 +86,15 @@ export class BrowserfnStack extends Stack {
     new StackCleanup(this, "Cleanup", {
       functionName: handlerFunctionNames(settings.prefix).stackCleanup,
       runtime,
+      reserveConcurrency: settings.reservedConcurrency !== "off",
+      logRetention: settings.logRetentionDays as RetentionDays,
+    });
+    // A stack update's runner layers reach every function's live alias (#23.8, docs/deploy.md "Runner rollout").
+    new RunnerRollout(this, "RunnerRollout", {
+      jobFunctionName: handlerFunctionNames(settings.prefix).runnerRollout,
+      triggerFunctionName: handlerFunctionNames(settings.prefix).runnerRolloutTrigger,
+      runtime,
+      table,
       reserveConcurrency: settings.reservedConcurrency !== "off",
       logRetention: settings.logRetentionDays as RetentionDays,
     });

@@ -15,7 +15,7 @@ export interface FunctionRuntimeProps {
   logRetention: RetentionDays;
 }
 
-const RUNTIME_NAMES_REASON =
+export const RUNTIME_NAMES_REASON =
   "The per-function Lambdas are created at run time, one per deployed function, named " +
   "<functionPrefix><function id>: they cannot be listed in the template, so the function prefix is the narrowest scope " +
   "(`:*` covers their versions and aliases).";

@@ -74,6 +74,8 @@ export function handlerFunctionNames(prefix: string) {
     deployJob: `${prefix}-deploy-job`,
     webhookDelivery: `${prefix}-webhook-delivery`,
     stackCleanup: `${prefix}-stack-cleanup`,
+    runnerRollout: `${prefix}-runner-rollout`,
+    runnerRolloutTrigger: `${prefix}-runner-rollout-trigger`,
     all: () => [
       ...ROUTE_SPECS.map((spec) => `${prefix}-api-${spec.operationId}`),
       `${prefix}-authorizer`,
@@ -84,6 +86,8 @@ export function handlerFunctionNames(prefix: string) {
       `${prefix}-deploy-job`,
       `${prefix}-webhook-delivery`,
       `${prefix}-stack-cleanup`,
+      `${prefix}-runner-rollout`,
+      `${prefix}-runner-rollout-trigger`,
     ],
   };
 }

@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { schemaFromText, schemaToText, type InputSchema, type JsonSchema } from "../code/jsonSchema";
 import { copyWarnings } from "../functions/copyWarnings";
 import type { FunctionItem } from "../functions/types";
@@ -219,6 +219,27 @@ export class FunctionStore {
       ExpressionAttributeValues: { ":account": "ACCOUNT#", ":fn": "FN#" },
     });
     return items.map((item) => toFunction(asStored<StoredFunction>(item)));
+  }
+
+  /**
+   * One page of a scan of every account's function records (the runner rollout's: a page at a
+   * time, so that a job near its timeout can go on from `next` in a new invocation). `limit`
+   * bounds the items read, before the filter: a page may hold fewer functions, even none, and
+   * still have a `next`. `next` is null at the end.
+   */
+  async listEverywherePage(start: { pk: string; sk: string } | null, limit: number): Promise<{ items: FunctionItem[]; next: { pk: string; sk: string } | null }> {
+    const page = await this.doc.send(
+      new ScanCommand({
+        TableName: this.table,
+        FilterExpression: "begins_with(pk, :account) AND begins_with(sk, :fn)",
+        ExpressionAttributeValues: { ":account": "ACCOUNT#", ":fn": "FN#" },
+        ExclusiveStartKey: start === null ? undefined : { pk: start.pk, sk: start.sk },
+        Limit: limit,
+      }),
+    );
+    const last = page.LastEvaluatedKey;
+    const next = last && typeof last.pk === "string" && typeof last.sk === "string" ? { pk: last.pk, sk: last.sk } : null;
+    return { items: (page.Items ?? []).map((item) => toFunction(asStored<StoredFunction>(item))), next };
   }
 
   /** Deletes the record if it is still the given function; false otherwise. */

@@ -17,7 +17,9 @@ interface FunctionState {
   latest: Uint8Array;
   /** Timeout (s) of the latest configuration, and of each published version. */
   timeout: number;
-  published: { zip: Uint8Array; timeout: number }[];
+  /** Layer version ARNs of the latest configuration (each published version keeps its own). */
+  layers: string[];
+  published: { zip: Uint8Array; timeout: number; layers: string[] }[];
   aliases: Map<string, number>;
 }
 
@@ -96,6 +98,7 @@ export class InProcessLambda {
         this.functions.set(input.FunctionName, {
           latest: (input.Code as { ZipFile: Uint8Array }).ZipFile,
           timeout: Number(input.Timeout ?? 3),
+          layers: Array.isArray(input.Layers) ? input.Layers.map(String) : [],
           published: [],
           aliases: new Map(),
         });
@@ -107,14 +110,18 @@ export class InProcessLambda {
       case "UpdateFunctionConfigurationCommand":
         if (!fn) throw missing(input.FunctionName);
         if (input.Timeout !== undefined) fn.timeout = Number(input.Timeout);
+        if (Array.isArray(input.Layers)) fn.layers = input.Layers.map(String);
         return {};
       case "GetFunctionConfigurationCommand": {
         if (!fn) throw missing(input.FunctionName);
-        const number = input.Qualifier === undefined ? undefined : fn.aliases.get(input.Qualifier as string);
+        // A qualifier is an alias or, as on Lambda, a version number.
+        const qualifier = input.Qualifier as string | undefined;
+        const number = qualifier === undefined ? undefined : /^\d+$/.test(qualifier) ? Number(qualifier) : fn.aliases.get(qualifier);
         const version = number === undefined ? undefined : fn.published[number - 1];
         if (input.Qualifier !== undefined && !version) throw missing(`${input.FunctionName}:${input.Qualifier as string}`);
         const zip = version?.zip ?? fn.latest;
-        return { Timeout: version?.timeout ?? fn.timeout, CodeSha256: codeSha256(zip), Layers: [], State: "Active", LastUpdateStatus: "Successful" };
+        const layers = (version?.layers ?? fn.layers).map((Arn) => ({ Arn }));
+        return { Timeout: version?.timeout ?? fn.timeout, CodeSha256: codeSha256(zip), Layers: layers, State: "Active", LastUpdateStatus: "Successful" };
       }
       case "PublishVersionCommand": {
         if (!fn) throw missing(input.FunctionName);
@@ -123,8 +130,8 @@ export class InProcessLambda {
           throw Object.assign(new Error("CodeSha256 does not match the function's code"), { name: "InvalidParameterValueException" });
         }
         const last = fn.published.at(-1);
-        if (last && codeSha256(last.zip) === codeSha256(fn.latest) && last.timeout === fn.timeout) return { Version: String(fn.published.length) };
-        return { Version: String(fn.published.push({ zip: fn.latest, timeout: fn.timeout })) };
+        if (last && codeSha256(last.zip) === codeSha256(fn.latest) && last.timeout === fn.timeout && last.layers.join() === fn.layers.join()) return { Version: String(fn.published.length) };
+        return { Version: String(fn.published.push({ zip: fn.latest, timeout: fn.timeout, layers: fn.layers })) };
       }
       case "CreateAliasCommand":
       case "UpdateAliasCommand":

@@ -22,8 +22,10 @@ describe("reserved concurrency of the stack's own Lambdas", () => {
   it("reserves for each of them by the default plan, and leaves the runs most of a default account", () => {
     const lambdas = ownLambdas(synthStack().findResources("AWS::Lambda::Function") as Resources);
     const names = handlerFunctionNames("bfn-test");
-    expect(lambdas.size).toBe(ROUTE_SPECS.length + 8);
+    expect(lambdas.size).toBe(ROUTE_SPECS.length + 10);
     expect(lambdas.get(names.stackCleanup)).toBe(1);
+    expect(lambdas.get(names.runnerRollout)).toBe(1);
+    expect(lambdas.get(names.runnerRolloutTrigger)).toBe(1);
     expect(lambdas.get(names.authorizer)).toBe(DEFAULT_CONCURRENCY_PLAN.authorizer);
     expect(lambdas.get(names.runRecorder)).toBe(DEFAULT_CONCURRENCY_PLAN.runRecorder);
     expect(lambdas.get(names.runSweeper)).toBe(DEFAULT_CONCURRENCY_PLAN.runSweeper);
@@ -34,7 +36,7 @@ describe("reserved concurrency of the stack's own Lambdas", () => {
     }
     const reserved = [...lambdas.values()].reduce<number>((sum, value) => sum + Number(value), 0);
     expect([...lambdas.values()].every((value) => typeof value === "number" && value >= 1)).toBe(true);
-    expect(reserved).toBe(438);
+    expect(reserved).toBe(440);
     expect(1000 - reserved).toBeGreaterThan(500);
   });
 

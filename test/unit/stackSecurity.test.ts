@@ -3,6 +3,7 @@ import { Template } from "aws-cdk-lib/assertions";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { CONTROL_ACTIONS } from "../../lib/functionRuntime";
 import { ROUTE_GROUPS } from "../../lib/routeRoles";
+import { ROLLOUT_ACTIONS } from "../../lib/runnerRollout";
 import { ROUTE_SPECS } from "../../lambdas/routes/routeSpecs";
 import { testStack } from "../helpers/testStack";
 
@@ -113,7 +114,7 @@ describe("the stack's permissions", () => {
 
   it("passes roles only to their service: the execution role to Lambda, the scheduler role to Scheduler", () => {
     const passRoles = statements.filter((s) => list(s.Action).includes("iam:PassRole"));
-    expect(passRoles).toHaveLength(2);
+    expect(passRoles).toHaveLength(3);
     for (const s of passRoles) expect(list(s.Action)).toEqual(["iam:PassRole"]);
     const byService = Object.fromEntries(passRoles.map((s) => [s.Condition?.StringEquals?.["iam:PassedToService"], flatten(s.Resource)]));
     expect(byService).toEqual({
@@ -121,10 +122,12 @@ describe("the stack's permissions", () => {
       "scheduler.amazonaws.com": `<${roleOf("SchedulingSchedulerRole")}.Arn>`,
     });
     // The execution role only by the deploy job (which creates the Lambdas), the scheduler's only by the route handlers.
-    expect(Object.fromEntries(passRoles.map((s) => [s.Condition?.StringEquals?.["iam:PassedToService"], s.policy.replace(/DefaultPolicy.*/, "")]))).toEqual({
-      "lambda.amazonaws.com": "HandlersDeployJobRole",
-      "scheduler.amazonaws.com": "HandlersRoutesFunctionsRole",
-    });
+    // The runner rollout job passes the execution role too (UpdateFunctionConfiguration with the new layers, #23.8).
+    expect(passRoles.map((s) => [s.Condition?.StringEquals?.["iam:PassedToService"], s.policy.replace(/DefaultPolicy.*/, "")]).sort()).toEqual([
+      ["lambda.amazonaws.com", "HandlersDeployJobRole"],
+      ["lambda.amazonaws.com", "RunnerRolloutJobRole"],
+      ["scheduler.amazonaws.com", "HandlersRoutesFunctionsRole"],
+    ]);
   });
 
   it("lets the deploy job control only the prefixed function Lambdas and read only the two layers; the routes may only delete them", () => {
@@ -139,10 +142,21 @@ describe("the stack's permissions", () => {
     ]);
     expect(list(control[0]?.Action)).toEqual(CONTROL_ACTIONS);
     expect(list(control[0]?.Resource).map(flatten)).toEqual(ALLOWED_WILDCARDS.slice(0, 2));
+    // The deploy job and the runner rollout job (#23.8) read the two layers; nobody else.
     const layers = statements.filter((s) => list(s.Action).includes("lambda:GetLayerVersion"));
-    expect(layers).toHaveLength(1);
+    expect(layers.map((s) => s.policy.replace(/DefaultPolicy.*/, "")).sort()).toEqual(["HandlersDeployJobRole", "RunnerRolloutJobRole"]);
     const layerIds = Object.keys(template.findResources("AWS::Lambda::LayerVersion")).map((id) => `<${id}>`);
-    expect(list(layers[0]?.Resource).map(flatten).sort()).toEqual(layerIds.sort());
+    for (const statement of layers) expect(list(statement.Resource).map(flatten).sort()).toEqual(layerIds.sort());
+    // The rollout job moves the function Lambdas (no create, no delete, no code), on the prefixed names only.
+    const rollout = statementsOfRole(roleOf("RunnerRolloutJobRole")).filter((s) => list(s.Action).some((a) => a.startsWith("lambda:")));
+    expect(rollout.map((s) => [list(s.Action), list(s.Resource).map(flatten)])).toEqual([
+      [ROLLOUT_ACTIONS, ALLOWED_WILDCARDS.slice(0, 2)],
+      [["lambda:GetLayerVersion"], expect.any(Array)],
+      [["lambda:InvokeFunction"], ["arn:<AWS::Partition>:lambda:<AWS::Region>:<AWS::AccountId>:function:bfn-test-runner-rollout"]],
+    ]);
+    const trigger = statementsOfRole(roleOf("RunnerRolloutTriggerRole"));
+    expect(trigger.map((s) => list(s.Action))).toEqual([["lambda:InvokeFunction"], ["logs:CreateLogStream", "logs:PutLogEvents"]]);
+    expect(list(trigger[0]?.Resource).map(flatten)).toEqual(["arn:<AWS::Partition>:lambda:<AWS::Region>:<AWS::AccountId>:function:bfn-test-runner-rollout"]);
   });
 
   it("gives DynamoDB access on the table and its index only; the authorizer reads (and creates accounts)", () => {
