@@ -20,6 +20,7 @@ import { readTreeMemory } from "./processMemory";
 import { round, summary, timed } from "./stats";
 import { load, throughputSideBySide } from "./throughput";
 import { msPerCall, ownCpuMs, perCall, readTreeCpu } from "./processCpu";
+import { releaseToStart } from "./runQueue";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60);
 /** How long each throughput figure is loaded (its baseline as long, side by side). */
@@ -143,6 +144,11 @@ async function main(): Promise<void> {
       cpu_ms_per_browser_call_at_concurrency_4: browserCpu,
       service_memory_before_runs: memoryBefore,
       service_memory_after_runs: memoryAfter,
+      // Issue #27's figures as ratios to their baselines of this same run.
+      no_browser_over_http_floor_p50_ratio: round(noopSummary.p50 / floorSummary.p50),
+      no_browser_vs_http_floor_throughput_ratio: round(noBrowserThroughput.a / noBrowserThroughput.b),
+      cold_over_warm_browser_p50_ratio: round(cold / invokeSummary.p50),
+      ...(process.env.BENCH_QUEUE === "0" ? {} : await releaseToStart()),
     };
     console.log(JSON.stringify(result, null, 2));
   } finally {
