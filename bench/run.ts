@@ -26,6 +26,7 @@ import { round, summary, timed } from "./stats";
 import { load, throughputSideBySide } from "./throughput";
 import { msPerCall, ownCpuMs, perCall, readTreeCpu } from "./processCpu";
 import { measureStartup, startupTable } from "./startup";
+import { releaseToStart } from "./runQueue";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60);
 /** How long each throughput figure is loaded (its baseline as long, side by side). */
@@ -154,6 +155,11 @@ async function main(): Promise<void> {
       service_memory_before_runs: memoryBefore,
       service_memory_after_runs: memoryAfter,
       startup,
+      // Issue #27's figures as ratios to their baselines of this same run.
+      no_browser_over_http_floor_p50_ratio: round(noopSummary.p50 / floorSummary.p50),
+      no_browser_vs_http_floor_throughput_ratio: round(noBrowserThroughput.a / noBrowserThroughput.b),
+      cold_over_warm_browser_p50_ratio: round(cold / invokeSummary.p50),
+      ...(process.env.BENCH_QUEUE === "0" ? {} : await releaseToStart()),
     };
     console.log(JSON.stringify(result, null, 2));
   } finally {

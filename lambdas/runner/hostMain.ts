@@ -14,6 +14,14 @@
  * worker may say it (`done` once, with the token given to that process in `init`; its `log`
  * and `artifact` parts until then); `ready`, `idle` and the rest are the host's alone to say.
  *
+ * The next run's worker is started ahead, as a standby (see ensureStandby): a process that has
+ * loaded the runtime and parsed the code but runs none of it until it is given a run, so a run
+ * answered is replaced at once. It is started after the run it follows began (never before: it
+ * holds nothing of any run, and the sandbox is one function version's, one account's). The host
+ * says when it starts and when it is ready (`standby`): the service leaves it out of the run's
+ * memory, and freezes an idle sandbox only once its standby is ready, so the freeze does not
+ * stop it half-started.
+ *
  * The service treats everything this process says as untrusted (it shares a sandbox and a
  * user with user code); what this process guarantees is for the sandbox's own sake: one
  * browser at a time, launched only here, and nothing left when the worker or the service goes.
@@ -35,9 +43,16 @@ import type { CaptureEvidence, HostInit, HostMessage, SupervisorMessage, WorkerM
 import { MAX_FRAME_BYTES } from "./protocol";
 
 const channel = new Socket({ fd: 3, readable: true, writable: true });
+interface WorkerState {
+  token: string;
+  ready: boolean;
+  answered: boolean;
+}
 /** The current worker process, and what the host knows of it. */
 let worker: ChildProcess | undefined;
-let workerState = { token: "", ready: false, answered: false };
+let workerState: WorkerState = { token: "", ready: false, answered: false };
+/** The next run's worker, started ahead (see ensureStandby); it gets no message but `init` until it is the current one. */
+let standby: { child: ChildProcess; state: WorkerState } | undefined;
 /** The service has heard `ready` (from the first worker; later ones make the host say `idle`). */
 let readyTold = false;
 /** The run whose worker was replaced: `idle` for it once the fresh worker is ready. */
@@ -66,7 +81,7 @@ function tell(message: HostMessage | WorkerMessage): void {
 }
 
 function stopAll(code: number): never {
-  for (const child of [browser, worker]) {
+  for (const child of [browser, worker, standby?.child]) {
     // Only while it runs: once reaped, its pid may be another process's.
     if (child?.pid && child.exitCode === null && child.signalCode === null) killQuietly(child.pid);
   }
@@ -81,7 +96,11 @@ function killQuietly(pid: number): void {
   }
 }
 
-function startWorker(init: HostInit): void {
+/**
+ * Starts a worker process and sends it `init`, as the current worker or as the standby (see
+ * ensureStandby). Until it is the current worker, what it says is dropped but its `ready`.
+ */
+function spawnWorker(init: HostInit): { child: ChildProcess; state: WorkerState } {
   const { bundle } = init.worker;
   // What the browser downloads lands here (cdpDownloads keeps every download here): the worker
   // may read it, to keep it as an artifact, and nothing else of the profile.
@@ -93,18 +112,65 @@ function startWorker(init: HostInit): void {
     ["--experimental-permission", `--allow-fs-read=${bundle}`, `--allow-fs-read=${path.join(path.dirname(bundle), "playwright-core.cjs")}`, `--allow-fs-read=${downloads}/*`, "--disable-warning=ExperimentalWarning", bundle],
     { env: {}, stdio: ["ignore", "ignore", "ignore", "ipc"] },
   );
-  worker = child;
   // A token per process: its `done` must carry it (code of the process can write on the channel, see takeChannel).
-  workerState = { token: randomBytes(32).toString("base64url"), ready: false, answered: false };
+  const state: WorkerState = { token: randomBytes(32).toString("base64url"), ready: false, answered: false };
   child.on("message", (message: unknown) => {
     if (child === worker) fromWorker(message);
+    else if (child === standby?.child) fromStandby(message);
   });
   child.once("exit", (code, signal) => {
+    if (child === standby?.child) {
+      // A standby that died (killed by a run of the same sandbox, say) is only started again: no run was its.
+      standby = undefined;
+      return tell({ type: "standby", pid: 0, ready: true });
+    }
     if (child !== worker) return; // a worker replaced after its run
     tell({ type: "worker_exit", code, signal });
     stopAll(1);
   });
-  child.send({ type: "init", ...init.init, downloads_dir: downloads, token: workerState.token });
+  child.send({ type: "init", ...init.init, downloads_dir: downloads, token: state.token });
+  return { child, state };
+}
+
+function startWorker(init: HostInit): void {
+  const started = spawnWorker(init);
+  worker = started.child;
+  workerState = started.state;
+}
+
+/**
+ * Starts the standby, unless there is one: called when a run starts and when one is replaced,
+ * so a run's answer finds its successor started (a run never waits for a process to start
+ * unless runs come faster than processes start). It holds no run's state: it starts after the
+ * run it follows began, runs none of the function's code before its own run (the code is
+ * only parsed, see checkInit in workerMain). It is in the sandbox's process group: the
+ * service's freeze, its kill and the sandbox's cgroup reach it as they reach the others.
+ */
+function ensureStandby(): void {
+  if (!spec || standby) return;
+  standby = spawnWorker(spec);
+  const pid = standby.child.pid;
+  if (pid === undefined) {
+    standby = undefined;
+    // None: the process the service left out before is the current worker now, and counts.
+    return tell({ type: "standby", pid: 0, ready: true });
+  }
+  tell({ type: "standby", pid, ready: false });
+}
+
+/** What the standby says: only `ready` counts (and a failed start ends it: the next replacement starts one). */
+function fromStandby(sent: unknown): void {
+  const message = sent as WorkerMessage;
+  const next = standby;
+  if (!next) return;
+  if (message?.type === "ready" && !next.state.ready) {
+    next.state.ready = true;
+    tell({ type: "standby", pid: next.child.pid ?? 0, ready: true });
+  } else if (message?.type === "init_failed") {
+    standby = undefined;
+    if (next.child.pid) killQuietly(next.child.pid);
+    tell({ type: "standby", pid: 0, ready: true });
+  }
 }
 
 /** What the current worker says: only what a worker may say, in its turn; the rest is dropped. */
@@ -116,17 +182,7 @@ function fromWorker(sent: unknown): void {
     case "ready":
       if (workerState.ready) return;
       workerState.ready = true;
-      if (idleFor !== undefined) {
-        const runId = idleFor;
-        idleFor = undefined;
-        const warm = browserEarly ? launchBrowser().then(warmed) : Promise.resolve();
-        browserEarly = false;
-        void warm.then(() => tell({ type: "idle", runId, leftover: [] }));
-      } else if (!readyTold) {
-        readyTold = true;
-        tell({ type: "ready" });
-      }
-      return;
+      return onReady();
     case "browser_warm":
       return onWarm?.();
     case "init_failed":
@@ -152,6 +208,20 @@ function fromWorker(sent: unknown): void {
   }
 }
 
+/** The current worker is ready: the first one says `ready`; one that replaced a run's worker says `idle` (its browser warm first, when the run used one). */
+function onReady(): void {
+  if (idleFor !== undefined) {
+    const runId = idleFor;
+    idleFor = undefined;
+    const warm = browserEarly ? launchBrowser().then(warmed) : Promise.resolve();
+    browserEarly = false;
+    void warm.then(() => tell({ type: "idle", runId, leftover: [] }));
+  } else if (!readyTold) {
+    readyTold = true;
+    tell({ type: "ready" });
+  }
+}
+
 /** Resolves when the worker says its browser is warm, or after WARM_WAIT_MS; at once without a browser. */
 function warmed(): Promise<void> {
   if (!relay) return Promise.resolve();
@@ -167,8 +237,9 @@ function warmed(): Promise<void> {
 }
 
 /**
- * After a run's answer: its worker and browser are killed (nothing of the run runs on), and a
- * fresh worker is started for the next run; `idle` is said once it is ready.
+ * After a run's answer: its worker and browser are killed (nothing of the run runs on), the
+ * standby becomes the worker for the next run (or a fresh one starts), and a new standby
+ * starts; `idle` is said once the worker is ready (its browser warm, when the run used one).
  */
 function replaceWorker(runId: string): void {
   const old = worker;
@@ -180,7 +251,20 @@ function replaceWorker(runId: string): void {
   // Nothing the run wrote to the sandbox's file systems is there for the next run (or held in memory).
   if (spec) emptyScratch([...spec.scratchDirs, downloadsDir(spec)], [spec.browser.profileDir]);
   idleFor = runId;
-  if (spec) startWorker(spec);
+  if (!spec) return;
+  // The standby takes over at once; without one (it died, or runs come faster than processes start), a fresh process.
+  const next = standby;
+  standby = undefined;
+  if (next && next.child.connected && next.child.exitCode === null && next.child.signalCode === null) {
+    worker = next.child;
+    workerState = next.state;
+  } else {
+    if (next?.child.pid) killQuietly(next.child.pid);
+    startWorker(spec);
+  }
+  // Its successor is named to the service before `idle` (the one it named before is the current worker now).
+  ensureStandby();
+  if (workerState.ready) onReady();
 }
 
 /** Kills the current browser (a launch under way for a replaced worker kills its own, see launchBrowser). */
@@ -312,6 +396,8 @@ const reader = new FrameReader(
     if (sent.type === "capture_evidence") return void captureEvidence(sent);
     if (sent.type === "run") currentRun = { runId: sent.runId, secrets: Object.values(sent.secrets) };
     if (worker?.connected) worker.send(sent);
+    // The next run's worker starts beside this run (the first run's too: none was started before any run began).
+    if (sent.type === "run") setImmediate(ensureStandby);
   },
   () => stopAll(1),
 );

@@ -175,7 +175,15 @@ export interface CaptureEvidence {
 export type HostMessage =
   | { type: "worker_exit"; code: number | null; signal: string | null }
   | { type: "oversize"; bytes: number }
-  | { type: "evidence_done"; runId: string };
+  | { type: "evidence_done"; runId: string }
+  /**
+   * The host's standby worker process (pid as the host sees it; 0: none, it ended): a process
+   * that holds the runtime and the parsed code, has run none of it, and takes the next run.
+   * Said when it starts (`ready` false) and when it is ready (true). The service leaves it out
+   * of the current run's memory (see TreeMeter.exclude), and freezes an idle sandbox only once
+   * it is ready (or gone).
+   */
+  | { type: "standby"; pid: number; ready: boolean };
 
 /**
  * The largest frame the service reads: a full result (JSON text, at most twice as long once

@@ -113,3 +113,15 @@ export default async function run(file: string, dir: string, controlName: string
   const download = await plant(dir, "planted.txt");
   return { read, control, download };
 }`;
+
+/** Pids ordered by start time, oldest first: a sandbox's current worker before its standby (started after its run began). */
+export function oldestFirst(pids: number[]): number[] {
+  const started = (pid: number) => {
+    try {
+      return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[19]);
+    } catch {
+      return Number.POSITIVE_INFINITY;
+    }
+  };
+  return [...pids].sort((a, b) => started(a) - started(b) || a - b);
+}

@@ -1,7 +1,7 @@
 import { expectError } from "../helpers/http";
 import { startTestService, type TestService } from "../helpers/localService";
 import { type PageServer, startPageServer } from "../helpers/pageServer";
-import { browserPids as browserPidsOf, workerPids as workerPidsOf } from "../helpers/sandboxProbes";
+import { browserPids as browserPidsOf, oldestFirst, workerPids as workerPidsOf } from "../helpers/sandboxProbes";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -37,7 +37,8 @@ describe("processes killed from outside mid-run", () => {
     await t.deploy("victim", "export default async (wait: number = 3000) => { await new Promise((r) => setTimeout(r, wait)); return process.pid; }");
     const call = t.call("POST", "/functions/victim");
     const runId = await runningRun("victim");
-    const pids = workerPids();
+    // The run's worker, not the standby started beside it (see standbyWorker.test): the older of the sandbox's two.
+    const pids = oldestFirst(workerPids()).slice(0, 1);
     expect(pids).toHaveLength(1);
     process.kill(pids[0] as number, "SIGKILL");
     const response = await call;

@@ -111,6 +111,27 @@ describe("the storage cap per account (max_storage_mb)", () => {
     expect(names.flat().filter((name) => name === "a.bin")).toHaveLength(1);
     expect((await usageOf(t, carol)).storage_bytes).toBeLessThanOrEqual(1 * MB);
   });
+
+  it("reads what an account may keep from the store once for runs close together, and again once it kept a file", async () => {
+    const dave = await t.newAccount("dave", "tiny");
+    await t.deploy("quiet", "export default async () => 1;", {}, dave);
+    await t.deploy("saver", SAVER, { timeout_seconds: 30 }, dave);
+    const held = jest.spyOn(t.service.deps.store.storage, "held");
+    try {
+      // Two store reads per run before (the plan's cap and what is held), on the path every run's caller waits for.
+      for (let i = 0; i < 4; i++) expect((await t.call("POST", "/functions/quiet", { token: dave })).status).toBe(200);
+      expect(held.mock.calls.length).toBeLessThanOrEqual(2);
+      const reads = held.mock.calls.length;
+      const saved = await t.call("POST", "/functions/saver", { token: dave, body: { first: 900 * KB, second: 1, secondName: "b.bin", waitMs: 0 } });
+      expect(saved.body.first).toEqual({ saved: 900 * KB });
+      // The run right after is told the room left after that file, not the room before it.
+      const next = await t.call("POST", "/functions/saver", { token: dave, body: { first: 200 * KB, second: 1, secondName: "b.bin", waitMs: 0 } });
+      expect(held.mock.calls.length).toBeGreaterThan(reads);
+      expect(next.body.first.code).toBe("storage_limit_exceeded");
+    } finally {
+      held.mockRestore();
+    }
+  });
 });
 
 describe("the run retention (BROWSERFN_RUN_RETENTION_DAYS)", () => {

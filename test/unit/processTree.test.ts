@@ -123,3 +123,36 @@ describe("TreeMeter: exact reads spread over samples", () => {
     }
   });
 });
+
+describe("what a meter counts (a sandbox's standby worker, its cgroup's members)", () => {
+  it("leaves out the process it is told to exclude, and counts it again once told none", async () => {
+    const tree = parentOfHog(150);
+    try {
+      const hog = await tree.hogPid;
+      const meter = new TreeMeter(tree.root.pid ?? 0);
+      const all = await meter.sample(true);
+      // Outside any PID namespace of its own, a process's own pid is the one its parent knows.
+      meter.exclude(hog);
+      const without = await meter.sample(true);
+      expect(without).toBeLessThan(all - 140);
+      meter.exclude(0);
+      expect(await meter.sample(true)).toBeGreaterThan(without + 140);
+    } finally {
+      await tree.stop();
+    }
+  });
+
+  it("counts the processes its members list names (a cgroup's), whoever their parent is", async () => {
+    const tree = parentOfHog(150);
+    try {
+      const hog = await tree.hogPid;
+      const rootOnly = await new TreeMeter(tree.root.pid ?? 0, 1000, undefined, () => [tree.root.pid ?? 0]).sample(true);
+      const both = await new TreeMeter(tree.root.pid ?? 0, 1000, undefined, () => [tree.root.pid ?? 0, hog]).sample(true);
+      expect(both).toBeGreaterThan(rootOnly + 140);
+      // A list that cannot be read: the tree is found from its root.
+      expect(await new TreeMeter(tree.root.pid ?? 0, 1000, undefined, () => undefined).sample(true)).toBeGreaterThan(rootOnly + 140);
+    } finally {
+      await tree.stop();
+    }
+  });
+});

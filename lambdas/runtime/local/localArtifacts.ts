@@ -41,6 +41,9 @@ export interface LocalArtifacts {
  * Metering is as on AWS (recordRun.ts): each name a run kept counts once, with the bytes it
  * ended with, when the run ends; saving a name again replaces the file without counting twice.
  */
+/** How long an account's bytes left, as read, are told to its runs (unless this service counted or freed some of its bytes since). */
+const BYTES_LEFT_MS = 5_000;
+
 export function createLocalArtifacts(
   root: string,
   store: Pick<Store, "artifacts" | "meters" | "storage">,
@@ -49,6 +52,11 @@ export function createLocalArtifacts(
   storageCap: (accountId: string) => Promise<number>,
 ): LocalArtifacts {
   const runDir = (runId: string) => path.join(root, runId.replace(/[^A-Za-z0-9_-]/g, "_"));
+  /**
+   * What each account may still keep, as last read (see bytesLeft): dropped whenever this
+   * service counts or frees bytes of the account, read again after BYTES_LEFT_MS.
+   */
+  const left = new Map<string, { at: number; bytes: Promise<number> }>();
   return {
     receiver(run) {
       const dir = runDir(run.run_id);
@@ -69,6 +77,7 @@ export function createLocalArtifacts(
         const createdAt = clock.now();
         const expiresAt = store.artifacts.expiryOf(createdAt.toISOString());
         cap ??= storageCap(run.account_id);
+        left.delete(run.account_id);
         if (!(await store.storage.reserve(run.account_id, bytes, expiresAt, await cap, createdAt))) {
           await rm(heldPath, { force: true });
           log(`run ${run.run_id}: artifact ${name} dropped: the account's storage is full (its plan's max_storage_mb)`);
@@ -95,9 +104,11 @@ export function createLocalArtifacts(
           kept.delete(name);
           log(`run ${run.run_id}: recording artifact ${name} failed: ${(error as Error).message}`);
           await store.storage.release(run.account_id, bytes, expiresAt);
+          left.delete(run.account_id);
           return;
         }
         if (previous) await store.storage.release(run.account_id, previous.bytes, store.artifacts.expiryOf(previous.created_at));
+        left.delete(run.account_id);
       };
       const parts = artifactParts(
         dir,
@@ -125,9 +136,17 @@ export function createLocalArtifacts(
       };
     },
 
-    async bytesLeft(accountId) {
-      const [cap, held] = await Promise.all([storageCap(accountId), store.storage.held(accountId, clock.now())]);
-      return Math.max(0, cap - held);
+    // Told to a run so that its `artifacts.save` refuses past the cap; the cap itself holds in
+    // the store (reserve, one conditional write per file). So a reading a little old is good
+    // enough, and two store reads leave the path of every run but one a few seconds per account.
+    bytesLeft(accountId) {
+      const now = performance.now();
+      const known = left.get(accountId);
+      if (known && now - known.at < BYTES_LEFT_MS) return known.bytes;
+      const bytes = Promise.all([storageCap(accountId), store.storage.held(accountId, clock.now())]).then(([cap, held]) => Math.max(0, cap - held));
+      left.set(accountId, { at: now, bytes });
+      bytes.catch(() => left.get(accountId)?.bytes === bytes && left.delete(accountId));
+      return bytes;
     },
 
     async read(item) {

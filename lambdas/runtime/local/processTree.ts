@@ -50,8 +50,63 @@ function parseStat(pid: string): ProcessStat | null {
   return { pid: Number(pid), ppid: Number(fields[1]), started: fields[19] ?? "", minflt: Number(fields[7] ?? 0), rssPages: Number(fields[21] ?? 0) };
 }
 
-/** `root` and its descendants, each keyed by pid and start time. */
-function treeOf(root: number): Map<string, ProcessStat> {
+/**
+ * `root` and its descendants, each keyed by pid and start time: `members` (a cgroup's
+ * processes) when given and readable, else found from `root` down through
+ * /proc/<pid>/task/<tid>/children (a few files per process of the tree), else from the whole
+ * process table (a kernel without those files).
+ */
+function treeOf(root: number, members?: () => number[] | undefined): Map<string, ProcessStat> {
+  const listed = members?.() ?? descendants(root);
+  if (listed) {
+    const tree = new Map<string, ProcessStat>();
+    for (const pid of listed) {
+      const entry = parseStat(String(pid));
+      if (entry) tree.set(`${entry.pid}:${entry.started}`, entry);
+    }
+    return tree;
+  }
+  return treeFromTable(root);
+}
+
+/** Whether this kernel has /proc/<pid>/task/<tid>/children (CONFIG_PROC_CHILDREN). */
+let childrenFiles: boolean | undefined;
+
+/** `root` and its descendants' pids from the kernel's children lists; undefined without them. */
+function descendants(root: number): number[] | undefined {
+  if (childrenFiles === false) return undefined;
+  const found: number[] = [];
+  const queue = [root];
+  const seen = new Set<number>();
+  for (let pid = queue.pop(); pid !== undefined; pid = queue.pop()) {
+    if (seen.has(pid)) continue;
+    seen.add(pid);
+    found.push(pid);
+    let tasks: string[];
+    try {
+      tasks = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue; // ended meanwhile
+    }
+    for (const task of tasks) {
+      let children: string;
+      try {
+        children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8");
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT" || childrenFiles === true) continue; // a thread that ended
+        // The first read on a kernel without the file: it has none anywhere.
+        childrenFiles = false;
+        return undefined;
+      }
+      childrenFiles = true;
+      for (const child of children.split(" ")) if (child.trim() !== "") queue.push(Number(child));
+    }
+  }
+  return found;
+}
+
+/** `root` and its descendants, from the whole process table. */
+function treeFromTable(root: number): Map<string, ProcessStat> {
   const processes = processTable();
   const children = new Map<number, ProcessStat[]>();
   for (const entry of processes) {
@@ -62,6 +117,16 @@ function treeOf(root: number): Map<string, ProcessStat> {
   const tree = processes.filter((entry) => entry.pid === root);
   for (const entry of tree) for (const child of children.get(entry.pid) ?? []) if (child.pid !== root) tree.push(child);
   return new Map(tree.map((entry) => [`${entry.pid}:${entry.started}`, entry]));
+}
+
+/** A process's pid in its own (innermost) PID namespace; 0 once it ended. */
+function innerPid(pid: number): number {
+  try {
+    const line = /^NSpid:\s*([\d\s]+)$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? "";
+    return Number(line.trim().split(/\s+/).pop() ?? 0) || pid;
+  } catch {
+    return 0;
+  }
 }
 
 let pageKbFound: number | undefined;
@@ -114,15 +179,30 @@ export class TreeMeter {
   private readings = new Map<string, Reading>();
   private departedKb = 0;
   private exactAt = Number.NEGATIVE_INFINITY;
+  /** The pid, in its own PID namespace, of a process left out (see exclude); 0: none. */
+  private excluded = 0;
+  /** Each process's pid in its own PID namespace (the last of NSpid in /proc/<pid>/status), by key. */
+  private readonly innerPids = new Map<string, number>();
 
   constructor(
     private readonly root: number,
     private readonly exactEveryMs = EXACT_EVERY_MS,
     private readonly now: () => number = () => performance.now(),
+    /** The tree's processes, when something lists them (a cgroup's); else found from `root`. */
+    private readonly members?: () => number[] | undefined,
   ) {}
 
+  /**
+   * Leaves the process whose pid in its own PID namespace is `innerPid` out of the samples
+   * from now on (0: none): a sandbox's standby worker, named by its host. Only that one
+   * process, never its children (it has none: a worker cannot start any).
+   */
+  exclude(innerPid: number): void {
+    this.excluded = innerPid;
+  }
+
   async sample(exactly = false): Promise<number> {
-    const tree = treeOf(this.root);
+    const tree = this.withoutExcluded(treeOf(this.root, this.members));
     if (exactly || this.now() - this.exactAt >= this.exactEveryMs) return this.readAll(tree);
     for (const [key, reading] of this.readings) {
       if (tree.has(key)) continue;
@@ -143,6 +223,20 @@ export class TreeMeter {
       kb += reading.estimate;
     }
     return kb / 1024;
+  }
+
+  private withoutExcluded(tree: Map<string, ProcessStat>): Map<string, ProcessStat> {
+    for (const key of this.innerPids.keys()) if (!tree.has(key)) this.innerPids.delete(key);
+    if (this.excluded === 0) return tree;
+    for (const [key, process] of tree) {
+      let inner = this.innerPids.get(key);
+      if (inner === undefined) {
+        inner = innerPid(process.pid);
+        this.innerPids.set(key, inner);
+      }
+      if (inner === this.excluded) tree.delete(key);
+    }
+    return tree;
   }
 
   private async readAll(tree: Map<string, ProcessStat>): Promise<number> {

@@ -17,6 +17,7 @@ const frameSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("worker_exit"), code: z.number().int().nullable(), signal: text(32).nullable() }),
   z.object({ type: z.literal("oversize"), bytes: z.number().nonnegative() }),
   z.object({ type: z.literal("evidence_done"), runId: z.string().max(64) }),
+  z.object({ type: z.literal("standby"), pid: z.number().int().min(0).max(2 ** 22), ready: z.boolean() }),
   z.object({ type: z.literal("log"), runId: z.string().max(64), text: z.string() }),
   z.object({ type: z.literal("profile_open"), runId: z.string().max(64), id: z.number().int().min(1).max(1_000_000), name: z.string().max(63), persist: z.boolean() }),
   z.object({

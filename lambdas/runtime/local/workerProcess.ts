@@ -63,6 +63,8 @@ export interface WorkerRun {
 }
 
 const START_TIMEOUT_MS = 30_000;
+/** The longest an idle sandbox stays unfrozen while its standby worker starts. */
+const STANDBY_FREEZE_MS = 2_000;
 
 type State =
   | { name: "starting"; ready: Deferred<void> }
@@ -103,6 +105,10 @@ export class WorkerProcess {
   private killing: Promise<void> | undefined;
   /** The console output of the last run, as streamed while it ran. */
   private readonly logs = new StreamedLogs();
+  /** The host's standby worker is starting: an idle sandbox is frozen once it is ready (see onStandby). */
+  private standbyStarting = false;
+  /** The sandbox is idle and not frozen yet (its standby is starting): frozen at the standby's `ready`, or by this timer. */
+  private freezeLater: NodeJS.Timeout | undefined;
   /** The host's word that the evidence of a stuck run is kept (see captureEvidence). */
   private evidenceTaken: { runId: string; done: () => void } | undefined;
   /** Whose the run in progress is, and its secrets' values (for the parser: its turn, the result's redaction). */
@@ -206,6 +212,8 @@ export class WorkerProcess {
     };
     this.state = state;
     this.runOf = { account: options.account ?? "", secrets: Object.values(options.secrets ?? {}) };
+    clearTimeout(this.freezeLater);
+    this.freezeLater = undefined;
     // The worker redacts its lines itself; this side does again, for what a run writes around it.
     this.logs.reset(Object.values(options.secrets ?? {}));
     // The kernel's ceiling sits well above the sampled limit: it stops a burst between samples.
@@ -267,6 +275,7 @@ export class WorkerProcess {
     if (frame.type === "artifact") return this.onArtifact(frame);
     if (frame.type === "frame") return this.onScreenFrame(frame);
     if (frame.type === "profile_open" || frame.type === "profile_save") return this.onProfile(frame);
+    if (frame.type === "standby") return this.onStandby(frame.pid, frame.ready);
     if (state.name === "running" || state.name === "finishing") {
       state.frames++;
       if (state.frames > MAX_FRAMES_PER_RUN) return void this.kill("the worker broke the protocol: too many messages in one run");
@@ -291,6 +300,14 @@ export class WorkerProcess {
         if (state.name !== "finishing" || frame.runId !== state.runId) return void this.kill("the worker broke the protocol: idle out of turn");
         this.lastUsed = Date.now();
         if (frame.leftover.length > 0) return state.idle.resolve({ leftover: frame.leftover });
+        if (this.standbyStarting) {
+          // Nothing of the last run runs (its processes are killed; the worker and the standby
+          // have run no code of the function yet): frozen once the standby is ready (onStandby),
+          // and at the latest after STANDBY_FREEZE_MS, whatever the host says.
+          this.state = { name: "idle" };
+          this.freezeLater = setTimeout(() => this.freezeIdle(), STANDBY_FREEZE_MS);
+          return state.idle.resolve({ leftover: [] });
+        }
         // Frozen before anyone can hand it a run: nothing of the last run runs meanwhile.
         return void this.host.freeze().then(
           () => {
@@ -308,6 +325,25 @@ export class WorkerProcess {
         if (this.evidenceTaken?.runId === frame.runId) this.evidenceTaken.done();
         return;
     }
+  }
+
+  /**
+   * The host's standby worker (pid in the sandbox; 0: none): left out of the sandbox's memory
+   * (it holds no run's memory), and, once ready, the idle sandbox is frozen.
+   */
+  private onStandby(pid: number, ready: boolean): void {
+    if (this.state.name === "dead") return;
+    this.host.excludeFromMemory(pid);
+    this.standbyStarting = !ready;
+    if (ready && this.freezeLater !== undefined) this.freezeIdle();
+  }
+
+  /** Freezes the idle sandbox whose freeze waited for its standby (see the `idle` frame). */
+  private freezeIdle(): void {
+    clearTimeout(this.freezeLater);
+    this.freezeLater = undefined;
+    if (this.state.name !== "idle") return; // a run has it (thawed): nothing to freeze
+    void this.host.freeze().catch(() => void this.kill("the worker's sandbox could not be frozen"));
   }
 
   /** Console output of the run in progress (after its answer, the answer has it all: ignored). */
@@ -382,6 +418,8 @@ export class WorkerProcess {
   }
 
   private fail(error: WorkerExit): void {
+    clearTimeout(this.freezeLater);
+    this.freezeLater = undefined;
     const state = this.state;
     this.state = { name: "dead" };
     if (state.name === "starting") state.ready.reject(error);

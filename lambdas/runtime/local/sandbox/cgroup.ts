@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { mkdir, readFile, readdir, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 
@@ -77,6 +78,15 @@ export class WorkerCgroup {
   async pids(): Promise<number[]> {
     const text = await readFile(path.join(this.dir("pids"), "cgroup.procs"), "utf8").catch(() => "");
     return text.split("\n").filter(Boolean).map(Number);
+  }
+
+  /** The group's processes now, read synchronously (a few µs: one small file); undefined when it cannot be read. */
+  pidsNow(): number[] | undefined {
+    try {
+      return readFileSync(path.join(this.dir("memory"), "cgroup.procs"), "utf8").split("\n").filter(Boolean).map(Number);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Kills every process in the group and removes it. */

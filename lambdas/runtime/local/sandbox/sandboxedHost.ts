@@ -5,7 +5,7 @@ import type { Readable, Writable } from "node:stream";
 import type { Socket } from "node:net";
 import type { BrowserSpec } from "../../../runner/protocol";
 import { keepTail } from "../../../runner/streamTail";
-import { TreeMeter } from "../processTree";
+import { EXACT_EVERY_MS, TreeMeter } from "../processTree";
 import { bwrapArgs } from "./bwrapArgs";
 import { WorkerCgroup } from "./cgroup";
 import { quietPipes } from "./childPipes";
@@ -46,6 +46,8 @@ export interface SandboxedHost {
    * no estimate, see TreeMeter) and what its file systems hold (filesMb).
    */
   memoryMb(exactly?: boolean): Promise<number>;
+  /** Leaves the process `pid` (as the sandbox's host sees it; 0: none) out of memoryMb from now on: the host's standby worker. */
+  excludeFromMemory(pid: number): void;
   /** What the sandbox's private file systems hold (MB; namespaces only, 0 in process mode). */
   filesMb(): number;
   /** Sets the kernel's hard ceiling (cgroups only): a backstop above the sampled limit. */
@@ -159,7 +161,8 @@ export async function startSandboxedHost(
   };
   let killing: Promise<void> | undefined;
   // One meter for the sandbox's life: its exact reads are spread over its runs (TreeMeter).
-  const meter = new TreeMeter(pid);
+  // Its processes are its cgroup's when it has one (a read of one file, not of the machine's process table).
+  const meter = new TreeMeter(pid, EXACT_EVERY_MS, undefined, cgroup ? () => cgroup.pidsNow() : undefined);
   return {
     channel: started.stdio[3] as Socket,
     browser,
@@ -172,6 +175,7 @@ export async function startSandboxedHost(
     thaw: async () => signal("SIGCONT"),
     memoryMb: async (exactly) => (await meter.sample(exactly)) + filesMb(),
     filesMb: () => filesMb(),
+    excludeFromMemory: (inner) => meter.exclude(inner),
     limitMemory: async (mb) => cgroup?.limitMemory(mb),
     hitMemoryLimit: async () => (cgroup ? cgroup.hitMemoryLimit() : false),
     kill: () => {
