@@ -584,6 +584,8 @@ describe("artifacts on AWS", () => {
       expect(items.map((item) => [item.name, item.content_type])).toEqual([
         ["failure-1.html", "text/html; charset=utf-8"],
         ["failure-1.png", "image/png"],
+        // The page's recording, which a failed run keeps under the default `recording: "failures"`.
+        ["recording-1.json", "application/json"],
       ]);
       const run = await world.pipeline.memory.store.runs.get(runId);
       expect(run?.logs).toMatch(/page 1 was at about:blank: kept failure-1\.png, failure-1\.html/);

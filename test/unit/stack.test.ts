@@ -159,8 +159,9 @@ describe("the CDK stack", () => {
 
   it("runs the handlers on nodejs22.x arm64 with bounded timeouts, the environment their entries parse, and own log groups", () => {
     // The routes, the authorizer, the $default route, the scheduled-run target, the recorder, the
-    // sweeper, the deploy job, the webhook delivery Lambda and the stack cleanup (#23.7).
-    expect(functions).toHaveLength(ROUTES.length + 8);
+    // sweeper, the deploy job, the webhook delivery Lambda, the stack cleanup (#23.7), and the
+    // runner rollout's trigger and job (#23.8).
+    expect(functions).toHaveLength(ROUTES.length + 10);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({ Runtime: "nodejs22.x", Architectures: ["arm64"], Handler: "index.handler" });
       expect(fn.Properties.LoggingConfig).toMatchObject({ LogGroup: { Ref: expect.any(String) } });
