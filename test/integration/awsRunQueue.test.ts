@@ -125,7 +125,7 @@ describe("the run queue on AWS", () => {
         uploads: expect.objectContaining({ outcome: expect.objectContaining({ key: `outcomes/${c}/outcome.json` }) }),
         // The base URL the run was queued with.
         artifacts_url: routeInput.event.artifacts_url.replace(a, c),
-        recording: "off",
+        recording: "failures", // the default
       },
       throttles: 0,
       attempt: 1,
