@@ -45,7 +45,7 @@ describe("function records cached by the only writer of the store", () => {
   });
 
   it("overrides every method that writes a record (a new one must drop what it changes)", () => {
-    const reads = ["constructor", "getByName", "getById", "list", "listEverywhere", "listDeployingSince", "toItem"];
+    const reads = ["constructor", "getByName", "getById", "list", "listEverywhere", "listEverywherePage", "listDeployingSince", "toItem"];
     const writes = Object.getOwnPropertyNames(FunctionStore.prototype).filter((name) => !reads.includes(name));
     expect(writes.sort()).toEqual(["create", "delete", "markHasSecrets", "replace", "setNextRun", "setStatus", "setWebhookSecret"]);
     for (const name of writes) expect(Object.getOwnPropertyNames(CachedFunctionStore.prototype)).toContain(name);
