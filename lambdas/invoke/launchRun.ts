@@ -44,6 +44,8 @@ export interface Launch {
    * is long gone) instead of forgetting it.
    */
   fromQueue?: boolean;
+  /** Where the run's end is to be told (InvokeRequest.notify); absent: only to whoever waits here. */
+  notify?: string | null;
 }
 
 /**
@@ -100,6 +102,7 @@ export async function launchRun(deps: Deps, launch: Launch): Promise<StartedRun>
         ...(launch.signal ? { signal: launch.signal } : {}),
         secrets: launch.secrets,
         attempt: run.attempt ?? 1,
+        ...(launch.notify ? { notify: launch.notify } : {}),
       },
       {
         onQueued: async () => {

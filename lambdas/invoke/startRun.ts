@@ -80,12 +80,16 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
   const run: RunItem = { ...created, ...(input.runId ? { run_id: input.runId } : {}), ...attempts };
   const lease = await admitRecorded(deps, run, input);
   if (lease === "queued") {
-    await enqueueRun(deps, run, { plan: input.plan, params, baseUrl: input.baseUrl ?? null, counted: input.counted === true }).catch(async (error: unknown) => {
+    // A caller that waits hears the end of a run that another process starts (AWS); watched before the queue has the run.
+    const watch = input.signal?.aborted ? null : ((await deps.runtime.watchQueuedEnd?.(run.run_id, input.waitMs, input.signal)) ?? null);
+    const queueing = { plan: input.plan, params, baseUrl: input.baseUrl ?? null, counted: input.counted === true, notify: watch?.notify ?? null };
+    await enqueueRun(deps, run, queueing).catch(async (error: unknown) => {
+      watch?.close();
       // A batch's run keeps its record: the batch ends it with the refusal.
       if (!input.counted) await forgetRun(deps, run);
       throw error;
     });
-    const completion = deps.queue.completionOf(run.run_id);
+    const completion = watch ? Promise.race([deps.queue.completionOf(run.run_id), watch.end]) : deps.queue.completionOf(run.run_id);
     input.signal?.addEventListener("abort", () => deps.queue.forget(run.run_id), { once: true });
     if (input.signal?.aborted) deps.queue.forget(run.run_id);
     // Started (by this process or another) or not: its record says.

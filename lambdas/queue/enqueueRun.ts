@@ -38,6 +38,8 @@ export async function enqueueRun(
      * between the steps then leaves the item that settleRun needs to queue the run again.
      */
     itemFirst?: boolean;
+    /** Where the run's end is to be told (QueuedRun.notify: the wait queue of the sync call that waits for it). */
+    notify?: string | null;
   },
 ): Promise<void> {
   const plan = deps.config.plans[options.plan] ?? deps.config.plans[DEFAULT_PLAN];
@@ -56,6 +58,7 @@ export async function enqueueRun(
     params: options.params,
     base_url: options.baseUrl,
     counted: options.counted,
+    ...(options.notify ? { notify: options.notify } : {}),
   };
   if (options.itemFirst) await deps.store.queueItems.put(item);
   if ((await deps.store.queueCounts.enqueue(account, limits, now.toISOString().slice(0, 7))) !== "counted") {

@@ -29,6 +29,11 @@ export interface QueuedRun {
   base_url: string | null;
   /** The run's invocation is counted already (a batch item). */
   counted: boolean;
+  /**
+   * Where the run's end is to be told (AWS: the wait queue of the sync call that queued it and
+   * waits for it, InvokeRequest.notify); absent or null: nobody waits.
+   */
+  notify?: string | null;
 }
 
 /** Parameters up to this size stay in the queue item; larger ones go to gzipped part items. */
@@ -47,6 +52,7 @@ interface StoredQueuedRun {
   params_parts?: number;
   base_url?: string | null;
   counted?: boolean;
+  notify?: string | null;
 }
 
 /** The queue items of the run queue (see QueuedRun). */
@@ -78,6 +84,7 @@ export class QueueItems {
       base_url: run.base_url,
       counted: run.counted,
     };
+    if (run.notify) item.notify = run.notify;
     if (parts === undefined) item.params_json = paramsJson;
     else item.params_parts = parts;
     await this.doc.send(new PutCommand({ TableName: this.table, Item: item }));
@@ -183,6 +190,7 @@ export class QueueItems {
       params,
       base_url: typeof stored.base_url === "string" ? stored.base_url : null,
       counted: stored.counted === true,
+      notify: typeof stored.notify === "string" ? stored.notify : null,
     };
   }
 

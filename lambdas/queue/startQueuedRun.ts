@@ -31,5 +31,7 @@ export async function startQueuedRun(deps: Deps, queued: QueuedRun, record: RunI
     baseUrl: queued.base_url,
     markRunning: "at-start",
     fromQueue: true,
+    // The sync call that queued it may still wait for it elsewhere: its end is told there.
+    notify: queued.notify ?? null,
   });
 }

@@ -1,5 +1,5 @@
 import type { FunctionItem, FunctionStatus, VersionWithCode } from "../functions/types";
-import type { RunError } from "../runs/types";
+import type { RunError, RunItem } from "../runs/types";
 import type { StoredSecret } from "../store/secretStore";
 import type { ScreenFrame } from "../live/liveFrames";
 
@@ -28,6 +28,25 @@ export interface InvokeRequest {
   secrets?: RunSecrets;
   /** Which attempt of the run this is (lambdas/retries; absent: the first): its artifacts say so. */
   attempt?: number;
+  /**
+   * Where the run's end is to be told besides (a run out of the queue whose sync caller waits
+   * for it in another process: Runtime.watchQueuedEnd's `notify`). A runtime whose caller sees
+   * the end itself (local) ignores it.
+   */
+  notify?: string;
+}
+
+/** A sync caller's watch for the end of its run while the run waits in the queue (Runtime.watchQueuedEnd). */
+export interface QueuedEndWatch {
+  /** What the queued run carries to whoever starts it (InvokeRequest.notify). */
+  notify: string;
+  /**
+   * Settles with the run's final record once its end was told within the caller's window;
+   * never when it was not (the caller answers 202), or once `close` was called.
+   */
+  end: Promise<RunItem>;
+  /** Stops watching (the run was not queued after all). */
+  close(): void;
 }
 
 /**
@@ -117,6 +136,14 @@ export interface Runtime {
    * caller ends runs with finishRun, which keeps a record that is final already.
    */
   invoke(request: InvokeRequest, hooks: InvokeHooks): Promise<InvokeResult>;
+  /**
+   * For a sync caller whose run goes to the run queue: listens for the run's end for the
+   * caller's window (`waitMs`, or until `signal` aborts) where the run may be started by another
+   * process (AWS: the recorder or the sweeper dispatches it, and the run's end is recorded
+   * there). Null when nothing can be listened to. Absent from runtimes whose queued runs end
+   * where their caller hears them (local: RunQueueState).
+   */
+  watchQueuedEnd?(runId: string, waitMs: number, signal?: AbortSignal): Promise<QueuedEndWatch | null>;
   /**
    * Follows the console output of a run in progress on this instance: `onChange` is called (with
    * nothing: read `text()`) as the output grows, and once when the run ends here. Undefined when

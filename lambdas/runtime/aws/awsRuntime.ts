@@ -5,6 +5,7 @@ import type { DeployGuard, Runtime } from "../runtime";
 import { guardedSend, lambdaDeployer } from "./deployLambda";
 import { type ControlPlaneCommand, isAwsError, type LambdaClientLike, type LambdaSend } from "./lambdaClient";
 import { createRunStarter, executionName, lambdaFunctionName, type RunStarterOptions } from "./runExecutions";
+import { createQueuedEndWatch } from "./runEnds/queuedRunEnd";
 
 export { lambdaFunctionName, MAX_EXECUTION_INPUT_BYTES, type StepFunctionsLike } from "./runExecutions";
 
@@ -89,6 +90,9 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
 
     // An execution of the run workflow (runExecutions.ts).
     invoke: createRunStarter({ ...options, sleep }),
+
+    // A sync call's queued run is started elsewhere: its end comes to the call's wait queue too (runEnds/queuedRunEnd.ts).
+    ...(options.endNotices ? { watchQueuedEnd: createQueuedEndWatch({ endNotices: options.endNotices, runs: options.runs }) } : {}),
 
     // Frames through the run bucket: a watch marker, the run's latest frame (lambdas/live/aws).
     ...(options.watchFrames ? { watchFrames: options.watchFrames } : {}),

@@ -259,7 +259,8 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
     const watch = waits ? await options.endNotices?.watch(request.runId) : null;
     const input: RunExecutionInput = {
       run_id: request.runId,
-      notify: watch?.queueUrl ?? null,
+      // This caller's queue, or that of a caller that queued the run and waits for it elsewhere.
+      notify: watch?.queueUrl ?? request.notify ?? null,
       function: `${functionName(fn)}:${versionAlias(version)}`,
       timeout_seconds: fn.timeout_seconds,
       invoke_timeout_seconds: fn.timeout_seconds + INVOKE_MARGIN_SECONDS,
