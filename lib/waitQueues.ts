@@ -33,9 +33,9 @@ export class WaitQueues {
     this.acknowledge(role);
   }
 
-  /** The sweeper: list the wait queues (ListQueues takes no resource) and delete idle ones. */
+  /** The sweeper: list the wait queues (ListQueues takes no resource) and delete idle ones; send the end of a run it ends (a failed or stopped execution). */
   grantSweep(role: IRole): void {
-    role.addToPrincipalPolicy(new PolicyStatement({ actions: ["sqs:DeleteQueue"], resources: [this.arnPattern] }));
+    role.addToPrincipalPolicy(new PolicyStatement({ actions: ["sqs:DeleteQueue", "sqs:SendMessage"], resources: [this.arnPattern] }));
     role.addToPrincipalPolicy(new PolicyStatement({ actions: ["sqs:ListQueues"], resources: ["*"] }));
     this.acknowledge(role);
     acknowledge(role, "AwsSolutions-IAM5[Resource::*]", "sqs:ListQueues has no resource-level permissions (AWS's design); the sweeper lists by the wait queues' name prefix and deletes only queues matching the wait queue pattern.");

@@ -104,9 +104,15 @@ export function createAwsSweepDeps(config: DispatcherEnvConfig): SweepDeps {
     dispatch: awsQueueDispatch(dispatcher),
     sweepQueues: awsQueueRecovery(dispatcher),
     profiles: { store, objects: profileObjects },
-    ...(config.waitQueueUrlPrefix
-      ? { sweepWaitQueues: createWaitQueueSweep({ sqs: new SQSClient({ region: config.region }), urlPrefix: config.waitQueueUrlPrefix, now: Date.now, log }) }
-      : {}),
+    ...(config.waitQueueUrlPrefix ? sweeperWaitQueues(new SQSClient({ region: config.region }), config.waitQueueUrlPrefix, log) : {}),
+  };
+}
+
+/** The sweeper's part of the wait queues: it deletes idle ones, and tells a waiting route of an end it writes. */
+function sweeperWaitQueues(sqs: SQSClient, urlPrefix: string, log: (line: string) => void): Pick<SweepDeps, "sweepWaitQueues" | "notifyEnd"> {
+  return {
+    sweepWaitQueues: createWaitQueueSweep({ sqs, urlPrefix, now: Date.now, log }),
+    notifyEnd: createRunEndNotifier({ sqs, urlPrefix, log }),
   };
 }
 

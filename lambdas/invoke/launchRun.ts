@@ -169,7 +169,9 @@ export async function launchRun(deps: Deps, launch: Launch): Promise<StartedRun>
     );
   // A run queued again for its next attempt gave its lease back as it was queued (retryRun): its
   // next attempt takes a lease of the same id, which a late release here must not remove.
-  void completion.then((final) => (isWaitingForRetry(final) ? undefined : release(false)()), release(true));
+  // A canceled run whose code may run on (AWS) keeps its slot: its lease lapses after the code's latest end.
+  const keepsSlot = (final: RunItem) => isWaitingForRetry(final) || (final.status === "canceled" && deps.runtime.canceledRunsRunOn === true);
+  void completion.then((final) => (keepsSlot(final) ? undefined : release(false)()), release(true));
   await Promise.race([startedSignal, completion]);
   return { run, completion, phase: async () => phase };
 }

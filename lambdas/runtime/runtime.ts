@@ -145,6 +145,13 @@ export interface Runtime {
    */
   watchQueuedEnd?(runId: string, waitMs: number, signal?: AbortSignal): Promise<QueuedEndWatch | null>;
   /**
+   * True where a canceled run's code may run on after its cancel (AWS: a Lambda invocation cannot
+   * be stopped): when `invoke` answers such a run `canceled`, its caller keeps the run's slot
+   * taken (its lease lapses after the invocation's latest end). Absent: a canceled run has
+   * stopped, and its slot goes back.
+   */
+  canceledRunsRunOn?: boolean;
+  /**
    * Follows the console output of a run in progress on this instance: `onChange` is called (with
    * nothing: read `text()`) as the output grows, and once when the run ends here. Undefined when
    * this instance does not run it now (not started yet, ended, another instance's run), and absent

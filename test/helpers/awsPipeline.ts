@@ -182,6 +182,7 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
     profiles,
     ...(sweepDispatcher ? { dispatch: awsQueueDispatch(sweepDispatcher), sweepQueues: awsQueueRecovery(sweepDispatcher) } : {}),
     sweepWaitQueues: createWaitQueueSweep({ sqs: sqs.client("sweeper"), urlPrefix: WAIT_QUEUE_URL_PREFIX, now: options.sweepNow ?? Date.now, log }),
+    notifyEnd: createRunEndNotifier({ sqs: sqs.client("sweeper"), urlPrefix: WAIT_QUEUE_URL_PREFIX, log }),
   });
   const recorderLambda: ServiceLambda = (payload) => recorder(payload);
   const lambda = new InProcessLambda(

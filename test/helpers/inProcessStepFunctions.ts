@@ -12,7 +12,23 @@ interface LambdaApi {
 export interface ExecutionStatusEvent {
   source: "aws.states";
   "detail-type": "Step Functions Execution Status Change";
-  detail: { executionArn: string; stateMachineArn: string; name: string; status: string; error: string | null; cause: string | null };
+  detail: {
+    executionArn: string;
+    stateMachineArn: string;
+    name: string;
+    status: string;
+    error: string | null;
+    cause: string | null;
+    /** The execution's input as the JSON text it was started with (EventBridge leaves it out, `included: false`, past 248 KiB). */
+    input: string | null;
+    inputDetails: { included: boolean };
+  };
+}
+
+/** The event's `input` and `inputDetails`, as EventBridge sends them. */
+function inputOf(execution: Execution): { input: string | null; inputDetails: { included: boolean } } {
+  const text = JSON.stringify(execution.input);
+  return Buffer.byteLength(text) > 248 * 1024 ? { input: null, inputDetails: { included: false } } : { input: text, inputDetails: { included: true } };
 }
 
 export interface Execution {
@@ -157,7 +173,7 @@ export class InProcessStepFunctions {
     const event = this.options.onStatusChange?.({
       source: "aws.states",
       "detail-type": "Step Functions Execution Status Change",
-      detail: { executionArn: this.arn(name), stateMachineArn: this.options.stateMachineArn, name, status: "ABORTED", error: input.error ?? null, cause: input.cause ?? null },
+      detail: { executionArn: this.arn(name), stateMachineArn: this.options.stateMachineArn, name, status: "ABORTED", error: input.error ?? null, cause: input.cause ?? null, ...inputOf(execution) },
     });
     if (event) {
       this.running.add(event);
@@ -204,7 +220,7 @@ export class InProcessStepFunctions {
       await this.options.onStatusChange?.({
         source: "aws.states",
         "detail-type": "Step Functions Execution Status Change",
-        detail: { executionArn: this.arn(execution.name), stateMachineArn: this.options.stateMachineArn, name: execution.name, status: execution.status, error: failure.error, cause: failure.details },
+        detail: { executionArn: this.arn(execution.name), stateMachineArn: this.options.stateMachineArn, name: execution.name, status: execution.status, error: failure.error, cause: failure.details, ...inputOf(execution) },
       });
     } finally {
       clearTimeout(timer);

@@ -176,15 +176,17 @@ describe("the stack's roles, through the evaluator", () => {
     expect(evaluate(recorder, request("sqs:SendMessage", wait)).effect).toBe("Allow");
     for (const action of [...waiting, "sqs:PurgeQueue", "sqs:SetQueueAttributes"]) expect([action, evaluate(recorder, request(action, wait)).effect]).toEqual([action, "ImplicitDeny"]);
     expect(evaluate(sweeper, request("sqs:DeleteQueue", wait)).effect).toBe("Allow");
+    // The end of a run it writes (a failed or stopped execution) is told as the recorder tells it.
+    expect(evaluate(sweeper, request("sqs:SendMessage", wait)).effect).toBe("Allow");
     expect(evaluate(sweeper, request("sqs:ListQueues", "*")).effect).toBe("Allow");
-    for (const action of ["sqs:SendMessage", "sqs:ReceiveMessage", "sqs:CreateQueue"]) expect([action, evaluate(sweeper, request(action, wait)).effect]).toEqual([action, "ImplicitDeny"]);
+    for (const action of ["sqs:ReceiveMessage", "sqs:CreateQueue"]) expect([action, evaluate(sweeper, request(action, wait)).effect]).toEqual([action, "ImplicitDeny"]);
     for (const [name, statements] of Object.entries(others)) {
       for (const action of [...waiting, "sqs:SendMessage"]) expect([name, action, evaluate(statements, request(action, wait)).effect]).toEqual([name, action, "ImplicitDeny"]);
     }
     // The pattern reaches no other queue: not another stack's wait queues, not the webhook queue
     // (which the recorder and the invoke routes may send to, and nothing more).
     for (const queue of [`arn:aws:sqs:${at}:other-wait-mk0abc-0a1b2c3d`, `arn:aws:sqs:${at}:bfn-test-waitx`]) {
-      for (const [role, action] of [[invoke, "sqs:DeleteQueue"], [invoke, "sqs:ReceiveMessage"], [recorder, "sqs:SendMessage"], [sweeper, "sqs:DeleteQueue"]] as const) {
+      for (const [role, action] of [[invoke, "sqs:DeleteQueue"], [invoke, "sqs:ReceiveMessage"], [recorder, "sqs:SendMessage"], [sweeper, "sqs:DeleteQueue"], [sweeper, "sqs:SendMessage"]] as const) {
         expect([queue, action, evaluate(role, request(action, queue)).effect]).toEqual([queue, action, "ImplicitDeny"]);
       }
     }

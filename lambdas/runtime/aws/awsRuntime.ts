@@ -100,6 +100,9 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
     // A failed attempt is queued again by the run recorder (recordRetry.ts, docs/deploy.md "Retries on AWS").
     retries: true,
 
+    // A canceled run's Lambda invocation runs on: its slot stays taken until its lease lapses (`cancel` below).
+    canceledRunsRunOn: true,
+
     /**
      * StopExecution of the run's workflow (the execution named after the run); one that has
      * ended or never started is fine. The canceller records the run `canceled` (`not_here`).

@@ -127,10 +127,8 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
       if (signal?.aborted) return new Promise<never>(() => undefined);
       // A failed read is tried again: ending the run over it would refuse its real end.
       const run = await options.runs.get(runId).catch(() => undefined);
-      // Canceled: its Lambda invocation may still run, and the slot with it (awsRuntime's
-      // `cancel`); the caller's answer comes from the record, not from here (answering would
-      // give the slot back).
-      if (run?.status === "canceled") return new Promise<never>(() => undefined);
+      // Canceled too: its caller answers it (409 run_canceled); its Lambda invocation may still
+      // run, and its slot stays taken (Runtime.canceledRunsRunOn).
       if (run && FINAL_STATUSES.includes(run.status)) return resultOf(run);
       await sleep(delay);
     }
@@ -148,24 +146,21 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
   const waitForNotice = async (fn: FunctionItem, runId: string, watch: RunEndWatch, waitMs: number, signal?: AbortSignal): Promise<InvokeResult> => {
     const never = () => new Promise<never>(() => undefined);
     const windowEnd = Date.now() + waitMs;
-    /** The record, when it is final; `never` for a canceled run (its caller's answer comes from the record). */
-    const readFinal = async (): Promise<InvokeResult | "never" | null> => {
+    /** The record, when it is final (canceled too: its slot stays taken, Runtime.canceledRunsRunOn). */
+    const readFinal = async (): Promise<InvokeResult | null> => {
       const run = await options.runs.get(runId).catch(() => undefined);
-      if (run?.status === "canceled") return "never";
       return run && FINAL_STATUSES.includes(run.status) ? resultOf(run) : null;
     };
     try {
       let outcome = await watch.ended(windowEnd - FINAL_READ_MARGIN_MS, signal);
       if (outcome === "window_over" && !signal?.aborted) {
         const final = await readFinal();
-        if (final === "never") return never();
         if (final) return final;
         outcome = await watch.ended(windowEnd + FINAL_READ_MARGIN_MS, signal);
       }
       if (signal?.aborted) return never();
       if (outcome === "ended") {
         const final = await readFinal();
-        if (final === "never") return never();
         if (final) return final;
       }
     } finally {
@@ -257,6 +252,7 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
     // Only a caller that waits has a notice sent (a dispatcher's signal is aborted before the start).
     const waits = options.endNotices !== undefined && request.waitMs > FINAL_READ_MARGIN_MS && request.signal?.aborted !== true;
     const watch = waits ? await options.endNotices?.watch(request.runId) : null;
+    // `run_id` then `notify` first: the sweeper reads only this head of a status-change event's input (runEnds/executionNotify.ts).
     const input: RunExecutionInput = {
       run_id: request.runId,
       // This caller's queue, or that of a caller that queued the run and waits for it elsewhere.
@@ -307,7 +303,7 @@ function refusedStart(error: unknown): boolean {
 /** A final run record as the runtime's result. */
 function resultOf(run: RunItem): InvokeResult {
   return {
-    status: run.status === "succeeded" || run.status === "timed_out" ? run.status : "failed",
+    status: run.status === "succeeded" || run.status === "timed_out" || run.status === "canceled" ? run.status : "failed",
     result_json: run.result_json,
     error: run.error,
     logs: run.logs,

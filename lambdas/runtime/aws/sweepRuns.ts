@@ -6,6 +6,10 @@ import { type QueueDispatch, recordExecutionEnd, type ReleaseDeps } from "./reco
 import { releaseRunProfiles } from "../../profiles/aws/recordRunProfiles";
 import { failStuckDeploys } from "./stuckDeploys";
 import type { WaitQueueSweep } from "./runEnds/sweepWaitQueues";
+import type { RunEndNotifier } from "./runEnds/notifyRunEnd";
+import { notifyOfExecutionInput } from "./runEnds/executionNotify";
+import { runOfExecution } from "./runExecutions";
+import { FINAL_STATUSES, type RunStatus } from "../../runs/types";
 
 export interface SweepDeps extends FinishRunDeps {
   store: Pick<Store, "runs" | "meters" | "limits" | "functions" | "queueItems" | "queueCounts">;
@@ -23,6 +27,12 @@ export interface SweepDeps extends FinishRunDeps {
   profiles?: ReleaseDeps["profiles"];
   /** Deletes the waiting routes' wait queues nobody uses any more (runEnds/sweepWaitQueues.ts); absent: none are. */
   sweepWaitQueues?: WaitQueueSweep;
+  /**
+   * Tells the route waiting for a run that the end written here (an execution that failed, timed
+   * out or was stopped by a cancel) is written: to the wait queue the execution's input names
+   * (runEnds/notifyRunEnd.ts). Absent: nobody is told (the route reads the record at its window's end).
+   */
+  notifyEnd?: RunEndNotifier;
 }
 
 /** Outbox entries older than this are the sweeper's to queue (younger ones may still be on their way). */
@@ -40,7 +50,7 @@ export type SweepEvent =
   | { requestContext: { condition?: unknown; functionArn?: unknown }; requestPayload?: unknown; responsePayload?: unknown }
   | {
       "detail-type": "Step Functions Execution Status Change";
-      detail: { name?: unknown; status?: unknown; error?: unknown; cause?: unknown; startDate?: unknown; stopDate?: unknown };
+      detail: { name?: unknown; status?: unknown; error?: unknown; cause?: unknown; startDate?: unknown; stopDate?: unknown; input?: unknown };
     };
 
 /**
@@ -51,7 +61,9 @@ export type SweepEvent =
  *   given back (settleRun). Found through the store's index of active runs, not a scan. How
  *   many it ended goes to `sweptRuns` (a CloudWatch metric with an alarm on AWS).
  * - When a run workflow's execution fails, times out or is stopped (EventBridge's status-change
- *   event), it ends that run at once with the execution's error (recordExecutionEnd).
+ *   event), it ends that run at once with the execution's error (recordExecutionEnd), and tells
+ *   the route waiting for it, if any, as the recorder does (`notifyEnd`: the queue the event's
+ *   input names). A cancel stops the execution, so a canceled run's caller is told from here.
  * - When Lambda gives up on a deploy job (it threw on every attempt, or waited too long), the
  *   function it deployed is recorded `failed` instead of staying `deploying` (recordFailedDeployJob).
  * - Every few minutes it also records `failed` each function `deploying` past STALE_DEPLOY_MS
@@ -83,6 +95,10 @@ export function makeRunSweeper(deps: SweepDeps) {
         stopDate: time(detail.stopDate),
       });
       deps.log(`run sweeper: the workflow of ${detail.name} ended ${detail.status}; the run is ${status}`);
+      // Its caller may still wait (a sync call): told as the recorder tells it.
+      const { runId } = runOfExecution(detail.name);
+      const notify = FINAL_STATUSES.includes(status as RunStatus) ? notifyOfExecutionInput(detail.input, runId) : null;
+      if (notify) await deps.notifyEnd?.(notify, runId);
       return { settled: status === "unknown" ? 0 : 1 };
     }
     const now = deps.clock.now();
