@@ -63,7 +63,8 @@ export class RunnerRollout extends Construct {
     );
     this.jobRole.addToPolicy(new PolicyStatement({ actions: ["lambda:GetLayerVersion"], resources: runtime.layerArns }));
     // Its continuation near its timeout: itself only (by name: a reference to its own ARN would be circular).
-    this.jobRole.addToPolicy(new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [arnOf(props.jobFunctionName)] }));
+    // ...and its own configuration, read afresh before each function: a rollout whose layers are no longer the stack's stops.
+    this.jobRole.addToPolicy(new PolicyStatement({ actions: ["lambda:InvokeFunction", "lambda:GetFunctionConfiguration"], resources: [arnOf(props.jobFunctionName)] }));
     this.triggerRole.addToPolicy(new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [arnOf(props.jobFunctionName)] }));
 
     const job = createHandlerFunction(this, "Job", {

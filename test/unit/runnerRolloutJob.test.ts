@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { CreateAliasCommand, CreateFunctionCommand, GetFunctionConfigurationCommand, PublishVersionCommand, ResourceNotFoundException } from "@aws-sdk/client-lambda";
 import type { CloudFormationCustomResourceUpdateEvent } from "aws-lambda";
-import { makeRolloutJob, ROLLOUT_MARGIN_MS, type RolloutEvent } from "../../lambdas/rollout/rolloutJob";
+import { DEPLOY_LOOK_MS, makeRolloutJob, ROLLOUT_MARGIN_MS, type RolloutEvent } from "../../lambdas/rollout/rolloutJob";
 import { makeRolloutTrigger } from "../../lambdas/rollout/rolloutTrigger";
 import type { LambdaSetup } from "../../lambdas/runtime/aws/deployLambda";
 import type { LambdaCommand, LambdaSend } from "../../lambdas/runtime/aws/lambdaClient";
@@ -204,5 +204,108 @@ describe("the runner rollout on a stack update", () => {
     await trigger(updateEvent(["not-an-arn"]));
     expect(lambda.calls()).toEqual([]);
     expect(answers.map((answer) => answer.Status)).toEqual(["SUCCESS", "FAILED"]);
+  });
+});
+
+describe("the runner rollout beside deploys, and on a rollback", () => {
+  let memory: MemoryStore;
+  beforeEach(async () => {
+    memory = await startMemoryStore();
+  });
+  afterEach(async () => memory.close());
+
+  const rolloutJob = (lambda: ReturnType<typeof fakeLambda>, log: string[], options: { layers?: string[]; currentLayers?: () => Promise<string[]>; sleep?: (ms: number) => Promise<void> } = {}) =>
+    makeRolloutJob({
+      send: lambda.sendAs,
+      setup: { ...setup, layers: options.layers ?? NEW },
+      functionPrefix: PREFIX,
+      functions: memory.store.functions,
+      invoke: lambda,
+      jobFunction: JOB,
+      log: (line) => log.push(line),
+      ...(options.currentLayers ? { currentLayers: options.currentLayers } : {}),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+    });
+  const started = (layers: string[]): RolloutEvent => ({ kind: "runner_rollout", layers, cursor: null, totals: { moved: 0, current: 0, missing: 0, failed: 0 } });
+
+  it("leaves a function whose deploy is in progress to its deploy, and moves it once the deploy ended on the old layers", async () => {
+    for (const n of [1, 2]) await memory.store.functions.create(functionItem({ function_id: id(n), name: `f${n}`, latest_version: n, status: n === 2 ? "deploying" : "active" }));
+    const lambda = fakeLambda({ [name(1)]: OLD, [name(2)]: OLD });
+    const log: string[] = [];
+    const touchedWhileDeploying: string[] = [];
+    const sleeps: number[] = [];
+    // The deploy (a job started before the stack update: the old layers) ends while the rollout waits.
+    const sleep = async (ms: number) => {
+      sleeps.push(ms);
+      touchedWhileDeploying.push(...lambda.calls().filter(([, input]) => input.FunctionName === name(2)).map(([command]) => command));
+      const fn = await memory.store.functions.getById(id(2));
+      await memory.store.functions.replace(fn as NonNullable<typeof fn>, { ...(fn as NonNullable<typeof fn>), status: "active" });
+    };
+    const result = await rolloutJob(lambda, log, { sleep })(started(NEW), () => 15 * 60_000);
+    // Before: it was reconfigured beside its deploy (and showed `failed` on AWS, where the two conflict).
+    expect(touchedWhileDeploying).toEqual([]);
+    expect(sleeps).toEqual([DEPLOY_LOOK_MS]);
+    expect(result).toEqual({ outcome: "finished", totals: { moved: 2, current: 0, missing: 0, failed: 0 } });
+    expect(lambda.calls().filter(([, input]) => input.FunctionName === name(2))).toEqual(moveCalls(name(2), 2));
+    for (const n of [1, 2]) expect(lambda.state.get(name(n))?.live).toEqual(NEW);
+    expect(log).toContain(`runner rollout: ${id(2)} (${name(2)}) is deploying: come back to once its deploy ended`);
+  });
+
+  it("finds a function whose deploy put it on the new layers current, and hands functions still deploying on near its timeout", async () => {
+    await memory.store.functions.create(functionItem({ function_id: id(1), name: "f1", status: "deploying" }));
+    const lambda = fakeLambda({ [name(1)]: OLD });
+    // Time for the scan and one look, then less than the margin.
+    let checks = 0;
+    const remaining = () => (++checks <= 2 ? 15 * 60_000 : ROLLOUT_MARGIN_MS - 1);
+    const first = await rolloutJob(lambda, [], { sleep: async () => undefined })(started(NEW), remaining);
+    expect(first).toEqual({ outcome: "continued", totals: { moved: 0, current: 0, missing: 0, failed: 0 } });
+    const invoke = lambda.calls().at(-1);
+    const next = JSON.parse(String(invoke?.[1].Payload)) as RolloutEvent;
+    expect(next).toEqual({ kind: "runner_rollout", layers: NEW, cursor: null, totals: first.totals, pending: [id(1)], scanned: true });
+    expect(lambda.calls().filter(([command]) => command !== "InvokeCommand")).toEqual([]);
+
+    // Its deploy (a job started after the update) published it on the new layers: the continuation finds it current.
+    lambda.state.set(name(1), { latest: NEW, live: NEW, versions: 4 });
+    const fn = await memory.store.functions.getById(id(1));
+    await memory.store.functions.replace(fn as NonNullable<typeof fn>, { ...(fn as NonNullable<typeof fn>), status: "active" });
+    lambda.clear();
+    const second = await rolloutJob(lambda, [])(JSON.parse(JSON.stringify(next)), () => 15 * 60_000);
+    expect(second).toEqual({ outcome: "finished", totals: { moved: 0, current: 1, missing: 0, failed: 0 } });
+    expect(lambda.calls()).toEqual([["GetFunctionConfigurationCommand", { FunctionName: name(1), Qualifier: "live" }]]);
+  });
+
+  it("on a rollback (an Update back to the old layer ARNs) moves every function back, and the interrupted rollout stops", async () => {
+    for (const n of [1, 2, 3]) await memory.store.functions.create(functionItem({ function_id: id(n), name: `f${n}`, latest_version: n }));
+    // The failed update's rollout moved 1 and 2 before CloudFormation rolled the stack back; 3 was still on the old layers.
+    const lambda = fakeLambda({ [name(1)]: NEW, [name(2)]: NEW, [name(3)]: OLD });
+    const stackLayers = { now: OLD };
+    const currentLayers = async () => stackLayers.now;
+
+    // CloudFormation's rollback: the custom resource's Update with the old properties (the job's environment is back to OLD).
+    const answers: { Status: string }[] = [];
+    await makeRolloutTrigger({ lambda, rolloutFunction: JOB, respond: async (_url, body) => void answers.push(JSON.parse(body)), log: () => undefined })({
+      ...updateEvent(OLD),
+      OldResourceProperties: { ServiceToken: "x", RunnerLayers: NEW },
+    });
+    expect(answers.map((answer) => answer.Status)).toEqual(["SUCCESS"]);
+    const payload: unknown = JSON.parse(String(lambda.calls()[0]?.[1].Payload));
+    expect(payload).toEqual(started(OLD));
+    lambda.clear();
+    const log: string[] = [];
+    const back = await rolloutJob(lambda, log, { layers: OLD, currentLayers })(payload, () => 15 * 60_000);
+    expect(back).toEqual({ outcome: "finished", totals: { moved: 2, current: 1, missing: 0, failed: 0 } });
+    for (const n of [1, 2, 3]) expect(lambda.state.get(name(n))?.live).toEqual(OLD);
+    expect(lambda.calls().filter(([command, input]) => command === "UpdateFunctionConfigurationCommand" && input.FunctionName === name(1))).toEqual([
+      ["UpdateFunctionConfigurationCommand", expect.objectContaining({ FunctionName: name(1), Layers: OLD })],
+    ]);
+
+    // The update's rollout, still in flight in a container started with the new layers: it stops before its next function.
+    lambda.clear();
+    const stale = await rolloutJob(lambda, log, { layers: NEW, currentLayers })({ ...started(NEW), cursor: { start: null, done: 2 } }, () => 15 * 60_000);
+    // Before: it moved function 3 forward to the new layers again.
+    expect(stale).toEqual({ outcome: "superseded", totals: { moved: 0, current: 0, missing: 0, failed: 0 } });
+    expect(lambda.calls()).toEqual([]);
+    for (const n of [1, 2, 3]) expect(lambda.state.get(name(n))?.live).toEqual(OLD);
+    expect(log.at(-1)).toBe(`runner rollout: superseded by the stack's layers ${OLD.join(", ")} (so far: moved 0, current 0, missing 0, failed 0): stopped`);
   });
 });

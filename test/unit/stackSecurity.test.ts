@@ -152,7 +152,8 @@ describe("the stack's permissions", () => {
     expect(rollout.map((s) => [list(s.Action), list(s.Resource).map(flatten)])).toEqual([
       [ROLLOUT_ACTIONS, ALLOWED_WILDCARDS.slice(0, 2)],
       [["lambda:GetLayerVersion"], expect.any(Array)],
-      [["lambda:InvokeFunction"], ["arn:<AWS::Partition>:lambda:<AWS::Region>:<AWS::AccountId>:function:bfn-test-runner-rollout"]],
+      // Itself: its continuation, and its layers read afresh before each function (a rollback stops a rollout in flight).
+      [["lambda:InvokeFunction", "lambda:GetFunctionConfiguration"], ["arn:<AWS::Partition>:lambda:<AWS::Region>:<AWS::AccountId>:function:bfn-test-runner-rollout"]],
     ]);
     const trigger = statementsOfRole(roleOf("RunnerRolloutTriggerRole"));
     expect(trigger.map((s) => list(s.Action))).toEqual([["lambda:InvokeFunction"], ["logs:CreateLogStream", "logs:PutLogEvents"]]);

@@ -1,4 +1,4 @@
-import { LambdaClient } from "@aws-sdk/client-lambda";
+import { GetFunctionConfigurationCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import type { Context } from "aws-lambda";
 import { z } from "zod";
 import { FunctionStore } from "../../store/functionStore";
@@ -44,6 +44,11 @@ const built = (() => {
       },
       functionPrefix: env[ROLLOUT_ENV.functionPrefix],
       functions: new FunctionStore(doc, env[ROLLOUT_ENV.table]),
+      // Its own Lambda's layers as the stack has them now (a rollback since this container started changes them).
+      currentLayers: async () => {
+        const own = await lambda.send(new GetFunctionConfigurationCommand({ FunctionName: env.AWS_LAMBDA_FUNCTION_NAME }));
+        return (own.Environment?.Variables?.[ROLLOUT_ENV.layerArns] ?? "").split(",").filter((arn) => arn.length > 0);
+      },
       invoke: lambda,
       jobFunction: env.AWS_LAMBDA_FUNCTION_NAME,
       log: (line) => console.error(line),
