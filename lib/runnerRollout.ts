@@ -37,7 +37,7 @@ export interface RunnerRolloutProps {
  * the rollout job Lambda asynchronously and answers CloudFormation at once. The job
  * (lambdas/rollout/rolloutJob.ts) scans the function records and moves each function with
  * rollOutRunner, starting itself again near its timeout. Each Lambda holds only what it uses:
- * the trigger invokes the job; the job reads the table (Scan), reconfigures and publishes the
+ * the trigger invokes the job; the job reads the table (Scan; a deploying function again by id), reconfigures and publishes the
  * prefixed function Lambdas, passes the execution role to Lambda, reads the two layers and
  * invokes itself.
  */
@@ -55,7 +55,9 @@ export class RunnerRollout extends Construct {
     this.jobRole = role("JobRole", "browserfn runner rollout: moves every function's live alias to the stack's runner layers");
     this.triggerRole = role("TriggerRole", "browserfn runner rollout trigger: starts the rollout job on a stack update");
 
-    this.jobRole.addToPolicy(new PolicyStatement({ actions: ["dynamodb:Scan"], resources: [props.table.tableArn] }));
+    // The scan of every function; a function found deploying is read again by id (gsi1, then its record) once its deploy ended.
+    this.jobRole.addToPolicy(new PolicyStatement({ actions: ["dynamodb:Scan", "dynamodb:GetItem"], resources: [props.table.tableArn] }));
+    this.jobRole.addToPolicy(new PolicyStatement({ actions: ["dynamodb:Query"], resources: [`${props.table.tableArn}/index/gsi1`] }));
     this.jobRole.addToPolicy(new PolicyStatement({ actions: ROLLOUT_ACTIONS, resources: runtime.functionArns }));
     acknowledgeWildcards(this.jobRole, runtime.functionArns, RUNTIME_NAMES_REASON);
     this.jobRole.addToPolicy(

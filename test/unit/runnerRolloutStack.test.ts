@@ -65,8 +65,20 @@ describe("the runner rollout's custom resource", () => {
     const logsOf = (fnId: string) => [["logs:CreateLogStream", "logs:PutLogEvents"], JSON.stringify({ "Fn::GetAtt": [`${fnId.replace(/[A-F0-9]{8}$/, "")}Logs${Object.keys(resources).find((id) => id.startsWith(`${fnId.replace(/[A-F0-9]{8}$/, "")}Logs`))?.slice(-8)}`, "Arn"] })];
     expect(statementsOf(roleOf(triggerId)).map(flat)).toEqual([[["lambda:InvokeFunction"], jobArn], logsOf(triggerId)]);
     const job = statementsOf(roleOf(jobId));
-    expect(job.map((s) => list(s.Action))).toEqual([["dynamodb:Scan"], ROLLOUT_ACTIONS, ["iam:PassRole"], ["lambda:GetLayerVersion"], ["lambda:InvokeFunction"], ["logs:CreateLogStream", "logs:PutLogEvents"]]);
+    expect(job.map((s) => list(s.Action))).toEqual([
+      ["dynamodb:Scan", "dynamodb:GetItem"],
+      ["dynamodb:Query"],
+      ROLLOUT_ACTIONS,
+      ["iam:PassRole"],
+      ["lambda:GetLayerVersion"],
+      // Itself: its continuation, and its layers read afresh before each function (a rollback stops a rollout in flight).
+      ["lambda:InvokeFunction", "lambda:GetFunctionConfiguration"],
+      ["logs:CreateLogStream", "logs:PutLogEvents"],
+    ]);
     expect(JSON.stringify(job[0]?.Resource)).toBe(JSON.stringify({ "Fn::GetAtt": [tableId, "Arn"] }));
+    // A function found deploying is read again by id: the function-id index only.
+    expect(JSON.stringify(job[1]?.Resource)).toBe(JSON.stringify({ "Fn::Join": ["", [{ "Fn::GetAtt": [tableId, "Arn"] }, "/index/gsi1"]] }));
+    job.splice(1, 1);
     expect(JSON.stringify(job[1]?.Resource)).toMatch(/function:bfn-test-fn-\*"\]\]\}.*function:bfn-test-fn-\*:\*"/);
     expect(job[2]).toMatchObject({ Resource: { "Fn::GetAtt": [executionRoleId, "Arn"] }, Condition: { StringEquals: { "iam:PassedToService": "lambda.amazonaws.com" } } });
     expect((list(job[3]?.Resource) as { Ref: string }[]).map((ref) => ref.Ref).sort()).toEqual([...layerIds].sort());
