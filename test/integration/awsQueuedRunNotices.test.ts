@@ -1,5 +1,6 @@
 import { principalContext } from "../../lambdas/aws/authorizerContext";
 import { lazyRoute } from "../../lambdas/aws/lazyHandlers";
+import { cancelRun } from "../../lambdas/handlers/cancelRun";
 import { createFunction } from "../../lambdas/handlers/createFunction";
 import { invokePost } from "../../lambdas/handlers/invokePost";
 import type { HttpResult } from "../../lambdas/http/response";
@@ -105,5 +106,30 @@ describe("a sync call whose run waits in the run queue on AWS", () => {
       { by: "recorder", command: "SendMessageCommand", input: { QueueUrl: notify, MessageBody: JSON.stringify({ run_id: runId }) } },
     ]);
     expect(reads.filter((id) => id === runId)).toEqual([]);
+  }, 60_000);
+
+  it("answers a run canceled while it waited in the queue 409 run_canceled at the window's end", async () => {
+    await invoke(10, 3000, ASYNC);
+    await invoke(10, 3000, ASYNC);
+    const answering = invoke(2, 10);
+    let queued: RunItem | undefined;
+    for (let look = 0; look < 200 && !queued; look++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      queued = (await pipeline.memory.store.runs.listActive()).find((run) => run.account_id === "acme" && run.status === "queued");
+    }
+    expect(queued).toBeDefined();
+    const runId = String(queued?.run_id);
+    const deps = pipelineRouteDeps(pipeline, { syncWaitSeconds: 2 });
+    const canceled = await cancelRun(deps)(apiGatewayEvent(principal, "POST", `/runs/${runId}/cancel`, undefined, { run_id: runId }), lambdaContext("cancelRun", "req"));
+    expect([canceled.statusCode, json(canceled).status]).toEqual([200, "canceled"]);
+    // Before: 202 `running` (the record was no longer queued), for a run that never starts.
+    const answer = await answering;
+    expect([answer.statusCode, (json(answer).error as { code?: string }).code, (json(answer).error as { details?: unknown }).details]).toEqual([
+      409,
+      "run_canceled",
+      { run_id: runId, status: "canceled" },
+    ]);
+    await pipeline.settled();
+    expect(pipeline.starts.filter((call) => call.input.name === runId)).toEqual([]);
   }, 60_000);
 });
