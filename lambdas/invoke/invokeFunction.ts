@@ -101,7 +101,10 @@ export async function invokeFunction(
   }
   waiting.abort();
   // A run that waited in the queue (or for a worker) may still wait: the answer says which.
-  return acceptedResponse({ ...run, status: await phase() }, request.baseUrl);
+  const now = await phase();
+  // Ended where this caller could not hear it (canceled while queued: 409 run_canceled).
+  if (typeof now !== "string") return finishedResponse(now);
+  return acceptedResponse({ ...run, status: now }, request.baseUrl);
 }
 
 /** How far back a request's receipt time is believed (a clock that says more is not). */

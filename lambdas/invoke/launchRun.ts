@@ -21,8 +21,12 @@ export interface StartedRun {
   run: RunItem;
   /** Settles with the final run record; never rejects once the run exists. */
   completion: Promise<RunItem>;
-  /** Whether the run still waits for a slot or a worker (`queued`), or has one (`running`, a cold start included). */
-  phase(): Promise<"queued" | "running">;
+  /**
+   * Whether the run still waits for a slot or a worker (`queued`), or has one (`running`, a cold
+   * start included); or its final record, when this look finds it ended (a queued run that ended,
+   * or was canceled, where its caller could not hear it).
+   */
+  phase(): Promise<"queued" | "running" | RunItem>;
 }
 
 /** A run that holds its lease, handed to the runtime. */

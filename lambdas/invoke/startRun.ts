@@ -2,7 +2,7 @@ import type { Deps } from "../deps";
 import type { FunctionItem } from "../functions/types";
 import { newRun } from "../runs/newRun";
 import { admitRun, type Lease } from "./admitRun";
-import type { RunItem, RunTrigger } from "../runs/types";
+import { FINAL_STATUSES, type RunItem, type RunTrigger } from "../runs/types";
 import { secretsForRun } from "../secrets/functionSecrets";
 import { Redactor } from "../secrets/redactor";
 import { enqueueRun } from "../queue/enqueueRun";
@@ -92,8 +92,12 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
     const completion = watch ? Promise.race([deps.queue.completionOf(run.run_id), watch.end]) : deps.queue.completionOf(run.run_id);
     input.signal?.addEventListener("abort", () => deps.queue.forget(run.run_id), { once: true });
     if (input.signal?.aborted) deps.queue.forget(run.run_id);
-    // Started (by this process or another) or not: its record says.
-    const phase = async () => ((await deps.store.runs.get(run.run_id).catch(() => undefined))?.status === "queued" ? "queued" : "running") as "queued" | "running";
+    // Started (by this process or another) or not, or ended (canceled while queued, say): its record says.
+    const phase = async (): Promise<"queued" | "running" | RunItem> => {
+      const stored = await deps.store.runs.get(run.run_id).catch(() => undefined);
+      if (stored && FINAL_STATUSES.includes(stored.status)) return stored;
+      return stored?.status === "queued" ? "queued" : "running";
+    };
     return { run: { ...run, queue_reason: "plan_concurrency" }, completion, phase };
   }
   return launchRun(deps, {
