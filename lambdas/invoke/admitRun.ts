@@ -2,6 +2,7 @@ import { DEFAULT_PLAN } from "../config/plans";
 import type { Deps } from "../deps";
 import { ApiError } from "../http/errors";
 import { wakeQueue } from "../queue/dispatchQueue";
+import { lookUpNext } from "../queue/queueLookAhead";
 
 export interface Lease {
   /** Gives the slot back; `refund` when the run never started (its invocation is not counted). */
@@ -16,13 +17,19 @@ const LEASE_MARGIN_MS = 60_000;
  */
 export const MACHINE_WAIT_ALLOWANCE_MS = 15 * 60_000;
 
-/** The lease of a run in flight: lease ids are run ids. Giving it back wakes the account's queue when runs wait. */
-export function runLease(deps: Deps, accountId: string, runId: string, plan: string): Lease {
+/**
+ * The lease of a run in flight: lease ids are run ids. Giving it back wakes the account's queue
+ * when runs wait. `lookAhead` (a run that came out of the queue, whose lease set the queue's
+ * round-robin cursor to its function): the queue's next run is looked up beside the release, not
+ * after it, and the dispatcher takes that answer when the cursor is still there (queueLookAhead.ts).
+ */
+export function runLease(deps: Deps, accountId: string, runId: string, plan: string, lookAhead?: { functionId: string }): Lease {
   return {
     release: async (refund = false) => {
+      const next = lookAhead && !refund ? lookUpNext(deps, accountId, lookAhead.functionId) : undefined;
       // The release's own answer (the item as it is now) is the dispatcher's first look: no read of its own.
       const { queued, item } = await deps.store.limits.release(accountId, runId, refund);
-      if (queued > 0) wakeQueue(deps, accountId, { plan, ...(item ? { limits: item } : {}) });
+      if (queued > 0) wakeQueue(deps, accountId, { plan, ...(item ? { limits: item } : {}), ...(next ? { next } : {}) });
     },
   };
 }

@@ -12,6 +12,7 @@ import { runDeadline, type RunItem } from "../runs/types";
 import { redactResult } from "../secrets/functionSecrets";
 import type { Redactor } from "../secrets/redactor";
 import { markWaiting } from "../queue/markWaiting";
+import { shouldRetry } from "../retries/retryPolicy";
 
 /** How long a run waits for its `running` mark when it is marked only `if-long`. */
 export const RUNNING_MARK_MS = 200;
@@ -90,6 +91,11 @@ export async function launchRun(deps: Deps, launch: Launch): Promise<StartedRun>
     ending = redactResult(redactor, result);
     clearTimeout(markTimer);
     await runningWrite; // the final record must not be overtaken by the running one
+    // A run from the queue gives its slot back beside its final record, not after it: runs wait
+    // for that slot, and nothing needs the record first (the release counts nothing; a service
+    // that dies between the two leaves the run active, settled as crashed at the next start, as
+    // when it dies before either). Not an attempt that is retried: its lease goes with its requeueing.
+    if (launch.fromQueue && !shouldRetry(run, ending)) release(false, "now")();
     // The one place a local run's attempt ends: the run's end, or its next attempt queued (lambdas/retries).
     run = await endAttempt(deps, run, ending, fn, { params, baseUrl: launch.baseUrl ?? null });
     return run;
@@ -161,9 +167,12 @@ export async function launchRun(deps: Deps, launch: Launch): Promise<StartedRun>
   // the next turn of the event loop: the caller's answer is written in this one. A store that
   // is away meanwhile gets it once it is back (else the slot stayed taken until it expired).
   // Tracked as queue work: a process frozen after each event (a Lambda) gives the lease back before it is.
-  const release = (refund: boolean) => () =>
-    deps.queue.track(
-      nextTurn()
+  let released = false;
+  const release = (refund: boolean, when: "now" | "next-turn" = "next-turn") => () => {
+    if (released) return;
+    released = true;
+    return deps.queue.track(
+      (when === "now" ? Promise.resolve() : nextTurn())
         .then(() => lease.release(refund))
         .catch((error: unknown) => {
           const gaveUp = (failure: unknown) => deps.log(`releasing the lease of ${run.run_id} failed: ${(failure as Error).message}`);
@@ -171,6 +180,7 @@ export async function launchRun(deps: Deps, launch: Launch): Promise<StartedRun>
           else gaveUp(error);
         }),
     );
+  };
   // A run queued again for its next attempt gave its lease back as it was queued (retryRun): its
   // next attempt takes a lease of the same id, which a late release here must not remove.
   // A canceled run whose code may run on (AWS) keeps its slot: its lease lapses after the code's latest end.

@@ -5,6 +5,7 @@ import { finishRun } from "../runs/finishRun";
 import type { RunItem } from "../runs/types";
 import type { LimitItem } from "../store/limitStore";
 import { startQueuedRun } from "./startQueuedRun";
+import type { LookAhead } from "./queueLookAhead";
 
 /**
  * What the waker knows already, saving the dispatcher a read each: the account's plan (a lease
@@ -13,6 +14,8 @@ import { startQueuedRun } from "./startQueuedRun";
 export interface DispatchHint {
   plan?: string;
   limits?: LimitItem;
+  /** The queue's next run, looked up beside the release that woke this (see queueLookAhead.ts). */
+  next?: LookAhead;
 }
 
 /** Extra life of a lease past the run's own limits (as admitRun's). */
@@ -52,10 +55,13 @@ export async function dispatchQueue(deps: Deps, accountId: string, hint: Dispatc
   const plan = deps.config.plans[planName] ?? deps.config.plans[DEFAULT_PLAN];
   if (!plan) return;
   let known = hint.limits;
+  let ahead = hint.next;
   for (let step = 0; step < MAX_STEPS && !deps.queue.isClosed; step++) {
     const now = deps.clock.now();
     const limits = known ?? (await deps.store.limits.read(accountId));
+    const lookedUp = ahead;
     known = undefined;
+    ahead = undefined;
     if (!limits) return;
     if (await deps.store.limits.removeExpired(accountId, limits, now)) continue;
     if ((limits.queued ?? 0) <= 0) {
@@ -63,7 +69,8 @@ export async function dispatchQueue(deps: Deps, accountId: string, hint: Dispatc
       return;
     }
     if (Object.keys(limits.leases ?? {}).length >= plan.concurrency) return; // the next release wakes it
-    const { run: queued, earliest } = await deps.store.queueItems.next(accountId, limits.rr_cursor ?? null, now);
+    const cursor = limits.rr_cursor ?? null;
+    const { run: queued, earliest } = (lookedUp?.cursor === cursor ? await lookedUp.result : undefined) ?? (await deps.store.queueItems.next(accountId, cursor, now));
     if (!queued) {
       if (earliest) deps.queue.wakeAt(accountId, earliest, now, () => wakeQueue(deps, accountId));
       return;

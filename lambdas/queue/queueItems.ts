@@ -34,6 +34,12 @@ export interface QueuedRun {
    * waits for it, InvokeRequest.notify); absent or null: nobody waits.
    */
   notify?: string | null;
+  /**
+   * Its parameters are kept in part items (over INLINE_PARAMS_BYTES); false when the item holds
+   * them itself, as read by `next` (claim then deletes no part: one query less on the way from a
+   * freed slot to the run's start); absent: not known (claim looks for parts).
+   */
+  parts?: boolean;
 }
 
 /** Parameters up to this size stay in the queue item; larger ones go to gzipped part items. */
@@ -101,17 +107,14 @@ export class QueueItems {
     const tried = new Set<string>();
     let from = afterFunction === null ? "RUN#" : `RUN#${afterFunction}#~`;
     let wrapped = afterFunction === null;
+    // The first look also asks from the start, beside the look past the cursor: with one function
+    // queued (the usual case) nothing is past it, and the wrap would be a second round trip.
+    let fromStart = wrapped ? undefined : this.first(accountId, "RUN#");
+    fromStart?.catch(() => undefined); // awaited at the wrap, if there is one
     for (let step = 0; step < 64; step++) {
-      const { Items } = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: "pk = :pk AND sk BETWEEN :from AND :to",
-          ExpressionAttributeValues: { ":pk": queuePk(accountId), ":from": from, ":to": "RUN#~" },
-          ConsistentRead: true,
-          Limit: 1,
-        }),
-      );
-      const item = Items?.[0];
+      const early = from === "RUN#" ? fromStart : undefined;
+      if (early) fromStart = undefined;
+      const item = await (early ?? this.first(accountId, from));
       if (!item) {
         if (wrapped) break;
         wrapped = true;
@@ -128,13 +131,27 @@ export class QueueItems {
     return earliest === undefined ? {} : { earliest };
   }
 
+  /** The first queue item of the account's queue from `from` (a sort key) on, if any. */
+  private async first(accountId: string, from: string): Promise<Record<string, unknown> | undefined> {
+    const { Items } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: "pk = :pk AND sk BETWEEN :from AND :to",
+        ExpressionAttributeValues: { ":pk": queuePk(accountId), ":from": from, ":to": "RUN#~" },
+        ConsistentRead: true,
+        Limit: 1,
+      }),
+    );
+    return Items?.[0];
+  }
+
   /** Deletes a queued run's item (and its parameters' parts); true for the one caller that deleted it. */
-  async claim(run: Pick<QueuedRun, "account_id" | "function_id" | "ready_at" | "run_id">): Promise<boolean> {
+  async claim(run: Pick<QueuedRun, "account_id" | "function_id" | "ready_at" | "run_id" | "parts">): Promise<boolean> {
     const claimed = await sendConditional(
       this.doc,
       new DeleteCommand({ TableName: this.table, Key: { pk: queuePk(run.account_id), sk: queueSk(run) }, ConditionExpression: "attribute_exists(pk)" }),
     );
-    if (claimed) await this.deleteParts(run.account_id, run.run_id);
+    if (claimed && run.parts !== false) await this.deleteParts(run.account_id, run.run_id);
     return claimed;
   }
 
@@ -191,6 +208,7 @@ export class QueueItems {
       base_url: typeof stored.base_url === "string" ? stored.base_url : null,
       counted: stored.counted === true,
       notify: typeof stored.notify === "string" ? stored.notify : null,
+      parts: typeof stored.params_parts === "number" && stored.params_parts > 0,
     };
   }
 

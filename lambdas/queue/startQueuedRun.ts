@@ -25,7 +25,8 @@ export async function startQueuedRun(deps: Deps, queued: QueuedRun, record: RunI
     params: queued.params,
     secrets,
     redactor: new Redactor(Object.values(secrets.values)),
-    lease: runLease(deps, queued.account_id, queued.run_id, plan),
+    // Its lease set the queue's cursor to its function: the next run is looked up beside its release.
+    lease: runLease(deps, queued.account_id, queued.run_id, plan, { functionId: queued.function_id }),
     waitMs: 0,
     signal: watching.signal,
     baseUrl: queued.base_url,

@@ -2,6 +2,7 @@ import { dirname, join } from "node:path";
 import type { Plugin } from "esbuild";
 import { bundleRunner, stubModules } from "./bundleRunner";
 import { playwrightBundling } from "./drivers/playwrightBundling";
+import { DeferredModules } from "./deferredModule";
 
 /**
  * Packages puppeteer-core needs only to launch or download browsers, or to speak WebDriver
@@ -47,8 +48,13 @@ const playwrightBeside: Plugin = {
  * loadPlaywright). The worker runs under `--allow-fs-read` of these two files and nothing else.
  */
 export async function buildWorkerBundle(outDir: string): Promise<string> {
+  // puppeteer-core is kept as text, compiled at its first use (see DeferredModules).
+  const deferred = new DeferredModules([stubLaunchers]);
   const [worker] = await Promise.all([
-    bundleRunner({ entry: join(__dirname, "workerMain.ts"), outfile: join(outDir, "worker.cjs"), stubs: stubLaunchers, plugins: [playwrightBeside] }),
+    bundleRunner({ entry: join(__dirname, "workerMain.ts"), outfile: join(outDir, "worker.cjs"), stubs: stubLaunchers, plugins: [playwrightBeside, deferred.plugin(["puppeteer-core"])] }).then(async (written) => {
+      await deferred.splice(written);
+      return written;
+    }),
     bundleRunner({ entry: require.resolve("playwright-core"), outfile: join(outDir, PLAYWRIGHT_FILE), plugins: [playwrightBundling()] }),
   ]);
   return worker;

@@ -7,10 +7,6 @@
  * this process (listeners, timers, globals, patched builtins, module state) reaches another run.
  * It exits when the host's channel closes.
  */
-// `import = require` (not `import from`): the bundle then holds puppeteer-core's CommonJS build
-// only, the same one automations get from `require("puppeteer-core")`, not both builds.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-import puppeteer = require("puppeteer-core");
 import type { Socket } from "node:net";
 import { compileAutomation } from "./loadAutomation";
 import { PipeTransport } from "./pipeTransport";
@@ -26,6 +22,8 @@ import { type PrivateChannel, takeChannel } from "./privateChannel/takeChannel";
 import { closeHeapReaders } from "./privateChannel/heapReaders";
 import { LiveScreencast } from "../live/screencast";
 import { profileMessages } from "./profileMessages";
+// puppeteer-core is evaluated at its first use, not at the process's start (see loadPuppeteer).
+import { loadPuppeteer } from "../../layers/runtime/scripts/loadPuppeteer";
 
 /** The channel to the host, taken by main() before anything else runs. */
 let channel: PrivateChannel | undefined;
@@ -140,7 +138,7 @@ async function warmBrowser(drivers: BrowserDrivers, playwright: boolean): Promis
 function browserConnection(downloadsDir: string | undefined): BrowserDrivers {
   return browserDrivers({
     openPipe: requestBrowser,
-    connectPuppeteer: (transport) => puppeteer.connect({ transport, defaultViewport: null }),
+    connectPuppeteer: (transport) => loadPuppeteer().connect({ transport, defaultViewport: null }),
     connectPlaywright: (mux) => connectPlaywright(mux, downloadsDir),
   });
 }

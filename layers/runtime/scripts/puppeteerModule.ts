@@ -10,10 +10,7 @@ import type { Browser, BrowserContext, LaunchOptions, Page } from "puppeteer-cor
 import { Session } from "../index";
 import { currentRun } from "../runContext";
 import { otherEndpointError } from "./playwrightModule";
-
-// `import = require`: the CommonJS build, as the runner's (see workerMain).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-import puppeteerCore = require("puppeteer-core");
+import { loadPuppeteer } from "./loadPuppeteer";
 
 /** Minutes a launched browser may stay open: the run's own deadline closes it first. */
 const LAUNCH_TIMEOUT_MINUTES = 24 * 60;
@@ -64,7 +61,7 @@ let made: object | undefined;
 /** The module an automation's `require("puppeteer")` / `require("puppeteer-core")` gets. */
 export function puppeteerModule(): object {
   if (made) return made;
-  const real = puppeteerCore as unknown as Record<string, unknown> & { default: object };
+  const real = loadPuppeteer() as unknown as Record<string, unknown> & { default: object };
   const instance = new Proxy(real.default, {
     get(target, key, receiver) {
       if (key === "launch") return launch;
