@@ -18,8 +18,8 @@ import { guardCommand } from "./cdpGuard";
 import { splitMessages } from "./pipeTransport";
 import { BrowserJudge, answerIdOf, sessionOf } from "./browserReuse/browserJudge";
 
-/** Ids of the host's own commands: above any a worker's drivers count up to (cdpMux's own start at 2^30), within int32. */
-const FIRST_HOST_ID = 2 ** 30 + 2 ** 29;
+/** Ids of the host's own commands: above any a worker's drivers count up to (cdpMux's own start at 2^30), within int32; a worker may not use them. */
+export const FIRST_HOST_ID = 2 ** 30 + 2 ** 29;
 
 /** An answer of the browser, as the host reads its own. */
 export interface CdpAnswer {
@@ -150,8 +150,15 @@ export class CdpRelay {
     const kept = keepDownloadsIn(text, this.downloads);
     const verdict = kept.ok && this.guard ? guardCommand(kept.message) : kept;
     const judged = verdict.ok ? this.judge.command(verdict.message) : undefined;
+    // The host's ids are its own: a worker's answer must never pass for the reset's.
+    const id = judged?.command.id;
+    if (typeof id === "number" && id >= FIRST_HOST_ID) {
+      const { sessionId } = judged?.command ?? {};
+      const answer = { id, ...(sessionId === undefined ? {} : { sessionId }), error: { code: -32000, message: `browserfn refused the command: ids from ${FIRST_HOST_ID} are the runtime's` } };
+      return void side.hostEnd.write(`${JSON.stringify(answer)}\0`);
+    }
     if (verdict.ok && judged) {
-      const { id, sessionId } = judged.command;
+      const { sessionId } = judged.command;
       side.pending.add(`${typeof sessionId === "string" ? sessionId : ""}:${String(id)}`);
       this.toBrowser.write(`${judged.message}\0`);
       return;

@@ -5,9 +5,11 @@
  * the worker's one browser, whose CDP pipe ends it hands to the worker: no DevTools endpoint
  * listens on any socket. It talks to the service over fd 3 in length-prefixed frames.
  *
- * A worker process serves ONE run. When it answers, the host kills it and its browser at once,
- * starts a fresh worker (and, at its first session, a fresh browser on an emptied profile), and
- * says `idle` when that one is ready: nothing a run did to its process (listeners on the
+ * A worker process serves ONE run. When it answers, the host kills it at once, keeps its
+ * browser only if the run left it clean and resets it (browserReuse/: else it is killed too, and
+ * the next session gets a fresh browser on an emptied profile), hands the next worker a socket
+ * of its own on the browser's pipe, and says `idle` when that one is ready: nothing a run did
+ * to its process (listeners on the
  * channel, a patched send, timers, unref'd or not, globals, patched builtins, module state)
  * can reach the next run, and no run's own code lingers after its answer. The service's
  * channel (fd 3 here) is out of the worker's reach; what the worker says is relayed only if a
@@ -219,7 +221,7 @@ function onReady(): void {
     const early = browserEarly;
     browserEarly = false;
     // The last run's browser, kept and reset, or a fresh one: warm before `idle`, as the run will use one.
-    const warm = resetting.then(() => (early ? (relay && browser ? handKeptBrowser() : launchBrowser()).then(warmed) : undefined));
+    const warm = resetting.then(() => (early ? (relay && !relay.closed && browser ? handKeptBrowser() : launchBrowser()).then(warmed) : undefined));
     void warm.then(() => tell({ type: "idle", runId, leftover: [] }));
   } else if (!readyTold) {
     readyTold = true;

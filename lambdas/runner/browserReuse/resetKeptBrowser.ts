@@ -19,7 +19,7 @@ import type { RunOutcome } from "../protocol";
 /** Runs one browser serves at most: Chromium's own caches and heap are started afresh after as many. */
 export const MAX_RUNS_PER_BROWSER = 50;
 /** The most memory (resident, the browser's process tree) a browser may hold and still be kept. */
-export const KEEP_MAX_RSS_MB = 384;
+export const KEEP_MAX_RSS_MB = 256;
 const RESET_TIMEOUT_MS = 3_000;
 const TARGETS_POLL_MS = 20;
 
@@ -55,8 +55,9 @@ export function treeRssMb(pid: number): number | undefined {
 
 /**
  * Waits (within RESET_TIMEOUT_MS) for the targets of the run's contexts to go: a page's or a
- * service worker's outlives its context's disposal by a few milliseconds. A target of any other
- * context (the default one's) is a reason not to keep the browser, at once.
+ * service worker's outlives its context's disposal by a few milliseconds, and may have lost its
+ * context's id meanwhile. A target of any other context (the default one's) is a reason not to
+ * keep the browser, at once; one still there after the wait is one too.
  */
 async function targetsGone(relay: CdpRelay, disposed: Set<string>): Promise<string | undefined> {
   const until = Date.now() + RESET_TIMEOUT_MS;
@@ -66,7 +67,8 @@ async function targetsGone(relay: CdpRelay, disposed: Set<string>): Promise<stri
     if (!Array.isArray(infos)) return "its targets could not be listed";
     const left = (infos as { type?: unknown; browserContextId?: unknown }[]).filter((info) => info.type !== "browser");
     if (left.length === 0) return undefined;
-    if (left.some((info) => typeof info.browserContextId !== "string" || !disposed.has(info.browserContextId))) return "a target of the default context is open";
+    // A target of a context going away may already have lost its context's id (a service worker's does): it is waited for too.
+    if (left.some((info) => typeof info.browserContextId === "string" && !disposed.has(info.browserContextId))) return "a target of the default context is open";
     if (Date.now() >= until) return "a target outlived its context";
     await new Promise((resolve) => setTimeout(resolve, TARGETS_POLL_MS));
   }
