@@ -300,7 +300,7 @@ async function handKeptBrowser(): Promise<void> {
   try {
     const end = await link.connectWorker();
     if (worker !== owner || relay !== link || !owner.connected) return void end.destroy();
-    owner.send({ type: "browser_pipe", end: "both" }, end);
+    owner.send({ type: "browser_pipe", end: "both", kept: true }, end);
   } catch {
     dropBrowser();
     return launchBrowser();
