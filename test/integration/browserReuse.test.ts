@@ -88,6 +88,15 @@ export default async function run(mode: string, site: string) {
   throw new Error("unknown mode " + mode);
 }`;
 
+/** A Playwright session's run. */
+const PLAYWRIGHT_RUN = `import { Session } from "browserfn/runtime";
+export default async function run(site: string) {
+  await using session = await Session.start({ driver: "playwright" });
+  const page = await session.newPage();
+  await page.goto(site + "/page");
+  return await page.title();
+}`;
+
 /** What the site counts: fetches of the cached response, and a left page's timer ticks. */
 interface Site extends PageServer {
   hits: { cached: number; tick: number };
@@ -138,6 +147,7 @@ describe("a sandbox's browser kept across runs", () => {
     // One worker's sandbox serves every run of the function; the browser reaches the site on this machine.
     t = await startTestService({ config: { allowLocalNetwork: true, workers: { perFunction: 1, total: 2, idleSeconds: 120 } } });
     await t.deploy("leaver", LEAVER, { timeout_seconds: 30, memory_mb: 1024 });
+    await t.deploy("pw-runner", PLAYWRIGHT_RUN, { timeout_seconds: 30, memory_mb: 1024 });
   }, 120_000);
   afterAll(async () => {
     await t?.destroy();
@@ -152,6 +162,22 @@ describe("a sandbox's browser kept across runs", () => {
     expect(await invoke("plain")).toEqual(first);
     expect(await invoke("plain")).toEqual(first);
     expect(browsers()).toEqual(pids);
+  }, 120_000);
+
+  it("serves Playwright runs with the same browser too", async () => {
+    const call = async () => {
+      const answer = await t.call("POST", "/functions/pw-runner", { body: { site: site.url } });
+      expect([answer.status, answer.body]).toEqual([200, "page"]);
+    };
+    // The other function's sandbox has a browser of its own: only this one's are counted.
+    const others = new Set(browsers());
+    const own = () => browsers().filter((pid) => !others.has(pid));
+    await call();
+    const first = own();
+    expect(first).toHaveLength(1);
+    await call();
+    await call();
+    expect(own()).toEqual(first);
   }, 120_000);
 
   it("leaves nothing of a run's contexts, pages, timers, cookies, storage, service workers, cache or permissions to the next run, and keeps the browser", async () => {

@@ -42,6 +42,8 @@ describe("BrowserJudge", () => {
     ["exposeDevToolsProtocol", { id: 3, method: "Target.exposeDevToolsProtocol", params: { targetId: "T", bindingName: "cdp" } }],
     ["Browser.close on a page's session", { id: 3, method: "Browser.close", sessionId: "P1" }],
     ["Browser.crash", { id: 3, method: "Browser.crash", sessionId: "B1" }],
+    ["certificate errors ignored from a page's session", { id: 3, method: "Security.setIgnoreCertificateErrors", params: { ignore: true }, sessionId: "P1" }],
+    ["an extension loaded from a page's session", { id: 3, method: "Extensions.loadUnpacked", params: { path: "/x" }, sessionId: "P1" }],
     ["an unknown browser-level method", { id: 3, method: "Network.clearBrowserCookies" }],
     ["a command on a session it never saw attached", { id: 3, method: "Runtime.evaluate", params: { expression: "1" }, sessionId: "UNKNOWN" }],
     ["a command without a method", { id: 3 }],

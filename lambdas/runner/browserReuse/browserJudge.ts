@@ -46,8 +46,13 @@ const ALLOWED: Record<string, "any" | "context" | "own-context"> = {
   "Storage.clearCookies": "context",
 };
 
-/** Domains whose methods act beyond a page even when sent on a page's session. */
-const BROWSER_DOMAINS = ["Browser.", "Target.", "Storage.getCookies", "Storage.setCookies", "Storage.clearCookies", "SystemInfo.", "Tethering.", "Tracing.", "Memory.", "Cast."];
+/**
+ * Domains (and methods) that may act beyond a page even when sent on a page's session: judged
+ * there too (certificate errors ignored, extensions or web apps installed, cookies of another
+ * context, the process's memory or tracing, …); a page's other domains act on its page and
+ * context only, which the reset closes.
+ */
+const BROWSER_DOMAINS = ["Browser.", "Target.", "Storage.getCookies", "Storage.setCookies", "Storage.clearCookies", "SystemInfo.", "Tethering.", "Tracing.", "Memory.", "Cast.", "Security.", "Extensions.", "PWA."];
 
 type Command = { id?: unknown; method?: unknown; sessionId?: unknown; params?: unknown };
 
