@@ -5,9 +5,11 @@
  * the worker's one browser, whose CDP pipe ends it hands to the worker: no DevTools endpoint
  * listens on any socket. It talks to the service over fd 3 in length-prefixed frames.
  *
- * A worker process serves ONE run. When it answers, the host kills it and its browser at once,
- * starts a fresh worker (and, at its first session, a fresh browser on an emptied profile), and
- * says `idle` when that one is ready: nothing a run did to its process (listeners on the
+ * A worker process serves ONE run. When it answers, the host kills it at once, keeps its
+ * browser only if the run left it clean and resets it (browserReuse/: else it is killed too, and
+ * the next session gets a fresh browser on an emptied profile), hands the next worker a socket
+ * of its own on the browser's pipe, and says `idle` when that one is ready: nothing a run did
+ * to its process (listeners on the
  * channel, a patched send, timers, unref'd or not, globals, patched builtins, module state)
  * can reach the next run, and no run's own code lingers after its answer. The service's
  * channel (fd 3 here) is out of the worker's reach; what the worker says is relayed only if a
@@ -36,7 +38,8 @@ import { htmlForms } from "../secrets/htmlForms";
 import { Redactor } from "../secrets/redactor";
 import { emptyScratch } from "./emptyScratch";
 import { captureStuckPages } from "./hostEvidence";
-import { type CdpRelay, relayedSocket } from "./cdpRelay";
+import { CdpRelay } from "./cdpRelay";
+import { resetKeptBrowser } from "./browserReuse/resetKeptBrowser";
 import { keepTail } from "./streamTail";
 import { FrameReader, encodeFrame } from "./frames";
 import type { CaptureEvidence, HostInit, HostMessage, SupervisorMessage, WorkerMessage } from "./protocol";
@@ -69,8 +72,10 @@ let launching = false;
 /** The worker a launch under way is for; `relaunch`: another worker asked meanwhile. */
 let launchingFor: ChildProcess | undefined;
 let relaunch = false;
-/** The current browser's CDP pipe, as the host relays it (see relayedSocket). */
+/** The current browser's CDP pipe, as the host relays it (see CdpRelay). */
 let relay: CdpRelay | undefined;
+/** The end of the last run: its browser reset and kept, or killed, and the scratch emptied (see keepOrDrop). */
+let resetting: Promise<void> = Promise.resolve();
 /** The run the worker was last handed: its id, and its secrets (redacted from evidence taken here). */
 let currentRun: { runId: string; secrets: string[] } | undefined;
 
@@ -194,7 +199,7 @@ function fromWorker(sent: unknown): void {
       if (!run || workerState.answered || message.token !== workerState.token || message.runId !== run.runId) return;
       workerState.answered = true;
       tell({ type: "done", runId: run.runId, outcome: message.outcome });
-      return replaceWorker(run.runId);
+      return replaceWorker(run.runId, message.outcome);
     }
     case "log":
     case "artifact":
@@ -213,8 +218,10 @@ function onReady(): void {
   if (idleFor !== undefined) {
     const runId = idleFor;
     idleFor = undefined;
-    const warm = browserEarly ? launchBrowser().then(warmed) : Promise.resolve();
+    const early = browserEarly;
     browserEarly = false;
+    // The last run's browser, kept and reset, or a fresh one: warm before `idle`, as the run will use one.
+    const warm = resetting.then(() => (early ? (relay && !relay.closed && browser ? handKeptBrowser() : launchBrowser()).then(warmed) : undefined));
     void warm.then(() => tell({ type: "idle", runId, leftover: [] }));
   } else if (!readyTold) {
     readyTold = true;
@@ -237,19 +244,22 @@ function warmed(): Promise<void> {
 }
 
 /**
- * After a run's answer: its worker and browser are killed (nothing of the run runs on), the
- * standby becomes the worker for the next run (or a fresh one starts), and a new standby
- * starts; `idle` is said once the worker is ready (its browser warm, when the run used one).
+ * After a run's answer: its worker is killed (nothing of the run's code runs on), its browser
+ * reset and kept if it is clean, else killed (see keepOrDrop), the standby becomes the worker
+ * for the next run (or a fresh one starts), and a new standby starts; `idle` is said once the
+ * worker is ready (with the kept browser's pipe, or a fresh browser, warm when the run used one).
  */
-function replaceWorker(runId: string): void {
+function replaceWorker(runId: string, outcome: unknown): void {
   const old = worker;
   worker = undefined;
   currentRun = undefined;
   if (old?.pid && old.exitCode === null && old.signalCode === null) killQuietly(old.pid);
   browserEarly = browser !== undefined || launching;
-  dropBrowser();
+  const scratch = spec;
   // Nothing the run wrote to the sandbox's file systems is there for the next run (or held in memory).
-  if (spec) emptyScratch([...spec.scratchDirs, downloadsDir(spec)], [spec.browser.profileDir]);
+  resetting = keepOrDrop(outcome).then(() => {
+    if (scratch) emptyScratch([...scratch.scratchDirs, downloadsDir(scratch)], [scratch.browser.profileDir]);
+  });
   idleFor = runId;
   if (!spec) return;
   // The standby takes over at once; without one (it died, or runs come faster than processes start), a fresh process.
@@ -265,6 +275,36 @@ function replaceWorker(runId: string): void {
   // Its successor is named to the service before `idle` (the one it named before is the current worker now).
   ensureStandby();
   if (workerState.ready) onReady();
+}
+
+/**
+ * The browser of a run that answered: reset and kept for the next run when resetKeptBrowser
+ * finds it clean, else killed. A launch still under way is the replaced worker's: it kills its
+ * own browser (see launchBrowser).
+ */
+async function keepOrDrop(outcome: unknown): Promise<void> {
+  const link = relay;
+  const child = browser;
+  if (!link || !child?.pid || launching || child.exitCode !== null || child.signalCode !== null) return dropBrowser();
+  const unfit = await resetKeptBrowser(link, child.pid, outcome).catch((error: unknown) => `its reset failed: ${String(error)}`);
+  if (unfit === undefined && browser === child && relay === link && !link.closed) return;
+  if (browser === child) dropBrowser();
+  else if (child.exitCode === null && child.signalCode === null) killQuietly(child.pid);
+}
+
+/** Gives the current worker a socket of its own on the kept browser's pipe (a fresh browser if that fails). */
+async function handKeptBrowser(): Promise<void> {
+  const link = relay;
+  const owner = worker;
+  if (!link || !owner?.connected) return;
+  try {
+    const end = await link.connectWorker();
+    if (worker !== owner || relay !== link || !owner.connected) return void end.destroy();
+    owner.send({ type: "browser_pipe", end: "both", kept: true }, end);
+  } catch {
+    dropBrowser();
+    return launchBrowser();
+  }
 }
 
 /** Kills the current browser (a launch under way for a replaced worker kills its own, see launchBrowser). */
@@ -313,7 +353,8 @@ function launchBrowser(): Promise<void> {
       freshProfile(current.browser.profileDir);
       const child = spawn(
         current.browser.executable,
-        [...current.browser.args, "--remote-debugging-pipe", `--user-data-dir=${current.browser.profileDir}`, "about:blank"],
+        // No start page: a page of the default context would outlive the runs (see browserReuse/browserJudge).
+        [...current.browser.args, "--remote-debugging-pipe", `--user-data-dir=${current.browser.profileDir}`],
         { env: current.browser.env, stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] },
       );
       browser = child;
@@ -327,7 +368,8 @@ function launchBrowser(): Promise<void> {
       });
       const [, , , toBrowser, fromBrowser] = child.stdio as [unknown, unknown, unknown, Socket | null, Socket | null];
       if (!toBrowser || !fromBrowser || worker !== owner || !owner.connected) throw new Error("the browser's pipes are missing");
-      const link = await relayedSocket(toBrowser, fromBrowser, current.browser.profileDir, downloadsDir(current), current.browser.guard);
+      const link = new CdpRelay(toBrowser, fromBrowser, current.browser.profileDir, downloadsDir(current), current.browser.guard);
+      const workerEnd = await link.connectWorker();
       // Its worker was replaced meanwhile: this browser is no one's.
       if (worker !== owner) {
         if (browser === child) dropBrowser();
@@ -335,7 +377,7 @@ function launchBrowser(): Promise<void> {
         return;
       }
       relay = link;
-      owner.send({ type: "browser_pipe", end: "both" }, link.workerEnd);
+      owner.send({ type: "browser_pipe", end: "both" }, workerEnd);
     } catch (error) {
       if (worker === owner && owner.connected) owner.send({ type: "browser_failed", message: (error as Error).message });
     } finally {

@@ -98,7 +98,7 @@ export interface ProfileReply {
  * a message of its own with the socket as the message's handle (or one socket for both ways,
  * `both`, when the host guards the commands), or why there is no browser.
  */
-export type BrowserReply = { type: "browser_pipe"; end: "write" | "read" | "both" } | { type: "browser_failed"; message: string };
+export type BrowserReply = { type: "browser_pipe"; end: "write" | "read" | "both"; kept?: boolean } | { type: "browser_failed"; message: string };
 
 /** The host's word that the worker's browser exited on its own (its exit and last output). */
 export interface BrowserExited {

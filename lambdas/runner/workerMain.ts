@@ -105,24 +105,29 @@ function artifactChannel(runId: string, artifactsUrl: string): ArtifactSink {
  * in a context of its own, so the run finds the connection made and the code that makes pages
  * already run once (a fresh process runs puppeteer's code cold). A function whose code asks for
  * Playwright (see usesPlaywright) gets Playwright loaded, connected and warmed the same way.
- * Then tells the host.
+ * A browser `kept` from the last run (see hostMain) has made pages before: only the connections
+ * are made, which spares the browser a context per run. Then tells the host.
  */
-async function warmBrowser(drivers: BrowserDrivers, playwright: boolean): Promise<void> {
+async function warmBrowser(drivers: BrowserDrivers, playwright: boolean, kept: boolean): Promise<void> {
   try {
     const browser = await drivers.getBrowser();
-    const context = await browser.createBrowserContext();
-    try {
-      await context.newPage();
-    } finally {
-      await context.close();
+    if (!kept) {
+      const context = await browser.createBrowserContext();
+      try {
+        await context.newPage();
+      } finally {
+        await context.close();
+      }
     }
     if (playwright) {
       const connected = await drivers.getPlaywright();
-      const warm = await connected.newContext();
-      try {
-        await warm.newPage();
-      } finally {
-        await warm.close();
+      if (!kept) {
+        const warm = await connected.newContext();
+        try {
+          await warm.newPage();
+        } finally {
+          await warm.close();
+        }
       }
     }
   } catch {
@@ -260,7 +265,7 @@ function main(): void {
       if (message.type === "profile_reply") return onProfileReply?.(message);
       if (message.type === "browser_pipe" || message.type === "browser_failed") {
         onBrowserReply(message, handle);
-        if (startedEarly && drivers && !served) void warmBrowser(drivers, usesPlaywright(init?.code ?? ""));
+        if (startedEarly && drivers && !served) void warmBrowser(drivers, usesPlaywright(init?.code ?? ""), message.type === "browser_pipe" && message.kept === true);
       }
       // Into the run's console output (if a run is in progress): why its pages went away.
       if (message.type === "browser_exited") {
