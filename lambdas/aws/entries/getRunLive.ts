@@ -1,5 +1,6 @@
 import { runLiveRoute } from "../../handlers/getRunLive";
 import { lazyRoute } from "../lazyHandlers";
+import { liveRouteDeps } from "../routeDeps/liveRouteDeps";
 import { longPolled } from "../longPoll";
 
 /**
@@ -8,4 +9,4 @@ import { longPolled } from "../longPoll";
  */
 const getRunLive = longPolled(runLiveRoute({ pollMs: 1_000 }));
 
-export const handler = lazyRoute(getRunLive);
+export const handler = lazyRoute(getRunLive, liveRouteDeps);
