@@ -640,6 +640,28 @@ export default async () => { const password = secrets.get("PASSWORD"); console.l
     }
   }, 60_000);
 
+  it("opens a secret once per warm service container, and once per run in the function's Lambda (the KMS cost model)", async () => {
+    const world = await startWorld();
+    try {
+      await world.create("login", USES_SECRET);
+      const functionId = await functionIdOf(world, "login");
+      const put = await putSecret(world.deps)(
+        apiEvent("PUT", "/functions/login/secrets/PASSWORD", { value: PASSWORD }, { ref: "login", name: "PASSWORD" }),
+        lambdaContext("putSecret", "req"),
+      );
+      expect(put.statusCode).toBe(204);
+      const runner = runnerSession("AROAEXAMPLEEXECUTION", `bfn-${functionId}`);
+      const { kms } = world.pipeline;
+      for (let run = 0; run < 3; run++) expect((await world.invoke("login", {})).statusCode).toBe(200);
+      const decrypts = (caller: string) => kms.calls.filter((call) => call.caller === caller && call.command === "Decrypt").length;
+      // The service (the run starter, the recorder's redaction) keeps what it opened (kmsSecretBox.ts: 5 minutes, 1,000 values):
+      // one Decrypt for three runs. The function's Lambda, where user code runs, keeps nothing: one per secret per run.
+      expect([decrypts("service"), decrypts(runner)]).toEqual([1, 3]);
+    } finally {
+      await world.close();
+    }
+  }, 60_000);
+
   it("the recorder redacts a value the runner's answer still held", async () => {
     const world = await startWorld({
       // A runner that did not redact (user code can reach the answer's channel): the recorder does.
