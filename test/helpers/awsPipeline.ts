@@ -215,7 +215,7 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
     logGroup: "/browserfn/test/functions",
     pollIntervalMs: 1,
     runPollIntervalMs: 25,
-    // GET /runs/{id}/live as the stack wires it (awsDeps.ts): the watch marker and the latest frame in the bucket.
+    // GET /runs/{id}/live as the stack wires it (routeDeps/liveRouteDeps.ts): the watch marker and the latest frame in the bucket.
     watchFrames: createS3LiveWatch(spiedS3, "bfn-run-bucket", { pollMs: 1_000, log }),
     ...(options.waitQueues === false ? {} : { endNotices: new RunEndWaiter({ sqs: sqs.client("route"), urlPrefix: WAIT_QUEUE_URL_PREFIX, tags: WAIT_QUEUE_TAGS, log }) }),
     ...options.runtime,
