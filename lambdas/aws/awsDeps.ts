@@ -13,6 +13,7 @@ import { awsAttemptRetry } from "../runtime/aws/recordRetry";
 import type { SweepDeps } from "../runtime/aws/sweepRuns";
 import { createKmsSecretBox, runnerSession } from "../secrets/kmsSecretBox";
 import type { SecretBox } from "../secrets/secretBox";
+import { createRunDataKeys } from "../secrets/runEnvelope/runDataKeys";
 import { lambdaFunctionName } from "../runtime/aws/awsRuntime";
 import type { DispatcherEnvConfig, readRecorderEnv, SecretsEnvConfig, StoreEnvConfig } from "./awsConfig";
 import { awsQueueDispatch, awsQueueRecovery, createDispatchStepFunctions, createDispatcherDeps } from "./awsDispatch";
@@ -77,6 +78,7 @@ export function createAwsSweepDeps(config: DispatcherEnvConfig): SweepDeps {
     stepFunctions: createDispatchStepFunctions(config.region),
     dispatch: config.dispatch,
     profileObjects,
+    runDataKeys: createRunDataKeys(new KMSClient({ region: config.region }), config.dispatch.secrets.secretsKeyArn),
   });
   return {
     store,
@@ -109,7 +111,8 @@ export function createAwsRecorderDeps(config: ReturnType<typeof readRecorderEnv>
   const webhooks = createAwsWebhookOutbox(store, config.region, config.webhookQueueUrl);
   const log = (line: string) => console.error(line);
   const stepFunctions = createDispatchStepFunctions(config.region);
-  const dispatcher = createDispatcherDeps({ store, clock: systemClock, log, secretBox, webhooks, outcomes, stepFunctions, dispatch: config.dispatch, profileObjects });
+  const runDataKeys = createRunDataKeys(new KMSClient({ region: config.region }), config.secrets.secretsKeyArn);
+  const dispatcher = createDispatcherDeps({ store, clock: systemClock, log, secretBox, webhooks, outcomes, stepFunctions, dispatch: config.dispatch, profileObjects, runDataKeys });
   const storageCap = async (accountId: string) => storageCapBytes(config.plans[(await store.accounts.getAccount(accountId))?.plan ?? DEFAULT_PLAN]);
   return {
     store,

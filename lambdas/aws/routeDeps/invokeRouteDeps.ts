@@ -1,3 +1,4 @@
+import { KMSClient } from "@aws-sdk/client-kms";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import type { Deps } from "../../deps";
@@ -6,6 +7,7 @@ import { createS3OutcomeBucket } from "../../runtime/aws/outcomeBucket";
 import { createRunStarter } from "../../runtime/aws/runExecutions";
 import { RunEndWaiter } from "../../runtime/aws/runEnds/runEndWaiter";
 import { WAIT_QUEUE_TAGS } from "../../runtime/aws/runEnds/waitQueueNames";
+import { createRunDataKeys } from "../../secrets/runEnvelope/runDataKeys";
 import { type AwsConfig, readAwsEnv } from "../awsConfig";
 import { createAwsSecretBox, createAwsWebhookOutbox, createRunBucketClient } from "../awsDeps";
 import { createRouteBase } from "./routeBase";
@@ -30,6 +32,8 @@ export function createInvokeRouteDeps(config: AwsConfig, holder = "invoke routes
     profiles: { store, objects: createS3ProfileObjects(bucketClient, config.runtime.runBucket, config.secretsKeyArn) },
     functionPrefix: config.runtime.functionPrefix,
     executionRoleId: config.runtime.executionRoleId,
+    // A run's secrets under the function's data key, kept here 5 minutes: its Lambda makes one Decrypt per run.
+    runDataKeys: createRunDataKeys(new KMSClient({ region: config.region }), config.secretsKeyArn),
     // This container's wait queue: a waiting call hears its run's end instead of reading the record (runEnds/).
     ...(config.waitQueueUrlPrefix
       ? {
