@@ -276,7 +276,12 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
       throttles: 0,
       attempt: request.attempt ?? 1,
     };
-    const text = JSON.stringify(input);
+    let text = JSON.stringify(input);
+    if (Buffer.byteLength(text) > MAX_EXECUTION_INPUT_BYTES && event.secrets?.envelope) {
+      // The envelope repeats the secrets: a run it would not fit goes without it (its Lambda opens each secret on its own, as before it).
+      const secrets: SealedSecrets = { function_id: event.secrets.function_id, runner: event.secrets.runner, items: event.secrets.items };
+      text = JSON.stringify({ ...input, event: { ...event, secrets } });
+    }
     if (Buffer.byteLength(text) > MAX_EXECUTION_INPUT_BYTES) {
       watch?.close();
       throw paramsTooLarge(Buffer.byteLength(text));
