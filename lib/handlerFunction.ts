@@ -22,6 +22,16 @@ export const HANDLER_RUNTIME = Runtime.NODEJS_22_X;
  */
 export const HANDLER_EXTERNAL_MODULES: readonly string[] = [];
 
+/** Defines `require`, `__filename` and `__dirname` for the CommonJS code bundled into a handler's ES module. */
+export const HANDLER_BANNER = [
+  "import { createRequire as __bfnCreateRequire } from 'node:module';",
+  "import { fileURLToPath as __bfnFileURLToPath } from 'node:url';",
+  "import { dirname as __bfnDirname } from 'node:path';",
+  "const require = __bfnCreateRequire(import.meta.url);",
+  "const __filename = __bfnFileURLToPath(import.meta.url);",
+  "const __dirname = __bfnDirname(__filename);",
+].join(" ");
+
 /**
  * esbuild on this machine, never Docker: ES module output (the Lambda loads `index.mjs`),
  * with `require`, `__filename` and `__dirname` provided for the CommonJS packages bundled into
@@ -37,14 +47,7 @@ const BUNDLING: BundlingOptions = {
   sourceMap: true,
   sourcesContent: false,
   // CommonJS code bundled into the ES module (the TypeScript compiler among it) expects these.
-  banner: [
-    "import { createRequire as __bfnCreateRequire } from 'node:module';",
-    "import { fileURLToPath as __bfnFileURLToPath } from 'node:url';",
-    "import { dirname as __bfnDirname } from 'node:path';",
-    "const require = __bfnCreateRequire(import.meta.url);",
-    "const __filename = __bfnFileURLToPath(import.meta.url);",
-    "const __dirname = __bfnDirname(__filename);",
-  ].join(" "),
+  banner: HANDLER_BANNER,
   logLevel: LogLevel.ERROR,
 };
 

@@ -123,6 +123,8 @@ export class Handlers extends Construct {
     props.secretsKey.grantOpen(this.roles.runSweeper);
     // A scheduled run opens its function's secrets (their values are redacted from the run's record).
     props.secretsKey.grantOpen(this.roles.scheduledRun);
+    // Every run starter seals a run's secrets under the function's data key (lambdas/secrets/runEnvelope).
+    for (const starter of [this.roles.scheduledRun, this.roles.runRecorder, this.roles.runSweeper]) props.secretsKey.grantRunDataKeys(starter);
 
     const identityEnv: Record<string, string> = {
       [AWS_ENV.tablePrefix]: settings.prefix,

@@ -47,7 +47,7 @@ const ACCESS_LOG_FIELDS = {
 
 /**
  * How long API Gateway remembers the authorizer's verdict for one `Authorization` value. On top
- * of the authorizer's own 30 s memory of verified keys (lambdas/aws/awsDeps.ts), so a key
+ * of the authorizer's own 30 s memory of verified keys (lambdas/aws/awsIdentityDeps.ts), so a key
  * revoked (or a plan changed) through the API keeps its old answer for up to a minute.
  */
 export const AUTHORIZER_CACHE_SECONDS = 30;

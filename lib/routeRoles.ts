@@ -95,6 +95,8 @@ export function grantRouteGroups(roles: Record<RouteGroup, Role>, targets: Route
   targets.pipeline.grantStartRuns(invoke);
   targets.pipeline.grantSignProfiles(invoke, targets.secretsKey);
   targets.secretsKey.grantSealAndOpen(invoke);
+  // A run's secrets go to its Lambda under the function's data key (lambdas/secrets/runEnvelope).
+  targets.secretsKey.grantRunDataKeys(invoke);
   // The sync calls wait for their run's end on their container's wait queue (only these routes wait).
   targets.waitQueues.grantWait(invoke);
   // cancel: stop a run's workflow.

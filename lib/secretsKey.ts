@@ -3,6 +3,7 @@ import { type IRole, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Alias, type IKey, Key } from "aws-cdk-lib/aws-kms";
 import { Construct } from "constructs";
 import { RUNNER_CONTEXT_KEY, SECRET_CONTEXT_KEY } from "../lambdas/secrets/secretContexts";
+import { RUN_DATA_KEY_PURPOSE } from "../lambdas/secrets/runEnvelope/envelopeFormat";
 
 export interface SecretsKeyProps {
   prefix: string;
@@ -48,6 +49,22 @@ export class SecretsKey extends Construct {
         actions: ["kms:Encrypt", "kms:Decrypt"],
         resources: [this.key.keyArn],
         conditions: { Null: { [`kms:EncryptionContext:${SECRET_CONTEXT_KEY}`]: "false" } },
+      }),
+    );
+  }
+
+  /**
+   * Make the data key a run's secrets are sealed under for the function's Lambda (the run
+   * starters: lambdas/secrets/runEnvelope/runDataKeys.ts): GenerateDataKey only with a function
+   * in the context and the run data key's purpose. The function's Lambda opens it with
+   * grantRunnerOpen (the context names its session).
+   */
+  grantRunDataKeys(role: IRole): void {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["kms:GenerateDataKey"],
+        resources: [this.key.keyArn],
+        conditions: { Null: { [`kms:EncryptionContext:${SECRET_CONTEXT_KEY}`]: "false" }, StringEquals: { "kms:EncryptionContext:purpose": RUN_DATA_KEY_PURPOSE } },
       }),
     );
   }

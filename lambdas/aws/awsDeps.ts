@@ -1,48 +1,33 @@
-import { createAwsIdentity } from "./awsIdentityDeps";
 import { KMSClient } from "@aws-sdk/client-kms";
 import { S3Client, type S3ClientConfig } from "@aws-sdk/client-s3";
-import { SchedulerClient } from "@aws-sdk/client-scheduler";
-import { SFNClient } from "@aws-sdk/client-sfn";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { AWS_MAX_BODY_BYTES } from "../config/serviceConfig";
 import { DEFAULT_PLAN, storageCapBytes } from "../config/plans";
-import { type Deps, systemClock } from "../deps";
-import { createAccountQuotaCheck } from "../runtime/aws/accountQuotas";
-import { createAwsRuntime } from "../runtime/aws/awsRuntime";
-import { createLambdaDeployJobs } from "../runtime/aws/deployJobs";
-import { createLambdaClients } from "../runtime/aws/lambdaClient";
-import { createAwsScheduler } from "../schedule/awsScheduler";
+import { systemClock } from "../deps";
 import { createDocumentClient } from "../store/dynamo";
 import { createStore } from "../store/store";
 import { createS3OutcomeBucket } from "../runtime/aws/outcomeBucket";
 import { createS3ProfileObjects } from "../profiles/aws/profileObjects";
-import { s3ProfileRemoval } from "../profiles/aws/s3ProfileRemoval";
 import type { RecordRunDeps } from "../runtime/aws/recordRun";
 import { createS3UploadedRecordings } from "../recording/aws/uploadedRecordings";
-import { createS3LiveWatch } from "../live/aws/s3LiveWatch";
 import { awsAttemptRetry } from "../runtime/aws/recordRetry";
 import type { SweepDeps } from "../runtime/aws/sweepRuns";
 import { createKmsSecretBox, runnerSession } from "../secrets/kmsSecretBox";
 import type { SecretBox } from "../secrets/secretBox";
+import { createRunDataKeys } from "../secrets/runEnvelope/runDataKeys";
 import { lambdaFunctionName } from "../runtime/aws/awsRuntime";
-import type { AwsConfig, DispatcherEnvConfig, readRecorderEnv, SecretsEnvConfig, StoreEnvConfig } from "./awsConfig";
-import { awsQueueDispatch, awsQueueRecovery, createDispatchStepFunctions, createDispatcherDeps, LambdaQueueState } from "./awsDispatch";
+import type { DispatcherEnvConfig, readRecorderEnv, SecretsEnvConfig, StoreEnvConfig } from "./awsConfig";
+import { awsQueueDispatch, awsQueueRecovery, createDispatchStepFunctions, createDispatcherDeps } from "./awsDispatch";
 import type { Store } from "../store/store";
 import { createSqsDeliveryQueue } from "../webhooks/aws/sqsDeliveryQueue";
 import type { DeliveryConsumerDeps } from "../webhooks/aws/deliveryConsumer";
 import { DEFAULT_RETRY_BASE_MS } from "../webhooks/retrySchedule";
 import { createWebhookOutbox, type WebhookOutbox } from "../webhooks/webhookOutbox";
 import { sweptRunsMetricLine } from "../runtime/aws/sweptRunsMetric";
-import { AnalysisPool } from "../code/analysis/analysisPool";
-import { bundledWorkerScript } from "../code/analysis/analysisWorkerScript";
-import { DEFAULT_ANALYSIS_BUDGET } from "../code/analysis/codeAnalysis";
-import { RunEndWaiter } from "../runtime/aws/runEnds/runEndWaiter";
 import { createRunEndNotifier } from "../runtime/aws/runEnds/notifyRunEnd";
 import { createWaitQueueSweep } from "../runtime/aws/runEnds/sweepWaitQueues";
-import { WAIT_QUEUE_TAGS } from "../runtime/aws/runEnds/waitQueueNames";
 
 /** The outbox of runs' ends, queueing deliveries on the webhook queue (standard retries: a duplicate message is harmless). */
-function createAwsWebhookOutbox(store: Store, region: string, queueUrl: string): WebhookOutbox {
+export function createAwsWebhookOutbox(store: Store, region: string, queueUrl: string): WebhookOutbox {
   const queue = createSqsDeliveryQueue(new SQSClient({ region, retryMode: "standard", maxAttempts: 5 }), queueUrl);
   return createWebhookOutbox({ store, queue, clock: systemClock, log: (line) => console.error(line) });
 }
@@ -93,6 +78,7 @@ export function createAwsSweepDeps(config: DispatcherEnvConfig): SweepDeps {
     stepFunctions: createDispatchStepFunctions(config.region),
     dispatch: config.dispatch,
     profileObjects,
+    runDataKeys: createRunDataKeys(new KMSClient({ region: config.region }), config.dispatch.secrets.secretsKeyArn),
   });
   return {
     store,
@@ -131,7 +117,8 @@ export function createAwsRecorderDeps(config: ReturnType<typeof readRecorderEnv>
   const webhooks = createAwsWebhookOutbox(store, config.region, config.webhookQueueUrl);
   const log = (line: string) => console.error(line);
   const stepFunctions = createDispatchStepFunctions(config.region);
-  const dispatcher = createDispatcherDeps({ store, clock: systemClock, log, secretBox, webhooks, outcomes, stepFunctions, dispatch: config.dispatch, profileObjects });
+  const runDataKeys = createRunDataKeys(new KMSClient({ region: config.region }), config.secrets.secretsKeyArn);
+  const dispatcher = createDispatcherDeps({ store, clock: systemClock, log, secretBox, webhooks, outcomes, stepFunctions, dispatch: config.dispatch, profileObjects, runDataKeys });
   const storageCap = async (accountId: string) => storageCapBytes(config.plans[(await store.accounts.getAccount(accountId))?.plan ?? DEFAULT_PLAN]);
   return {
     store,
@@ -156,88 +143,4 @@ export function createAwsRecorderDeps(config: ReturnType<typeof readRecorderEnv>
 export function createAwsSecretBox(region: string, config: SecretsEnvConfig): SecretBox {
   const runnerOf = (functionId: string) => runnerSession(config.executionRoleId, lambdaFunctionName(config.functionPrefix, functionId));
   return createKmsSecretBox(new KMSClient({ region }), config.secretsKeyArn, runnerOf);
-}
-
-/** Every port on its AWS adapter: DynamoDB, Lambda, EventBridge Scheduler, API keys + JWTs. */
-export function createAwsDeps(config: AwsConfig): Deps {
-  const { doc } = createDocumentClient({ region: config.region });
-  const store = createStore(doc, config.tablePrefix, { runRetentionDays: config.runRetentionDays, artifactRetentionDays: config.artifactRetentionDays });
-  // Deploys, deploy jobs and the account's quotas: the SDK's standard retries.
-  const controlPlane = createLambdaClients(config.region).controlPlane;
-  const bucketClient = createRunBucketClient(config.region);
-  const bucket = createS3OutcomeBucket(bucketClient, config.runtime.runBucket);
-  const profileObjects = createS3ProfileObjects(bucketClient, config.runtime.runBucket, config.secretsKeyArn);
-  return {
-    store,
-    // DELETE /profiles/{name}: the profile's state object goes with its record.
-    profileBlobs: s3ProfileRemoval(store.profileStates, profileObjects),
-    secretBox: createAwsSecretBox(config.region, { secretsKeyArn: config.secretsKeyArn, functionPrefix: config.runtime.functionPrefix, executionRoleId: config.runtime.executionRoleId }),
-    webhooks: createAwsWebhookOutbox(store, config.region, config.webhookQueueUrl),
-    // Downloads are short-lived presigned URLs the API redirects to: the bytes never pass through a Lambda.
-    artifactContent: { open: async (item) => ({ redirect: await bucket.artifactDownloadUrl(item.run_id, item.name, item.content_type) }) },
-    identity: createAwsIdentity(store.accounts, config),
-    // The run queue: a run past its plan's concurrency is queued; this Lambda dispatches after an
-    // enqueue (awaited before it answers: lazyHandlers.ts), the recorder after each release, the
-    // sweeper as recovery (docs/deploy.md).
-    queue: new LambdaQueueState(),
-    runtime: createAwsRuntime({
-      // The control plane with the SDK's standard retries (runs are invoked by the workflow, never from here).
-      lambda: controlPlane,
-      // Standard retries are safe: an execution's name is its run id, and a repeated start of the same execution is a no-op.
-      stepFunctions: new SFNClient({ region: config.region, retryMode: "standard", maxAttempts: 5 }),
-      stateMachineArn: config.runtime.stateMachineArn,
-      outcomes: bucket,
-      runs: store.runs,
-      // A run's profiles: leases taken and URLs signed before it starts (lambdas/profiles/aws).
-      profiles: { store, objects: profileObjects },
-      functionPrefix: config.runtime.functionPrefix,
-      executionRoleArn: config.runtime.executionRoleArn,
-      executionRoleId: config.runtime.executionRoleId,
-      layerArns: config.runtime.layerArns,
-      logGroup: config.runtime.logGroup,
-      // GET /runs/{id}/live: the watch marker and the latest frame in the run bucket, read once a second.
-      watchFrames: createS3LiveWatch(bucketClient, config.runtime.runBucket, { pollMs: 1_000, log: (line) => console.error(line) }),
-      // This container's wait queue: a waiting call hears its run's end instead of reading the record (runEnds/).
-      ...(config.waitQueueUrlPrefix
-        ? {
-            endNotices: new RunEndWaiter({
-              sqs: new SQSClient({ region: config.region, retryMode: "standard", maxAttempts: 3 }),
-              urlPrefix: config.waitQueueUrlPrefix,
-              tags: { ...WAIT_QUEUE_TAGS, "browserfn:table-prefix": config.tablePrefix },
-              log: (line) => console.error(line),
-            }),
-          }
-        : {}),
-    }),
-    scheduler: createAwsScheduler({
-      client: new SchedulerClient({ region: config.region }),
-      ...config.schedules,
-    }),
-    deployJobs: config.deployJobFunction ? createLambdaDeployJobs(controlPlane, config.deployJobFunction) : undefined,
-    // The worker bundled beside this Lambda's code (lib/handlerFunction.ts); one request at a
-    // time per instance, so one thread, started by the first deploy it reads.
-    codeAnalysis: new AnalysisPool({
-      script: bundledWorkerScript(__dirname),
-      budget: DEFAULT_ANALYSIS_BUDGET,
-      maxWorkers: 1,
-      log: (line) => console.error(line),
-    }),
-    checkFunctionSettings: createAccountQuotaCheck({
-      client: controlPlane,
-      maxMemoryMb: config.maxFunctionMemoryMb,
-      clock: systemClock,
-      log: (line) => console.error(line),
-    }),
-    clock: systemClock,
-    config: {
-      plans: config.plans,
-      publicUrl: config.publicUrl,
-      syncWaitSeconds: config.syncWaitSeconds,
-      maxBodyBytes: AWS_MAX_BODY_BYTES,
-      // Artifact downloads are 302s to presigned URLs of the run bucket (virtual-hosted style).
-      artifactOrigins: [`https://${config.runtime.runBucket}.s3.${config.region}.amazonaws.com`],
-      oauthIssuer: config.oauth?.issuer ?? null,
-    },
-    log: (line) => console.error(line),
-  };
 }

@@ -10,6 +10,7 @@ import type { QueueDispatch } from "../runtime/aws/recordRun";
 import { createRunStarter, type StepFunctionsLike } from "../runtime/aws/runExecutions";
 import type { Runtime } from "../runtime/runtime";
 import type { SecretBox } from "../secrets/secretBox";
+import type { RunDataKeys } from "../secrets/runEnvelope/runDataKeys";
 import type { Store } from "../store/store";
 import type { WebhookOutbox } from "../webhooks/webhookOutbox";
 import type { DispatchEnvConfig } from "./awsConfig";
@@ -27,6 +28,8 @@ export interface DispatcherParts {
   dispatch: Pick<DispatchEnvConfig, "plans" | "stateMachineArn" | "secrets">;
   /** Profiles' states in the run bucket: the runs it starts get their profiles' URLs (absent: they open none). */
   profileObjects?: ProfileObjects;
+  /** Seals the runs' secrets under their function's data key (absent: each as stored only). */
+  runDataKeys?: RunDataKeys;
 }
 
 /** How early a due wake-up may come (clocks of Step Functions and Lambda apart): waited for in the Lambda. */
@@ -70,6 +73,7 @@ export function createDispatcherDeps(parts: DispatcherParts): Deps {
     functionPrefix: parts.dispatch.secrets.functionPrefix,
     executionRoleId: parts.dispatch.secrets.executionRoleId,
     ...(parts.profileObjects ? { profiles: { store: parts.store, objects: parts.profileObjects } } : {}),
+    ...(parts.runDataKeys ? { runDataKeys: parts.runDataKeys } : {}),
   });
   const runtime: Runtime = {
     invoke,

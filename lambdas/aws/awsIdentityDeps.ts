@@ -5,7 +5,7 @@ import { createDocumentClient } from "../store/dynamo";
 import { createStore } from "../store/store";
 import type { IdentityEnvConfig } from "./awsConfig";
 
-// The authorizer's deps, apart from the other Lambdas' (awsDeps.ts): its bundle holds the
+// The authorizer's deps, apart from the other Lambdas' (routeDeps/, awsDeps.ts): its bundle holds the
 // DynamoDB client only, not the SDK clients the routes and the recorder use (#23.12).
 
 /**

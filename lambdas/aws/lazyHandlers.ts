@@ -8,24 +8,21 @@ import type { LambdaHandler, RouteFactory } from "../http/defineRoute";
 import { makeScheduledRunHandler, type ScheduledRunEvent } from "../schedule/scheduledRunHandler";
 import { makeRunRecorder, type RecordRunDeps } from "../runtime/aws/recordRun";
 import { makeRunSweeper, type SweepDeps, type SweepEvent } from "../runtime/aws/sweepRuns";
-import { readAwsEnv, readDeliveryEnv, readRecorderEnv, readSweeperEnv } from "./awsConfig";
-import { createAwsDeliveryDeps, createAwsDeps, createAwsRecorderDeps, createAwsSweepDeps } from "./awsDeps";
+import { readDeliveryEnv, readRecorderEnv, readSweeperEnv } from "./awsConfig";
+import { createAwsDeliveryDeps, createAwsRecorderDeps, createAwsSweepDeps } from "./awsDeps";
 import { type DeliveryConsumerDeps, makeDeliveryConsumer } from "../webhooks/aws/deliveryConsumer";
 import type { SQSEvent } from "aws-lambda";
 import { once } from "./once";
 
 export { once };
 
-/** Deps from this Lambda's environment (set by the CDK stack). */
-export const depsFromEnv = (): Deps => createAwsDeps(readAwsEnv(process.env));
-
-
 /**
  * A route's Lambda handler whose deps are built on the first request, not at import: an
  * entry module has no side effects, and a bad environment answers the API's JSON
- * `internal_error` (with the reason in the log) instead of a crashed init.
+ * `internal_error` (with the reason in the log) instead of a crashed init. `buildDeps` is its
+ * route group's factory (lambdas/aws/routeDeps/): the bundle holds only the clients it builds.
  */
-export function lazyRoute(factory: RouteFactory, buildDeps: () => Deps = depsFromEnv): LambdaHandler {
+export function lazyRoute(factory: RouteFactory, buildDeps: () => Deps): LambdaHandler {
   const handler = once(() => {
     const deps = buildDeps();
     return { route: factory(deps), deps };
@@ -47,13 +44,13 @@ export function lazyRoute(factory: RouteFactory, buildDeps: () => Deps = depsFro
 }
 
 /** The deploy-job Lambda's handler (jobs queued by create and update), with its deps built on the first job. */
-export function lazyDeployJob(buildDeps: () => DeployJobDeps = depsFromEnv) {
+export function lazyDeployJob(buildDeps: () => DeployJobDeps) {
   const handler = once(() => makeDeployJobHandler(buildDeps()));
   return async (event: unknown, _context?: Context) => (await handler())(event);
 }
 
 /** The scheduled-run Lambda's handler, with its deps built on the first firing. */
-export function lazyScheduledRun(buildDeps: () => Deps = depsFromEnv) {
+export function lazyScheduledRun(buildDeps: () => Deps) {
   const handler = once(() => {
     const deps = buildDeps();
     return { run: makeScheduledRunHandler(deps), deps };

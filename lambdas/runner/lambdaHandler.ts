@@ -6,6 +6,7 @@
  */
 import { DecryptCommand, KMSClient } from "@aws-sdk/client-kms";
 import { RUNNER_CONTEXT_KEY, secretContext } from "../secrets/secretContexts";
+import { isRunSecretsEnvelope, openWithDataKey, runDataKeyContext } from "../secrets/runEnvelope/envelopeFormat";
 import { proxyOf, proxyServerProblem } from "../proxy/proxySettings";
 import { runProxyOf } from "../proxy/runProxy";
 import type { RunProxy } from "../../layers/runtime/sessionProxy";
@@ -133,7 +134,8 @@ function isSealedSecrets(secrets: SealedSecrets): boolean {
     typeof secrets.function_id === "string" &&
     typeof secrets.runner === "string" &&
     Array.isArray(secrets.items) &&
-    secrets.items.every((item) => typeof item?.name === "string" && typeof item.sealed === "string")
+    secrets.items.every((item) => typeof item?.name === "string" && typeof item.sealed === "string") &&
+    (secrets.envelope === undefined || isRunSecretsEnvelope(secrets.envelope))
   );
 }
 
@@ -144,6 +146,19 @@ function isSealedSecrets(secrets: SealedSecrets): boolean {
 async function openSecrets(kmsClient: () => NonNullable<LambdaHandlerOptions["kms"]>, secrets: SealedSecrets | undefined): Promise<Record<string, string>> {
   if (!secrets || secrets.items.length === 0) return {};
   const kms = kmsClient();
+  if (secrets.envelope) {
+    // One Decrypt for the run's data key (its context names this Lambda's session), then each value with it; the key is not kept.
+    const { envelope } = secrets;
+    const { Plaintext } = await kms.send(
+      new DecryptCommand({ CiphertextBlob: Buffer.from(envelope.data_key, "base64"), EncryptionContext: runDataKeyContext(secrets.function_id, secrets.runner) }),
+    );
+    if (!Plaintext) throw new Error("KMS answered Decrypt of the run's data key without a plaintext");
+    try {
+      return Object.fromEntries(envelope.items.map(({ name, sealed }) => [name, openWithDataKey(Plaintext, secrets.function_id, name, sealed)] as const));
+    } finally {
+      Plaintext.fill(0);
+    }
+  }
   const opened = await Promise.all(
     secrets.items.map(async ({ name, sealed }) => {
       // The context the service sealed it with (kmsSecretBox.ts): the secret's own, and this Lambda's session.

@@ -1,3 +1,4 @@
+import type { RunSecretsEnvelope } from "../secrets/runEnvelope/envelopeFormat";
 import type { ProxySettings } from "../proxy/proxySettings";
 /**
  * What the AWS runtime adapter and the Lambda runner (lambdaHandler.ts) agree on: the files
@@ -139,7 +140,10 @@ export function slotPolicy(template: string, slot: number): string {
 export interface SealedSecrets {
   function_id: string;
   runner: string;
+  /** Each secret sealed by KMS on its own (one Decrypt each: what runners before the envelope open). */
   items: { name: string; sealed: string }[];
+  /** The same values under one data key (one Decrypt per run: lambdas/secrets/runEnvelope); opened instead of `items` when present. */
+  envelope?: RunSecretsEnvelope;
 }
 
 /**

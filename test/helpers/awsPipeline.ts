@@ -4,6 +4,7 @@ import { createS3ProfileObjects, type ProfileObjects } from "../../lambdas/profi
 import { s3ProfileRemoval } from "../../lambdas/profiles/aws/s3ProfileRemoval";
 import { createKmsSecretBox, runnerSession } from "../../lambdas/secrets/kmsSecretBox";
 import type { SecretBox } from "../../lambdas/secrets/secretBox";
+import { createRunDataKeys } from "../../lambdas/secrets/runEnvelope/runDataKeys";
 import { lambdaFunctionName } from "../../lambdas/runtime/aws/awsRuntime";
 import type { LambdaHandlerOptions } from "../../lambdas/runner/lambdaHandler";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
@@ -116,6 +117,8 @@ export interface AwsPipelineOptions {
   waitQueues?: boolean;
   /** The sweeper's clock for the wait queues' age (default Date.now). */
   sweepNow?: () => number;
+  /** False: runs carry each secret as stored only, as a service before the run envelope sent them (default: the envelope too). */
+  runDataKeys?: false;
 }
 
 /**
@@ -141,6 +144,8 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
   const kms = new InProcessKms(SECRETS_KEY_ARN, EXECUTION_ROLE_ID);
   const runnerOf = (functionId: string) => runnerSession(EXECUTION_ROLE_ID, lambdaFunctionName(FUNCTION_PREFIX, functionId));
   const secretBox = createKmsSecretBox(kms.client("service"), SECRETS_KEY_ARN, runnerOf);
+  // Runs' secrets under their function's data key, as the stack seals them (one per pipeline: the service's Lambdas share it here).
+  const runDataKeys = options.runDataKeys === false ? undefined : createRunDataKeys(kms.client("service"), SECRETS_KEY_ARN);
   const starts: StartCall[] = [];
   // Built below (the workflow needs the recorder, whose dispatcher starts executions of it).
   const late: { stepFunctions?: InProcessStepFunctions } = {};
@@ -162,6 +167,7 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
       outcomes,
       stepFunctions: spy(name),
       profileObjects,
+      ...(runDataKeys ? { runDataKeys } : {}),
       dispatch: { plans: options.plans ?? DEFAULT_PLANS, stateMachineArn: STATE_MACHINE_ARN, secrets: { secretsKeyArn: SECRETS_KEY_ARN, functionPrefix: FUNCTION_PREFIX, executionRoleId: EXECUTION_ROLE_ID } },
     });
   // The recorder's dispatcher: it starts queued runs after a release, and queues a failed attempt's run again (retries).
@@ -216,7 +222,8 @@ export async function startAwsPipeline(options: AwsPipelineOptions = {}): Promis
     logGroup: "/browserfn/test/functions",
     pollIntervalMs: 1,
     runPollIntervalMs: 25,
-    // GET /runs/{id}/live as the stack wires it (awsDeps.ts): the watch marker and the latest frame in the bucket.
+    ...(runDataKeys ? { runDataKeys } : {}),
+    // GET /runs/{id}/live as the stack wires it (routeDeps/liveRouteDeps.ts): the watch marker and the latest frame in the bucket.
     watchFrames: createS3LiveWatch(spiedS3, "bfn-run-bucket", { pollMs: 1_000, log }),
     ...(options.waitQueues === false ? {} : { endNotices: new RunEndWaiter({ sqs: sqs.client("route"), urlPrefix: WAIT_QUEUE_URL_PREFIX, tags: WAIT_QUEUE_TAGS, log }) }),
     ...options.runtime,

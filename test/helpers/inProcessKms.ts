@@ -1,4 +1,4 @@
-import { DecryptCommand, EncryptCommand } from "@aws-sdk/client-kms";
+import { DecryptCommand, EncryptCommand, GenerateDataKeyCommand } from "@aws-sdk/client-kms";
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { RUNNER_CONTEXT_KEY, SECRET_CONTEXT_KEY } from "../../lambdas/secrets/secretContexts";
 
@@ -7,7 +7,7 @@ type Context = Record<string, string>;
 /** What a caller sent, as KMS (and CloudTrail) would see it. */
 export interface KmsCall {
   caller: string;
-  command: "Encrypt" | "Decrypt";
+  command: "Encrypt" | "Decrypt" | "GenerateDataKey";
   keyId: string | undefined;
   context: Context;
 }
@@ -40,11 +40,17 @@ export class InProcessKms {
       this.calls.push({ caller, command: "Encrypt", keyId: command.input.KeyId, context });
       this.authorize(caller, "Encrypt", context);
       if (command.input.KeyId !== this.keyArn) throw kmsError("NotFoundException", `Key '${command.input.KeyId}' does not exist`);
-      const iv = randomBytes(12);
-      const cipher = createCipheriv("aes-256-gcm", this.key, iv);
-      cipher.setAAD(Buffer.from(canonical(context)));
-      const body = Buffer.concat([cipher.update(Buffer.from(command.input.Plaintext ?? new Uint8Array())), cipher.final(), cipher.getAuthTag()]);
-      return { CiphertextBlob: new Uint8Array(Buffer.concat([iv, body])), KeyId: this.keyArn };
+      return { CiphertextBlob: this.encrypt(Buffer.from(command.input.Plaintext ?? new Uint8Array()), context), KeyId: this.keyArn };
+    }
+    if (command instanceof GenerateDataKeyCommand) {
+      // A fresh AES-256 key, answered in the clear and encrypted under the key with the context (as KMS does).
+      const context = { ...(command.input.EncryptionContext ?? {}) };
+      this.calls.push({ caller, command: "GenerateDataKey", keyId: command.input.KeyId, context });
+      this.authorize(caller, "GenerateDataKey", context);
+      if (command.input.KeyId !== this.keyArn) throw kmsError("NotFoundException", `Key '${command.input.KeyId}' does not exist`);
+      if (command.input.KeySpec !== "AES_256") throw new Error("InProcessKms: only KeySpec AES_256 is faked");
+      const plaintext = randomBytes(32);
+      return { Plaintext: new Uint8Array(plaintext), CiphertextBlob: this.encrypt(plaintext, context), KeyId: this.keyArn };
     }
     if (command instanceof DecryptCommand) {
       const context = { ...(command.input.EncryptionContext ?? {}) };
@@ -64,14 +70,23 @@ export class InProcessKms {
     throw new Error(`InProcessKms: ${(command as object).constructor.name} is not faked`);
   }
 
+  private encrypt(plaintext: Buffer, context: Context): Uint8Array {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv("aes-256-gcm", this.key, iv);
+    cipher.setAAD(Buffer.from(canonical(context)));
+    return new Uint8Array(Buffer.concat([iv, cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]));
+  }
+
   /** The key's grants (lib/secretsKey.ts), by who calls. */
-  private authorize(caller: string, action: "Encrypt" | "Decrypt", context: Context): void {
+  private authorize(caller: string, action: "Encrypt" | "Decrypt" | "GenerateDataKey", context: Context): void {
     const denied = () => kmsError("AccessDeniedException", `${caller} is not authorized to perform kms:${action} with this encryption context`);
     if (caller.startsWith(`${this.runnerRoleId}:`)) {
       if (action !== "Decrypt" || context[RUNNER_CONTEXT_KEY] !== caller) throw denied();
       return;
     }
     if (context[SECRET_CONTEXT_KEY] === undefined) throw denied();
+    // The run starters' GenerateDataKey: only for a run's data key (lib/secretsKey.ts, grantRunDataKeys).
+    if (action === "GenerateDataKey" && context.purpose !== "run_data_key") throw denied();
   }
 }
 

@@ -617,11 +617,18 @@ export default async () => { const password = secrets.get("PASSWORD"); console.l
 
       const answer = await world.invoke("login", {});
       expect([answer.statusCode, json(answer)]).toEqual([200, { password: "[secret]", length: PASSWORD.length }]);
-      // The function's Lambda opened it, as its own session, with the same context.
-      expect(kms.calls.filter((call) => call.caller === runner)).toEqual([{ caller: runner, command: "Decrypt", keyId: undefined, context }]);
+      // The function's Lambda opened the run's data key, as its own session: a context that names it (lambdas/secrets/runEnvelope).
+      const dataKeyContext = { function_id: functionId, runner, purpose: "run_data_key" };
+      expect(kms.calls.filter((call) => call.caller === runner)).toEqual([{ caller: runner, command: "Decrypt", keyId: undefined, context: dataKeyContext }]);
       const runId = String(answer.headers?.["x-run-id"]);
       const event = world.pipeline.lambda.events.at(-1) as { secrets: { items: { name: string; sealed: string }[] } };
-      expect(event.secrets).toEqual({ function_id: functionId, runner, items: [{ name: "PASSWORD", sealed: expect.any(String) }] });
+      // Each secret as stored too (what a runner from before the envelope opens).
+      expect(event.secrets).toEqual({
+        function_id: functionId,
+        runner,
+        items: [{ name: "PASSWORD", sealed: expect.any(String) }],
+        envelope: { data_key: expect.any(String), items: [{ name: "PASSWORD", sealed: expect.any(String) }] },
+      });
       const execution = world.pipeline.stepFunctions.executions.get(runId);
       const run = await world.run(answer);
       for (const text of [JSON.stringify(event), JSON.stringify(execution), JSON.stringify(run)]) expect(text).not.toContain(PASSWORD);
@@ -635,6 +642,50 @@ export default async () => { const password = secrets.get("PASSWORD"); console.l
       await expect(decrypt({ ...context, runner: runnerSession("AROAEXAMPLEEXECUTION", "bfn-fn_00000000000000000000000000") })).rejects.toMatchObject({
         name: "InvalidCiphertextException",
       });
+    } finally {
+      await world.close();
+    }
+  }, 60_000);
+
+  /** A function using two secrets, invoked `runs` times: the KMS calls each caller made, by command. */
+  async function kmsCallsOfRuns(world: World, runs: number): Promise<{ service: Record<string, number>; runner: Record<string, number> }> {
+    await world.create("login2", `import { secrets } from "browserfn/runtime";
+export default async () => ({ length: (secrets.get("PASSWORD") ?? "").length + (secrets.get("USER") ?? "").length });`);
+    for (const [name, value] of [["PASSWORD", PASSWORD], ["USER", "someone"]] as const) {
+      const put = await putSecret(world.deps)(apiEvent("PUT", `/functions/login2/secrets/${name}`, { value }, { ref: "login2", name }), lambdaContext("putSecret", "req"));
+      expect(put.statusCode).toBe(204);
+    }
+    const runner = runnerSession("AROAEXAMPLEEXECUTION", `bfn-${await functionIdOf(world, "login2")}`);
+    const { kms } = world.pipeline;
+    const before = kms.calls.length;
+    for (let run = 0; run < runs; run++) {
+      const answer = await world.invoke("login2", {});
+      expect([answer.statusCode, json(answer)]).toEqual([200, { length: PASSWORD.length + "someone".length }]);
+    }
+    const count = (caller: string) => {
+      const counts: Record<string, number> = {};
+      for (const call of kms.calls.slice(before)) if (call.caller === caller) counts[call.command] = (counts[call.command] ?? 0) + 1;
+      return counts;
+    };
+    return { service: count("service"), runner: count(runner) };
+  }
+
+  it("opens a run's secrets with one KMS Decrypt per run in the function's Lambda, and the service keeps its data key (the KMS cost model)", async () => {
+    const world = await startWorld();
+    try {
+      // Three runs of a function with two secrets. The service opens each secret once (kmsSecretBox.ts keeps opened values
+      // 5 minutes) and makes one data key (runDataKeys.ts keeps it 5 minutes); the function's Lambda makes one Decrypt per
+      // run, not one per secret per run (6).
+      expect(await kmsCallsOfRuns(world, 3)).toEqual({ service: { Decrypt: 2, GenerateDataKey: 1 }, runner: { Decrypt: 3 } });
+    } finally {
+      await world.close();
+    }
+  }, 60_000);
+
+  it("still opens a run sent without the envelope, secret by secret (a service from before it)", async () => {
+    const world = await startWorld({ runDataKeys: false });
+    try {
+      expect(await kmsCallsOfRuns(world, 2)).toEqual({ service: { Decrypt: 2 }, runner: { Decrypt: 4 } });
     } finally {
       await world.close();
     }

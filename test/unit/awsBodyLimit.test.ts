@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { principalContext } from "../../lambdas/aws/authorizerContext";
 import { readAwsEnv } from "../../lambdas/aws/awsConfig";
-import { createAwsDeps } from "../../lambdas/aws/awsDeps";
 import { LAMBDA_EVENT_LIMIT_BYTES } from "../../lambdas/aws/lambdaEnvelope";
 import { defineRoute } from "../../lambdas/http/defineRoute";
 import { json } from "../../lambdas/http/response";
 import { lambdaContext } from "../../lambdas/local/lambdaContext";
+import { createRouteBase } from "../../lambdas/aws/routeDeps/routeBase";
 import { apiGatewayEvent } from "../helpers/apiGatewayEvent";
 import { SERVICE_LAMBDA_ENV } from "../helpers/awsEnv";
 
@@ -27,7 +27,8 @@ function worstBody(bytes: number): string {
 }
 
 describe("the request body limit on AWS", () => {
-  const awsDeps = createAwsDeps(readAwsEnv(SERVICE_LAMBDA_ENV));
+  // Every route Lambda's settings come from the base its group's deps are built on (lambdas/aws/routeDeps).
+  const awsDeps = createRouteBase(readAwsEnv(SERVICE_LAMBDA_ENV), "body limit test");
   const limit = awsDeps.config.maxBodyBytes;
   const echo = defineRoute({ body: z.object({ text: z.string() }) }, async (request) => json(200, { chars: request.body.text.length }))(awsDeps);
 

@@ -181,6 +181,26 @@ describe("the AWS runtime: invoke (the exact workflow start, then the run's reco
     expect(error).toMatchObject({ code: "payload_too_large", status: 413, details: { limit: MAX_EXECUTION_INPUT_BYTES } });
     expect(client.events).toEqual([]);
   });
+
+  it("sends a run's secrets without their envelope when the envelope would not fit the workflow's input, and with it otherwise", async () => {
+    const starts = async (paramBytes: number) => {
+      const client = new FakeStepFunctions([{ executionArn: "arn:execution" }]);
+      const runtime = createAwsRuntime({
+        lambda, stepFunctions: client, stateMachineArn: STATE_MACHINE, outcomes: { uploads: async (runId: string) => uploadsOf(runId) }, functionPrefix: "bfn-", executionRoleArn: "role", executionRoleId: "AROAEXAMPLEEXECUTION",
+        layerArns: [], logGroup: "/browserfn/test/functions", runs: { get: async () => runRecord({ status: "succeeded", finished_at: "2026-01-01T00:00:01.000Z" }) }, runPollIntervalMs: 1, sleep: async () => undefined,
+        runDataKeys: { seal: async (_functionId, _runner, values) => ({ data_key: "KEY", items: Object.keys(values).map((name) => ({ name, sealed: "e".repeat(60_000) })) }) },
+      });
+      const secrets = { values: { A: "a" }, sealed: [{ name: "A", sealed: "s".repeat(60_000), updated_at: "2026-01-01T00:00:00.000Z" }] };
+      await runtime.invoke({ ...request, params: { html: "x".repeat(paramBytes) }, secrets }, { onQueued: async () => undefined, onRunning: async () => undefined });
+      const input = JSON.parse(String(client.sent[0]?.input.input)) as { event: { secrets: { envelope?: unknown; items: unknown[] } } };
+      return { envelope: input.event.secrets.envelope !== undefined, items: input.event.secrets.items.length, bytes: Buffer.byteLength(String(client.sent[0]?.input.input)) };
+    };
+    expect(await starts(1_000)).toMatchObject({ envelope: true, items: 1 });
+    // 60 KB of stored secret, 60 KB of envelope and 150 KB of parameters: over the limit (252 KiB) with both, under it with the stored form only.
+    const large = await starts(150_000);
+    expect(large).toMatchObject({ envelope: false, items: 1 });
+    expect(large.bytes).toBeLessThanOrEqual(MAX_EXECUTION_INPUT_BYTES);
+  });
 });
 
 // #23.1: a waiting caller's reads of the run's record back off (RUN_READS), so their number is

@@ -2,6 +2,8 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { build } from "esbuild";
 import { ENTRIES_DIR, HANDLER_EXTERNAL_MODULES, PROJECT_ROOT } from "../../lib/handlerFunction";
+import { routeGroupOf, type RouteGroup } from "../../lib/routeRoles";
+import { ROUTES } from "../../lambdas/routes/routeTable";
 
 // The AWS SDK clients in each handler's bundle (#23.12), from esbuild's own account of what it
 // bundled (its metafile), with the stack's bundling options: the SDK is bundled (the pinned one,
@@ -38,6 +40,51 @@ async function clientsByEntry(): Promise<Map<string, string[]>> {
   return byEntry;
 }
 
+const DYNAMODB = "client-dynamodb";
+const KMS = "client-kms";
+const LAMBDA = "client-lambda";
+const S3 = "client-s3";
+const SCHEDULER = "client-scheduler";
+const SFN = "client-sfn";
+const SQS = "client-sqs";
+
+/** The clients each route group's deps factory builds (lambdas/aws/routeDeps/), as its role's grants say (lib/routeRoles.ts). */
+const ROUTE_GROUP_CLIENTS: Record<RouteGroup | "open", string[]> = {
+  // Starts runs (StartExecution), presigns their uploads and profiles (S3), seals secrets (KMS), webhooks and wait queues (SQS).
+  invoke: [DYNAMODB, KMS, S3, SFN, SQS],
+  cancel: [DYNAMODB, SFN, SQS],
+  // Deploys, deletes and quotas (Lambda), schedules, webhook signing secrets.
+  functions: [DYNAMODB, KMS, LAMBDA, SCHEDULER],
+  secrets: [DYNAMODB, KMS],
+  artifacts: [DYNAMODB, S3],
+  profiles: [DYNAMODB, S3],
+  live: [DYNAMODB, S3],
+  data: [DYNAMODB],
+  open: [DYNAMODB],
+};
+
+/** The other Lambdas' clients. */
+const OTHER_CLIENTS: Record<string, string[]> = {
+  authorizer: [DYNAMODB],
+  // No client is built: the route table's modules reach lib-dynamodb's command classes (which import the client's).
+  routeNotFound: [DYNAMODB],
+  scheduledRun: ROUTE_GROUP_CLIENTS.invoke,
+  deployJob: [DYNAMODB, LAMBDA],
+  runRecorder: [DYNAMODB, KMS, S3, SFN, SQS],
+  runSweeper: [DYNAMODB, KMS, S3, SFN, SQS],
+  webhookDelivery: [DYNAMODB, KMS, SQS],
+  runnerRollout: [DYNAMODB, LAMBDA],
+  runnerRolloutTrigger: [LAMBDA],
+  stackCleanup: [LAMBDA],
+};
+
+/** Each entry's expected clients: a route's by its group, the others' by name. */
+function expectedClients(): Map<string, string[]> {
+  const expected = new Map<string, string[]>(Object.entries(OTHER_CLIENTS));
+  for (const route of ROUTES) expected.set(route.operationId, ROUTE_GROUP_CLIENTS[route.auth ? routeGroupOf(route) : "open"]);
+  return expected;
+}
+
 describe("the handlers' bundles", () => {
   let clients: Map<string, string[]>;
   beforeAll(async () => {
@@ -47,20 +94,15 @@ describe("the handlers' bundles", () => {
 
   it("bundle the pinned AWS SDK: nothing is left to the Lambda runtime", () => {
     expect(HANDLER_EXTERNAL_MODULES).toEqual([]);
-    // The SDK is in the bundles themselves (every handler uses DynamoDB, but the cleanup).
+    // The SDK is in the bundles themselves.
     expect(ENTRIES.filter((entry) => (clients.get(entry) ?? []).length === 0)).toEqual([]);
   });
 
-  it("give the authorizer (on every request's first call) and the stack cleanup only the clients they use", () => {
-    expect(clients.get("authorizer")).toEqual(["client-dynamodb"]);
-    expect(clients.get("stackCleanup")).toEqual(["client-lambda"]);
-  });
-
-  it("hold at most the service's seven clients, counted per bundle", () => {
-    const all = ["client-dynamodb", "client-kms", "client-lambda", "client-s3", "client-scheduler", "client-sfn", "client-sqs"];
-    for (const entry of ENTRIES) for (const client of clients.get(entry) ?? []) expect([entry, all.includes(client)]).toEqual([entry, true]);
-    // The count of each, for the record (docs/deploy.md): the routes still build every port (lambdas/aws/awsDeps.ts).
+  it("hold exactly the clients their Lambda uses, entry by entry (#23.12)", () => {
+    const expected = expectedClients();
+    expect([...expected.keys()].sort()).toEqual(ENTRIES);
     const counts = Object.fromEntries(ENTRIES.map((entry) => [entry, clients.get(entry)?.length ?? 0]));
     console.log(`AWS SDK clients per bundle: ${JSON.stringify(counts)}`);
+    for (const entry of ENTRIES) expect([entry, clients.get(entry)]).toEqual([entry, [...(expected.get(entry) ?? [])].sort()]);
   });
 });

@@ -18,6 +18,7 @@ import { issueApiKey } from "../../lambdas/identity/issueApiKey";
 import { ApiError } from "../../lambdas/http/errors";
 import type { HttpResult } from "../../lambdas/http/response";
 import { ROUTES } from "../../lambdas/routes/routeTable";
+import { routeGroupOf } from "../../lib/routeRoles";
 import { lambdaContext } from "../../lambdas/local/lambdaContext";
 import { startDynalite } from "../../lambdas/local/dynaliteServer";
 import { createTablesIfMissing } from "../../lambdas/store/createTables";
@@ -63,7 +64,9 @@ describe("the Lambda entries", () => {
       const file = path.join(ENTRIES, `${route.operationId}.ts`);
       expect(existsSync(file)).toBe(true);
       const source = readFileSync(file, "utf8");
-      expect(source).toContain(`export const handler = lazyRoute(${route.operationId});`);
+      // Built by its route group's deps factory (lambdas/aws/routeDeps): the bundle holds only that group's clients (#23.12).
+      const factory = route.auth ? `${routeGroupOf(route)}RouteDeps` : "openRouteDeps";
+      expect(source).toContain(`export const handler = lazyRoute(${route.operationId}, ${factory});`);
       expect(source).not.toMatch(/routeTable|HANDLERS/);
     }
     for (const name of ["authorizer", "scheduledRun", "routeNotFound", "runRecorder", "runSweeper"]) expect(existsSync(path.join(ENTRIES, `${name}.ts`))).toBe(true);

@@ -50,13 +50,18 @@ describe("the secrets key", () => {
   it("lets the routes that need it seal and open, the recorder, the sweeper, scheduled runs and webhook deliveries open, each only with a function's encryption context", () => {
     const grants = withoutS3();
     const needsFunction = { Null: { "kms:EncryptionContext:function_id": "false" } };
+    // Whoever starts runs makes the data key a run's secrets go to its Lambda under (lambdas/secrets/runEnvelope): only with its purpose.
+    const runDataKeys = { Action: "kms:GenerateDataKey", Effect: "Allow", Resource: keyArn, Condition: { ...needsFunction, StringEquals: { "kms:EncryptionContext:purpose": "run_data_key" } } };
     // The routes that invoke (a run's secrets, sealed for its Lambda), manage functions (their webhook signing secret) and write secrets.
     for (const role of ["RoutesInvokeRole", "RoutesFunctionsRole", "RoutesSecretsRole"]) {
-      expect(grants.get(roleNamed(role))).toEqual([{ Action: ["kms:Encrypt", "kms:Decrypt"], Effect: "Allow", Resource: keyArn, Condition: needsFunction }]);
+      const sealAndOpen = { Action: ["kms:Encrypt", "kms:Decrypt"], Effect: "Allow", Resource: keyArn, Condition: needsFunction };
+      expect(grants.get(roleNamed(role))).toEqual(role === "RoutesInvokeRole" ? [sealAndOpen, runDataKeys] : [sealAndOpen]);
     }
     // The sweeper starts queued runs (their secrets' values are redacted from their records).
     for (const role of ["RunRecorderRole", "RunSweeperRole", "ScheduledRunRole", "WebhookDeliveryRole"]) {
-      expect(grants.get(roleNamed(role))).toEqual([{ Action: "kms:Decrypt", Effect: "Allow", Resource: keyArn, Condition: needsFunction }]);
+      const open = { Action: "kms:Decrypt", Effect: "Allow", Resource: keyArn, Condition: needsFunction };
+      expect(grants.get(roleNamed(role))).toEqual(role === "WebhookDeliveryRole" ? [open] : expect.arrayContaining([open, runDataKeys]));
+      expect(grants.get(roleNamed(role))).toHaveLength(role === "WebhookDeliveryRole" ? 1 : 2);
     }
   });
 

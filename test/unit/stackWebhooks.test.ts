@@ -102,12 +102,18 @@ describe("the stack's webhook delivery", () => {
     // (Besides the key used through S3 only, for profiles' states: test/unit/stackSecurity.test.ts.)
     const kms = (role: string) => statementsOf(roleId(role)).filter((s) => list(s.Action).some((a) => a.startsWith("kms:")) && !JSON.stringify(s).includes("kms:ViaService"));
     const bound = { Null: { "kms:EncryptionContext:function_id": "false" } };
-    for (const role of ["HandlersRoutesInvokeRole", "HandlersRoutesFunctionsRole", "HandlersRoutesSecretsRole"]) expect(kms(role)).toEqual([expect.objectContaining({ Action: ["kms:Encrypt", "kms:Decrypt"], Resource: { "Fn::GetAtt": [keyId, "Arn"] }, Condition: bound })]);
-    expect(kms("HandlersRunRecorderRole")).toEqual([expect.objectContaining({ Action: "kms:Decrypt", Resource: { "Fn::GetAtt": [keyId, "Arn"] }, Condition: bound })]);
-    expect(kms("HandlersWebhookDeliveryRole")).toEqual([expect.objectContaining({ Action: "kms:Decrypt", Condition: bound })]);
-    expect(kms("HandlersScheduledRunRole")).toEqual([expect.objectContaining({ Action: "kms:Decrypt", Condition: bound })]);
-    // The sweeper starts queued runs (their secrets' values are redacted from their records).
-    expect(kms("HandlersRunSweeperRole")).toEqual([expect.objectContaining({ Action: "kms:Decrypt", Resource: { "Fn::GetAtt": [keyId, "Arn"] }, Condition: bound })]);
+    // Run starters also make the data key a run's secrets go under (lambdas/secrets/runEnvelope), with its purpose only.
+    const dataKeys = expect.objectContaining({ Action: "kms:GenerateDataKey", Resource: { "Fn::GetAtt": [keyId, "Arn"] }, Condition: { ...bound, StringEquals: { "kms:EncryptionContext:purpose": "run_data_key" } } });
+    const sealAndOpen = expect.objectContaining({ Action: ["kms:Encrypt", "kms:Decrypt"], Resource: { "Fn::GetAtt": [keyId, "Arn"] }, Condition: bound });
+    expect(kms("HandlersRoutesInvokeRole")).toEqual([sealAndOpen, dataKeys]);
+    for (const role of ["HandlersRoutesFunctionsRole", "HandlersRoutesSecretsRole"]) expect(kms(role)).toEqual([sealAndOpen]);
+    const open = expect.objectContaining({ Action: "kms:Decrypt", Resource: { "Fn::GetAtt": [keyId, "Arn"] }, Condition: bound });
+    expect(kms("HandlersWebhookDeliveryRole")).toEqual([open]);
+    // The recorder, the sweeper (they start queued runs) and the scheduled run: open (values redacted from records), and data keys.
+    for (const role of ["HandlersRunRecorderRole", "HandlersScheduledRunRole", "HandlersRunSweeperRole"]) {
+      expect(kms(role)).toEqual(expect.arrayContaining([open, dataKeys]));
+      expect(kms(role)).toHaveLength(2);
+    }
     expect(kms("FunctionRuntimeExecutionRole")).toEqual([
       expect.objectContaining({ Action: "kms:Decrypt", Resource: { "Fn::GetAtt": [keyId, "Arn"] }, Condition: { StringEquals: { "kms:EncryptionContext:runner": "${aws:userid}" } } }),
     ]);

@@ -1,4 +1,5 @@
 import { createApiKey } from "../../handlers/createApiKey";
 import { lazyRoute } from "../lazyHandlers";
+import { dataRouteDeps } from "../routeDeps/dataRouteDeps";
 
-export const handler = lazyRoute(createApiKey);
+export const handler = lazyRoute(createApiKey, dataRouteDeps);

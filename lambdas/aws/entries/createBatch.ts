@@ -1,4 +1,5 @@
 import { createBatch } from "../../handlers/createBatch";
 import { lazyRoute } from "../lazyHandlers";
+import { invokeRouteDeps } from "../routeDeps/invokeRouteDeps";
 
-export const handler = lazyRoute(createBatch);
+export const handler = lazyRoute(createBatch, invokeRouteDeps);

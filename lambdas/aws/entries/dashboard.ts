@@ -1,4 +1,5 @@
 import { dashboard } from "../../handlers/dashboard";
 import { lazyRoute } from "../lazyHandlers";
+import { openRouteDeps } from "../routeDeps/dataRouteDeps";
 
-export const handler = lazyRoute(dashboard);
+export const handler = lazyRoute(dashboard, openRouteDeps);

@@ -1,4 +1,5 @@
 import { dashboardAsset } from "../../handlers/dashboardAsset";
 import { lazyRoute } from "../lazyHandlers";
+import { openRouteDeps } from "../routeDeps/dataRouteDeps";
 
-export const handler = lazyRoute(dashboardAsset);
+export const handler = lazyRoute(dashboardAsset, openRouteDeps);

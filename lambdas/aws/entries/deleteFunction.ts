@@ -1,4 +1,5 @@
 import { deleteFunction } from "../../handlers/deleteFunction";
 import { lazyRoute } from "../lazyHandlers";
+import { functionsRouteDeps } from "../routeDeps/functionsRouteDeps";
 
-export const handler = lazyRoute(deleteFunction);
+export const handler = lazyRoute(deleteFunction, functionsRouteDeps);

@@ -1,4 +1,5 @@
 import { deleteProfile } from "../../profiles/handlers/deleteProfile";
 import { lazyRoute } from "../lazyHandlers";
+import { profilesRouteDeps } from "../routeDeps/profilesRouteDeps";
 
-export const handler = lazyRoute(deleteProfile);
+export const handler = lazyRoute(deleteProfile, profilesRouteDeps);

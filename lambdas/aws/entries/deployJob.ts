@@ -1,3 +1,4 @@
 import { lazyDeployJob } from "../lazyHandlers";
+import { deployJobDeps } from "../routeDeps/deployJobDeps";
 
-export const handler = lazyDeployJob();
+export const handler = lazyDeployJob(deployJobDeps);

@@ -1,4 +1,5 @@
 import { getFunctionOpenapi } from "../../handlers/getFunctionOpenapi";
 import { lazyRoute } from "../lazyHandlers";
+import { dataRouteDeps } from "../routeDeps/dataRouteDeps";
 
-export const handler = lazyRoute(getFunctionOpenapi);
+export const handler = lazyRoute(getFunctionOpenapi, dataRouteDeps);

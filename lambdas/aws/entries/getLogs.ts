@@ -1,4 +1,5 @@
 import { getLogs } from "../../handlers/getLogs";
 import { lazyRoute } from "../lazyHandlers";
+import { dataRouteDeps } from "../routeDeps/dataRouteDeps";
 
-export const handler = lazyRoute(getLogs);
+export const handler = lazyRoute(getLogs, dataRouteDeps);

@@ -1,4 +1,5 @@
 import { getProfile } from "../../profiles/handlers/getProfile";
 import { lazyRoute } from "../lazyHandlers";
+import { dataRouteDeps } from "../routeDeps/dataRouteDeps";
 
-export const handler = lazyRoute(getProfile);
+export const handler = lazyRoute(getProfile, dataRouteDeps);

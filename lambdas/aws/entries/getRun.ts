@@ -1,4 +1,5 @@
 import { getRun } from "../../handlers/getRun";
 import { lazyRoute } from "../lazyHandlers";
+import { dataRouteDeps } from "../routeDeps/dataRouteDeps";
 
-export const handler = lazyRoute(getRun);
+export const handler = lazyRoute(getRun, dataRouteDeps);

@@ -1,4 +1,5 @@
 import { getVersion } from "../../handlers/getVersion";
 import { lazyRoute } from "../lazyHandlers";
+import { dataRouteDeps } from "../routeDeps/dataRouteDeps";
 
-export const handler = lazyRoute(getVersion);
+export const handler = lazyRoute(getVersion, dataRouteDeps);

@@ -1,4 +1,5 @@
 import { invokeGet } from "../../handlers/invokeGet";
 import { lazyRoute } from "../lazyHandlers";
+import { invokeRouteDeps } from "../routeDeps/invokeRouteDeps";
 
-export const handler = lazyRoute(invokeGet);
+export const handler = lazyRoute(invokeGet, invokeRouteDeps);

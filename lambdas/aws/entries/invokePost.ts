@@ -1,4 +1,5 @@
 import { invokePost } from "../../handlers/invokePost";
 import { lazyRoute } from "../lazyHandlers";
+import { invokeRouteDeps } from "../routeDeps/invokeRouteDeps";
 
-export const handler = lazyRoute(invokePost);
+export const handler = lazyRoute(invokePost, invokeRouteDeps);

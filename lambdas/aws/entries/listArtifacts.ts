@@ -1,4 +1,5 @@
 import { listArtifacts } from "../../handlers/listArtifacts";
 import { lazyRoute } from "../lazyHandlers";
+import { dataRouteDeps } from "../routeDeps/dataRouteDeps";
 
-export const handler = lazyRoute(listArtifacts);
+export const handler = lazyRoute(listArtifacts, dataRouteDeps);

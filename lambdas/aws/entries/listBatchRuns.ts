@@ -1,4 +1,5 @@
 import { listBatchRuns } from "../../handlers/listBatchRuns";
 import { lazyRoute } from "../lazyHandlers";
+import { dataRouteDeps } from "../routeDeps/dataRouteDeps";
 
-export const handler = lazyRoute(listBatchRuns);
+export const handler = lazyRoute(listBatchRuns, dataRouteDeps);

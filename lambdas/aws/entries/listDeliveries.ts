@@ -1,4 +1,5 @@
 import { listDeliveries } from "../../handlers/listDeliveries";
 import { lazyRoute } from "../lazyHandlers";
+import { dataRouteDeps } from "../routeDeps/dataRouteDeps";
 
-export const handler = lazyRoute(listDeliveries);
+export const handler = lazyRoute(listDeliveries, dataRouteDeps);

@@ -1,4 +1,5 @@
 import { listProfiles } from "../../profiles/handlers/listProfiles";
 import { lazyRoute } from "../lazyHandlers";
+import { dataRouteDeps } from "../routeDeps/dataRouteDeps";
 
-export const handler = lazyRoute(listProfiles);
+export const handler = lazyRoute(listProfiles, dataRouteDeps);

@@ -1,4 +1,5 @@
 import { listRuns } from "../../handlers/listRuns";
 import { lazyRoute } from "../lazyHandlers";
+import { dataRouteDeps } from "../routeDeps/dataRouteDeps";
 
-export const handler = lazyRoute(listRuns);
+export const handler = lazyRoute(listRuns, dataRouteDeps);

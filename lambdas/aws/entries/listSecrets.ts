@@ -1,4 +1,5 @@
 import { listSecrets } from "../../handlers/listSecrets";
 import { lazyRoute } from "../lazyHandlers";
+import { dataRouteDeps } from "../routeDeps/dataRouteDeps";
 
-export const handler = lazyRoute(listSecrets);
+export const handler = lazyRoute(listSecrets, dataRouteDeps);

@@ -1,4 +1,5 @@
 import { mcp } from "../../handlers/mcp";
 import { lazyRoute } from "../lazyHandlers";
+import { invokeRouteDeps } from "../routeDeps/invokeRouteDeps";
 
-export const handler = lazyRoute(mcp);
+export const handler = lazyRoute(mcp, invokeRouteDeps);

@@ -1,4 +1,5 @@
 import { oauthProtectedResource } from "../../handlers/oauthProtectedResource";
 import { lazyRoute } from "../lazyHandlers";
+import { openRouteDeps } from "../routeDeps/dataRouteDeps";
 
-export const handler = lazyRoute(oauthProtectedResource);
+export const handler = lazyRoute(oauthProtectedResource, openRouteDeps);

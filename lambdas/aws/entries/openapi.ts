@@ -1,4 +1,5 @@
 import { openapi } from "../../handlers/openapi";
 import { lazyRoute } from "../lazyHandlers";
+import { openRouteDeps } from "../routeDeps/dataRouteDeps";
 
-export const handler = lazyRoute(openapi);
+export const handler = lazyRoute(openapi, openRouteDeps);

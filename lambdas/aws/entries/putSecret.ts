@@ -1,4 +1,5 @@
 import { putSecret } from "../../handlers/putSecret";
 import { lazyRoute } from "../lazyHandlers";
+import { secretsRouteDeps } from "../routeDeps/secretsRouteDeps";
 
-export const handler = lazyRoute(putSecret);
+export const handler = lazyRoute(putSecret, secretsRouteDeps);

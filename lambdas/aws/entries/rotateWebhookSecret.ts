@@ -1,4 +1,5 @@
 import { rotateWebhookSecret } from "../../handlers/rotateWebhookSecret";
 import { lazyRoute } from "../lazyHandlers";
+import { secretsRouteDeps } from "../routeDeps/secretsRouteDeps";
 
-export const handler = lazyRoute(rotateWebhookSecret);
+export const handler = lazyRoute(rotateWebhookSecret, secretsRouteDeps);

@@ -1,3 +1,4 @@
 import { lazyScheduledRun } from "../lazyHandlers";
+import { scheduledRunDeps } from "../routeDeps/invokeRouteDeps";
 
-export const handler = lazyScheduledRun();
+export const handler = lazyScheduledRun(scheduledRunDeps);

@@ -1,4 +1,5 @@
 import { updateFunction } from "../../handlers/updateFunction";
 import { lazyRoute } from "../lazyHandlers";
+import { functionsRouteDeps } from "../routeDeps/functionsRouteDeps";
 
-export const handler = lazyRoute(updateFunction);
+export const handler = lazyRoute(updateFunction, functionsRouteDeps);

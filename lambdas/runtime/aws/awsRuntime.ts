@@ -63,12 +63,42 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  *   versions and aliases with it).
  */
 export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
+  const sleep = options.sleep ?? defaultSleep;
+  return {
+    ...awsFunctionDeploys(options),
+    // An execution of the run workflow (runExecutions.ts).
+    invoke: createRunStarter({ ...options, sleep }),
+    // A sync call's queued run is started elsewhere: its end comes to the call's wait queue too (runEnds/queuedRunEnd.ts).
+    ...(options.endNotices ? { watchQueuedEnd: createQueuedEndWatch({ endNotices: options.endNotices, runs: options.runs }) } : {}),
+    // Frames through the run bucket: a watch marker, the run's latest frame (lambdas/live/aws).
+    ...(options.watchFrames ? { watchFrames: options.watchFrames } : {}),
+    // A failed attempt is queued again by the run recorder (recordRetry.ts, docs/deploy.md "Retries on AWS").
+    retries: true,
+    // A canceled run's Lambda invocation runs on: its slot stays taken until its lease lapses (awsRunCancel).
+    canceledRunsRunOn: true,
+    cancel: awsRunCancel(options),
+    // Nothing runs here: the clients are their owner's to destroy.
+    async close() {},
+  };
+}
+
+/** What a function's Lambda is provisioned with: the Lambda control plane alone (a deploy's and a delete's parts of createAwsRuntime). */
+export type FunctionDeployOptions = Pick<
+  AwsRuntimeOptions,
+  "lambda" | "functionPrefix" | "executionRoleArn" | "layerArns" | "logGroup" | "architecture" | "runtime" | "pollIntervalMs" | "activeTimeoutMs" | "sleep"
+>;
+
+/**
+ * deploy, configure and remove of createAwsRuntime: the Lambda control plane only, so that a
+ * Lambda that provisions functions but starts no run (the deploy job, the function routes)
+ * bundles the Lambda client and not Step Functions' (#23.12).
+ */
+export function awsFunctionDeploys(options: FunctionDeployOptions): Pick<Runtime, "deploy" | "configure" | "remove"> {
   const { functionPrefix } = options;
   if (!PREFIX_PATTERN.test(functionPrefix) || functionPrefix.length > 64 - FUNCTION_ID_LENGTH) {
     throw new Error(`function name prefix '${functionPrefix}' must be at most ${64 - FUNCTION_ID_LENGTH} characters of [A-Za-z0-9-_]`);
   }
   const send: LambdaSend = <Output>(command: ControlPlaneCommand) => options.lambda.send(command) as Promise<Output>;
-  const sleep = options.sleep ?? defaultSleep;
   const functionName = (fn: FunctionItem) => lambdaFunctionName(functionPrefix, fn.function_id);
   const setup = {
     runtime: options.runtime ?? "nodejs22.x",
@@ -78,51 +108,13 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
     architecture: options.architecture ?? "x86_64",
     pollIntervalMs: options.pollIntervalMs ?? 1000,
     activeTimeoutMs: options.activeTimeoutMs ?? 120_000,
-    sleep,
+    sleep: options.sleep ?? defaultSleep,
   } as const;
   /** A deploy's calls: with a guard, each that changes the function asks it first (see DeployGuard). */
   const deployer = (guard?: DeployGuard) => lambdaDeployer(guard ? guardedSend(send, guard) : send, setup);
-
   return {
     deploy: (fn, version, guard) => deployer(guard).deploy(functionName(fn), fn, version),
-
     configure: (fn, guard) => deployer(guard).configure(functionName(fn), fn),
-
-    // An execution of the run workflow (runExecutions.ts).
-    invoke: createRunStarter({ ...options, sleep }),
-
-    // A sync call's queued run is started elsewhere: its end comes to the call's wait queue too (runEnds/queuedRunEnd.ts).
-    ...(options.endNotices ? { watchQueuedEnd: createQueuedEndWatch({ endNotices: options.endNotices, runs: options.runs }) } : {}),
-
-    // Frames through the run bucket: a watch marker, the run's latest frame (lambdas/live/aws).
-    ...(options.watchFrames ? { watchFrames: options.watchFrames } : {}),
-
-    // A failed attempt is queued again by the run recorder (recordRetry.ts, docs/deploy.md "Retries on AWS").
-    retries: true,
-
-    // A canceled run's Lambda invocation runs on: its slot stays taken until its lease lapses (`cancel` below).
-    canceledRunsRunOn: true,
-
-    /**
-     * StopExecution of the run's workflow (the execution named after the run); one that has
-     * ended or never started is fine. The canceller records the run `canceled` (`not_here`).
-     * Lambda cannot stop an invocation in progress: it runs on until it returns or times out,
-     * so the run's lease is not given back here. The recorder gives it back if the invocation
-     * returned before the stop took effect; otherwise it expires at the lease's end, later than
-     * the invocation can last (admitRun's lease: the function's timeout and more).
-     */
-    async cancel(runId) {
-      // The execution of the run's current attempt (a run waiting for its next one has none running: that one never starts).
-      const attempt = (await options.runs.get(runId).catch(() => undefined))?.attempt ?? 1;
-      const executionArn = `${options.stateMachineArn.replace(":stateMachine:", ":execution:")}:${executionName(runId, attempt)}`;
-      try {
-        await options.stepFunctions.send(new StopExecutionCommand({ executionArn, error: CANCELED_ERROR, cause: "POST /runs/{run_id}/cancel" }));
-      } catch (error) {
-        if (!isAwsError(error, "ExecutionDoesNotExist")) throw error;
-      }
-      return "not_here";
-    },
-
     async remove(fn) {
       try {
         await send(new DeleteFunctionCommand({ FunctionName: functionName(fn) }));
@@ -130,9 +122,29 @@ export function createAwsRuntime(options: AwsRuntimeOptions): Runtime {
         if (!isAwsError(error, "ResourceNotFoundException")) throw error;
       }
     },
+  };
+}
 
-    // Nothing runs here: the client is its owner's to destroy.
-    async close() {},
+/**
+ * StopExecution of the run's workflow (the execution named after the run); one that has
+ * ended or never started is fine. The canceller records the run `canceled` (`not_here`).
+ * Lambda cannot stop an invocation in progress: it runs on until it returns or times out,
+ * so the run's lease is not given back here. The recorder gives it back if the invocation
+ * returned before the stop took effect; otherwise it expires at the lease's end, later than
+ * the invocation can last (admitRun's lease: the function's timeout and more).
+ * Step Functions alone: the cancel route bundles no other client (#23.12).
+ */
+export function awsRunCancel(options: Pick<AwsRuntimeOptions, "stepFunctions" | "stateMachineArn" | "runs">): NonNullable<Runtime["cancel"]> {
+  return async (runId) => {
+    // The execution of the run's current attempt (a run waiting for its next one has none running: that one never starts).
+    const attempt = (await options.runs.get(runId).catch(() => undefined))?.attempt ?? 1;
+    const executionArn = `${options.stateMachineArn.replace(":stateMachine:", ":execution:")}:${executionName(runId, attempt)}`;
+    try {
+      await options.stepFunctions.send(new StopExecutionCommand({ executionArn, error: CANCELED_ERROR, cause: "POST /runs/{run_id}/cancel" }));
+    } catch (error) {
+      if (!isAwsError(error, "ExecutionDoesNotExist")) throw error;
+    }
+    return "not_here";
   };
 }
 

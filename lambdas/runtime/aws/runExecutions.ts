@@ -3,7 +3,8 @@ import { type DescribeExecutionCommand, StartExecutionCommand, type StopExecutio
 import { proxyOf } from "../../proxy/proxySettings";
 import type { FunctionItem } from "../../functions/types";
 import { ApiError } from "../../http/errors";
-import type { LambdaRunEvent, RunProfileGrant } from "../../runner/lambdaPackage";
+import type { LambdaRunEvent, RunProfileGrant, SealedSecrets } from "../../runner/lambdaPackage";
+import type { RunDataKeys } from "../../secrets/runEnvelope/runDataKeys";
 import { type GrantDeps, grantRunProfiles } from "../../profiles/aws/grantRunProfiles";
 import type { ProfileObjects } from "../../profiles/aws/profileObjects";
 import { releaseRunProfiles, type RecordProfilesDeps } from "../../profiles/aws/recordRunProfiles";
@@ -72,6 +73,11 @@ export interface RunStarterOptions {
    * polling it. Absent, or when the queue cannot be had: the record is read, backing off (RUN_READS).
    */
   endNotices?: RunEndNotices;
+  /**
+   * Seals a run's secret values under the function's data key (lambdas/secrets/runEnvelope), so
+   * its Lambda opens them with one KMS Decrypt. Absent: only each secret's own sealed value goes.
+   */
+  runDataKeys?: RunDataKeys;
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -223,6 +229,17 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
   };
 
   /**
+   * The run's secrets for its Lambda: each as stored (what runners before the envelope open)
+   * and, with runDataKeys, all under the function's data key (one Decrypt for the run).
+   */
+  async function sealedSecrets(fn: FunctionItem, secrets: NonNullable<InvokeRequest["secrets"]>): Promise<SealedSecrets> {
+    const runner = runnerSession(options.executionRoleId, functionName(fn));
+    const items = secrets.sealed.map(({ name, sealed }) => ({ name, sealed }));
+    const envelope = options.runDataKeys ? await options.runDataKeys.seal(fn.function_id, runner, secrets.values) : undefined;
+    return { function_id: fn.function_id, runner, items, ...(envelope ? { envelope } : {}) };
+  }
+
+  /**
    * Starts the run's execution with its event; throws only when none started. Answers the
    * watch on the container's wait queue the recorder will notify (null: nobody waits).
    */
@@ -239,15 +256,7 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
       ...(proxy ? { proxy } : {}),
       ...(profiles ? { profiles } : {}),
       // Sealed, as stored: the function's Lambda opens them itself, so no value is in the workflow's history.
-      ...(request.secrets && request.secrets.sealed.length > 0
-        ? {
-            secrets: {
-              function_id: fn.function_id,
-              runner: runnerSession(options.executionRoleId, functionName(fn)),
-              items: request.secrets.sealed.map(({ name, sealed }) => ({ name, sealed })),
-            },
-          }
-        : {}),
+      ...(request.secrets && request.secrets.sealed.length > 0 ? { secrets: await sealedSecrets(fn, request.secrets) } : {}),
     };
     // Only a caller that waits has a notice sent (a dispatcher's signal is aborted before the start).
     const waits = options.endNotices !== undefined && request.waitMs > FINAL_READ_MARGIN_MS && request.signal?.aborted !== true;
@@ -264,7 +273,12 @@ export function createRunStarter(options: RunStarterOptions): Runtime["invoke"] 
       throttles: 0,
       attempt: request.attempt ?? 1,
     };
-    const text = JSON.stringify(input);
+    let text = JSON.stringify(input);
+    if (Buffer.byteLength(text) > MAX_EXECUTION_INPUT_BYTES && event.secrets?.envelope) {
+      // The envelope repeats the secrets: a run it would not fit goes without it (its Lambda opens each secret on its own, as before it).
+      const secrets: SealedSecrets = { function_id: event.secrets.function_id, runner: event.secrets.runner, items: event.secrets.items };
+      text = JSON.stringify({ ...input, event: { ...event, secrets } });
+    }
     if (Buffer.byteLength(text) > MAX_EXECUTION_INPUT_BYTES) {
       watch?.close();
       throw paramsTooLarge(Buffer.byteLength(text));
