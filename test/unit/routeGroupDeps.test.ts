@@ -60,6 +60,17 @@ describe("the route groups' deps (lambdas/aws/routeDeps)", () => {
     expect(await held(() => createLiveRouteDeps(config))).toEqual(["watchFrames"]);
   }, 60_000);
 
+  it("let the invoke routes hear a queued run's end on their wait queue, and keep a canceled run's slot", async () => {
+    // Merged from two branches (#23): the queued-end watch was wired into createAwsRuntime only, which no route builds any more.
+    const withQueues = createInvokeRouteDeps(readAwsEnv({ ...SERVICE_LAMBDA_ENV, BROWSERFN_WAIT_QUEUE_URL_PREFIX: "https://sqs.eu-west-1.amazonaws.com/123456789012/bfn-wait-" }));
+    expect(typeof withQueues.runtime.watchQueuedEnd).toBe("function");
+    expect(withQueues.runtime.canceledRunsRunOn).toBe(true);
+    const without = createInvokeRouteDeps(config);
+    expect(without.runtime.watchQueuedEnd).toBeUndefined();
+    expect(without.runtime.canceledRunsRunOn).toBe(true);
+    await Promise.all([withQueues.codeAnalysis.close(), without.codeAnalysis.close()]);
+  });
+
   it("give runs started by the invoke routes their retries, and the deploy job only deploys", async () => {
     expect(createInvokeRouteDeps(config).runtime.retries).toBe(true);
     expect(createRouteBase(config, "data routes'").runtime.retries).toBeUndefined();
