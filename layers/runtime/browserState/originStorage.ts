@@ -54,6 +54,10 @@ async function readOrigin(): Promise<{ localStorage: Array<[string, string]>; in
     db.close();
     databases.push({ name: info.name, version: info.version ?? db.version, stores });
   }
+  // In one order whatever the browser's (its localStorage keys come in no fixed order), so that an unchanged state reads back the same.
+  const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  storage.sort(([a], [b]) => byName(a, b));
+  databases.sort((a, b) => byName(a.name, b.name));
   return { localStorage: storage, indexedDB: databases };
 }
 
