@@ -1,6 +1,8 @@
 import type { BrowserContext, Cookie, Frame, Page } from "playwright-core";
 import type { StoredCookie } from "./browserState";
 import { type OriginPage, RESTORE_PATH } from "./originStorage";
+import { liveCookies } from "./cookies";
+import { originPages } from "./originPages";
 import { type StateContext, webOrigin } from "./stateContext";
 
 const EMPTY_DOCUMENT = Buffer.from("<!doctype html><title></title>").toString("base64");
@@ -52,36 +54,13 @@ function storedCookie(cookie: Cookie): StoredCookie {
 export function playwrightStateContext(context: BrowserContext, newPage: () => Promise<Page> = () => context.newPage()): StateContext<Page> {
   return {
     async writeCookies(cookies) {
-      const now = Date.now() / 1000;
-      const live = cookies
-        .filter((cookie) => cookie.expires === undefined || cookie.expires > now)
-        .map((cookie) => ({
-          name: cookie.name,
-          value: cookie.value,
-          domain: cookie.domain,
-          path: cookie.path,
-          httpOnly: cookie.httpOnly,
-          secure: cookie.secure,
-          expires: cookie.expires ?? -1,
-          ...(cookie.sameSite ? { sameSite: cookie.sameSite } : {}),
-        }));
+      // Playwright marks a session cookie with expires −1.
+      const live = liveCookies(cookies, Date.now() / 1000).map((cookie) => ({ ...cookie, expires: cookie.expires ?? -1 }));
       if (live.length > 0) await context.addCookies(live);
     },
     readCookies: async () => (await context.cookies()).map(storedCookie),
     borrow: borrowedOriginPage,
-    async helperPage() {
-      const page = await newPage();
-      const borrowed = await borrowedOriginPage(page);
-      return { visit: borrowed.visit, evaluate: borrowed.evaluate, close: () => page.close() };
-    },
-    async openPages() {
-      const found = new Map<string, OriginPage>();
-      for (const page of context.pages()) {
-        const origin = webOrigin(page.url());
-        if (origin && !found.has(origin)) found.set(origin, { visit: async () => undefined, evaluate: evaluateIn(page), close: async () => undefined });
-      }
-      return found;
-    },
+    ...originPages(() => context.pages(), newPage, borrowedOriginPage, evaluateIn),
     followOrigins(seen) {
       const navigated = (frame: Frame) => {
         if (frame.parentFrame()) return;
