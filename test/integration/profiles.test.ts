@@ -60,32 +60,39 @@ it("keeps a login across two functions: the httpOnly cookie, localStorage and In
 });
 
 it("writes nothing for a persist session that changed nothing (either driver), and saves the next one that changes something", async () => {
-  // "shop" holds the login of the test above.
+  const onSteady = (code: string) => code.replace('profile: "shop"', 'profile: "steady"');
   const revisit = (driver: string, change: string) => `import { Session } from "browserfn/runtime";
 export default async function run(site: string) {
-  await using session = await Session.start({ driver: "${driver}", profile: "shop", persist: true });
+  await using session = await Session.start({ driver: "${driver}", profile: "steady", persist: true });
   const page = await session.newPage();
   await page.goto(site + "/account");
   await page.evaluate(() => { ${change} });
   return { greeting: await page.evaluate(() => document.querySelector("h1")?.textContent) };
 }
 `;
-  await t.deploy("revisit", revisit("puppeteer", ""));
-  await t.deploy("revisit-pw", revisit("playwright", ""));
-  await t.deploy("note-visit", revisit("playwright", 'localStorage.setItem("visits", "1")'));
-  const recorded = (await t.call("GET", "/profiles/shop")).body;
+  await Promise.all([
+    t.deploy("steady-login", onSteady(LOGIN_FN)),
+    t.deploy("steady-check", onSteady(CHECK_FN)),
+    t.deploy("revisit", revisit("puppeteer", "")),
+    t.deploy("revisit-pw", revisit("playwright", "")),
+    t.deploy("note-visit", revisit("playwright", 'localStorage.setItem("visits", "1")')),
+  ]);
+  expect((await invoke("steady-login", { site: site.url })).status).toBe(200);
+  const recorded = (await t.call("GET", "/profiles/steady")).body;
+  expect(recorded).toMatchObject({ last_function: "steady-login" });
   for (const name of ["revisit", "revisit-pw"]) {
     const unchanged = await invoke(name, { site: site.url });
     expect(unchanged.body).toEqual({ greeting: "welcome sid-4f2a9c" });
     // Neither the record nor the state was written again: the last change is still the login's.
-    expect((await t.call("GET", "/profiles/shop")).body).toEqual(recorded);
+    expect((await t.call("GET", "/profiles/steady")).body).toEqual(recorded);
   }
   const changed = await invoke("note-visit", { site: site.url });
   expect(changed.status).toBe(200);
-  const after = (await t.call("GET", "/profiles/shop")).body;
+  const after = (await t.call("GET", "/profiles/steady")).body;
   expect(after).toMatchObject({ last_function: "note-visit", last_run_id: changed.headers.get("x-run-id") });
   expect(after.bytes).toBeGreaterThan(recorded.bytes);
-  expect((await invoke("check", { site: site.url })).body).toEqual({ greeting: "welcome sid-4f2a9c", user: "alice", token: "token-42", page_cookies: "" });
+  expect((await invoke("steady-check", { site: site.url })).body).toEqual({ greeting: "welcome sid-4f2a9c", user: "alice", token: "token-42", page_cookies: "" });
+  expect((await t.call("DELETE", "/profiles/steady")).status).toBe(204);
 });
 
 const PLAYWRIGHT_LOGIN_FN = `import { Session } from "browserfn/runtime";
