@@ -95,6 +95,32 @@ export default async function run(site: string) {
   expect((await t.call("DELETE", "/profiles/steady")).status).toBe(204);
 });
 
+it("puts back stored text that would end or break the restore document's script (</script>, non-ASCII, U+2028) intact, either driver", async () => {
+  const TRICKY = "</script><script>document.title = 'hijacked'</script><!-- é ✓ 😀 \u2028 \\u003c";
+  const save = `import { Session } from "browserfn/runtime";
+export default async function run(site: string, value: string) {
+  await using session = await Session.start({ profile: "tricky", persist: true });
+  const page = await session.newPage();
+  await page.goto(site + "/account");
+  await page.evaluate((text) => localStorage.setItem("tricky", text), value);
+  return { saved: true };
+}
+`;
+  const read = (driver: string) => `import { Session } from "browserfn/runtime";
+export default async function run(site: string) {
+  await using session = await Session.start({ driver: "${driver}", profile: "tricky" });
+  const page = await session.newPage();
+  await page.goto(site + "/account");
+  return { value: await page.evaluate(() => localStorage.getItem("tricky")) };
+}
+`;
+  await Promise.all([t.deploy("tricky-save", save), t.deploy("tricky-read", read("puppeteer")), t.deploy("tricky-read-pw", read("playwright"))]);
+  expect((await invoke("tricky-save", { site: site.url, value: TRICKY })).status).toBe(200);
+  expect((await invoke("tricky-read", { site: site.url })).body).toEqual({ value: TRICKY });
+  expect((await invoke("tricky-read-pw", { site: site.url })).body).toEqual({ value: TRICKY });
+  expect((await t.call("DELETE", "/profiles/tricky")).status).toBe(204);
+});
+
 const PLAYWRIGHT_LOGIN_FN = `import { Session } from "browserfn/runtime";
 export default async function run(site: string) {
   await using session = await Session.start({ driver: "playwright", profile: "mixed", persist: true });

@@ -1,11 +1,9 @@
-import type { BrowserContext, Cookie, Frame, Page } from "playwright-core";
+import type { BrowserContext, CDPSession, Cookie, Frame, Page } from "playwright-core";
 import type { StoredCookie } from "./browserState";
-import { type OriginPage, RESTORE_PATH } from "./originStorage";
+import { EMPTY_DOCUMENT, type OriginPage, RESTORE_PATH } from "./originStorage";
 import { liveCookies } from "./cookies";
 import { originPages } from "./originPages";
 import { type StateContext, webOrigin } from "./stateContext";
-
-const EMPTY_DOCUMENT = Buffer.from("<!doctype html><title></title>").toString("base64");
 
 /**
  * Script in the page, its argument and its answer passed as JSON text: Playwright's own
@@ -13,10 +11,26 @@ const EMPTY_DOCUMENT = Buffer.from("<!doctype html><title></title>").toString("b
  * page's JSON.parse. Evaluated as an expression (DevTools evaluation, which a page's CSP does
  * not block), so no `eval` runs in the page.
  */
+function jsonCall(fn: (arg: never) => unknown, arg: unknown): string {
+  return `(async () => JSON.stringify((await (${fn.toString()})(JSON.parse(${JSON.stringify(JSON.stringify(arg ?? null))}))) ?? null))()`;
+}
+
 function evaluateIn(page: Page): OriginPage["evaluate"] {
+  return async (fn, arg) => JSON.parse((await page.evaluate(jsonCall(fn, arg))) as string) as never;
+}
+
+/**
+ * The same through a CDP session of the page: in the document the page shows now (the borrowed
+ * page's own, where Playwright's evaluate would first wait to hear of the new document's context).
+ */
+function evaluateOver(cdp: CDPSession): OriginPage["evaluate"] {
   return async (fn, arg) => {
-    const json = await page.evaluate(`(async () => JSON.stringify((await (${fn.toString()})(JSON.parse(${JSON.stringify(JSON.stringify(arg ?? null))}))) ?? null))()`);
-    return JSON.parse(json as string) as never;
+    const answer = (await cdp.send("Runtime.evaluate", { expression: jsonCall(fn, arg), awaitPromise: true, returnByValue: true })) as {
+      result: { value?: unknown };
+      exceptionDetails?: { text: string; exception?: { description?: string } };
+    };
+    if (answer.exceptionDetails) throw new Error(answer.exceptionDetails.exception?.description ?? answer.exceptionDetails.text);
+    return JSON.parse(String(answer.result.value)) as never;
   };
 }
 
@@ -27,17 +41,19 @@ function evaluateIn(page: Page): OriginPage["evaluate"] {
  */
 async function borrowedOriginPage(page: Page): Promise<OriginPage> {
   const cdp = await page.context().newCDPSession(page);
+  let body = Buffer.from(EMPTY_DOCUMENT).toString("base64");
   cdp.on("Fetch.requestPaused", (event: { requestId: string }) => {
     void cdp
-      .send("Fetch.fulfillRequest", { requestId: event.requestId, responseCode: 200, responseHeaders: [{ name: "content-type", value: "text/html" }], body: EMPTY_DOCUMENT })
+      .send("Fetch.fulfillRequest", { requestId: event.requestId, responseCode: 200, responseHeaders: [{ name: "content-type", value: "text/html" }], body })
       .catch(() => undefined);
   });
   await cdp.send("Fetch.enable", { patterns: [{ urlPattern: `*${RESTORE_PATH}`, requestStage: "Request" }] });
   return {
-    async visit(origin) {
+    async visit(origin, html = EMPTY_DOCUMENT) {
+      body = Buffer.from(html).toString("base64");
       await page.goto(`${origin}${RESTORE_PATH}`, { waitUntil: "domcontentloaded" });
     },
-    evaluate: evaluateIn(page),
+    evaluate: evaluateOver(cdp),
     close: () => cdp.detach(),
   };
 }

@@ -1,10 +1,9 @@
 import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page, Target } from "puppeteer-core";
 import { readCookies, writeCookies } from "./cookies";
-import { type OriginPage, RESTORE_PATH } from "./originStorage";
+import { EMPTY_DOCUMENT, type OriginPage, RESTORE_PATH } from "./originStorage";
 import { originPages } from "./originPages";
 import { type StateContext, webOrigin } from "./stateContext";
 
-const EMPTY_DOCUMENT = { status: 200, contentType: "text/html", body: "<!doctype html><title></title>" };
 
 /** One browser-level CDP session per browser, for the Storage domain (made on first use). */
 const storageSessions = new WeakMap<Browser, Promise<CDPSession>>();
@@ -36,11 +35,13 @@ function evaluateIn(page: Page): OriginPage["evaluate"] {
  * fresh context costs a renderer).
  */
 export async function borrowedOriginPage(page: Page): Promise<OriginPage> {
-  const answer = (request: HTTPRequest) => void request.respond(EMPTY_DOCUMENT).catch(() => undefined);
+  let html = EMPTY_DOCUMENT;
+  const answer = (request: HTTPRequest) => void request.respond({ status: 200, contentType: "text/html", body: html }).catch(() => undefined);
   await page.setRequestInterception(true);
   page.on("request", answer);
   return {
-    async visit(origin) {
+    async visit(origin, document = EMPTY_DOCUMENT) {
+      html = document;
       await page.goto(`${origin}${RESTORE_PATH}`, { waitUntil: "domcontentloaded" });
     },
     evaluate: evaluateIn(page),
