@@ -3,8 +3,11 @@
  * "Profiles and proxies"). Side by side in one run, spaced calls (each worker warm):
  *   - `plain`: a session, one page, a local page's title;
  *   - `profiled`: the same with `Session.start({ profile, persist: true })` on a ~100 KB profile
- *     (a cookie and 100 KB of localStorage), opened and saved on every call;
- *   - `plain-pw`, `profiled-pw`: the same two with `driver: "playwright"`;
+ *     (a cookie and 100 KB of localStorage), opened and saved on every call; the page changes
+ *     nothing, so the save finds the state as opened and writes nothing;
+ *   - `changed`: the same, the page writing one localStorage item, so that each save is written
+ *     (sent, sealed, put in place, the record updated);
+ *   - `plain-pw`, `profiled-pw`, `changed-pw`: the same three with `driver: "playwright"`;
  *   - with BENCH_COMPARE_ROOT (another checkout with profiles, e.g. the code before a change):
  *     its `plain` and `profiled` too, so that a change to profiles is measured side by side;
  *   - `baseline`: `plain` on another checkout (BENCH_BASELINE_ROOT, default /work/main; for "a
@@ -25,11 +28,11 @@ const BASELINE_ROOT = process.env.BENCH_BASELINE_ROOT ?? "/work/main";
 const COMPARE_ROOT = process.env.BENCH_COMPARE_ROOT;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const session = (options: string) => `import { Session } from "browserfn/runtime";
+const session = (options: string, change = false) => `import { Session } from "browserfn/runtime";
 export default async function run(url: string) {
   await using session = await Session.start(${options});
   const page = await session.newPage();
-  await page.goto(url);
+  await page.goto(url);${change ? "\n  await page.evaluate(() => localStorage.setItem(\"visit\", String(Date.now())));" : ""}
   return { title: await page.title() };
 }`;
 const SEED = `import { Session } from "browserfn/runtime";
@@ -45,7 +48,7 @@ export default async function run(url: string) {
 async function start(root: string) {
   const dataDir = await mkdtemp(path.join(tmpdir(), "browserfn-bench-"));
   const key = generateApiKey();
-  const env = { BROWSERFN_RATE_LIMIT_PER_SECOND: "0", BROWSERFN_ALLOW_LOCAL_NETWORK: "true", BROWSERFN_MAX_WORKERS: "4", BROWSERFN_MAX_WORKERS_PER_FUNCTION: "2" };
+  const env = { BROWSERFN_RATE_LIMIT_PER_SECOND: "0", BROWSERFN_ALLOW_LOCAL_NETWORK: "true", BROWSERFN_MAX_WORKERS: "8", BROWSERFN_MAX_WORKERS_PER_FUNCTION: "2" };
   const child = await startChildService(dataDir, key, env, undefined, root);
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   return {
@@ -86,6 +89,8 @@ async function main(): Promise<void> {
     await here.deploy("profiled", session(`{ profile: "bench", persist: true }`));
     await here.deploy("plain-pw", session(`{ driver: "playwright" }`));
     await here.deploy("profiled-pw", session(`{ driver: "playwright", profile: "bench", persist: true }`));
+    await here.deploy("changed", session(`{ profile: "bench", persist: true }`, true));
+    await here.deploy("changed-pw", session(`{ driver: "playwright", profile: "bench", persist: true }`, true));
     await here.deploy("seed", SEED);
     await before.deploy("plain", session(""));
     await here.call("seed", { url: site.url });
@@ -96,13 +101,15 @@ async function main(): Promise<void> {
       await compare.call("seed", { url: site.url });
     }
     console.log(`profile: ${await here.profileBytes()} bytes`);
-    const times = { plain: [] as number[], profiled: [] as number[], plainPw: [] as number[], profiledPw: [] as number[], baseline: [] as number[], comparePlain: [] as number[], compareProfiled: [] as number[] };
+    const times = { plain: [] as number[], profiled: [] as number[], plainPw: [] as number[], profiledPw: [] as number[], baseline: [] as number[], changed: [] as number[], changedPw: [] as number[], comparePlain: [] as number[], compareProfiled: [] as number[] };
     const sequence: Array<[number[], () => Promise<number>]> = [
       [times.plain, () => here.call("plain", { url })],
       [times.profiled, () => here.call("profiled", { url })],
       [times.baseline, () => before.call("plain", { url })],
       [times.plainPw, () => here.call("plain-pw", { url })],
       [times.profiledPw, () => here.call("profiled-pw", { url })],
+      [times.changed, () => here.call("changed", { url })],
+      [times.changedPw, () => here.call("changed-pw", { url })],
       ...(compare
         ? ([
             [times.comparePlain, () => compare.call("plain", { url })],
@@ -123,6 +130,9 @@ async function main(): Promise<void> {
     console.log(`profiled (open + save a ~100 KB profile): p50 ${q.p50} p95 ${q.p95} ms; adds ${round(q.p50 - p.p50)} ms p50`);
     console.log(`plain, playwright driver: p50 ${pw.p50} p95 ${pw.p95} ms`);
     console.log(`profiled, playwright driver: p50 ${qw.p50} p95 ${qw.p95} ms; adds ${round(qw.p50 - pw.p50)} ms p50`);
+    const [c, cw] = [summary(times.changed), summary(times.changedPw)];
+    console.log(`changed (open, change, save a ~100 KB profile): p50 ${c.p50} p95 ${c.p95} ms; adds ${round(c.p50 - p.p50)} ms p50`);
+    console.log(`changed, playwright driver: p50 ${cw.p50} p95 ${cw.p95} ms; adds ${round(cw.p50 - pw.p50)} ms p50`);
     console.log(`plain (baseline ${BASELINE_ROOT}): p50 ${b.p50} p95 ${b.p95} ms; this branch's plain minus it: ${round(p.p50 - b.p50)} ms p50`);
     if (compare) {
       const [cp, cq] = [summary(times.comparePlain), summary(times.compareProfiled)];

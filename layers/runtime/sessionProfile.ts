@@ -1,4 +1,4 @@
-import { type BrowserState, stateBytes, stateFromBytes } from "./browserState/browserState";
+import { type BrowserState, type StoredCookie, stateBytes, stateFromBytes } from "./browserState/browserState";
 import { originsHoldData, readOrigins, writeOrigins } from "./browserState/originStorage";
 import type { StateContext } from "./browserState/stateContext";
 import type { ProfileChannel } from "./runContext";
@@ -15,8 +15,23 @@ export interface OpenProfile {
    * more opened); nothing after the first.
    */
   seed(page: unknown): Promise<void>;
-  /** With `persist`: reads the session's state and hands it to the service (kept if the run succeeds). */
+  /** With `persist`: reads the session's state and hands it to the service (kept if the run succeeds), unless it is what was opened. */
   save(): Promise<void>;
+}
+
+/** Cookies in one order (by domain, path, name), whatever order the browser lists them in. */
+function cookieOrder(a: StoredCookie, b: StoredCookie): number {
+  const [x, y] = [`${a.domain}\n${a.path}\n${a.name}`, `${b.domain}\n${b.path}\n${b.name}`];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/**
+ * A state's bytes for telling whether a save changed it: a cookie without SameSite counted as
+ * `Lax` (what Chromium applies to it, and all Playwright reports of it), so that a profile saved
+ * by either driver reads back the same through the other.
+ */
+function comparable(state: BrowserState): Buffer {
+  return stateBytes({ cookies: state.cookies.map((cookie) => ({ ...cookie, sameSite: cookie.sameSite ?? "Lax" })), origins: state.origins });
 }
 
 /** Checks Session.start's `profile`/`persist` options. */
@@ -49,6 +64,8 @@ export async function loadProfile<P>(context: StateContext<P>, channel: ProfileC
     await writeOrigins(() => context.borrow(page as P), origins);
   };
   if (!persist) return { seed, save: async () => undefined };
+  // What the profile held when opened, as a save would write it: a save that changes nothing is not sent.
+  const opened = state.cookies.length > 0 || state.origins.length > 0 ? comparable(state) : undefined;
   const origins = new Set(state.origins.map((origin) => origin.origin));
   const stopFollowing = context.followOrigins((origin) => origins.add(origin));
   return {
@@ -61,7 +78,9 @@ export async function loadProfile<P>(context: StateContext<P>, channel: ProfileC
       const toRead = [...origins].filter((origin) => !unseeded.some((kept) => kept.origin === origin)).sort();
       // The cookies (one Storage.getCookies) are read while the pages' storage is.
       const [read, cookies] = await Promise.all([readOrigins(() => context.helperPage(), toRead, (origin) => open.get(origin)), context.readCookies()]);
-      const saved: BrowserState = { cookies, origins: [...unseeded, ...read] };
+      const saved: BrowserState = { cookies: cookies.sort(cookieOrder), origins: [...unseeded, ...read] };
+      // Unchanged: the profile and its record stay as they are (no write, the lease only given back).
+      if (opened?.equals(comparable(saved))) return;
       await channel.save(name, stateBytes(saved));
     },
   };

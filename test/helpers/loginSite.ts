@@ -35,3 +35,38 @@ export async function startLoginSite(sessionId = "sid-4f2a9c"): Promise<LoginSit
   });
   return serveLocally(server);
 }
+
+/** A function that logs in to the site (startLoginSite's `url` as its parameter) and saves the login in the profile `shop`. */
+export const LOGIN_FN = `import { Session } from "browserfn/runtime";
+export default async function run(site: string) {
+  await using session = await Session.start({ profile: "shop", persist: true });
+  const page = await session.newPage();
+  await page.goto(site + "/login");
+  await page.waitForFunction(() => document.title === "logged-in");
+  return { logged_in: true };
+}
+`;
+
+/**
+ * A function that opens the profile `shop` (read only) and tells what the site's `/account` sees of
+ * the browser: its greeting, `user` in localStorage, the IndexedDB token, the cookies script can read.
+ */
+export const CHECK_FN = `import { Session } from "browserfn/runtime";
+export default async function run(site: string) {
+  await using session = await Session.start({ profile: "shop" });
+  const page = await session.newPage();
+  await page.goto(site + "/account");
+  return await page.evaluate(async () => {
+    const token = await new Promise((resolve) => {
+      const open = indexedDB.open("app");
+      open.onsuccess = () => {
+        const db = open.result;
+        if (!db.objectStoreNames.contains("kv")) return resolve(null);
+        const read = db.transaction("kv").objectStore("kv").get("token");
+        read.onsuccess = () => resolve(read.result ?? null);
+      };
+    });
+    return { greeting: document.querySelector("h1")?.textContent, user: localStorage.getItem("user"), token, page_cookies: document.cookie };
+  });
+}
+`;

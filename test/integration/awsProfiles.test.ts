@@ -14,7 +14,7 @@ import { newRun } from "../../lambdas/runs/newRun";
 import type { RunProfileGrant } from "../../lambdas/runner/lambdaPackage";
 import { apiEvent, type AwsRunWorld, runIdOf, startAwsRunWorld } from "../helpers/awsRunWorld";
 import { SECRETS_KEY_ARN } from "../helpers/awsPipeline";
-import { type LoginSite, startLoginSite } from "../helpers/loginSite";
+import { CHECK_FN, LOGIN_FN, type LoginSite, startLoginSite } from "../helpers/loginSite";
 
 jest.setTimeout(240_000);
 
@@ -31,36 +31,6 @@ afterAll(async () => {
   await world?.close();
   await site?.close();
 });
-
-const LOGIN_FN = `import { Session } from "browserfn/runtime";
-export default async function run(site: string) {
-  await using session = await Session.start({ profile: "shop", persist: true });
-  const page = await session.newPage();
-  await page.goto(site + "/login");
-  await page.waitForFunction(() => document.title === "logged-in");
-  return { logged_in: true };
-}
-`;
-
-const CHECK_FN = `import { Session } from "browserfn/runtime";
-export default async function run(site: string) {
-  await using session = await Session.start({ profile: "shop" });
-  const page = await session.newPage();
-  await page.goto(site + "/account");
-  return await page.evaluate(async () => {
-    const token = await new Promise((resolve) => {
-      const open = indexedDB.open("app");
-      open.onsuccess = () => {
-        const db = open.result;
-        if (!db.objectStoreNames.contains("kv")) return resolve(null);
-        const read = db.transaction("kv").objectStore("kv").get("token");
-        read.onsuccess = () => resolve(read.result ?? null);
-      };
-    });
-    return { greeting: document.querySelector("h1")?.textContent, user: localStorage.getItem("user"), token, page_cookies: document.cookie };
-  });
-}
-`;
 
 /** The `profiles` of the event the run's Lambda was invoked with. */
 function grantsOf(runId: string): RunProfileGrant[] | undefined {

@@ -12,7 +12,7 @@ import { profileDirOf, signIn, watchedPage } from "../helpers/dashboardPage";
 import { expectNoProcessesWith } from "../helpers/processes";
 import { launchTestBrowser } from "../helpers/testBrowser";
 import { type TestService, startTestService } from "../helpers/localService";
-import { type LoginSite, startLoginSite } from "../helpers/loginSite";
+import { CHECK_FN, LOGIN_FN, type LoginSite, startLoginSite } from "../helpers/loginSite";
 
 jest.setTimeout(180_000);
 
@@ -25,36 +25,6 @@ afterAll(async () => {
   await site?.close();
   await t?.destroy();
 });
-
-const LOGIN_FN = `import { Session } from "browserfn/runtime";
-export default async function run(site: string) {
-  await using session = await Session.start({ profile: "shop", persist: true });
-  const page = await session.newPage();
-  await page.goto(site + "/login");
-  await page.waitForFunction(() => document.title === "logged-in");
-  return { logged_in: true };
-}
-`;
-
-const CHECK_FN = `import { Session } from "browserfn/runtime";
-export default async function run(site: string) {
-  await using session = await Session.start({ profile: "shop" });
-  const page = await session.newPage();
-  await page.goto(site + "/account");
-  return await page.evaluate(async () => {
-    const token = await new Promise((resolve) => {
-      const open = indexedDB.open("app");
-      open.onsuccess = () => {
-        const db = open.result;
-        if (!db.objectStoreNames.contains("kv")) return resolve(null);
-        const read = db.transaction("kv").objectStore("kv").get("token");
-        read.onsuccess = () => resolve(read.result ?? null);
-      };
-    });
-    return { greeting: document.querySelector("h1")?.textContent, user: localStorage.getItem("user"), token, page_cookies: document.cookie };
-  });
-}
-`;
 
 const invoke = (name: string, body: unknown, token?: string) => t.call("POST", `/functions/${name}`, { body, token });
 
@@ -87,6 +57,68 @@ it("keeps a login across two functions: the httpOnly cookie, localStorage and In
   expect(files).toHaveLength(1);
   const sealed = await readFile(path.join(root, files[0] as string), "latin1");
   for (const clear of ["sid-4f2a9c", "alice", "token-42"]) expect(sealed).not.toContain(clear);
+});
+
+it("writes nothing for a persist session that changed nothing (either driver), and saves the next one that changes something", async () => {
+  const onSteady = (code: string) => code.replace('profile: "shop"', 'profile: "steady"');
+  const revisit = (driver: string, change: string) => `import { Session } from "browserfn/runtime";
+export default async function run(site: string) {
+  await using session = await Session.start({ driver: "${driver}", profile: "steady", persist: true });
+  const page = await session.newPage();
+  await page.goto(site + "/account");
+  await page.evaluate(() => { ${change} });
+  return { greeting: await page.evaluate(() => document.querySelector("h1")?.textContent) };
+}
+`;
+  await Promise.all([
+    t.deploy("steady-login", onSteady(LOGIN_FN)),
+    t.deploy("steady-check", onSteady(CHECK_FN)),
+    t.deploy("revisit", revisit("puppeteer", "")),
+    t.deploy("revisit-pw", revisit("playwright", "")),
+    t.deploy("note-visit", revisit("playwright", 'localStorage.setItem("visits", "1")')),
+  ]);
+  expect((await invoke("steady-login", { site: site.url })).status).toBe(200);
+  const recorded = (await t.call("GET", "/profiles/steady")).body;
+  expect(recorded).toMatchObject({ last_function: "steady-login" });
+  for (const name of ["revisit", "revisit-pw"]) {
+    const unchanged = await invoke(name, { site: site.url });
+    expect(unchanged.body).toEqual({ greeting: "welcome sid-4f2a9c" });
+    // Neither the record nor the state was written again: the last change is still the login's.
+    expect((await t.call("GET", "/profiles/steady")).body).toEqual(recorded);
+  }
+  const changed = await invoke("note-visit", { site: site.url });
+  expect(changed.status).toBe(200);
+  const after = (await t.call("GET", "/profiles/steady")).body;
+  expect(after).toMatchObject({ last_function: "note-visit", last_run_id: changed.headers.get("x-run-id") });
+  expect(after.bytes).toBeGreaterThan(recorded.bytes);
+  expect((await invoke("steady-check", { site: site.url })).body).toEqual({ greeting: "welcome sid-4f2a9c", user: "alice", token: "token-42", page_cookies: "" });
+  expect((await t.call("DELETE", "/profiles/steady")).status).toBe(204);
+});
+
+it("puts back stored text that would end or break the restore document's script (</script>, non-ASCII, U+2028) intact, either driver", async () => {
+  const TRICKY = "</script><script>document.title = 'hijacked'</script><!-- é ✓ 😀 \u2028 \\u003c";
+  const save = `import { Session } from "browserfn/runtime";
+export default async function run(site: string, value: string) {
+  await using session = await Session.start({ profile: "tricky", persist: true });
+  const page = await session.newPage();
+  await page.goto(site + "/account");
+  await page.evaluate((text) => localStorage.setItem("tricky", text), value);
+  return { saved: true };
+}
+`;
+  const read = (driver: string) => `import { Session } from "browserfn/runtime";
+export default async function run(site: string) {
+  await using session = await Session.start({ driver: "${driver}", profile: "tricky" });
+  const page = await session.newPage();
+  await page.goto(site + "/account");
+  return { value: await page.evaluate(() => localStorage.getItem("tricky")) };
+}
+`;
+  await Promise.all([t.deploy("tricky-save", save), t.deploy("tricky-read", read("puppeteer")), t.deploy("tricky-read-pw", read("playwright"))]);
+  expect((await invoke("tricky-save", { site: site.url, value: TRICKY })).status).toBe(200);
+  expect((await invoke("tricky-read", { site: site.url })).body).toEqual({ value: TRICKY });
+  expect((await invoke("tricky-read-pw", { site: site.url })).body).toEqual({ value: TRICKY });
+  expect((await t.call("DELETE", "/profiles/tricky")).status).toBe(204);
 });
 
 const PLAYWRIGHT_LOGIN_FN = `import { Session } from "browserfn/runtime";

@@ -28,21 +28,33 @@ export async function readCookies(cdp: BrowserCdp, contextId: string | undefined
   });
 }
 
+/** A cookie as the browser is given it back: a session cookie has no `expires`. */
+export interface LiveCookie {
+  name: string;
+  value: string;
+  domain: string;
+  path: string;
+  httpOnly: boolean;
+  secure: boolean;
+  expires?: number;
+  sameSite?: "Strict" | "Lax" | "None";
+}
+
+/** The cookies of `cookies` not expired at `nowSeconds` (epoch seconds), field by field (both drivers write these). */
+export function liveCookies(cookies: readonly StoredCookie[], nowSeconds: number): LiveCookie[] {
+  return cookies
+    .filter((cookie) => cookie.expires === undefined || cookie.expires > nowSeconds)
+    .map((cookie) => {
+      const live: LiveCookie = { name: cookie.name, value: cookie.value, domain: cookie.domain, path: cookie.path, httpOnly: cookie.httpOnly, secure: cookie.secure };
+      if (cookie.expires !== undefined) live.expires = cookie.expires;
+      if (cookie.sameSite) live.sameSite = cookie.sameSite;
+      return live;
+    });
+}
+
 /** Puts `cookies` into the browser context `contextId` (CDP Storage.setCookies); expired ones are left out. */
 export async function writeCookies(cdp: BrowserCdp, contextId: string | undefined, cookies: readonly StoredCookie[]): Promise<void> {
-  const now = Date.now() / 1000;
-  const live = cookies
-    .filter((cookie) => cookie.expires === undefined || cookie.expires > now)
-    .map((cookie) => ({
-      name: cookie.name,
-      value: cookie.value,
-      domain: cookie.domain,
-      path: cookie.path,
-      httpOnly: cookie.httpOnly,
-      secure: cookie.secure,
-      ...(cookie.expires === undefined ? {} : { expires: cookie.expires }),
-      ...(cookie.sameSite ? { sameSite: cookie.sameSite } : {}),
-    }));
+  const live = liveCookies(cookies, Date.now() / 1000);
   if (live.length === 0) return;
   await cdp.send("Storage.setCookies", { cookies: live, ...(contextId ? { browserContextId: contextId } : {}) });
 }

@@ -6,8 +6,8 @@ import type { IndexedDbDatabase, OriginState } from "./browserState";
  * gives one (see puppeteerOrigins.ts); the state layer never sees the driver.
  */
 export interface OriginPage {
-  /** Shows an empty document of `origin` at RESTORE_PATH (no request leaves the browser). */
-  visit(origin: string): Promise<void>;
+  /** Shows `html` (default: an empty document) as the document of `origin` at RESTORE_PATH (no request leaves the browser). */
+  visit(origin: string, html?: string): Promise<void>;
   /** Runs `fn(arg)` in the page and gives its JSON result. */
   evaluate<A, R>(fn: (arg: A) => R | Promise<R>, arg: A): Promise<R>;
   close(): Promise<void>;
@@ -54,6 +54,10 @@ async function readOrigin(): Promise<{ localStorage: Array<[string, string]>; in
     db.close();
     databases.push({ name: info.name, version: info.version ?? db.version, stores });
   }
+  // In one order whatever the browser's (its localStorage keys come in no fixed order), so that an unchanged state reads back the same.
+  const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  storage.sort(([a], [b]) => byName(a, b));
+  databases.sort((a, b) => byName(a.name, b.name));
   return { localStorage: storage, indexedDB: databases };
 }
 
@@ -98,6 +102,26 @@ async function writeOrigin(saved: { localStorage: Array<[string, string]>; index
   }
 }
 
+/** The empty document an OriginPage shows by default. */
+export const EMPTY_DOCUMENT = "<!doctype html><title></title>";
+
+/**
+ * The document that puts `saved` back as it loads: the state as JSON in an inert script
+ * element (every `<` and non-ASCII character escaped, so the text ends nowhere early and is
+ * read the same whatever the charset), then writeOrigin on it, its promise kept for
+ * `restored`. The state travels with the document, so the restore costs no script call of its
+ * own carrying it. No other script runs in that document: the driver answers it itself.
+ */
+function restoreDocument(saved: Pick<OriginState, "localStorage" | "indexedDB">): string {
+  const json = JSON.stringify(saved).replace(/[<\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return `${EMPTY_DOCUMENT}<script type="application/json" id="saved">${json}</script><script>window.__browserfnRestored = (${writeOrigin.toString()})(JSON.parse(document.getElementById("saved").textContent));</script>`;
+}
+
+/** In the restore document: waits for its writeOrigin (its IndexedDB part is asynchronous), throwing what it threw. */
+async function restored(): Promise<void> {
+  await (window as unknown as { __browserfnRestored: Promise<void> }).__browserfnRestored;
+}
+
 /** True when an origin's saved part holds anything. */
 function holdsData(origin: OriginState): boolean {
   return origin.localStorage.length > 0 || origin.indexedDB.length > 0;
@@ -136,15 +160,15 @@ export function originsHoldData(origins: readonly OriginState[]): boolean {
   return origins.some(holdsData);
 }
 
-/** Puts each saved origin's storage back, in one page (none is opened when no origin holds data). */
+/** Puts each saved origin's storage back, in one page (none is opened when no origin holds data): each origin's restore document, loaded. */
 export async function writeOrigins(openPage: () => Promise<OriginPage>, origins: readonly OriginState[]): Promise<void> {
   const withData = origins.filter(holdsData);
   if (withData.length === 0) return;
   const page = await openPage();
   try {
     for (const origin of withData) {
-      await page.visit(origin.origin);
-      await page.evaluate(writeOrigin, { localStorage: origin.localStorage, indexedDB: origin.indexedDB });
+      await page.visit(origin.origin, restoreDocument({ localStorage: origin.localStorage, indexedDB: origin.indexedDB }));
+      await page.evaluate(restored, undefined);
     }
   } finally {
     await page.close().catch(() => undefined);

@@ -1,9 +1,9 @@
-import type { BrowserContext, Cookie, Frame, Page } from "playwright-core";
+import type { BrowserContext, CDPSession, Cookie, Frame, Page } from "playwright-core";
 import type { StoredCookie } from "./browserState";
-import { type OriginPage, RESTORE_PATH } from "./originStorage";
+import { EMPTY_DOCUMENT, type OriginPage, RESTORE_PATH } from "./originStorage";
+import { liveCookies } from "./cookies";
+import { originPages } from "./originPages";
 import { type StateContext, webOrigin } from "./stateContext";
-
-const EMPTY_DOCUMENT = Buffer.from("<!doctype html><title></title>").toString("base64");
 
 /**
  * Script in the page, its argument and its answer passed as JSON text: Playwright's own
@@ -11,10 +11,26 @@ const EMPTY_DOCUMENT = Buffer.from("<!doctype html><title></title>").toString("b
  * page's JSON.parse. Evaluated as an expression (DevTools evaluation, which a page's CSP does
  * not block), so no `eval` runs in the page.
  */
+function jsonCall(fn: (arg: never) => unknown, arg: unknown): string {
+  return `(async () => JSON.stringify((await (${fn.toString()})(JSON.parse(${JSON.stringify(JSON.stringify(arg ?? null))}))) ?? null))()`;
+}
+
 function evaluateIn(page: Page): OriginPage["evaluate"] {
+  return async (fn, arg) => JSON.parse((await page.evaluate(jsonCall(fn, arg))) as string) as never;
+}
+
+/**
+ * The same through a CDP session of the page: in the document the page shows now (the borrowed
+ * page's own, where Playwright's evaluate would first wait to hear of the new document's context).
+ */
+function evaluateOver(cdp: CDPSession): OriginPage["evaluate"] {
   return async (fn, arg) => {
-    const json = await page.evaluate(`(async () => JSON.stringify((await (${fn.toString()})(JSON.parse(${JSON.stringify(JSON.stringify(arg ?? null))}))) ?? null))()`);
-    return JSON.parse(json as string) as never;
+    const answer = (await cdp.send("Runtime.evaluate", { expression: jsonCall(fn, arg), awaitPromise: true, returnByValue: true })) as {
+      result: { value?: unknown };
+      exceptionDetails?: { text: string; exception?: { description?: string } };
+    };
+    if (answer.exceptionDetails) throw new Error(answer.exceptionDetails.exception?.description ?? answer.exceptionDetails.text);
+    return JSON.parse(String(answer.result.value)) as never;
   };
 }
 
@@ -25,17 +41,19 @@ function evaluateIn(page: Page): OriginPage["evaluate"] {
  */
 async function borrowedOriginPage(page: Page): Promise<OriginPage> {
   const cdp = await page.context().newCDPSession(page);
+  let body = Buffer.from(EMPTY_DOCUMENT).toString("base64");
   cdp.on("Fetch.requestPaused", (event: { requestId: string }) => {
     void cdp
-      .send("Fetch.fulfillRequest", { requestId: event.requestId, responseCode: 200, responseHeaders: [{ name: "content-type", value: "text/html" }], body: EMPTY_DOCUMENT })
+      .send("Fetch.fulfillRequest", { requestId: event.requestId, responseCode: 200, responseHeaders: [{ name: "content-type", value: "text/html" }], body })
       .catch(() => undefined);
   });
   await cdp.send("Fetch.enable", { patterns: [{ urlPattern: `*${RESTORE_PATH}`, requestStage: "Request" }] });
   return {
-    async visit(origin) {
+    async visit(origin, html = EMPTY_DOCUMENT) {
+      body = Buffer.from(html).toString("base64");
       await page.goto(`${origin}${RESTORE_PATH}`, { waitUntil: "domcontentloaded" });
     },
-    evaluate: evaluateIn(page),
+    evaluate: evaluateOver(cdp),
     close: () => cdp.detach(),
   };
 }
@@ -52,36 +70,13 @@ function storedCookie(cookie: Cookie): StoredCookie {
 export function playwrightStateContext(context: BrowserContext, newPage: () => Promise<Page> = () => context.newPage()): StateContext<Page> {
   return {
     async writeCookies(cookies) {
-      const now = Date.now() / 1000;
-      const live = cookies
-        .filter((cookie) => cookie.expires === undefined || cookie.expires > now)
-        .map((cookie) => ({
-          name: cookie.name,
-          value: cookie.value,
-          domain: cookie.domain,
-          path: cookie.path,
-          httpOnly: cookie.httpOnly,
-          secure: cookie.secure,
-          expires: cookie.expires ?? -1,
-          ...(cookie.sameSite ? { sameSite: cookie.sameSite } : {}),
-        }));
+      // Playwright marks a session cookie with expires −1.
+      const live = liveCookies(cookies, Date.now() / 1000).map((cookie) => ({ ...cookie, expires: cookie.expires ?? -1 }));
       if (live.length > 0) await context.addCookies(live);
     },
     readCookies: async () => (await context.cookies()).map(storedCookie),
     borrow: borrowedOriginPage,
-    async helperPage() {
-      const page = await newPage();
-      const borrowed = await borrowedOriginPage(page);
-      return { visit: borrowed.visit, evaluate: borrowed.evaluate, close: () => page.close() };
-    },
-    async openPages() {
-      const found = new Map<string, OriginPage>();
-      for (const page of context.pages()) {
-        const origin = webOrigin(page.url());
-        if (origin && !found.has(origin)) found.set(origin, { visit: async () => undefined, evaluate: evaluateIn(page), close: async () => undefined });
-      }
-      return found;
-    },
+    ...originPages(() => context.pages(), newPage, borrowedOriginPage, evaluateIn),
     followOrigins(seen) {
       const navigated = (frame: Frame) => {
         if (frame.parentFrame()) return;

@@ -1,9 +1,9 @@
 import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page, Target } from "puppeteer-core";
 import { readCookies, writeCookies } from "./cookies";
-import { type OriginPage, RESTORE_PATH } from "./originStorage";
+import { EMPTY_DOCUMENT, type OriginPage, RESTORE_PATH } from "./originStorage";
+import { originPages } from "./originPages";
 import { type StateContext, webOrigin } from "./stateContext";
 
-const EMPTY_DOCUMENT = { status: 200, contentType: "text/html", body: "<!doctype html><title></title>" };
 
 /** One browser-level CDP session per browser, for the Storage domain (made on first use). */
 const storageSessions = new WeakMap<Browser, Promise<CDPSession>>();
@@ -35,11 +35,13 @@ function evaluateIn(page: Page): OriginPage["evaluate"] {
  * fresh context costs a renderer).
  */
 export async function borrowedOriginPage(page: Page): Promise<OriginPage> {
-  const answer = (request: HTTPRequest) => void request.respond(EMPTY_DOCUMENT).catch(() => undefined);
+  let html = EMPTY_DOCUMENT;
+  const answer = (request: HTTPRequest) => void request.respond({ status: 200, contentType: "text/html", body: html }).catch(() => undefined);
   await page.setRequestInterception(true);
   page.on("request", answer);
   return {
-    async visit(origin) {
+    async visit(origin, document = EMPTY_DOCUMENT) {
+      html = document;
       await page.goto(`${origin}${RESTORE_PATH}`, { waitUntil: "domcontentloaded" });
     },
     evaluate: evaluateIn(page),
@@ -50,30 +52,13 @@ export async function borrowedOriginPage(page: Page): Promise<OriginPage> {
   };
 }
 
-/** An OriginPage that reads an origin already open in one of the context's pages, without navigating it. */
-function openOriginPage(page: Page): OriginPage {
-  return { visit: async () => undefined, evaluate: evaluateIn(page), close: async () => undefined };
-}
-
 /** A puppeteer-core context of `browser` as the profile layer sees it (cookies through the browser's CDP Storage domain). */
 export function puppeteerStateContext(browser: Browser, context: BrowserContext, newPage: () => Promise<Page> = () => context.newPage()): StateContext<Page> {
   return {
     writeCookies: async (cookies) => writeCookies(await storageSession(browser), context.id, cookies),
     readCookies: async () => readCookies(await storageSession(browser), context.id),
     borrow: borrowedOriginPage,
-    async helperPage() {
-      const page = await newPage();
-      const borrowed = await borrowedOriginPage(page);
-      return { visit: borrowed.visit, evaluate: borrowed.evaluate, close: () => page.close() };
-    },
-    async openPages() {
-      const found = new Map<string, OriginPage>();
-      for (const page of await context.pages()) {
-        const origin = webOrigin(page.url());
-        if (origin && !found.has(origin)) found.set(origin, openOriginPage(page));
-      }
-      return found;
-    },
+    ...originPages(() => context.pages(), newPage, borrowedOriginPage, evaluateIn),
     followOrigins(seen) {
       const follow = (target: Target) => {
         if (target.type() !== "page") return;
