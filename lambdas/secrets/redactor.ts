@@ -21,6 +21,8 @@ export class Redactor {
   private readonly values: string[];
   /** A multi-line value as util.inspect splits it inside an object (`'line\n' +\n    'line'`). */
   private readonly splitForms: RegExp[];
+  /** The first line of each split multi-line value (without its new line): text without any of them holds no split form. */
+  private readonly splitFirstLines: string[];
 
   constructor(values: Iterable<string>) {
     const secrets = [...new Set(values)].filter((value) => value !== "");
@@ -31,7 +33,9 @@ export class Redactor {
       forms.add(inspect(value, { breakLength: Infinity }).slice(1, -1));
     }
     this.values = [...forms].filter((form) => form !== "").sort((a, b) => b.length - a.length);
-    this.splitForms = secrets.filter((value) => /\n./s.test(value)).map(splitFormOf);
+    const multiLine = secrets.filter((value) => /\n./s.test(value));
+    this.splitForms = multiLine.map(splitFormOf);
+    this.splitFirstLines = multiLine.map((value) => inspect(value.slice(0, value.indexOf("\n") + 1), { breakLength: Infinity }).slice(1, -1));
   }
 
   get empty(): boolean {
@@ -39,7 +43,7 @@ export class Redactor {
   }
 
   text(text: string): string {
-    if (this.values.length === 0 || text === "") return text;
+    if (this.values.length === 0 || text === "" || !this.mayHold(text)) return text;
     return text
       .split(SECRET_MARK)
       .map((piece) =>
@@ -49,6 +53,13 @@ export class Redactor {
           .join(SECRET_MARK),
       )
       .join(SECRET_MARK);
+  }
+
+  /** Whether `text` may hold a value: one of its forms, or a multi-line value as util.inspect splits it (which holds the value's first line). */
+  private mayHold(text: string): boolean {
+    for (const form of this.values) if (text.includes(form)) return true;
+    for (const first of this.splitFirstLines) if (text.includes(first)) return true;
+    return false;
   }
 
   /** `piece` with each multi-line value that util.inspect split over lines replaced (its outer quotes kept). */
@@ -196,6 +207,10 @@ function splitFormOf(value: string): RegExp {
 
 /** Sets an own, enumerable property (also one named `__proto__`, which assignment would take for the prototype). */
 function setOwn(into: object, key: string | number, value: unknown): void {
+  if (key !== "__proto__") {
+    (into as Record<string | number, unknown>)[key] = value;
+    return;
+  }
   Object.defineProperty(into, key, { value, writable: true, enumerable: true, configurable: true });
 }
 

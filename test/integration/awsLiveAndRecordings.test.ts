@@ -71,6 +71,27 @@ export default async () => {
   return "recorded";
 };`;
 
+const TYPED = "hunter2-typed-on-lambda";
+/** Opens a popup (window.open, its document written by the opener), types a password into it, and fails: recording "failures". */
+const POPUPS = `import { Session } from "browserfn/runtime";
+export default async () => {
+  await using session = await Session.start();
+  const page: any = await session.newPage();
+  await page.setContent("<main><h1>the opener on lambda</h1></main>");
+  const [popup] = await Promise.all([
+    new Promise<any>((resolve) => page.once("popup", resolve)),
+    page.evaluate(() => {
+      const opened = window.open("", "_blank") as Window;
+      opened.document.write("<!doctype html><title>popup</title><body><p id=popup-text>popup written on lambda</p><input type=password id=popup-password></body>");
+      opened.document.close();
+    }),
+  ]);
+  await popup.waitForSelector("#popup-text");
+  await popup.type("#popup-password", ${JSON.stringify(TYPED)});
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  throw new Error("failed with a popup open");
+};`;
+
 interface S3Call {
   command: string;
   input: Record<string, unknown>;
@@ -278,4 +299,20 @@ describe("the live view and recordings on AWS", () => {
     expect(kept).toContain("Orders");
     expect(kept).not.toContain(TOKEN);
   }, 60_000);
+
+  it("records a popup on the Lambda runner too: each page its own recording, kept for a failed run, the typed password masked", async () => {
+    await world.create("acme", "popups", POPUPS);
+    const runId = runIdOf(await world.invoke("acme", "popups", {}));
+    const run: RunItem = await ended(runId);
+    expect(run.status).toBe("failed");
+    const names = (await world.pipeline.memory.store.artifacts.list(runId)).map((item) => item.name).sort();
+    // The failure's screenshot and HTML of each page too; one recording per page.
+    expect(names.filter((name) => name.startsWith("recording-"))).toEqual(["recording-1.json", "recording-2.json"]);
+    expect(names).toEqual(expect.arrayContaining(["failure-1.png", "failure-2.png"]));
+    const [opener, popup] = [1, 2].map((n) => world.pipeline.s3.objects.get(`${BUCKET}/${artifactKey(runId, `recording-${n}.json`)}`)?.toString("utf8") ?? "");
+    expect(opener).toContain("the opener on lambda");
+    expect(popup).toContain("popup written on lambda");
+    expect((JSON.parse(popup ?? "[]") as { type: number }[]).some((event) => event.type === 2)).toBe(true);
+    for (const text of [opener, popup]) expect(text).not.toContain(TYPED);
+  }, 90_000);
 });

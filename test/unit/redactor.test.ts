@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import { Redactor, SECRET_MARK } from "../../lambdas/secrets/redactor";
 
 describe("Redactor", () => {
@@ -62,5 +63,34 @@ describe("Redactor.stream with values that start others or overlap", () => {
       for (let i = 0; i < text.length; i += size) out += stream.push(text.slice(i, i + size));
       expect([size, out + stream.end()]).toEqual([size, redactor.text(text)]);
     }
+  });
+  it("redacts a recording-sized value whole: each string, key and number, none missed, nothing else changed", () => {
+    const secrets = new Redactor(["hunter2-secret", "77777", "tok_ABC"]);
+    // rrweb-like events: 5,000 nodes, a secret in every 97th text, every 89th attribute key, every 83rd id.
+    const node = (id: number, secret: (every: number) => string) => ({
+      type: 2,
+      tagName: "div",
+      attributes: { class: `row ${id}`, [`data-${id % 89 === 0 ? secret(89) : "k"}`]: `v${id}` },
+      childNodes: [{ type: 3, textContent: `text ${id} ${id % 97 === 0 ? secret(97) : "plain"}`, id: id % 83 === 0 ? Number(`${id + 1}077777`) : id }],
+      id,
+    });
+    const raw = Array.from({ length: 5_000 }, (_, id) => node(id, (every) => (every === 89 ? "tok_ABC" : "hunter2-secret")));
+    const expected = Array.from({ length: 5_000 }, (_, id) => {
+      const copy = node(id, () => SECRET_MARK) as { childNodes: { id: number | string }[] };
+      if (id % 83 === 0) (copy.childNodes[0] as { id: number | string }).id = `${id + 1}0${SECRET_MARK}`;
+      return copy;
+    });
+    const proto = JSON.parse('{"__proto__":{"x":"tok_ABC"}}') as object;
+    expect(secrets.value({ events: raw, proto })).toEqual({ events: expected, proto: JSON.parse(`{"__proto__":{"x":"${SECRET_MARK}"}}`) });
+    expect(Object.getPrototypeOf(secrets.value(proto))).toBe(Object.prototype);
+    expect(Object.keys(secrets.value(proto))).toEqual(["__proto__"]);
+  });
+
+  it("finds a multi-line value that starts with a new line where util.inspect split it", () => {
+    const value = "\nline one of the key\nline two of the key\n";
+    const secrets = new Redactor([value]);
+    const logged = inspect({ key: value + "x".repeat(80) }, { breakLength: 60 });
+    expect(logged).toContain("' +\n");
+    expect(secrets.text(logged)).not.toContain("line one");
   });
 });
