@@ -38,6 +38,12 @@ export class CdpRelay {
   /** Runs this browser has served (the reset counts them). */
   runsServed = 0;
   #worker: WorkerSide | undefined;
+  /**
+   * Root-session commands of workers cut off before their answer came (`:id`): the next worker
+   * counts its ids from 1 too, so such an answer would pass for one of its own. Each is dropped
+   * when it comes; a browser with any left unanswered is not kept (resetKeptBrowser).
+   */
+  readonly #unanswered = new Set<string>();
   #nextId = FIRST_HOST_ID;
   readonly #own = new Map<number, (answer: CdpAnswer) => void>();
   #taken = false;
@@ -118,6 +124,13 @@ export class CdpRelay {
     const side = this.#worker;
     this.#worker = undefined;
     side?.hostEnd.destroy();
+    // Its page and browser-target sessions' ids are the browser's own tokens, never a later worker's: only the root's can collide.
+    for (const key of side?.pending ?? []) if (key.startsWith(":")) this.#unanswered.add(key);
+  }
+
+  /** Root-session commands of earlier workers the browser has not answered yet. */
+  get unansweredCommands(): number {
+    return this.#unanswered.size;
   }
 
   /** The host's own command (on the root session, or `sessionId`), answered within `timeoutMs` or with an error. */
@@ -176,6 +189,8 @@ export class CdpRelay {
       if (own) return own(JSON.parse(text) as CdpAnswer);
     }
     this.judge.message(text);
+    // An earlier worker's late answer: never the current one's, even with the same id.
+    if (id !== undefined && session === undefined && this.#unanswered.delete(`:${id}`)) return;
     const side = this.#worker;
     if (!side) return;
     if (id !== undefined) {

@@ -45,6 +45,10 @@ describe("BrowserJudge", () => {
     ["certificate errors ignored from a page's session", { id: 3, method: "Security.setIgnoreCertificateErrors", params: { ignore: true }, sessionId: "P1" }],
     ["an extension loaded from a page's session", { id: 3, method: "Extensions.loadUnpacked", params: { path: "/x" }, sessionId: "P1" }],
     ["an unknown browser-level method", { id: 3, method: "Network.clearBrowserCookies" }],
+    // The security review of session 12: Storage's settings beyond cookies act on the profile, whichever session sends them.
+    ["attribution reporting's testing mode from a page's session", { id: 3, method: "Storage.setAttributionReportingLocalTestingMode", params: { enabled: true }, sessionId: "P1" }],
+    ["an origin's quota overridden from a page's session", { id: 3, method: "Storage.overrideQuotaForOrigin", params: { origin: "https://a.test", quotaSize: 1 }, sessionId: "P1" }],
+    ["a virtual authenticator from a page's session", { id: 3, method: "WebAuthn.enable", params: {}, sessionId: "P1" }],
     ["a command on a session it never saw attached", { id: 3, method: "Runtime.evaluate", params: { expression: "1" }, sessionId: "UNKNOWN" }],
     ["a command without a method", { id: 3 }],
     ["disposing a context it did not make", { id: 3, method: "Target.disposeBrowserContext", params: { browserContextId: "OTHER" } }],

@@ -52,7 +52,26 @@ const ALLOWED: Record<string, "any" | "context" | "own-context"> = {
  * context, the process's memory or tracing, …); a page's other domains act on its page and
  * context only, which the reset closes.
  */
-const BROWSER_DOMAINS = ["Browser.", "Target.", "Storage.getCookies", "Storage.setCookies", "Storage.clearCookies", "SystemInfo.", "Tethering.", "Tracing.", "Memory.", "Cast.", "Security.", "Extensions.", "PWA."];
+const BROWSER_DOMAINS = [
+  "Browser.",
+  "Target.",
+  // The whole domain: besides cookies, it sets tracking and testing modes, quotas and bounce-tracking runs of the profile, not the page's.
+  "Storage.",
+  "SystemInfo.",
+  "Tethering.",
+  "Tracing.",
+  "Memory.",
+  "Cast.",
+  "Security.",
+  "Extensions.",
+  "PWA.",
+  // Virtual authenticators and devices, federated sign-in and autofill: not known to stay within a page; no driver of ours sends them.
+  "WebAuthn.",
+  "BluetoothEmulation.",
+  "DeviceAccess.",
+  "FedCm.",
+  "Autofill.",
+];
 
 type Command = { id?: unknown; method?: unknown; sessionId?: unknown; params?: unknown };
 

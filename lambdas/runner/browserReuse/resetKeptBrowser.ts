@@ -103,6 +103,8 @@ export async function resetKeptBrowser(relay: CdpRelay, browserPid: number, outc
   if (targets) return targets;
   const jar = cookies.result?.cookies;
   if (!Array.isArray(jar) || jar.length > 0) return "the default context holds cookies";
+  // A command of the run still unanswered could be answered while the next run waits for one of the same id (cdpRelay).
+  if (relay.unansweredCommands > 0) return "a command of the run was still unanswered";
   judge.clearRun();
   relay.runsServed += 1;
   return undefined;
