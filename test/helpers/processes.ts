@@ -16,6 +16,24 @@ export function processesWith(marker: string): number[] {
   return pids;
 }
 
+/**
+ * Pids of the processes with `marker` once the set has stopped changing (the same in three reads
+ * 200 ms apart, within `timeoutMs`): after a run's answer its sandbox still replaces the worker
+ * and resets a kept browser (the run's renderers go with its contexts).
+ */
+export async function settledProcessesWith(marker: string, timeoutMs = 15_000): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  let last = processesWith(marker).join(",");
+  let same = 0;
+  while (same < 2 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const now = processesWith(marker).join(",");
+    same = now === last ? same + 1 : 0;
+    last = now;
+  }
+  return processesWith(marker);
+}
+
 /** Whether a process is alive (a zombie, ended but not yet reaped, is not). */
 export function isAlive(pid: number): boolean {
   try {

@@ -6,7 +6,7 @@ import { generateApiKey } from "../../lambdas/identity/apiKeys";
 import { type ChildService, startChildService } from "../helpers/childService";
 import { requestJson } from "../helpers/http";
 import { type TestService, startTestService } from "../helpers/localService";
-import { expectNoProcessesWith, isAlive, processesWith } from "../helpers/processes";
+import { expectNoProcessesWith, isAlive, settledProcessesWith } from "../helpers/processes";
 import { type PageServer, startPageServer } from "../helpers/testBrowser";
 
 // One service per data dir: `npm start` twice on one data dir. Before the lock, the second start
@@ -69,7 +69,8 @@ describe("a data dir", () => {
     expect((await call(first.url, "POST", "/functions", { name: "titled", code: BROWSER_FN })).status).toBe(201);
     expect((await call(first.url, "POST", "/functions/titled", { url: `${pages.base}/one` })).body).toBe("Hello /one");
     const runtimeDir = (await readFile(path.join(dataDir, "runtime-dir"), "utf8")).trim();
-    const workers = processesWith(runtimeDir);
+    // As they are once the run's sandbox is idle again (its worker replaced, its kept browser reset: the run's renderers gone).
+    const workers = await settledProcessesWith(runtimeDir);
     expect(workers.length).toBeGreaterThan(0);
 
     const second = await startAgain(dataDir, key);
