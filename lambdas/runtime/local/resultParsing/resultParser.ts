@@ -114,7 +114,15 @@ export class ResultParser implements DeliveryBodyBuilder {
     if (queue.length === 0) this.queues.delete(account);
     this.served.set(account, (this.served.get(account) ?? 0) + 1);
     this.inFlight = waiting;
-    this.thread().postMessage(waiting.job, waiting.transfer);
+    try {
+      this.thread().postMessage(waiting.job, waiting.transfer);
+    } catch (error) {
+      // Not to be copied to the thread (a record nested past what structured cloning takes): this job fails, the next goes on.
+      this.inFlight = undefined;
+      this.settled(account);
+      waiting.settle({ gone: `it could not be handed to the thread: ${(error as Error).message}` });
+      this.pump();
+    }
   }
 
   private thread(): Worker {
