@@ -61,8 +61,8 @@ export interface LocalService {
   streams(): { open: number; logWatchers: number };
   /** Worker processes now: all of them, and the idle (warm) ones. */
   workers(): { processes: number; idle: number };
-  /** Workers' big frames parsed and webhook bodies built on the result-parsing thread so far, and that thread's id (-1 before the first). */
-  resultParsing(): { parsed: number; bodies: number; threadId: number };
+  /** Workers' big frames parsed, results gzipped for the store and webhook bodies built on the result-parsing thread so far, and that thread's id (-1 before the first). */
+  resultParsing(): { parsed: number; gzipped: number; bodies: number; threadId: number };
   /** Deploy analysis now: its worker threads, and the deploys they read or that wait for one. */
   analyses(): { workers: number; running: number; waiting: number };
   /** Holds the worker bundle and browser profiles; every worker and browser names it in its command line. */
@@ -176,6 +176,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       soleWriter: true,
       ...(config.artifactRetentionDays ? { artifactRetentionDays: config.artifactRetentionDays } : {}),
       ...(config.runRetentionDays ? { runRetentionDays: config.runRetentionDays } : {}),
+      compressor: resultWork,
     });
     const clock = options.clock ?? systemClock;
     const secretBox = await createLocalSecretBox(config.dataDir);

@@ -5,6 +5,7 @@
  * is delivered (the reader's thread is free meanwhile).
  */
 import { threadId } from "node:worker_threads";
+import { gunzipSync } from "node:zlib";
 import { encodeFrame, FrameReader } from "../../lambdas/runner/frames";
 import { MAX_FRAME_BYTES } from "../../lambdas/runner/protocol";
 import { MAX_JSON_DEPTH } from "../../lambdas/runner/outputLimits";
@@ -103,5 +104,14 @@ describe("parsing workers' big frames off the service's thread", () => {
       parser.build("neighbour", deliveryBodyInput("run.succeeded", run)).then(() => order.push("neighbour")),
     ]);
     expect(order).toEqual(["hog", "neighbour", "hog", "hog"]);
+  });
+
+  it("gzips a big result for the store on the thread, as blobParts would, moving the bytes back", async () => {
+    const text = JSON.stringify(bigDone("r"));
+    const gzipped = parser.stats.gzipped;
+    const bytes = await parser.gzip("acct", text);
+    expect(bytes.byteLength).toBeLessThan(text.length);
+    expect(gunzipSync(bytes).toString("utf8")).toBe(text);
+    expect(parser.stats.gzipped).toBe(gzipped + 1);
   });
 });

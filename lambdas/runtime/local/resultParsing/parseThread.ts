@@ -9,7 +9,7 @@
 import { setPriority } from "node:os";
 import { parentPort, threadId } from "node:worker_threads";
 import { ownThreadId } from "../../../code/analysis/threadCpu";
-import { runJob, type ThreadJob } from "./threadJobs";
+import { runJob, type ThreadJob, transferOf } from "./threadJobs";
 
 try {
   const own = ownThreadId();
@@ -19,5 +19,6 @@ try {
 }
 
 parentPort?.on("message", (job: ThreadJob) => {
-  parentPort?.postMessage(runJob(job, threadId));
+  const reply = runJob(job, threadId);
+  parentPort?.postMessage(reply, transferOf(reply));
 });

@@ -2,6 +2,7 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { WORKER_BOOTSTRAP } from "../../../code/analysis/analysisWorkerScript";
 import type { FrameParse, OffThreadFrames } from "../../../runner/frames";
+import type { BlobCompressor } from "../../../store/blobParts";
 import type { DeliveryBodyInput } from "../../../webhooks/deliveryBody";
 import type { DeliveryBodyBuilder } from "../../../webhooks/deliveryBodies";
 import type { ThreadJob, ThreadReply } from "./threadJobs";
@@ -25,14 +26,14 @@ interface Waiting {
 
 /**
  * The service's costly work on runs' results, on one worker thread of its own (parseThread.ts):
- * workers' big frames parsed (a run's result, mostly), and the bodies of runs' webhook
- * deliveries built (as DeliveryBodyBuilder). One job at a time, accounts in turn: the next job is
+ * workers' big frames parsed (a run's result, mostly), big results gzipped for the store (as
+ * BlobCompressor), and the bodies of runs' webhook deliveries built (as DeliveryBodyBuilder). One job at a time, accounts in turn: the next job is
  * that of the waiting account with the fewest jobs done since it last had none waiting (the
  * longest waiting among equals), so an account whose runs send many big results waits behind its
  * own, never ahead of another account's one. The thread starts with the first job and stays
  * until close().
  */
-export class ResultParser implements DeliveryBodyBuilder {
+export class ResultParser implements DeliveryBodyBuilder, BlobCompressor {
   private worker: Worker | undefined;
   private next = 1;
   /** Frames waiting, by account, in the order the accounts came. */
@@ -41,8 +42,8 @@ export class ResultParser implements DeliveryBodyBuilder {
   private readonly served = new Map<string, number>();
   private inFlight: Waiting | undefined;
   private closed = false;
-  /** Frames parsed and delivery bodies built on the thread so far, and that thread's id (for tests and metrics). */
-  readonly stats = { parsed: 0, bodies: 0, threadId: -1 };
+  /** Frames parsed, blobs gzipped and delivery bodies built on the thread so far, and that thread's id (for tests and metrics). */
+  readonly stats = { parsed: 0, gzipped: 0, bodies: 0, threadId: -1 };
 
   /** The frame reader's hook for one worker: its frames parsed here for `account`, with the secrets of its run now. */
   frames(account: () => string, secrets: () => readonly string[], maxDepth: number): OffThreadFrames {
@@ -80,6 +81,21 @@ export class ResultParser implements DeliveryBodyBuilder {
         if (!reply.built.ok) return reject(new Error(reply.built.error));
         this.stats.bodies++;
         resolve(reply.built.body);
+      });
+    });
+  }
+
+  /** `text` gzipped (as blobParts's GZIP_OPTIONS) on the thread in `account`'s turn; rejects when it cannot be. */
+  gzip(account: string, text: string): Promise<Uint8Array> {
+    if (this.closed) return Promise.reject(new Error("the service is stopping"));
+    const job: ThreadJob = { id: this.next++, kind: "gzip", text };
+    return new Promise((resolve, reject) => {
+      this.enqueue(account, job, [], (reply) => {
+        if ("gone" in reply) return reject(new Error(reply.gone));
+        if (reply.kind !== "gzip") return reject(new Error("the thread answered another job"));
+        if (!reply.gzipped.ok) return reject(new Error(reply.gzipped.error));
+        this.stats.gzipped++;
+        resolve(reply.gzipped.bytes);
       });
     });
   }
