@@ -269,10 +269,6 @@ async function main(): Promise<void> {
           },
           // Of those, the service's own process alone (its threads too: the result thread, zlib's pool), without dynalite.
           service_process_cpu_ms_per_s: { idle_phases: round((cpu.idle.own / cpu.idle.wall) * 1000), hostile_phases: round((cpu.hostile.own / cpu.hostile.wall) * 1000) },
-          // What each hostile run added to the service's own process (its CPU in the hostile phases past the idle phases' rate, per hostile run answered).
-          service_process_cpu_ms_per_hostile_run: round(
-            (cpu.hostile.own - (cpu.idle.own / cpu.idle.wall) * cpu.hostile.wall) / Math.max(1, Object.values(hostileAnswers).reduce((sum, count) => sum + count, 0)),
-          ),
           // The service's whole tree (workers, their hosts and browsers, and what they reaped, too), CPU ms per second.
           service_tree_cpu_ms_per_s: { idle_phases: round((cpu.idle.tree / cpu.idle.wall) * 1000), hostile_phases: round((cpu.hostile.tree / cpu.hostile.wall) * 1000) },
           // The whole machine (every process of every user): the share of all its cores that was busy.
