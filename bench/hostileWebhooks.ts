@@ -197,17 +197,18 @@ async function main(): Promise<void> {
     const idle: number[] = [];
     const poisoned: number[] = [];
     const hostileAnswers: Record<string, number> = {};
-    const phaseCpu = () => ({ wall: 0, ms: 0, tree: 0, machineBusy: 0, machineAll: 0 });
+    const phaseCpu = () => ({ wall: 0, ms: 0, own: 0, tree: 0, machineBusy: 0, machineAll: 0 });
     const cpu = { idle: phaseCpu(), hostile: phaseCpu() };
     const treeCpu = () => Object.values(readTreeCpu(pid)).reduce((sum, value) => sum + value, 0);
     const measure = async (into: number[], tally: ReturnType<typeof phaseCpu>) => {
-      const [cpu0, tree0, machine0, wall0] = [serviceCpu(), treeCpu(), machineCpu(), performance.now()];
+      const [cpu0, own0, tree0, machine0, wall0] = [serviceCpu(), readTreeCpu(pid).service, treeCpu(), machineCpu(), performance.now()];
       for (let i = 0; i < Math.ceil(ROUNDS / PHASES); i++) {
         if (TENANT_GAP_MS > 0) await new Promise((resolve) => setTimeout(resolve, TENANT_GAP_MS));
         into.push(await timed(invoke));
       }
       const machine = machineCpu();
       tally.ms += serviceCpu() - cpu0;
+      tally.own += readTreeCpu(pid).service - own0;
       tally.tree += treeCpu() - tree0;
       tally.machineBusy += machine.busy - machine0.busy;
       tally.machineAll += machine.all - machine0.all;
@@ -266,6 +267,8 @@ async function main(): Promise<void> {
             hostile_phases: round((cpu.hostile.ms / cpu.hostile.wall) * 1000),
             no_requests_at_end: idleCpuAtEnd,
           },
+          // Of those, the service's own process alone (its threads too: the result thread, zlib's pool), without dynalite.
+          service_process_cpu_ms_per_s: { idle_phases: round((cpu.idle.own / cpu.idle.wall) * 1000), hostile_phases: round((cpu.hostile.own / cpu.hostile.wall) * 1000) },
           // The service's whole tree (workers, their hosts and browsers, and what they reaped, too), CPU ms per second.
           service_tree_cpu_ms_per_s: { idle_phases: round((cpu.idle.tree / cpu.idle.wall) * 1000), hostile_phases: round((cpu.hostile.tree / cpu.hostile.wall) * 1000) },
           // The whole machine (every process of every user): the share of all its cores that was busy.

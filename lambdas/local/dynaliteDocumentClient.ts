@@ -91,47 +91,64 @@ export class DynaliteDocumentClient {
 
   /** One request; resolves with the parsed answer, rejects with DynamoDB's error or the connection's. */
   private post(operation: string, body: string): Promise<Record<string, unknown>> {
-    const timeoutMs = this.options.requestTimeoutMs;
-    return new Promise((resolve, reject) => {
-      const req = request(
-        {
-          agent: this.agent,
-          host: this.url.hostname,
-          port: this.url.port,
-          path: "/",
-          method: "POST",
-          headers: {
-            "content-type": "application/x-amz-json-1.0",
-            "content-length": Buffer.byteLength(body),
-            "x-amz-target": `DynamoDB_20120810.${operation}`,
-            authorization: UNCHECKED_SIGNATURE,
-            "x-amz-date": SIGNATURE_DATE,
-            [STORE_SECRET_HEADER]: this.secret,
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (chunk: Buffer) => chunks.push(chunk));
-          res.on("error", reject);
-          res.on("end", () => {
-            const text = Buffer.concat(chunks).toString("utf8");
-            try {
-              if (res.statusCode === 200) resolve(JSON.parse(text, fromBase64) as Record<string, unknown>);
-              else reject(dynamoError(res.statusCode ?? 0, text, res.headers["x-amzn-requestid"]));
-            } catch (error) {
-              reject(error);
-            }
-          });
-        },
-      );
-      req.setTimeout(timeoutMs, () => {
-        const error = new Error(`dynalite did not answer ${operation} within ${timeoutMs} ms`);
-        req.destroy(Object.assign(error, { name: "TimeoutError", code: "ETIMEDOUT" }));
-      });
-      req.on("error", reject);
-      req.end(body);
-    });
+    return dynaliteRequest({ url: this.url, secret: this.secret, agent: this.agent, timeoutMs: this.options.requestTimeoutMs }, operation, body);
   }
+}
+
+/** Where a dynalite request goes: its endpoint, the store's secret, the client's keep-alive agent (none: Node's global one), how long it may stay unanswered. */
+export interface DynaliteTarget {
+  url: URL;
+  secret: string;
+  agent?: Agent;
+  timeoutMs: number;
+}
+
+/**
+ * One DynamoDB JSON request to dynalite, with the store's secret: resolves with the parsed
+ * answer (binary values as bytes), rejects with DynamoDB's error (named as the SDK names it),
+ * the connection's, or a TimeoutError after `timeoutMs` unanswered. The document client's
+ * requests and the start-up's table check (tablesReady.ts) both go through here.
+ */
+export function dynaliteRequest(target: DynaliteTarget, operation: string, body: string): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        ...(target.agent ? { agent: target.agent } : {}),
+        host: target.url.hostname,
+        port: target.url.port,
+        path: "/",
+        method: "POST",
+        headers: {
+          "content-type": "application/x-amz-json-1.0",
+          "content-length": Buffer.byteLength(body),
+          "x-amz-target": `DynamoDB_20120810.${operation}`,
+          authorization: UNCHECKED_SIGNATURE,
+          "x-amz-date": SIGNATURE_DATE,
+          [STORE_SECRET_HEADER]: target.secret,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("error", reject);
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          try {
+            if (res.statusCode === 200) resolve(JSON.parse(text, fromBase64) as Record<string, unknown>);
+            else reject(dynamoError(res.statusCode ?? 0, text, res.headers["x-amzn-requestid"]));
+          } catch (error) {
+            reject(error);
+          }
+        });
+      },
+    );
+    req.setTimeout(target.timeoutMs, () => {
+      const error = new Error(`dynalite did not answer ${operation} within ${target.timeoutMs} ms`);
+      req.destroy(Object.assign(error, { name: "TimeoutError", code: "ETIMEDOUT" }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 /**

@@ -11,6 +11,7 @@ import { createIdentity } from "../identity/identity";
 import { createJwtVerifier } from "../identity/jwtVerifier";
 import { ROUTES } from "../routes/routeTable";
 import { createLocalRuntime } from "../runtime/local/localRuntime";
+import { ResultParser } from "../runtime/local/resultParsing/resultParser";
 import { createCpuShares } from "../runtime/local/cpuShares/chooseCpuShares";
 import { confirmSandbox } from "../runtime/local/sandbox/confirmSandbox";
 import { type Sandbox, chooseSandbox } from "../runtime/local/sandbox/sandbox";
@@ -60,8 +61,8 @@ export interface LocalService {
   streams(): { open: number; logWatchers: number };
   /** Worker processes now: all of them, and the idle (warm) ones. */
   workers(): { processes: number; idle: number };
-  /** Workers' big frames parsed on the result-parsing thread so far, and that thread's id (-1 before the first). */
-  resultParsing(): { parsed: number; threadId: number };
+  /** Workers' big frames parsed, results gzipped for the store and webhook bodies built on the result-parsing thread so far, and that thread's id (-1 before the first). */
+  resultParsing(): { parsed: number; gzipped: number; bodies: number; threadId: number };
   /** Deploy analysis now: its worker threads, and the deploys they read or that wait for one. */
   analyses(): { workers: number; running: number; waiting: number };
   /** Holds the worker bundle and browser profiles; every worker and browser names it in its command line. */
@@ -116,6 +117,8 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
   let queueSweepTimer: NodeJS.Timeout | undefined;
   const queue = new RunQueueState();
   let dispatcher: LocalWebhookDispatcher | undefined;
+  // The service's costly work on runs' results (big frames parsed, webhook bodies built): one thread, accounts in turn.
+  const resultWork = new ResultParser();
   // No thread is started before the first deploy: the compiler loads then, in the worker.
   const { workers: analysisWorkers, ...budget } = config.deployAnalysis ?? { ...DEFAULT_ANALYSIS_BUDGET, workers: DEFAULT_ANALYSIS_WORKERS };
   const codeAnalysis = new AnalysisPool({
@@ -137,6 +140,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     await dispatcher?.close();
     await scheduler?.close();
     await runtime?.close();
+    await resultWork.close();
     await codeAnalysis.close();
     clients?.destroy();
     await (await dynamoStarting.catch(() => undefined))?.close();
@@ -172,16 +176,17 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       soleWriter: true,
       ...(config.artifactRetentionDays ? { artifactRetentionDays: config.artifactRetentionDays } : {}),
       ...(config.runRetentionDays ? { runRetentionDays: config.runRetentionDays } : {}),
+      compressor: resultWork,
     });
     const clock = options.clock ?? systemClock;
     const secretBox = await createLocalSecretBox(config.dataDir);
     const bootstrap = await bootstrapAdminKey(store.accounts, config.dataDir, config.bootstrapKey, clock.now());
     const log = options.errorLog ?? ((line: string) => console.error(line));
     dispatcher = new LocalWebhookDispatcher(
-      { store, secretBox, clock, log, allowLocalNetwork, retryBaseMs: config.webhooks?.retryBaseMs ?? DEFAULT_RETRY_BASE_MS },
+      { store, secretBox, clock, log, allowLocalNetwork, retryBaseMs: config.webhooks?.retryBaseMs ?? DEFAULT_RETRY_BASE_MS, bodies: resultWork },
       { pollMs: config.webhooks?.pollMs },
     );
-    const webhooks = createWebhookOutbox({ store, queue: dispatcher, clock, log });
+    const webhooks = createWebhookOutbox({ store, queue: dispatcher, clock, log, bodies: resultWork });
     await settleInterruptedRuns(store, clock, webhooks);
     // Artifacts' files live in the data dir: only the service writes them, from what workers send.
     const storageCap = async (accountId: string) => storageCapBytes(config.plans[(await store.accounts.getAccount(accountId))?.plan ?? DEFAULT_PLAN]);
@@ -205,6 +210,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       profiles: { store: store.profiles, blobs: profileBlobs },
       log,
       limits: { perFunction: config.workers.perFunction, total: config.workers.total, idleMs: config.workers.idleSeconds * 1000 },
+      parser: resultWork,
     });
     await repairInterruptedChanges({ store, runtime, log });
     scheduler = new LocalScheduler({ store, clock, log, fire: (functionId, at) => runScheduled(deps, functionId, at) });
@@ -284,7 +290,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       runtimeDir: ownRuntimeDir,
       sandbox,
       workers: () => runtime?.pool.size ?? { processes: 0, idle: 0 },
-      resultParsing: () => ({ ...(runtime?.parser.stats ?? { parsed: 0, threadId: -1 }) }),
+      resultParsing: () => ({ ...resultWork.stats }),
       analyses: () => codeAnalysis.size,
       streams: () => ({ open: streams.count, logWatchers: runtime?.live.watchers ?? 0 }),
       bootstrap,

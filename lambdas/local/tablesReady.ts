@@ -1,6 +1,5 @@
-import { request } from "node:http";
 import { TABLES, tableName } from "../store/tables";
-import { SIGNATURE_DATE, STORE_SECRET_HEADER, UNCHECKED_SIGNATURE } from "./dynaliteDocumentClient";
+import { dynaliteRequest } from "./dynaliteDocumentClient";
 
 /** Tables' names in one ListTables page (dynalite's and DynamoDB's most). */
 const LIST_LIMIT = 100;
@@ -32,44 +31,11 @@ export async function tablesReady(endpoint: string, secret: string, prefix: stri
 
 type Answer = Record<string, unknown> & { TableNames?: unknown; LastEvaluatedTableName?: unknown; Table?: unknown };
 
-/** One DynamoDB JSON request to dynalite (with the store's secret); rejects on anything but 200. */
+/** How long each of the check's requests may stay unanswered. */
+const REQUEST_TIMEOUT_MS = 10_000;
+
+/** One request to dynalite through the document client's own request (with the store's secret); rejects on anything but 200. */
 function dynaliteCall(endpoint: string, secret: string): (operation: string, input: object) => Promise<Answer> {
-  const url = new URL(endpoint);
-  return (operation, input) =>
-    new Promise((resolve, reject) => {
-      const body = JSON.stringify(input);
-      const req = request(
-        {
-          host: url.hostname,
-          port: url.port,
-          path: "/",
-          method: "POST",
-          headers: {
-            "content-type": "application/x-amz-json-1.0",
-            "content-length": Buffer.byteLength(body),
-            "x-amz-target": `DynamoDB_20120810.${operation}`,
-            authorization: UNCHECKED_SIGNATURE,
-            "x-amz-date": SIGNATURE_DATE,
-            [STORE_SECRET_HEADER]: secret,
-          },
-          timeout: 10_000,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (chunk: Buffer) => chunks.push(chunk));
-          res.on("error", reject);
-          res.on("end", () => {
-            if (res.statusCode !== 200) return reject(new Error(`${operation}: ${res.statusCode}`));
-            try {
-              resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")) as Answer);
-            } catch (error) {
-              reject(error);
-            }
-          });
-        },
-      );
-      req.on("timeout", () => req.destroy(new Error(`${operation}: no answer`)));
-      req.on("error", reject);
-      req.end(body);
-    });
+  const target = { url: new URL(endpoint), secret, timeoutMs: REQUEST_TIMEOUT_MS };
+  return (operation, input) => dynaliteRequest(target, operation, JSON.stringify(input)) as Promise<Answer>;
 }

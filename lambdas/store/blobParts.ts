@@ -26,13 +26,28 @@ const CHUNK_BYTES = 1024 * 1024;
  * result are compressed without holding the thread that serves requests.
  */
 export async function toPartsAsync(text: string): Promise<Buffer[]> {
-  return split(await gzipAsync(text, { chunkSize: CHUNK_BYTES, level: 1 }));
+  return split(await gzipAsync(text, GZIP_OPTIONS));
 }
 
-function split(data: Buffer): Buffer[] {
+/** How blobs are gzipped, wherever that is done (see CHUNK_BYTES). */
+export const GZIP_OPTIONS = { chunkSize: CHUNK_BYTES, level: 1 } as const;
+
+/**
+ * Where a run's big blob (its result, its parameters) is gzipped for the store, whose turn it
+ * is: locally the result thread, accounts in turn (resultParsing/resultParser.ts), so a tenant's
+ * megabytes of results are not encoded on the thread that serves requests.
+ */
+export interface BlobCompressor {
+  /** `text` gzipped with GZIP_OPTIONS, as gzip(text) would give it. */
+  gzip(accountId: string, text: string): Promise<Uint8Array>;
+}
+
+/** Splits gzipped bytes into parts of at most PART_BYTES (always at least one part). */
+export function split(data: Uint8Array): Buffer[] {
+  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const parts: Buffer[] = [];
-  for (let offset = 0; offset < data.length; offset += PART_BYTES) parts.push(data.subarray(offset, offset + PART_BYTES));
-  return parts.length > 0 ? parts : [data];
+  for (let offset = 0; offset < bytes.length; offset += PART_BYTES) parts.push(bytes.subarray(offset, offset + PART_BYTES));
+  return parts.length > 0 ? parts : [bytes];
 }
 
 /** Joins parts made by toParts, in order, back into the text. */

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { DeliveryItem, DeliveryStatus, WebhookEvent } from "../webhooks/webhookTypes";
+import { MAX_DELIVERY_BODY_BYTES } from "../webhooks/deliveryBody";
+import type { DeliveryBodyItem, DeliveryItem, DeliveryStatus, WebhookEvent } from "../webhooks/webhookTypes";
 import { queryUpTo, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored } from "./keys";
 
@@ -9,6 +10,11 @@ const RETENTION_SECONDS = 30 * 86_400;
 
 /** A delivery beside its function's versions, by id (ids start with the run's ULID: by time). */
 const deliveryKey = (functionId: string, deliveryId: string) => ({ pk: `FNID#${functionId}`, sk: `DLV#${deliveryId}` });
+/** The body a run's end sends its webhooks, beside the run (one per run: a run ends once). */
+const bodyKey = (runId: string) => ({ pk: `RUN#${runId}`, sk: "WEBHOOK_BODY" });
+/** A body past this is not kept (each attempt then builds its own): far below DynamoDB's 400 KB item. */
+const MAX_KEPT_BODY_BYTES = MAX_DELIVERY_BODY_BYTES + 16 * 1024;
+
 /**
  * Pending deliveries in gsi1 by when they are due, one partition per account and endpoint (the
  * URL's origin, hashed): what the local dispatcher polls, partition by partition, so neither one
@@ -116,6 +122,24 @@ export class DeliveryStore {
     return (Items ?? []).map(toDelivery);
   }
 
+  /**
+   * Keeps the body of a run's deliveries (see DeliveryBodyItem), field by field; false when it
+   * is too big to keep. Written again with the same bytes, it changes nothing.
+   */
+  async putBody(body: DeliveryBodyItem): Promise<boolean> {
+    if (typeof body.body !== "string" || Buffer.byteLength(body.body) > MAX_KEPT_BODY_BYTES) return false;
+    const fields = toBodyItem(body);
+    const expiresAt = Math.floor(Date.parse(fields.created_at) / 1000) + RETENTION_SECONDS;
+    await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...fields, expires_at: expiresAt, ...bodyKey(fields.run_id) } }));
+    return true;
+  }
+
+  /** The kept body of a run's deliveries, or undefined when none was kept. */
+  async getBody(runId: string): Promise<DeliveryBodyItem | undefined> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: bodyKey(runId), ConsistentRead: true }));
+    return Item && typeof Item.body === "string" ? toBodyItem(Item) : undefined;
+  }
+
   /** The due partitions that may have pending deliveries (their markers), at most `limit`. */
   async dueAccounts(limit: number): Promise<DueAccount[]> {
     const items = await queryUpTo(this.doc, { TableName: this.table, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": DUE_ACCOUNTS_PK } }, limit);
@@ -193,5 +217,18 @@ function toDelivery(item: Record<string, unknown>): DeliveryItem {
     next_attempt_at: stored.next_attempt_at ?? null,
     created_at: stored.created_at,
     updated_at: stored.updated_at,
+  };
+}
+
+/** A delivery body from its item (or a body to write), field by field. */
+function toBodyItem(item: DeliveryBodyItem | Record<string, unknown>): DeliveryBodyItem {
+  const stored = asStored<DeliveryBodyItem>(item as Record<string, unknown>);
+  return {
+    run_id: String(stored.run_id),
+    account_id: String(stored.account_id),
+    function_id: String(stored.function_id),
+    event: stored.event as WebhookEvent,
+    body: String(stored.body),
+    created_at: String(stored.created_at),
   };
 }

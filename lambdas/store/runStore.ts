@@ -10,7 +10,7 @@ import { MAX_JSON_DEPTH } from "../runner/outputLimits";
 import { runWithinDepth } from "../runs/resultDepth";
 import { copyRun } from "../runs/copyRun";
 import { FINAL_STATUSES, type QueueReason, type RunItem } from "../runs/types";
-import { fromPartsAsync, toPartsAsync } from "./blobParts";
+import { type BlobCompressor, fromPartsAsync, split, toPartsAsync } from "./blobParts";
 import { queryAll, queryUpTo, scanAll, sendConditional, type DocumentSender } from "./dynamo";
 import { asStored } from "./keys";
 import { ACTIVE_INDEX, RUNS_INDEX } from "./tables";
@@ -49,6 +49,8 @@ export class RunStore {
     private readonly table: string,
     /** How long runs are kept (DynamoDB TTL on AWS). */
     private readonly retentionSeconds: number,
+    /** Where big results and parameters are gzipped (absent: libuv's thread pool, toPartsAsync). */
+    private readonly compressor?: BlobCompressor,
   ) {}
 
   /** Writes a run as it is now (create, and every status change). */
@@ -272,13 +274,20 @@ export class RunStore {
 
   /** Writes `text` as gzipped part items of the run; returns how many. */
   private async writeParts(run: RunItem, kind: PartKind, text: string): Promise<number> {
-    const parts = await toPartsAsync(text);
+    const parts = await this.gzipParts(run.account_id, text);
     for (const [n, data] of parts.entries()) {
       await this.doc.send(
         new PutCommand({ TableName: this.table, Item: { pk: runKey(run.run_id).pk, sk: `${kind}#${n}`, data, expires_at: this.expiry(run) } }),
       );
     }
     return parts.length;
+  }
+
+  /** `text` gzipped into parts, by the compressor in the account's turn (by libuv's pool when it cannot). */
+  private async gzipParts(accountId: string, text: string): Promise<Buffer[]> {
+    if (!this.compressor) return toPartsAsync(text);
+    const gzipped = await this.compressor.gzip(accountId, text).catch(() => undefined);
+    return gzipped ? split(gzipped) : toPartsAsync(text);
   }
 
   private async readParts(runId: string, kind: PartKind): Promise<string> {

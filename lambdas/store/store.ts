@@ -1,3 +1,4 @@
+import type { BlobCompressor } from "./blobParts";
 import type { DocumentSender } from "./dynamo";
 import { AccountStore } from "./accountStore";
 import { BatchStore } from "./batchStore";
@@ -56,6 +57,8 @@ export interface StoreOptions {
   soleWriter?: boolean;
   /** Artifacts are kept this long (default DEFAULT_ARTIFACT_RETENTION_DAYS). */
   artifactRetentionDays?: number;
+  /** Where runs' big results and parameters are gzipped (locally: the result thread, accounts in turn; default libuv's pool). */
+  compressor?: BlobCompressor;
 }
 
 export function createStore(doc: DocumentSender, tablePrefix: string, options: StoreOptions = {}): Store {
@@ -66,7 +69,7 @@ export function createStore(doc: DocumentSender, tablePrefix: string, options: S
     accounts: new AccountStore(doc, table),
     functions: options.soleWriter ? new CachedFunctionStore(doc, table) : new FunctionStore(doc, table),
     versions: new VersionStore(doc, table),
-    runs: new RunStore(doc, table, runRetentionDays * 86_400),
+    runs: new RunStore(doc, table, runRetentionDays * 86_400, options.compressor),
     meters: new MeterStore(doc, table, { store: storage, runRetentionSeconds: runRetentionDays * 86_400 }),
     schedules: new ScheduleStore(doc, table, runRetentionDays * 86_400),
     limits: new LimitStore(doc, table),

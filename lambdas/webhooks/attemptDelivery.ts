@@ -1,8 +1,7 @@
 import type { Clock } from "../deps";
-import { FINAL_STATUSES } from "../runs/types";
 import type { SecretBox } from "../secrets/secretBox";
 import type { Store } from "../store/store";
-import { deliveryBody } from "./deliveryBody";
+import { bodyForAttempt, type DeliveryBodyBuilder } from "./deliveryBodies";
 import { type PostOptions, type PostResult, postWebhook } from "./postWebhook";
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from "./retrySchedule";
 import { openWebhookSecret, signWebhook } from "./webhookSecret";
@@ -20,46 +19,41 @@ export interface AttemptDeps {
   retryBaseMs: number;
   /** Options of the POST (a timeout, a resolver in tests). */
   post?: Pick<PostOptions, "timeoutMs" | "resolve">;
+  /** Where a body not kept at the run's end is built (deliveryBodies.ts; default: here). */
+  bodies?: DeliveryBodyBuilder;
 }
 
 /**
  * Makes one attempt of a pending delivery and records it: the function's current signing
- * secret and the run's stored final record (as `GET /runs/{id}` shows it) make the signed body;
- * a 2xx makes it `delivered`, anything else schedules the next attempt (retrySchedule.ts) or,
- * after the last, makes it `failed`. A deleted function's delivery is `cancelled`; one whose body
- * cannot be built (a record nothing can write out) is `failed` at once, with why. Returns the
- * delivery as recorded (or as it was, when another attempt was recorded meanwhile). `signal`
- * aborts it unrecorded (the service is stopping; it stays due).
+ * secret signs the body of the run's end (built once, as `GET /runs/{id}` shows the run, and
+ * kept: bodyForAttempt); a 2xx makes it `delivered`, anything else schedules the next attempt
+ * (retrySchedule.ts) or, after the last, makes it `failed`. A deleted function's delivery is
+ * `cancelled`; one whose run is gone, or whose body cannot be built (a record nothing can write
+ * out), is `failed` at once, with why. Returns the delivery as recorded (or as it was, when
+ * another attempt was recorded meanwhile). `signal` aborts it unrecorded (the service is
+ * stopping; it stays due).
  */
 export async function attemptDelivery(deps: AttemptDeps, delivery: DeliveryItem, signal?: AbortSignal): Promise<DeliveryItem> {
   if (delivery.status !== "pending") return delivery;
   const fn = await deps.store.functions.getById(delivery.function_id);
   if (!fn || fn.account_id !== delivery.account_id) return finish(deps, delivery, { status: "cancelled", error: "the function was deleted" });
-  const run = await deps.store.runs.get(delivery.run_id);
-  if (!run || !FINAL_STATUSES.includes(run.status) || run.function_id !== delivery.function_id) {
-    return finish(deps, delivery, { status: "failed", error: "the run is no longer stored" });
+  const prepared = await bodyForAttempt(deps, delivery);
+  if ("failed" in prepared) {
+    deps.log(`webhook ${delivery.delivery_id} (run ${delivery.run_id}): ${prepared.failed}; failed`);
+    return finish(deps, delivery, { status: "failed", error: prepared.failed });
   }
   const secret = await openWebhookSecret(deps.secretBox, fn);
   let result: PostResult;
   if (secret === null) {
     result = { ok: false, status_code: null, error: "the function has no webhook secret (POST /functions/{ref}/webhook-secret makes one)" };
   } else {
-    let body: string;
-    try {
-      body = deliveryBody(delivery.event, run);
-    } catch (error) {
-      // Not a failure a retry can mend: the delivery ends here, with why, and never holds a slot again.
-      const why = `its body could not be built (${(error as Error).message.slice(0, 200)}); GET /runs/${run.run_id} shows the run`;
-      deps.log(`webhook ${delivery.delivery_id} (run ${delivery.run_id}): ${why}; failed`);
-      return finish(deps, delivery, { status: "failed", error: why });
-    }
     const timestamp = Math.floor(deps.clock.now().getTime() / 1000);
     const headers = {
       "webhook-id": delivery.delivery_id,
       "webhook-timestamp": String(timestamp),
-      "webhook-signature": signWebhook(secret, delivery.delivery_id, timestamp, body),
+      "webhook-signature": signWebhook(secret, delivery.delivery_id, timestamp, prepared.body),
     };
-    result = await postWebhook(delivery.url, headers, body, { allowLocalNetwork: deps.allowLocalNetwork, signal, ...deps.post });
+    result = await postWebhook(delivery.url, headers, prepared.body, { allowLocalNetwork: deps.allowLocalNetwork, signal, ...deps.post });
   }
   return recordAttempt(deps, delivery, result);
 }

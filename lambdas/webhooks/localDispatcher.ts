@@ -39,7 +39,11 @@ const HOLD_MOST_MS = 60_000;
  * read account by account and started fairly (fairTurns: the account with the fewest under way
  * first, at most `perAccount` each, and within an account its endpoints in turn, at most
  * `perEndpoint` each), so no account's backlog delays another's, and a receiver that never
- * answers (each attempt waiting out its timeout) delays only the deliveries to it. An attempt that
+ * answers (each attempt waiting out its timeout) delays only the deliveries to it. A pass does not
+ * even read the due deliveries of an account, or of a receiver, that has all its attempts under
+ * way: however many deliveries a tenant owes, or however long its receivers hang, its share of
+ * the dispatcher's own work is what its attempts under way allow (and its bytes in flight are
+ * at most `perAccount` bodies of at most 256 KB each). An attempt that
  * could not be recorded is held back, with a growing delay, instead of being tried again at once.
  * At start, and every half minute, it makes the deliveries of runs' ends left in the outbox.
  * `close` stops the timer and aborts attempts under way (unrecorded: they stay due for the next
@@ -132,12 +136,18 @@ export class LocalWebhookDispatcher implements DeliveryQueue {
   private async dueByAccount(now: Date): Promise<Map<string, DeliveryItem[]>> {
     const store = this.deps.store.deliveries;
     const perEndpoint = this.options.perEndpoint ?? PER_ENDPOINT;
+    const perAccount = this.options.perAccount ?? PER_ACCOUNT;
+    const { byAccount, byPartition } = this.underWayByPartition();
     const due = new Map<string, DeliveryItem[]>();
     const add = (delivery: DeliveryItem) => {
       if (this.inFlight.has(delivery.delivery_id) || this.isHeld(delivery.delivery_id, now.getTime())) return;
       due.set(delivery.account_id, [...(due.get(delivery.account_id) ?? []), delivery]);
     };
     for (const marker of await store.dueAccounts(ACCOUNTS_PER_PASS)) {
+      // Nothing of it could start now (its account, or its receiver, has all the attempts it may have under way): not read.
+      // A receiver that never answers, or an account with many deliveries, costs the pass nothing while it waits.
+      if ((byAccount.get(marker.account_id) ?? 0) >= perAccount) continue;
+      if (marker.partition !== marker.account_id && (byPartition.get(marker.partition) ?? 0) >= perEndpoint) continue;
       // Those under way and held come back in the query too: read past them (an account's partition of before: all of its).
       const skipped = marker.partition === marker.account_id ? this.countOf((entry) => entry.account === marker.account_id) : this.countOf((entry) => entry.partition === marker.partition);
       const found = await store.dueOf(marker.partition, now, Math.min(perEndpoint + skipped, MAX_READ_PER_PARTITION));
@@ -190,6 +200,17 @@ export class LocalWebhookDispatcher implements DeliveryQueue {
     let count = 0;
     for (const entry of [...this.inFlight.values(), ...this.held.values()]) if (match(entry)) count++;
     return count;
+  }
+
+  /** Attempts under way by account and by due partition (an account's endpoint: partitionOf). */
+  private underWayByPartition(): { byAccount: Map<string, number>; byPartition: Map<string, number> } {
+    const byAccount = new Map<string, number>();
+    const byPartition = new Map<string, number>();
+    for (const { account, partition } of this.inFlight.values()) {
+      byAccount.set(account, (byAccount.get(account) ?? 0) + 1);
+      byPartition.set(partition, (byPartition.get(partition) ?? 0) + 1);
+    }
+    return { byAccount, byPartition };
   }
 
   private underWay(): UnderWay {

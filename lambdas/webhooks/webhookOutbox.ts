@@ -2,6 +2,7 @@ import type { Clock } from "../deps";
 import type { RunItem } from "../runs/types";
 import type { RunWithPendingDeliveries } from "../store/runItems";
 import type { Store } from "../store/store";
+import { type DeliveryBodyBuilder, keepDeliveryBody } from "./deliveryBodies";
 import { type DeliveryItem, deliveryIdOf, eventOfStatus, type PendingDelivery } from "./webhookTypes";
 
 /** A delivery to attempt: where its item is. */
@@ -31,7 +32,10 @@ export interface DeliveryQueue {
 export interface WebhookOutbox {
   /** The deliveries a run's end owes: its function's webhooks subscribed to the event, read now. */
   pendingFor(run: RunItem): Promise<PendingDelivery[]>;
-  /** After the final write: makes the run's pending deliveries and queues them. Never throws (logs). */
+  /**
+   * After the final write: builds the body its deliveries send, once, and keeps it
+   * (keepDeliveryBody), then makes the run's pending deliveries and queues them. Never throws (logs).
+   */
   runEnded(run: RunItem, pending: PendingDelivery[]): Promise<void>;
   /** Makes the deliveries of ends older than `olderThanMs` whose outbox entry is still there; how many runs. */
   reconcile(olderThanMs: number): Promise<number>;
@@ -42,6 +46,8 @@ export interface OutboxDeps {
   queue: DeliveryQueue;
   clock: Clock;
   log: (line: string) => void;
+  /** Where the body of a run's end is built, once (deliveryBodies.ts; default: here). */
+  bodies?: DeliveryBodyBuilder;
 }
 
 /** Runs' ends reconciled per call at most; the next call takes the rest. */
@@ -82,7 +88,10 @@ export function createWebhookOutbox(deps: OutboxDeps): WebhookOutbox {
       );
     },
     async runEnded(run, pending) {
-      if (pending.length === 0) return;
+      const first = pending[0];
+      if (first === undefined) return;
+      // A run ends once: every delivery of its end carries the same event, and the same body.
+      await keepDeliveryBody(deps, run, first.event);
       try {
         await materialize({ run_id: run.run_id, account_id: run.account_id, function_id: run.function_id, pending });
       } catch (error) {

@@ -61,3 +61,17 @@ export interface DeliveryItem {
 export function deliveryIdOf(runId: string, index: number): string {
   return `msg_${runId.replace(/^run_/, "")}_${index}`;
 }
+
+/**
+ * The body a run's end sends to each of its webhooks (they all get the same event), built once
+ * and kept: every attempt of every delivery of the run sends these bytes, signed anew.
+ */
+export interface DeliveryBodyItem {
+  run_id: string;
+  account_id: string;
+  function_id: string;
+  event: WebhookEvent;
+  /** The JSON text sent, at most MAX_DELIVERY_BODY_BYTES (deliveryBody.ts). */
+  body: string;
+  created_at: string;
+}

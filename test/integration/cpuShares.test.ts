@@ -62,7 +62,7 @@ describe("CPU shares between accounts", () => {
     if (t && !destroyed) await t.destroy();
   });
 
-  it("parses a run's huge result (and redacts its secret) on the result-parsing thread, and a small one on the request thread", async () => {
+  it("parses a run's huge result (and redacts its secret) and gzips it for the store on the result-parsing thread, and a small one on the request thread", async () => {
     const key = await t.newAccount("big-results", "pro");
     await t.deploy("big", BIG, {}, key);
     expect((await t.call("PUT", "/functions/big/secrets/TOKEN", { token: key, body: { value: "s3cr3t-value-42" } })).status).toBeLessThan(300);
@@ -77,6 +77,10 @@ describe("CPU shares between accounts", () => {
     expect((big.body as { token: string }).token).toBe("[secret]");
     const after = t.service.resultParsing();
     expect(after.parsed).toBe(before.parsed + 1);
+    // Gzipped for the store there too (the small one stays inline in the run's item), and read back whole.
+    expect(after.gzipped).toBe(before.gzipped + 1);
+    const stored = await t.call("GET", `/runs/${big.headers.get("x-run-id")}`, { token: key });
+    expect(stored.body.result).toEqual(big.body);
     expect(after.threadId).toBeGreaterThan(0);
     expect(after.threadId).not.toBe(threadId);
   }, 60_000);

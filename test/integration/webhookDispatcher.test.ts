@@ -8,6 +8,7 @@ import { createLocalSecretBox } from "../../lambdas/secrets/localSecretBox";
 import { webhookSecretContext } from "../../lambdas/secrets/secretContexts";
 import { LocalWebhookDispatcher } from "../../lambdas/webhooks/localDispatcher";
 import { createWebhookOutbox } from "../../lambdas/webhooks/webhookOutbox";
+import { partitionOf } from "../../lambdas/store/deliveryStore";
 import { deliveryIdOf } from "../../lambdas/webhooks/webhookTypes";
 import { type MemoryStore, startMemoryStore } from "../helpers/memoryStore";
 import { functionItem, runItem } from "../helpers/records";
@@ -156,6 +157,42 @@ describe("the local webhook dispatcher", () => {
       expect(receiver.received.slice(1).map((request) => request.headers["webhook-id"]).sort()).toEqual([50, 51, 52].map((index) => deliveryIdOf(runId, index)));
       // The receiver that never answers has its share under way, no more.
       expect(hanging.received.length).toBeLessThanOrEqual(2);
+    } finally {
+      await hanging.close();
+    }
+  });
+
+  it("does not read a receiver's due deliveries while it has its share under way: a receiver that never answers costs each pass nothing", async () => {
+    const hanging = await startWebhookReceiver();
+    hanging.hang = true;
+    try {
+      const reads = new Map<string, number>();
+      const deliveries = memory.store.deliveries;
+      const counting = Object.assign(Object.create(deliveries) as typeof deliveries, {
+        dueOf: async (partition: string, now: Date, limit: number) => {
+          reads.set(partition, (reads.get(partition) ?? 0) + 1);
+          return deliveries.dueOf(partition, now, limit);
+        },
+      });
+      const runId = `run_${"0".repeat(25)}6`;
+      await start({ ...memory.store, deliveries: counting }, runId);
+      await receiver.waitFor(1);
+      // A backlog of ten due to the receiver that never answers.
+      const when = new Date(Date.now() - 60_000).toISOString();
+      for (let i = 0; i < 10; i++) {
+        await deliveries.create({
+          delivery_id: deliveryIdOf(runId, 10 + i), account_id: fn.account_id, function_id: fn.function_id, run_id: runId, event: "run.succeeded", url: hanging.url,
+          status: "pending", attempts: 0, last_status_code: null, last_error: null, next_attempt_at: when, created_at: when, updated_at: when,
+        });
+      }
+      dispatcher?.wake();
+      await hanging.waitFor(2);
+      const partition = partitionOf({ account_id: fn.account_id, url: hanging.url });
+      const readsWhenFull = reads.get(partition) ?? 0;
+      // About 50 passes (every 20 ms), while its two attempts wait (their timeout is 10 s): none reads its partition.
+      await sleep(1_000);
+      expect((reads.get(partition) ?? 0) - readsWhenFull).toBe(0);
+      expect(hanging.received).toHaveLength(2);
     } finally {
       await hanging.close();
     }

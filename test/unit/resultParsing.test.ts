@@ -5,10 +5,13 @@
  * is delivered (the reader's thread is free meanwhile).
  */
 import { threadId } from "node:worker_threads";
+import { gunzipSync } from "node:zlib";
 import { encodeFrame, FrameReader } from "../../lambdas/runner/frames";
 import { MAX_FRAME_BYTES } from "../../lambdas/runner/protocol";
 import { MAX_JSON_DEPTH } from "../../lambdas/runner/outputLimits";
 import { OFF_THREAD_MIN_BYTES, ResultParser } from "../../lambdas/runtime/local/resultParsing/resultParser";
+import { deliveryBody, deliveryBodyInput } from "../../lambdas/webhooks/deliveryBody";
+import { functionItem, runItem } from "../helpers/records";
 
 const SECRET = "hunter2-card-4111";
 
@@ -82,5 +85,33 @@ describe("parsing workers' big frames off the service's thread", () => {
     await Promise.all([parse("hog"), parse("hog"), parse("hog"), parse("neighbour")]);
     // The hog's first was already on the thread; the neighbour's comes next, ahead of the hog's backlog.
     expect(order).toEqual(["hog", "neighbour", "hog", "hog"]);
+  });
+
+  it("builds a webhook body on the thread, the same bytes as built inline, in the account's turn behind other accounts' frames", async () => {
+    const run = runItem(functionItem(), { status: "succeeded", finished_at: "2026-01-01T00:00:05.000Z", result_json: JSON.stringify({ ok: 1 }), logs: "hello\n" });
+    const built = parser.stats.bodies;
+    expect(await parser.build("acct", deliveryBodyInput("run.succeeded", run))).toBe(deliveryBody("run.succeeded", run));
+    expect(parser.stats.bodies).toBe(built + 1);
+    // A body that cannot be built (a record no version writes) rejects, with why; the thread goes on.
+    let params: unknown = 1;
+    for (let i = 0; i < 100_000; i++) params = { p: params };
+    await expect(parser.build("acct", deliveryBodyInput("run.succeeded", { ...run, params: params as Record<string, unknown> }))).rejects.toThrow(/call stack|depth/i);
+    // A hog's backlog of big frames does not hold a neighbour's body back.
+    const frame = encodeFrame(bigDone("r")).subarray(4);
+    const order: string[] = [];
+    await Promise.all([
+      ...[1, 2, 3].map(() => parser.parse("hog", frame, MAX_JSON_DEPTH, []).then(() => order.push("hog"))),
+      parser.build("neighbour", deliveryBodyInput("run.succeeded", run)).then(() => order.push("neighbour")),
+    ]);
+    expect(order).toEqual(["hog", "neighbour", "hog", "hog"]);
+  });
+
+  it("gzips a big result for the store on the thread, as blobParts would, moving the bytes back", async () => {
+    const text = JSON.stringify(bigDone("r"));
+    const gzipped = parser.stats.gzipped;
+    const bytes = await parser.gzip("acct", text);
+    expect(bytes.byteLength).toBeLessThan(text.length);
+    expect(gunzipSync(bytes).toString("utf8")).toBe(text);
+    expect(parser.stats.gzipped).toBe(gzipped + 1);
   });
 });

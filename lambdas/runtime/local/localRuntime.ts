@@ -33,6 +33,11 @@ export interface LocalRuntimeOptions {
   log?: (line: string) => void;
   /** Weighs each account's sandboxes for CPU as one (absent: every sandbox weighs as itself). */
   cpuShares?: CpuShares;
+  /**
+   * The thread for the service's costly work on results, accounts in turn, shared with the
+   * webhooks' body building; its giver closes it (absent: the runtime makes one, and closes it).
+   */
+  parser?: ResultParser;
 }
 
 /**
@@ -70,7 +75,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
   /** The profile names each version's code gives literally (read with its code when its worker starts). */
   const profileNames = new Map<string, readonly string[]>();
   // Workers' big frames (their runs' results) are parsed on a thread of its own, accounts in turn.
-  const parser = new ResultParser();
+  const parser = options.parser ?? new ResultParser();
   const startWorker = async (functionId: string, version: number) => {
     const code = await options.store.versions.get(functionId, version);
     if (!code) throw new ApiError("version_not_found", `Version ${version} of ${functionId} is gone`);
@@ -121,7 +126,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
     },
     close: async () => {
       await pool.close();
-      await parser.close();
+      if (!options.parser) await parser.close();
     },
   };
 

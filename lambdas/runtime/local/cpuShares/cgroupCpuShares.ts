@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { access, mkdir, readdir, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { removeGroupsOfGoneServices } from "../sandbox/cgroup";
 import type { CpuShares } from "./cpuShares";
 
 /** cgroup v1's cpu controller. */
@@ -39,12 +40,7 @@ export class CgroupCpuShares implements CpuShares {
   /** Makes `browserfn/` and removes the empty groups of services that are gone. */
   static async prepare(): Promise<void> {
     await mkdir(path.join(ROOT, PARENT), { recursive: true });
-    for (const name of await readdir(path.join(ROOT, PARENT), { withFileTypes: true }).catch(() => [])) {
-      if (!name.isDirectory()) continue;
-      const pid = Number(name.name.split("-")[0]);
-      if (!Number.isInteger(pid) || pid === process.pid || isAlive(pid)) continue;
-      await rmdir(path.join(ROOT, PARENT, name.name)).catch(() => undefined); // fails while not empty
-    }
+    await removeGroupsOfGoneServices(path.join(ROOT, PARENT));
     await weighParent();
   }
 
@@ -101,13 +97,4 @@ export class CgroupCpuShares implements CpuShares {
 async function weighParent(): Promise<void> {
   const groups = (await readdir(path.join(ROOT, PARENT), { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isDirectory()).length;
   await writeFile(path.join(ROOT, PARENT, "cpu.shares"), String(ACCOUNT_SHARES * Math.max(1, groups))).catch(() => undefined);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

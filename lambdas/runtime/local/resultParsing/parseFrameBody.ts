@@ -16,8 +16,6 @@ export interface ParseJob {
   secrets: readonly string[];
 }
 
-export type ParseReply = FrameParse & { id: number; threadId: number };
-
 export function parseFrameBody(body: Uint8Array, maxDepth: number, secrets: readonly string[]): FrameParse {
   const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8");
   if (jsonTextDeeperThan(text, maxDepth)) return { ok: false, problem: `a message is nested more than ${maxDepth} levels deep`, kind: "too_deep" };

@@ -2,7 +2,10 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { WORKER_BOOTSTRAP } from "../../../code/analysis/analysisWorkerScript";
 import type { FrameParse, OffThreadFrames } from "../../../runner/frames";
-import type { ParseJob, ParseReply } from "./parseFrameBody";
+import type { BlobCompressor } from "../../../store/blobParts";
+import type { DeliveryBodyInput } from "../../../webhooks/deliveryBody";
+import type { DeliveryBodyBuilder } from "../../../webhooks/deliveryBodies";
+import type { ThreadJob, ThreadReply } from "./threadJobs";
 
 /**
  * Frames from this size up are parsed on the thread; smaller ones stay on the service's thread,
@@ -14,19 +17,23 @@ const PARSE_HEAP_MB = 512;
 
 interface Waiting {
   account: string;
-  job: ParseJob;
-  resolve: (parsed: FrameParse) => void;
+  job: ThreadJob;
+  /** What the job's bytes are moved with (not copied). */
+  transfer: ArrayBuffer[];
+  /** Its reply, or why the thread could not give one. */
+  settle: (reply: ThreadReply | { gone: string }) => void;
 }
 
 /**
- * Parses workers' big frames (a run's result, mostly) on one worker thread of its own
- * (parseThread.ts), one frame at a time, accounts in turn: the next frame is that of the
- * waiting account with the fewest frames parsed since it last had none waiting (the longest
- * waiting among equals), so an account whose runs send many big results waits behind its own,
- * never ahead of another account's one. The thread starts with the first big frame and stays
+ * The service's costly work on runs' results, on one worker thread of its own (parseThread.ts):
+ * workers' big frames parsed (a run's result, mostly), big results gzipped for the store (as
+ * BlobCompressor), and the bodies of runs' webhook deliveries built (as DeliveryBodyBuilder). One job at a time, accounts in turn: the next job is
+ * that of the waiting account with the fewest jobs done since it last had none waiting (the
+ * longest waiting among equals), so an account whose runs send many big results waits behind its
+ * own, never ahead of another account's one. The thread starts with the first job and stays
  * until close().
  */
-export class ResultParser {
+export class ResultParser implements DeliveryBodyBuilder, BlobCompressor {
   private worker: Worker | undefined;
   private next = 1;
   /** Frames waiting, by account, in the order the accounts came. */
@@ -35,8 +42,8 @@ export class ResultParser {
   private readonly served = new Map<string, number>();
   private inFlight: Waiting | undefined;
   private closed = false;
-  /** Frames parsed on the thread so far, and that thread's id (for tests and metrics). */
-  readonly stats = { parsed: 0, threadId: -1 };
+  /** Frames parsed, blobs gzipped and delivery bodies built on the thread so far, and that thread's id (for tests and metrics). */
+  readonly stats = { parsed: 0, gzipped: 0, bodies: 0, threadId: -1 };
 
   /** The frame reader's hook for one worker: its frames parsed here for `account`, with the secrets of its run now. */
   frames(account: () => string, secrets: () => readonly string[], maxDepth: number): OffThreadFrames {
@@ -46,14 +53,60 @@ export class ResultParser {
   parse(account: string, body: Buffer, maxDepth: number, secrets: readonly string[]): Promise<FrameParse> {
     if (this.closed) return Promise.resolve({ ok: false, problem: "the service is stopping", kind: "too_large" });
     // A copy of its own, handed over to the thread (the reader's buffer may hold other frames).
-    const job: ParseJob = { id: this.next++, body: new Uint8Array(body), maxDepth, secrets: [...secrets] };
+    const bytes = new Uint8Array(body);
+    const job: ThreadJob = { id: this.next++, kind: "frame", body: bytes, maxDepth, secrets: [...secrets] };
     return new Promise((resolve) => {
-      const queue = this.queues.get(account);
-      if (queue) queue.push({ account, job, resolve });
-      else this.queues.set(account, [{ account, job, resolve }]);
-      if (!this.served.has(account)) this.served.set(account, 0);
-      this.pump();
+      this.enqueue(account, job, [bytes.buffer as ArrayBuffer], (reply) => {
+        if ("gone" in reply) return resolve({ ok: false, problem: reply.gone, kind: "too_large" });
+        if (reply.kind !== "frame") return resolve({ ok: false, problem: "a message could not be parsed", kind: "too_large" });
+        this.stats.parsed++;
+        const parsed = reply.parse;
+        resolve(
+          parsed.ok
+            ? { ok: true, message: parsed.message, ...(parsed.resultJson === undefined ? {} : { resultJson: parsed.resultJson }) }
+            : { ok: false, problem: parsed.problem, kind: parsed.kind },
+        );
+      });
     });
+  }
+
+  /** The body of a run's webhook deliveries (buildDeliveryBody), built on the thread in `account`'s turn; rejects when it cannot be. */
+  build(account: string, input: DeliveryBodyInput): Promise<string> {
+    if (this.closed) return Promise.reject(new Error("the service is stopping"));
+    const job: ThreadJob = { id: this.next++, kind: "body", input };
+    return new Promise((resolve, reject) => {
+      this.enqueue(account, job, [], (reply) => {
+        if ("gone" in reply) return reject(new Error(reply.gone));
+        if (reply.kind !== "body") return reject(new Error("the thread answered another job"));
+        if (!reply.built.ok) return reject(new Error(reply.built.error));
+        this.stats.bodies++;
+        resolve(reply.built.body);
+      });
+    });
+  }
+
+  /** `text` gzipped (as blobParts's GZIP_OPTIONS) on the thread in `account`'s turn; rejects when it cannot be. */
+  gzip(account: string, text: string): Promise<Uint8Array> {
+    if (this.closed) return Promise.reject(new Error("the service is stopping"));
+    const job: ThreadJob = { id: this.next++, kind: "gzip", text };
+    return new Promise((resolve, reject) => {
+      this.enqueue(account, job, [], (reply) => {
+        if ("gone" in reply) return reject(new Error(reply.gone));
+        if (reply.kind !== "gzip") return reject(new Error("the thread answered another job"));
+        if (!reply.gzipped.ok) return reject(new Error(reply.gzipped.error));
+        this.stats.gzipped++;
+        resolve(reply.gzipped.bytes);
+      });
+    });
+  }
+
+  private enqueue(account: string, job: ThreadJob, transfer: ArrayBuffer[], settle: Waiting["settle"]): void {
+    const waiting: Waiting = { account, job, transfer, settle };
+    const queue = this.queues.get(account);
+    if (queue) queue.push(waiting);
+    else this.queues.set(account, [waiting]);
+    if (!this.served.has(account)) this.served.set(account, 0);
+    this.pump();
   }
 
   async close(): Promise<void> {
@@ -64,7 +117,7 @@ export class ResultParser {
     await worker?.terminate();
   }
 
-  /** Sends the next account's next frame to the thread, when it has none. */
+  /** Sends the next account's next job to the thread, when it has none. */
   private pump(): void {
     if (this.inFlight || this.closed) return;
     let account: string | undefined;
@@ -77,7 +130,15 @@ export class ResultParser {
     if (queue.length === 0) this.queues.delete(account);
     this.served.set(account, (this.served.get(account) ?? 0) + 1);
     this.inFlight = waiting;
-    this.thread().postMessage(waiting.job, [waiting.job.body.buffer as ArrayBuffer]);
+    try {
+      this.thread().postMessage(waiting.job, waiting.transfer);
+    } catch (error) {
+      // Not to be copied to the thread (a record nested past what structured cloning takes): this job fails, the next goes on.
+      this.inFlight = undefined;
+      this.settled(account);
+      waiting.settle({ gone: `it could not be handed to the thread: ${(error as Error).message}` });
+      this.pump();
+    }
   }
 
   private thread(): Worker {
@@ -89,28 +150,23 @@ export class ResultParser {
       resourceLimits: { maxOldGenerationSizeMb: PARSE_HEAP_MB },
     });
     worker.unref();
-    worker.on("message", (reply: ParseReply) => {
+    worker.on("message", (reply: ThreadReply) => {
       const waiting = this.inFlight;
       if (!waiting || waiting.job.id !== reply.id) return;
       this.inFlight = undefined;
       this.settled(waiting.account);
-      this.stats.parsed++;
       this.stats.threadId = reply.threadId;
-      waiting.resolve(
-        reply.ok
-          ? { ok: true, message: reply.message, ...(reply.resultJson === undefined ? {} : { resultJson: reply.resultJson }) }
-          : { ok: false, problem: reply.problem, kind: reply.kind },
-      );
+      waiting.settle(reply);
       this.pump();
     });
     const gone = (why: string) => {
       if (this.worker !== worker) return;
       this.worker = undefined;
-      // The frame it had fails (its run ends result_too_large); the others go to a new thread.
+      // The job it had fails (a frame's run ends result_too_large); the others go to a new thread.
       const waiting = this.inFlight;
       this.inFlight = undefined;
       if (waiting) this.settled(waiting.account);
-      waiting?.resolve({ ok: false, problem: `a message could not be parsed: ${why}`, kind: "too_large" });
+      waiting?.settle({ gone: `a message could not be parsed: ${why}` });
       this.pump();
     };
     worker.on("error", (error) => gone(error.message));
@@ -129,6 +185,6 @@ export class ResultParser {
     this.inFlight = undefined;
     this.queues.clear();
     this.served.clear();
-    for (const waiting of all) waiting.resolve({ ok: false, problem: why, kind: "too_large" });
+    for (const waiting of all) waiting.settle({ gone: why });
   }
 }

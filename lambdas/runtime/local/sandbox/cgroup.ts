@@ -36,13 +36,7 @@ export class WorkerCgroup {
    * workers' groups behind; the kernel keeps a group until it is removed).
    */
   static async removeStale(): Promise<void> {
-    for (const controller of CONTROLLERS) {
-      for (const name of await readdir(path.join(ROOT, controller, PARENT)).catch(() => [] as string[])) {
-        const pid = Number(name.split("-")[0]);
-        if (!Number.isInteger(pid) || pid === process.pid || isAlive(pid)) continue;
-        await rmdir(path.join(ROOT, controller, PARENT, name)).catch(() => undefined); // fails while not empty
-      }
-    }
+    for (const controller of CONTROLLERS) await removeGroupsOfGoneServices(path.join(ROOT, controller, PARENT));
   }
 
   static async create(id: string): Promise<WorkerCgroup> {
@@ -108,6 +102,19 @@ export class WorkerCgroup {
 
   private dir(controller: (typeof CONTROLLERS)[number]): string {
     return path.join(ROOT, controller, this.name);
+  }
+}
+
+/**
+ * Removes the groups in `parent` (named `<service pid>-…`) of services that are gone: a service
+ * killed with SIGKILL leaves its groups behind, and the kernel keeps a group until it is removed.
+ * A group still holding a process is left (the kernel refuses to remove it).
+ */
+export async function removeGroupsOfGoneServices(parent: string): Promise<void> {
+  for (const name of await readdir(parent).catch(() => [] as string[])) {
+    const pid = Number(name.split("-")[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || isAlive(pid)) continue;
+    await rmdir(path.join(parent, name)).catch(() => undefined); // fails while not empty, or not a group
   }
 }
 

@@ -1,0 +1,66 @@
+/**
+ * The jobs the result-parsing thread takes (resultParser.ts), each the service's own costly
+ * work for one run's result, and what each answers: a big frame parsed (parseFrameBody.ts), a
+ * big result gzipped for the store (blobParts.ts), and the body of a run's webhook deliveries
+ * built (deliveryBody.ts).
+ */
+import { gzipSync } from "node:zlib";
+import type { FrameParse } from "../../../runner/frames";
+import { GZIP_OPTIONS } from "../../../store/blobParts";
+import { buildDeliveryBody, type DeliveryBodyInput } from "../../../webhooks/deliveryBody";
+import { type ParseJob, parseFrameBody } from "./parseFrameBody";
+
+export interface BodyJob {
+  id: number;
+  kind: "body";
+  input: DeliveryBodyInput;
+}
+
+export interface GzipJob {
+  id: number;
+  kind: "gzip";
+  text: string;
+}
+
+export type ThreadJob = (ParseJob & { kind: "frame" }) | BodyJob | GzipJob;
+
+export type BodyReply = { ok: true; body: string } | { ok: false; error: string };
+
+export type GzipReply = { ok: true; bytes: Uint8Array } | { ok: false; error: string };
+
+export type ThreadReply = { id: number; threadId: number } & ({ kind: "frame"; parse: FrameParse } | { kind: "body"; built: BodyReply } | { kind: "gzip"; gzipped: GzipReply });
+
+/** What a reply's bytes are moved with (gzipped bytes: a buffer of their own). */
+export function transferOf(reply: ThreadReply): ArrayBuffer[] {
+  return reply.kind === "gzip" && reply.gzipped.ok ? [reply.gzipped.bytes.buffer as ArrayBuffer] : [];
+}
+
+/** Does `job` (on the thread). Never throws: a failure is in the reply. */
+export function runJob(job: ThreadJob, threadId: number): ThreadReply {
+  if (job.kind === "gzip") {
+    let gzipped: GzipReply;
+    try {
+      // A copy of its own, exactly its size (zlib's output can be a view on a bigger chunk): moved, not copied, to the service.
+      gzipped = { ok: true, bytes: new Uint8Array(gzipSync(job.text, GZIP_OPTIONS)) };
+    } catch (error) {
+      gzipped = { ok: false, error: (error as Error).message };
+    }
+    return { id: job.id, threadId, kind: "gzip", gzipped };
+  }
+  if (job.kind === "body") {
+    let built: BodyReply;
+    try {
+      built = { ok: true, body: buildDeliveryBody(job.input) };
+    } catch (error) {
+      built = { ok: false, error: (error as Error).message };
+    }
+    return { id: job.id, threadId, kind: "body", built };
+  }
+  let parse: FrameParse;
+  try {
+    parse = parseFrameBody(job.body, job.maxDepth, job.secrets);
+  } catch (error) {
+    parse = { ok: false, problem: `a message could not be parsed: ${(error as Error).message}`, kind: "too_large" };
+  }
+  return { id: job.id, threadId, kind: "frame", parse };
+}
