@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { getPriority } from "node:os";
-import { niceForLoad } from "../../lambdas/runtime/local/cpuShares/cpuShares";
+import { SANDBOX_NICE, niceForLoad } from "../../lambdas/runtime/local/cpuShares/cpuShares";
 import { NiceCpuShares } from "../../lambdas/runtime/local/cpuShares/niceCpuShares";
 
 describe("nice levels by an account's load", () => {
@@ -38,12 +38,13 @@ describe("nice levels by an account's load", () => {
     for (const pid of hog) releases.push(await shares.place("hog", [pid]));
     const quiet = sleeper();
     await shares.place("quiet", [quiet]);
-    expect(hog.map((pid) => getPriority(pid))).toEqual([own, own + niceForLoad(2), own + niceForLoad(3), own + niceForLoad(4)].map((level) => Math.min(19, Math.max(level, own))));
-    expect(getPriority(quiet)).toBe(own);
+    // Every sandbox at SANDBOX_NICE at least: the service's own threads come first.
+    expect(hog.map((pid) => getPriority(pid))).toEqual([1, 2, 3, 4].map((n) => Math.min(19, own + SANDBOX_NICE + niceForLoad(n))));
+    expect(getPriority(quiet)).toBe(Math.min(19, own + SANDBOX_NICE));
     // Three of the hog's sandboxes gone: its next one starts at the level of two.
     for (const release of releases.slice(1)) await release();
     const next = sleeper();
     await shares.place("hog", [next]);
-    expect(getPriority(next)).toBe(Math.min(19, own + niceForLoad(2)));
+    expect(getPriority(next)).toBe(Math.min(19, own + SANDBOX_NICE + niceForLoad(2)));
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { access, mkdir, readdir, rmdir, writeFile } from "node:fs/promises";
+import { access, mkdir, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { removeGroupsOfGoneServices } from "../sandbox/cgroup";
 import type { CpuShares } from "./cpuShares";
@@ -10,6 +10,8 @@ const ROOT = "/sys/fs/cgroup/cpu";
 const PARENT = "browserfn";
 /** One account's weight: the kernel's default for a group, as much as one task at nice 0. */
 export const ACCOUNT_SHARES = 1024;
+/** Every account's sandboxes together (`browserfn/`): as much as one of the service's own threads. */
+export const SANDBOXES_SHARES = 1024;
 
 /** Services in this process (a test may run several): part of each group's name, so none shares another's. */
 let servicesStarted = 0;
@@ -18,10 +20,14 @@ let servicesStarted = 0;
  * A cgroup v1 `cpu` group per account, `browserfn/<service pid>-<n>-<account>-<hash>`, each with the
  * same `cpu.shares`: an account's sandboxes (every process of them: the kernel puts a child
  * in its parent's group) get together the CPU of one account, however many runs it keeps busy.
- * `browserfn/` itself weighs as many tasks as it has account groups (of every service on the
- * machine), so each account weighs as one task against the rest of the machine (the service's
- * own process among it): a quiet account's share does not shrink when a busy one arrives. A
- * group is removed once its account has no sandbox left.
+ * `browserfn/` itself, every account's code together, weighs as one task (SANDBOXES_SHARES)
+ * against the service's own threads and its store (dynalite), each of which weighs as much: when
+ * the CPU is contended, the work every account waits on (serving requests, the store) comes before
+ * any account's code, and accounts' code shares what is left. Before, `browserfn/` weighed one
+ * task per account group, so a busy account's runs kept the request thread and the store waiting
+ * for the CPU, and every other account's calls with them (docs/benchmarks.md, "A poisoned
+ * webhook"). Shares only count under contention: on an idle machine a run may use every core.
+ * A group is removed once its account has no sandbox left.
  */
 export class CgroupCpuShares implements CpuShares {
   readonly kind = "cgroup" as const;
@@ -37,11 +43,11 @@ export class CgroupCpuShares implements CpuShares {
     );
   }
 
-  /** Makes `browserfn/` and removes the empty groups of services that are gone. */
+  /** Makes `browserfn/`, weighs it (SANDBOXES_SHARES) and removes the empty groups of services that are gone. */
   static async prepare(): Promise<void> {
     await mkdir(path.join(ROOT, PARENT), { recursive: true });
+    await writeFile(path.join(ROOT, PARENT, "cpu.shares"), String(SANDBOXES_SHARES));
     await removeGroupsOfGoneServices(path.join(ROOT, PARENT));
-    await weighParent();
   }
 
   /** The group of an account's sandboxes (for tests and diagnostics), as /proc/<pid>/cgroup names it. */
@@ -58,7 +64,6 @@ export class CgroupCpuShares implements CpuShares {
         await mkdir(dir, { recursive: true });
         await writeFile(path.join(dir, "cpu.shares"), String(ACCOUNT_SHARES));
         for (const pid of pids) await writeFile(path.join(dir, "cgroup.procs"), String(pid));
-        await weighParent();
         break;
       } catch (error) {
         // The account's last sandbox before this one was removing the group just then: made again.
@@ -87,14 +92,8 @@ export class CgroupCpuShares implements CpuShares {
         () => true,
         (error: NodeJS.ErrnoException) => error.code === "ENOENT",
       );
-      if (removed) return weighParent();
+      if (removed) return;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
-}
-
-/** `browserfn/` weighs as one task per account group in it (at least one), whichever service made them. */
-async function weighParent(): Promise<void> {
-  const groups = (await readdir(path.join(ROOT, PARENT), { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isDirectory()).length;
-  await writeFile(path.join(ROOT, PARENT, "cpu.shares"), String(ACCOUNT_SHARES * Math.max(1, groups))).catch(() => undefined);
 }

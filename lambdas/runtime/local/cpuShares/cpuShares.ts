@@ -18,6 +18,14 @@ export interface CpuShares {
 }
 
 /**
+ * The nice level every sandbox starts at, at least, where shares are nice levels: the service's
+ * own threads (at 0) weigh about three times as much as one sandbox (CFS weighs each level 1.25×
+ * less than the one below), so the work every account waits on comes first, as `browserfn/`'s
+ * weight does with cgroups (cgroupCpuShares.ts).
+ */
+export const SANDBOX_NICE = 5;
+
+/**
  * The nice level that makes `sandboxes` busy sandboxes of one account weigh together about as
  * much as one sandbox at level 0: the kernel weighs each level 1.25× less than the one below
  * (CFS's prio_to_weight table), capped at 19.

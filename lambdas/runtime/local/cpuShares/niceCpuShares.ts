@@ -1,10 +1,10 @@
 import { getPriority, setPriority } from "node:os";
-import { type CpuShares, niceForLoad } from "./cpuShares";
+import { type CpuShares, SANDBOX_NICE, niceForLoad } from "./cpuShares";
 
 /**
  * The fallback where cgroups cannot be made (not root, or no cgroup v1 `cpu` controller): a new
- * sandbox's first processes get the nice level of its account's load (its live sandboxes,
- * this one included; niceForLoad), and the processes they start inherit it. Weaker than a
+ * sandbox's first processes get SANDBOX_NICE plus the nice level of its account's load (its live
+ * sandboxes, this one included; niceForLoad), and the processes they start inherit it. Weaker than a
  * cgroup: a level is set once, when the sandbox starts, so an account's earlier sandboxes keep
  * the lower level they started with.
  */
@@ -15,7 +15,7 @@ export class NiceCpuShares implements CpuShares {
   async place(accountId: string, pids: readonly number[]): Promise<() => Promise<void>> {
     const count = (this.sandboxes.get(accountId) ?? 0) + 1;
     this.sandboxes.set(accountId, count);
-    const level = niceForLoad(count);
+    const level = SANDBOX_NICE + niceForLoad(count);
     for (const pid of pids) {
       try {
         // On top of what it inherited from the service (nice levels only go up without privileges).
