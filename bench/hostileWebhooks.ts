@@ -34,7 +34,7 @@ import { MAX_JSON_DEPTH } from "../lambdas/runner/outputLimits";
 import { createStore } from "../lambdas/store/store";
 import { deliveryIdOf } from "../lambdas/webhooks/webhookTypes";
 import { startChildService, type ChildService } from "../test/helpers/childService";
-import { readTreeCpu } from "./processCpu";
+import { processCpuMs, readTreeCpu } from "./processCpu";
 import { round, summary, timed } from "./stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 160);
@@ -197,11 +197,12 @@ async function main(): Promise<void> {
     const idle: number[] = [];
     const poisoned: number[] = [];
     const hostileAnswers: Record<string, number> = {};
-    const phaseCpu = () => ({ wall: 0, ms: 0, own: 0, tree: 0, machineBusy: 0, machineAll: 0 });
+    const phaseCpu = () => ({ wall: 0, ms: 0, own: 0, tree: 0, machineBusy: 0, machineAll: 0, callers: 0 });
     const cpu = { idle: phaseCpu(), hostile: phaseCpu() };
     const treeCpu = () => Object.values(readTreeCpu(pid)).reduce((sum, value) => sum + value, 0);
-    const measure = async (into: number[], tally: ReturnType<typeof phaseCpu>) => {
+    const measure = async (into: number[], tally: ReturnType<typeof phaseCpu>, callers?: number) => {
       const [cpu0, own0, tree0, machine0, wall0] = [serviceCpu(), readTreeCpu(pid).service, treeCpu(), machineCpu(), performance.now()];
+      const callers0 = callers ? processCpuMs(callers) : 0;
       for (let i = 0; i < Math.ceil(ROUNDS / PHASES); i++) {
         if (TENANT_GAP_MS > 0) await new Promise((resolve) => setTimeout(resolve, TENANT_GAP_MS));
         into.push(await timed(invoke));
@@ -212,6 +213,7 @@ async function main(): Promise<void> {
       tally.tree += treeCpu() - tree0;
       tally.machineBusy += machine.busy - machine0.busy;
       tally.machineAll += machine.all - machine0.all;
+      if (callers) tally.callers += processCpuMs(callers) - callers0;
       tally.wall += performance.now() - wall0;
     };
     for (let phase = 0; phase < PHASES; phase++) {
@@ -223,7 +225,7 @@ async function main(): Promise<void> {
       callers.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
       const ended = new Promise((resolve) => callers.once("exit", resolve));
       await new Promise((resolve) => setTimeout(resolve, 1_000)); // the hostile runs under way
-      await measure(poisoned, cpu.hostile);
+      await measure(poisoned, cpu.hostile, callers.pid);
       callers.kill("SIGTERM");
       await ended;
       const answers = JSON.parse(/answers=(.*)/.exec(output)?.[1] ?? "{}") as Record<string, number>;
@@ -271,6 +273,8 @@ async function main(): Promise<void> {
           service_process_cpu_ms_per_s: { idle_phases: round((cpu.idle.own / cpu.idle.wall) * 1000), hostile_phases: round((cpu.hostile.own / cpu.hostile.wall) * 1000) },
           // The service's whole tree (workers, their hosts and browsers, and what they reaped, too), CPU ms per second.
           service_tree_cpu_ms_per_s: { idle_phases: round((cpu.idle.tree / cpu.idle.wall) * 1000), hostile_phases: round((cpu.hostile.tree / cpu.hostile.wall) * 1000) },
+          // The hostile callers' own process (reading the answers): on this machine for the bench, elsewhere in real life.
+          hostile_callers_cpu_ms_per_s: round((cpu.hostile.callers / cpu.hostile.wall) * 1000),
           // The whole machine (every process of every user): the share of all its cores that was busy.
           machine_busy_share: { idle_phases: round(cpu.idle.machineBusy / cpu.idle.machineAll), hostile_phases: round(cpu.hostile.machineBusy / cpu.hostile.machineAll) },
         },

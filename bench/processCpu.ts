@@ -41,6 +41,17 @@ export function readTreeCpu(root: number): Record<CpuPart, number> {
   return parts;
 }
 
+/** One process's CPU time so far (ms), its reaped children's included; 0 once it is gone. */
+export function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i] ?? 0), 0) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
 /** This process's own CPU time (ms). */
 export function ownCpuMs(): number {
   const usage = process.cpuUsage();
