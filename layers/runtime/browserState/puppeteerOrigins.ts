@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page, Target } from "puppeteer-core";
 import { readCookies, writeCookies } from "./cookies";
+import type { PageCdp, RestorePage } from "./lazyRestore";
 import { EMPTY_DOCUMENT, type OriginPage, RESTORE_PATH } from "./originStorage";
 import { originPages } from "./originPages";
 import { type StateContext, webOrigin } from "./stateContext";
@@ -52,12 +53,25 @@ export async function borrowedOriginPage(page: Page): Promise<OriginPage> {
   };
 }
 
+/** A page of the session for the profile's lazy restore: a CDP session of its own, the page's scripts for new documents. */
+async function restorePage(page: Page): Promise<RestorePage> {
+  const cdp = await page.createCDPSession();
+  return {
+    cdp: cdp as unknown as PageCdp,
+    async addScript(source) {
+      const { identifier } = await page.evaluateOnNewDocument(source);
+      return () => page.removeScriptToEvaluateOnNewDocument(identifier);
+    },
+    detach: () => cdp.detach(),
+  };
+}
+
 /** A puppeteer-core context of `browser` as the profile layer sees it (cookies through the browser's CDP Storage domain). */
 export function puppeteerStateContext(browser: Browser, context: BrowserContext, newPage: () => Promise<Page> = () => context.newPage()): StateContext<Page> {
   return {
     writeCookies: async (cookies) => writeCookies(await storageSession(browser), context.id, cookies),
     readCookies: async () => readCookies(await storageSession(browser), context.id),
-    borrow: borrowedOriginPage,
+    restorePage,
     ...originPages(() => context.pages(), newPage, borrowedOriginPage, evaluateIn),
     followOrigins(seen) {
       const follow = (target: Target) => {
