@@ -61,7 +61,7 @@ export async function loadProfile<P>(context: StateContext<P>, channel: ProfileC
   const withData = originsWithData(state.origins);
   const restore = withData.length > 0 ? lazyRestore(withData) : undefined;
   const seed = async (page: unknown) => {
-    if (restore) await restore.arm(await context.restorePage(page as P));
+    if (restore) await restore.arm(context.restorePage(page as P));
   };
   if (!persist) return { seed, save: async () => void (await restore?.finish()) };
   // What the profile held when opened, as a save would write it: a save that changes nothing is not sent.
@@ -74,12 +74,13 @@ export async function loadProfile<P>(context: StateContext<P>, channel: ProfileC
       stopFollowing();
       // A saved origin whose storage was not put back in this session (no document of it was
       // shown, or only in a page the session did not arm, such as a popup) keeps its saved state.
-      const restored = (await restore?.finish()) ?? new Set<string>();
+      // The cookies (one Storage.getCookies) are read while the restore finishes and the pages' storage is read.
+      const readingCookies = context.readCookies();
+      readingCookies.catch(() => undefined);
+      const [restored, open] = await Promise.all([restore ? restore.finish() : new Set<string>(), context.openPages()]);
       const kept = withData.filter((origin) => !restored.has(origin.origin));
-      const open = await context.openPages();
       const toRead = [...origins].filter((origin) => !kept.some((saved) => saved.origin === origin)).sort();
-      // The cookies (one Storage.getCookies) are read while the pages' storage is.
-      const [read, cookies] = await Promise.all([readOrigins(() => context.helperPage(), toRead, (origin) => open.get(origin)), context.readCookies()]);
+      const [read, cookies] = await Promise.all([readOrigins(() => context.helperPage(), toRead, (origin) => open.get(origin)), readingCookies]);
       const saved: BrowserState = { cookies: cookies.sort(cookieOrder), origins: [...kept, ...read].sort((a, b) => (a.origin < b.origin ? -1 : a.origin > b.origin ? 1 : 0)) };
       // Unchanged: the profile and its record stay as they are (no write, the lease only given back).
       if (opened?.equals(comparable(saved))) return;

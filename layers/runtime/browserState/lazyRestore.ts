@@ -7,15 +7,15 @@ import { webOrigin } from "./stateContext";
 export interface PageCdp {
   send(method: string, params?: object): Promise<unknown>;
   on(event: string, handler: (params: never) => void): unknown;
+  detach(): Promise<void>;
 }
 
 /** One page the restore works in, as its driver gives it. */
 export interface RestorePage {
-  /** A CDP session of the page's own (detached by the restore when the session saves). */
-  cdp: PageCdp;
+  /** Opens a CDP session of the page's own (detached by the restore when the session saves). */
+  openCdp(): Promise<PageCdp>;
   /** Adds `source` as a script of every new document of the page, before the document's own scripts; the answer removes it (where the driver can). */
   addScript(source: string): Promise<() => Promise<void>>;
-  detach(): Promise<void>;
 }
 
 /** What Fetch.requestPaused says of a main-document response. */
@@ -87,20 +87,21 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
   const saved = new Set(origins.map((origin) => origin.origin));
   const waiting = new Set(saved);
   const restored = new Set<string>();
-  const armed: Array<{ page: RestorePage; removeScript?: () => Promise<void>; watching: boolean }> = [];
+  const armed: Array<{ cdp: PageCdp; removeScript?: () => Promise<void>; watching: boolean }> = [];
   let script: string | undefined;
   const disarm = (entry: (typeof armed)[number]) => {
     if (!entry.watching) return;
     entry.watching = false;
-    void entry.page.cdp.send("Fetch.disable").catch(() => undefined);
+    void entry.cdp.send("Fetch.disable").catch(() => undefined);
     void entry.removeScript?.().catch(() => undefined);
   };
   return {
     async arm(page) {
       if (waiting.size === 0) return;
-      const entry: (typeof armed)[number] = { page, watching: true };
+      script ??= restoreScript(mark, binding, origins);
+      const [cdp, removeScript] = await Promise.all([page.openCdp(), page.addScript(script)]);
+      const entry: (typeof armed)[number] = { cdp, removeScript, watching: true };
       armed.push(entry);
-      const { cdp } = page;
       let mainFrame: string | undefined;
       cdp.on("Runtime.bindingCalled", ((event: { name: string; payload: string }) => {
         if (event.name === binding && saved.has(event.payload)) restored.add(event.payload);
@@ -118,13 +119,11 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
         void cdp.send("Fetch.continueResponse", { requestId: event.requestId, responseCode: event.responseStatusCode, responseHeaders: headers }).catch(() => undefined);
         if (waiting.size === 0) for (const other of armed) disarm(other);
       }) as (params: never) => void);
-      script ??= restoreScript(mark, binding, origins);
       const [tree] = await Promise.all([
         cdp.send("Page.getFrameTree") as Promise<{ frameTree: { frame: { id: string } } }>,
         cdp.send("Runtime.enable"),
         cdp.send("Runtime.addBinding", { name: binding }),
         cdp.send("Fetch.enable", { patterns: [{ resourceType: "Document", requestStage: "Response" }] }),
-        page.addScript(script).then((remove) => (entry.removeScript = remove)),
       ]);
       mainFrame = tree.frameTree.frame.id;
       // Every origin found its document while this page was armed.
@@ -133,8 +132,9 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
     async finish() {
       for (const entry of armed) disarm(entry);
       // A round trip on each page's session: its bindings called before are in.
-      await Promise.all(armed.map((entry) => entry.page.cdp.send("Runtime.runIfWaitingForDebugger").catch(() => undefined)));
-      await Promise.all(armed.map((entry) => entry.page.detach().catch(() => undefined)));
+      await Promise.all(armed.map((entry) => entry.cdp.send("Runtime.runIfWaitingForDebugger").catch(() => undefined)));
+      // Detached in the background: nothing waits for it.
+      for (const entry of armed) void entry.cdp.detach().catch(() => undefined);
       armed.length = 0;
       return new Set(restored);
     },

@@ -64,15 +64,13 @@ async function borrowedOriginPage(page: Page): Promise<OriginPage> {
  * page's init scripts (Playwright cannot take one back: once every origin is restored, the
  * script finds no mark and does nothing).
  */
-async function restorePage(page: Page): Promise<RestorePage> {
-  const cdp = await page.context().newCDPSession(page);
+function restorePage(page: Page): RestorePage {
   return {
-    cdp: cdp as unknown as PageCdp,
+    openCdp: async () => (await page.context().newCDPSession(page)) as unknown as PageCdp,
     async addScript(source) {
       await page.addInitScript(source);
       return async () => undefined;
     },
-    detach: () => cdp.detach(),
   };
 }
 

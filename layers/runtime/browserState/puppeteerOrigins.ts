@@ -54,15 +54,13 @@ export async function borrowedOriginPage(page: Page): Promise<OriginPage> {
 }
 
 /** A page of the session for the profile's lazy restore: a CDP session of its own, the page's scripts for new documents. */
-async function restorePage(page: Page): Promise<RestorePage> {
-  const cdp = await page.createCDPSession();
+function restorePage(page: Page): RestorePage {
   return {
-    cdp: cdp as unknown as PageCdp,
+    openCdp: async () => (await page.createCDPSession()) as unknown as PageCdp,
     async addScript(source) {
       const { identifier } = await page.evaluateOnNewDocument(source);
       return () => page.removeScriptToEvaluateOnNewDocument(identifier);
     },
-    detach: () => cdp.detach(),
   };
 }
 

@@ -13,7 +13,7 @@ export interface StateContext<P = unknown> {
   /** Every cookie of the context, httpOnly ones too. */
   readCookies(): Promise<StoredCookie[]>;
   /** One of the session's own pages, for the profile's lazy restore (lazyRestore.ts). */
-  restorePage(page: P): Promise<RestorePage>;
+  restorePage(page: P): RestorePage;
   /** An OriginPage on a page of the context opened for it and closed after. */
   helperPage(): Promise<OriginPage>;
   /** An OriginPage reading each origin already shown by one of the context's pages (http and https), without navigating it. */
