@@ -102,13 +102,14 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
       const [cdp, removeScript] = await Promise.all([page.openCdp(), page.addScript(script)]);
       const entry: (typeof armed)[number] = { cdp, removeScript, watching: true };
       armed.push(entry);
-      let mainFrame: string | undefined;
+      // The page's main frame, known once the frame tree is in (before the page is handed out).
+      const main = { frame: "" };
       cdp.on("Runtime.bindingCalled", ((event: { name: string; payload: string }) => {
         if (event.name === binding && saved.has(event.payload)) restored.add(event.payload);
       }) as (params: never) => void);
       cdp.on("Fetch.requestPaused", ((event: PausedResponse) => {
         const origin = webOrigin(event.request.url);
-        const offer = event.frameId === mainFrame && origin !== undefined && waiting.has(origin) && documentResponse(event);
+        const offer = event.frameId === main.frame && origin !== undefined && waiting.has(origin) && documentResponse(event);
         if (!offer) {
           void cdp.send("Fetch.continueRequest", { requestId: event.requestId }).catch(() => undefined);
           return;
@@ -125,7 +126,7 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
         cdp.send("Runtime.addBinding", { name: binding }),
         cdp.send("Fetch.enable", { patterns: [{ resourceType: "Document", requestStage: "Response" }] }),
       ]);
-      mainFrame = tree.frameTree.frame.id;
+      main.frame = tree.frameTree.frame.id;
       // Every origin found its document while this page was armed.
       if (waiting.size === 0) disarm(entry);
     },
