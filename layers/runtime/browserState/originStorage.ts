@@ -13,11 +13,7 @@ export interface OriginPage {
   close(): Promise<void>;
 }
 
-/**
- * The path of the empty document an OriginPage shows for an origin: no page of a site is there,
- * so that the user's first navigation from it (a session's first page stays on it after the
- * restore, see puppeteerOrigins) always loads a document, never a same-document jump.
- */
+/** The path of the empty document an OriginPage shows for an origin (no page of a site is there). */
 export const RESTORE_PATH = "/.browserfn-profile-restore";
 
 /** In the page: its origin's localStorage and IndexedDB (every database, store and record). */

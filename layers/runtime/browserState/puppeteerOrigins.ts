@@ -28,12 +28,9 @@ function evaluateIn(page: Page): OriginPage["evaluate"] {
 }
 
 /**
- * An OriginPage on `page` (a page of the session's own): while borrowed, its requests never
- * leave the browser (each is answered with an empty document); given back, its requests go out
- * again and it stays on the empty document of the last origin it showed (RESTORE_PATH): the
- * user's first `goto` replaces it, and a navigation to about:blank first would cost as much as
- * the restore's own. Borrowing the session's first page saves opening one more (a page of a
- * fresh context costs a renderer).
+ * An OriginPage on `page` (a helper page of the session's context, which the save opens to read
+ * the storage of origins no open page shows): while borrowed, its requests never leave the
+ * browser (each is answered with an empty document); given back, its requests go out again.
  */
 export async function borrowedOriginPage(page: Page): Promise<OriginPage> {
   let html = EMPTY_DOCUMENT;
