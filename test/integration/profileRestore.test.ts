@@ -3,10 +3,11 @@
  * against the local service, either driver: in the first document of the saved origin a session
  * page shows, before that document's own scripts (also when it arrives through a redirect), and
  * never again in the run: a logout (storage cleared, the page reloaded) stays a logout, in later
- * documents, in another page of the session, and in the profile saved for the next run.
+ * documents, in another page of the session, and in the profile saved for the next run, also
+ * while the restore's script is still in the pages (another saved origin not shown yet).
  */
 import { type TestService, startTestService } from "../helpers/localService";
-import { LOGIN_FN, type LoginSite, startLoginSite } from "../helpers/loginSite";
+import { type LoginSite, startLoginSite } from "../helpers/loginSite";
 
 jest.setTimeout(180_000);
 
@@ -59,6 +60,23 @@ export default async function run(site: string) {
 }
 `;
 
+/**
+ * Logs in on the site and on its other name (`localhost`, another origin): the profile then holds
+ * two origins, and a run that shows only the first keeps waiting for the second, so its pages
+ * keep the restore's script for every later document (a reload after a logout included).
+ */
+const loginTwiceFn = (profile: string) => `import { Session } from "browserfn/runtime";
+export default async function run(site: string) {
+  await using session = await Session.start({ profile: "${profile}", persist: true });
+  const page = await session.newPage();
+  for (const origin of [site, site.replace("127.0.0.1", "localhost")]) {
+    await page.goto(origin + "/login");
+    await page.waitForFunction(() => document.title === "logged-in");
+  }
+  return { logged_in: true };
+}
+`;
+
 const readFn = (driver: string, profile: string) => `import { Session } from "browserfn/runtime";
 export default async function run(site: string) {
   await using session = await Session.start({ driver: "${driver}", profile: "${profile}" });
@@ -71,7 +89,7 @@ export default async function run(site: string) {
 it.each(["puppeteer", "playwright"])("%s: the saved storage is back before the origin's first document runs its scripts, and a logout in the run stays a logout", async (driver) => {
   const profile = `logout-${driver}`;
   await Promise.all([
-    t.deploy(`login-${driver}`, LOGIN_FN.replace('profile: "shop"', `profile: "${profile}"`)),
+    t.deploy(`login-${driver}`, loginTwiceFn(profile)),
     t.deploy(`logout-${driver}`, logoutFn(driver, profile)),
     t.deploy(`read-${driver}`, readFn(driver, profile)),
   ]);

@@ -59,17 +59,13 @@ async function borrowedOriginPage(page: Page): Promise<OriginPage> {
   };
 }
 
-/**
- * A page of the session for the profile's lazy restore: a CDP session of its own, and the
- * page's init scripts (Playwright cannot take one back: once every origin is restored, the
- * script finds no mark and does nothing).
- */
+/** A page of the session for the profile's lazy restore: a CDP session of its own, and the page's init scripts. */
 function restorePage(page: Page): RestorePage {
   return {
     openCdp: async () => (await page.context().newCDPSession(page)) as unknown as PageCdp,
     async addScript(source) {
-      await page.addInitScript(source);
-      return async () => undefined;
+      const added = await page.addInitScript(source);
+      return () => added.dispose();
     },
   };
 }
