@@ -10,6 +10,10 @@
  *   - `plain-pw`, `profiled-pw`, `changed-pw`: the same three with `driver: "playwright"`;
  *   - with BENCH_COMPARE_ROOT (another checkout with profiles, e.g. the code before a change):
  *     its `plain` and `profiled` too, so that a change to profiles is measured side by side;
+ *   - per kind of call, beside its time: the CPU time of the service's whole process tree (the
+ *     service, dynalite, the workers and their browsers) from the call's start to the next
+ *     call's start (what the run does after its answer included), a figure the machine's load
+ *     hardly moves;
  *   - `baseline`: `plain` on another checkout (BENCH_BASELINE_ROOT, default /work/main; for "a
  *     function using neither pays nothing", a checkout of the code before profiles and proxies,
  *     e.g. `git archive f9bf481 | tar -x -C /tmp/base` with node_modules linked), so that it is measured.
@@ -20,6 +24,7 @@ import path from "node:path";
 import { generateApiKey } from "../lambdas/identity/apiKeys";
 import { startChildService } from "../test/helpers/childService";
 import { startLoginSite } from "../test/helpers/loginSite";
+import { readTreeCpu } from "./processCpu";
 import { round, summary, timed } from "./stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
@@ -51,7 +56,10 @@ async function start(root: string) {
   const env = { BROWSERFN_RATE_LIMIT_PER_SECOND: "0", BROWSERFN_ALLOW_LOCAL_NETWORK: "true", BROWSERFN_MAX_WORKERS: "8", BROWSERFN_MAX_WORKERS_PER_FUNCTION: "2" };
   const child = await startChildService(dataDir, key, env, undefined, root);
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  const pid = child.child.pid as number;
   return {
+    /** CPU time (ms) the service's whole process tree (the service, dynalite, workers, their browsers) used so far. */
+    cpuMs: () => Object.values(readTreeCpu(pid)).reduce((sum, ms) => sum + ms, 0),
     async deploy(name: string, code: string) {
       const response = await fetch(`${child.url}/functions`, { method: "POST", headers, body: JSON.stringify({ name, code }) });
       if (response.status !== 201) throw new Error(`deploy ${name}: ${response.status} ${await response.text()}`);
@@ -97,35 +105,52 @@ async function main(): Promise<void> {
     if (compare) {
       await compare.deploy("plain", session(""));
       await compare.deploy("profiled", session(`{ profile: "bench", persist: true }`));
+      await compare.deploy("plain-pw", session(`{ driver: "playwright" }`));
+      await compare.deploy("profiled-pw", session(`{ driver: "playwright", profile: "bench", persist: true }`));
       await compare.deploy("seed", SEED);
       await compare.call("seed", { url: site.url });
     }
     console.log(`profile: ${await here.profileBytes()} bytes`);
-    const times = { plain: [] as number[], profiled: [] as number[], plainPw: [] as number[], profiledPw: [] as number[], baseline: [] as number[], changed: [] as number[], changedPw: [] as number[], comparePlain: [] as number[], compareProfiled: [] as number[] };
-    const sequence: Array<[number[], () => Promise<number>]> = [
-      [times.plain, () => here.call("plain", { url })],
-      [times.profiled, () => here.call("profiled", { url })],
-      [times.baseline, () => before.call("plain", { url })],
-      [times.plainPw, () => here.call("plain-pw", { url })],
-      [times.profiledPw, () => here.call("profiled-pw", { url })],
-      [times.changed, () => here.call("changed", { url })],
-      [times.changedPw, () => here.call("changed-pw", { url })],
+    const times = { plain: [] as number[], profiled: [] as number[], plainPw: [] as number[], profiledPw: [] as number[], baseline: [] as number[], changed: [] as number[], changedPw: [] as number[], comparePlain: [] as number[], compareProfiled: [] as number[], comparePlainPw: [] as number[], compareProfiledPw: [] as number[] };
+    // CPU of the service's process tree from the start of each call to the start of the next (its spaced gap included: the same idle for every kind).
+    const cpu = new Map<number[], number[]>();
+    type Service = Awaited<ReturnType<typeof start>>;
+    const sequence: Array<[number[], Service, () => Promise<number>]> = [
+      [times.plain, here, () => here.call("plain", { url })],
+      [times.profiled, here, () => here.call("profiled", { url })],
+      [times.baseline, before, () => before.call("plain", { url })],
+      [times.plainPw, here, () => here.call("plain-pw", { url })],
+      [times.profiledPw, here, () => here.call("profiled-pw", { url })],
+      [times.changed, here, () => here.call("changed", { url })],
+      [times.changedPw, here, () => here.call("changed-pw", { url })],
       ...(compare
         ? ([
-            [times.comparePlain, () => compare.call("plain", { url })],
-            [times.compareProfiled, () => compare.call("profiled", { url })],
-          ] as Array<[number[], () => Promise<number>]>)
+            [times.comparePlain, compare, () => compare.call("plain", { url })],
+            [times.compareProfiled, compare, () => compare.call("profiled", { url })],
+            [times.comparePlainPw, compare, () => compare.call("plain-pw", { url })],
+            [times.compareProfiledPw, compare, () => compare.call("profiled-pw", { url })],
+          ] as Array<[number[], Service, () => Promise<number>]>)
         : []),
     ];
-    for (const [, call] of sequence) await call();
+    for (const [, , call] of sequence) await call();
+    await sleep(GAP_MS);
     for (let i = 0; i < ROUNDS; i++) {
-      for (const [list, call] of sequence) {
-        await sleep(GAP_MS);
+      for (const [list, service, call] of sequence) {
+        const cpuBefore = service.cpuMs();
         list.push(await call());
+        // Up to the next call's start: what the run did after its answer (the lease, the browser's reset) counts too.
+        await sleep(GAP_MS);
+        cpu.set(list, [...(cpu.get(list) ?? []), service.cpuMs() - cpuBefore]);
       }
     }
+    const cpuMean = (list: number[]) => {
+      const values = cpu.get(list) ?? [];
+      return round(values.reduce((sum, ms) => sum + ms, 0) / Math.max(1, values.length));
+    };
     const [p, q, b] = [summary(times.plain), summary(times.profiled), summary(times.baseline)];
     const [pw, qw] = [summary(times.plainPw), summary(times.profiledPw)];
+    console.log(`service tree CPU per call (mean): plain ${cpuMean(times.plain)}, profiled ${cpuMean(times.profiled)}, changed ${cpuMean(times.changed)}, plain-pw ${cpuMean(times.plainPw)}, profiled-pw ${cpuMean(times.profiledPw)}, changed-pw ${cpuMean(times.changedPw)} ms`);
+    if (compare) console.log(`compare ${COMPARE_ROOT} service tree CPU per call (mean): plain ${cpuMean(times.comparePlain)}, profiled ${cpuMean(times.compareProfiled)}, plain-pw ${cpuMean(times.comparePlainPw)}, profiled-pw ${cpuMean(times.compareProfiledPw)} ms`);
     console.log(`plain (this branch): p50 ${p.p50} p95 ${p.p95} ms`);
     console.log(`profiled (open + save a ~100 KB profile): p50 ${q.p50} p95 ${q.p95} ms; adds ${round(q.p50 - p.p50)} ms p50`);
     console.log(`plain, playwright driver: p50 ${pw.p50} p95 ${pw.p95} ms`);
@@ -137,6 +162,8 @@ async function main(): Promise<void> {
     if (compare) {
       const [cp, cq] = [summary(times.comparePlain), summary(times.compareProfiled)];
       console.log(`compare ${COMPARE_ROOT}: plain p50 ${cp.p50} p95 ${cp.p95} ms; profiled p50 ${cq.p50} p95 ${cq.p95} ms; adds ${round(cq.p50 - cp.p50)} ms p50`);
+      const [cpw, cqw] = [summary(times.comparePlainPw), summary(times.compareProfiledPw)];
+      console.log(`compare ${COMPARE_ROOT}, playwright driver: plain p50 ${cpw.p50} ms; profiled p50 ${cqw.p50} ms; adds ${round(cqw.p50 - cpw.p50)} ms p50`);
     }
     console.log(`(${ROUNDS} spaced calls each, interleaved, ${GAP_MS} ms apart)`);
   } finally {

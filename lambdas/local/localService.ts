@@ -36,6 +36,7 @@ import { DEFAULT_STREAMS_PER_ACCOUNT, createHttpServer } from "./httpServer";
 import { OpenStreams } from "./openStreams";
 import { DEFAULT_CONNECTION_GUARDS, REQUEST_TIMEOUTS } from "./requestGuards/connectionGuards";
 import { createLocalArtifacts } from "../runtime/local/localArtifacts";
+import { LeaseReleases } from "../profiles/leaseReleases";
 import { createLocalProfileBlobs } from "../profiles/localProfileBlobs";
 import { createLocalSecretBox } from "../secrets/localSecretBox";
 import { LocalWebhookDispatcher } from "../webhooks/localDispatcher";
@@ -207,7 +208,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       sandbox,
       cpuShares: await createCpuShares(sandbox.cpuShares),
       artifacts,
-      profiles: { store: store.profiles, blobs: profileBlobs },
+      profiles: { store: store.profiles, blobs: profileBlobs, releases: new LeaseReleases() },
       log,
       limits: { perFunction: config.workers.perFunction, total: config.workers.total, idleMs: config.workers.idleSeconds * 1000 },
       parser: resultWork,

@@ -1,3 +1,4 @@
+import type { LeaseReleases } from "./leaseReleases";
 import type { ProfileStore } from "./profileStore";
 
 /** Where profiles' states are kept, encrypted at rest. Adapters: sealed files in the data dir (local); S3 with KMS (AWS, not built yet). */
@@ -26,4 +27,6 @@ export interface StagedState {
 export interface Profiles {
   store: ProfileStore;
   blobs: ProfileBlobs;
+  /** Where given, a run's leases are given back after its answer (tracked here); else before it. */
+  releases?: LeaseReleases;
 }

@@ -37,7 +37,8 @@ export interface RunProfiles {
   savePart(name: string, data: Buffer, last: boolean, tooLarge: boolean): void;
   /**
    * The run's end: with `succeeded`, each state saved is kept (unless one is over the cap: then
-   * none changes, and the answer is the run's failure); then every lease the run took is given back.
+   * none changes, and the answer is the run's failure); then every lease the run took is given
+   * back (after the answer where `Profiles.releases` tracks it).
    */
   finish(succeeded: boolean): Promise<{ code: "profile_too_large"; message: string } | undefined>;
 }
@@ -66,6 +67,8 @@ export function runProfiles(profiles: Profiles, run: RunProfileContext): RunProf
     async open(name, persist) {
       if (!run.allowed.has(name)) return { ok: false, code: "profile_not_allowed", message: notAllowed(name) };
       if (persist && !leased.has(name)) {
+        // A run that answered may still be giving this lease back: waited for, not retried.
+        await profiles.releases?.settled(run.account_id, name);
         const giveUpAt = run.now() + LOCK_WAIT_MS;
         for (;;) {
           if (await profiles.store.takeLease(run.account_id, name, run.run_id, run.now(), run.leaseUntilMs)) break;
@@ -109,9 +112,13 @@ export function runProfiles(profiles: Profiles, run: RunProfileContext): RunProf
     },
     async finish(succeeded) {
       const released = new Set<string>();
+      // Once its state is in place, a lease goes back after the run's answer where the service
+      // tracks releases (the next open of it waits for that), else before.
       const release = async (name: string) => {
         released.add(name);
-        await profiles.store.releaseLease(run.account_id, name, run.run_id).catch(() => undefined);
+        const giving = profiles.store.releaseLease(run.account_id, name, run.run_id).catch(() => undefined);
+        if (profiles.releases) profiles.releases.track(run.account_id, name, giving);
+        else await giving;
       };
       try {
         const over = [...saves].find(([, save]) => save.tooLarge);

@@ -1,5 +1,6 @@
 import { type BrowserState, type StoredCookie, stateBytes, stateFromBytes } from "./browserState/browserState";
-import { originsHoldData, readOrigins, writeOrigins } from "./browserState/originStorage";
+import { lazyRestore } from "./browserState/lazyRestore";
+import { originsWithData, readOrigins } from "./browserState/originStorage";
 import type { StateContext } from "./browserState/stateContext";
 import type { ProfileChannel } from "./runContext";
 
@@ -10,9 +11,8 @@ const PROFILE_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 /** A profile opened by a session. */
 export interface OpenProfile {
   /**
-   * Before the session's first page is handed out: puts each origin's saved storage back in it
-   * (a page of a fresh context costs a renderer, so the first page is borrowed rather than one
-   * more opened); nothing after the first.
+   * Before each page of the session is handed out: arms it for the lazy restore (lazyRestore.ts),
+   * while a saved origin has not had its first document yet.
    */
   seed(page: unknown): Promise<void>;
   /** With `persist`: reads the session's state and hands it to the service (kept if the run succeeds), unless it is what was opened. */
@@ -51,19 +51,19 @@ export async function fetchProfile(channel: ProfileChannel, name: string, persis
 }
 
 /**
- * Loads `state` into the session's context, whichever driver opened it: its cookies at once,
- * each origin's storage into the session's first page (`seed`); with `persist`, follows the
- * origins the session's pages visit so that their storage is saved too.
+ * Loads `state` into the session's context, whichever driver opened it: its cookies at once;
+ * each origin's storage into the first document of that origin a page of the session shows
+ * (`seed` arms each page: see lazyRestore.ts), so no navigation of its own is spent on it; with
+ * `persist`, follows the origins the session's pages visit so that their storage is saved too.
  */
 export async function loadProfile<P>(context: StateContext<P>, channel: ProfileChannel, name: string, state: BrowserState, persist: boolean): Promise<OpenProfile> {
   await context.writeCookies(state.cookies);
-  let toSeed = originsHoldData(state.origins) ? state.origins : [];
+  const withData = originsWithData(state.origins);
+  const restore = withData.length > 0 ? lazyRestore(withData) : undefined;
   const seed = async (page: unknown) => {
-    const origins = toSeed;
-    toSeed = [];
-    await writeOrigins(() => context.borrow(page as P), origins);
+    if (restore) await restore.arm(context.restorePage(page as P));
   };
-  if (!persist) return { seed, save: async () => undefined };
+  if (!persist) return { seed, save: async () => void (await restore?.finish()) };
   // What the profile held when opened, as a save would write it: a save that changes nothing is not sent.
   const opened = state.cookies.length > 0 || state.origins.length > 0 ? comparable(state) : undefined;
   const origins = new Set(state.origins.map((origin) => origin.origin));
@@ -72,13 +72,16 @@ export async function loadProfile<P>(context: StateContext<P>, channel: ProfileC
     seed,
     async save() {
       stopFollowing();
-      // Origins never seeded (no page was opened) keep their saved storage as it was.
-      const unseeded = toSeed;
-      const open = await context.openPages();
-      const toRead = [...origins].filter((origin) => !unseeded.some((kept) => kept.origin === origin)).sort();
-      // The cookies (one Storage.getCookies) are read while the pages' storage is.
-      const [read, cookies] = await Promise.all([readOrigins(() => context.helperPage(), toRead, (origin) => open.get(origin)), context.readCookies()]);
-      const saved: BrowserState = { cookies: cookies.sort(cookieOrder), origins: [...unseeded, ...read] };
+      // A saved origin whose storage was not put back in this session (no document of it was
+      // shown, or only in a page the session did not arm, such as a popup) keeps its saved state.
+      // The cookies (one Storage.getCookies) are read while the restore finishes and the pages' storage is read.
+      const readingCookies = context.readCookies();
+      readingCookies.catch(() => undefined);
+      const [restored, open] = await Promise.all([restore ? restore.finish() : new Set<string>(), context.openPages()]);
+      const kept = withData.filter((origin) => !restored.has(origin.origin));
+      const toRead = [...origins].filter((origin) => !kept.some((saved) => saved.origin === origin)).sort();
+      const [read, cookies] = await Promise.all([readOrigins(() => context.helperPage(), toRead, (origin) => open.get(origin)), readingCookies]);
+      const saved: BrowserState = { cookies: cookies.sort(cookieOrder), origins: [...kept, ...read].sort((a, b) => (a.origin < b.origin ? -1 : a.origin > b.origin ? 1 : 0)) };
       // Unchanged: the profile and its record stay as they are (no write, the lease only given back).
       if (opened?.equals(comparable(saved))) return;
       await channel.save(name, stateBytes(saved));

@@ -20,6 +20,12 @@ export interface StateOptions {
 export interface SessionSetup {
   /** False when the session has neither a proxy nor a profile (nothing to apply). */
   active: boolean;
+  /**
+   * True with a profile: the driver opens the session's first page while the profile is fetched
+   * and loaded (a page costs a renderer; the fetch, the cookies and the page's arming for the
+   * restore then take none of the caller's time), and hands it out at the first `newPage()`.
+   */
+  opensFirstPage: boolean;
   /** The proxy the driver opens the context with (absent: none). */
   proxy?: RunProxy;
   /** Loads the profile into the new context (its cookies now, its storage into the first page). */
@@ -32,6 +38,7 @@ export interface SessionSetup {
 
 const NOTHING: SessionSetup = {
   active: false,
+  opensFirstPage: false,
   attach: async () => undefined,
   seedPage: async () => undefined,
   beforeClose: async () => undefined,
@@ -60,6 +67,7 @@ export function openSession(run: RunState, options: StateOptions): SessionSetup 
   let seeding: Promise<unknown> = Promise.resolve();
   return {
     active: true,
+    opensFirstPage: name !== undefined,
     ...(proxy ? { proxy } : {}),
     async attach(context) {
       if (state && name !== undefined && run.profiles) opened = await loadProfile(context, run.profiles, name, await state, persist);

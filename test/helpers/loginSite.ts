@@ -10,7 +10,9 @@ export interface LoginSite {
  * A site that remembers a login the way real ones do, on 127.0.0.1: `/login` sets an httpOnly
  * session cookie and, from its page script, `user` in localStorage and a token in IndexedDB
  * (`app`/`kv`), then titles itself `logged-in`; `/account` greets the session cookie it
- * receives (its `<h1>`: `welcome <sid>` or `who are you?`).
+ * receives (its `<h1>`: `welcome <sid>` or `who are you?`); `/whoami`'s first script titles it
+ * with the `user` its localStorage holds as the document starts (`user:alice`, `user:null`);
+ * `/to-whoami` redirects there.
  */
 export async function startLoginSite(sessionId = "sid-4f2a9c"): Promise<LoginSite> {
   const server: Server = createServer((request, response) => {
@@ -27,6 +29,16 @@ export async function startLoginSite(sessionId = "sid-4f2a9c"): Promise<LoginSit
           tx.oncomplete = () => { open.result.close(); document.title = "logged-in"; };
         };
       </script>`);
+      return;
+    }
+    if (url.pathname === "/whoami") {
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      response.end(`<!doctype html><title>-</title><script>document.title = "user:" + localStorage.getItem("user");</script>`);
+      return;
+    }
+    if (url.pathname === "/to-whoami") {
+      response.writeHead(302, { location: "/whoami" });
+      response.end();
       return;
     }
     const sid = /(?:^|;\s*)sid=([^;]+)/.exec(request.headers.cookie ?? "")?.[1];

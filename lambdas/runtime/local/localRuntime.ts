@@ -126,6 +126,8 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
     },
     close: async () => {
       await pool.close();
+      // Leases given back after their runs' answers are back before the store closes.
+      await options.profiles?.releases?.drain();
       if (!options.parser) await parser.close();
     },
   };

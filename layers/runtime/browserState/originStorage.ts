@@ -13,11 +13,7 @@ export interface OriginPage {
   close(): Promise<void>;
 }
 
-/**
- * The path of the empty document an OriginPage shows for an origin: no page of a site is there,
- * so that the user's first navigation from it (a session's first page stays on it after the
- * restore, see puppeteerOrigins) always loads a document, never a same-document jump.
- */
+/** The path of the empty document an OriginPage shows for an origin (no page of a site is there). */
 export const RESTORE_PATH = "/.browserfn-profile-restore";
 
 /** In the page: its origin's localStorage and IndexedDB (every database, store and record). */
@@ -61,37 +57,48 @@ async function readOrigin(): Promise<{ localStorage: Array<[string, string]>; in
   return { localStorage: storage, indexedDB: databases };
 }
 
-/** In the page: puts a saved origin's localStorage and IndexedDB back. */
-async function writeOrigin(saved: { localStorage: Array<[string, string]>; indexedDB: IndexedDbDatabase[] }): Promise<void> {
+/**
+ * In the page: puts a saved origin's localStorage and IndexedDB back. A database the origin does
+ * not have yet gets its stores and records in its upgrade transaction, which every later open of
+ * it (the site's own) waits for: the site never reads it half written.
+ */
+export async function writeOrigin(saved: { localStorage: Array<[string, string]>; indexedDB: IndexedDbDatabase[] }): Promise<void> {
   for (const [key, value] of saved.localStorage) localStorage.setItem(key, value);
+  const put = (target: IDBObjectStore, store: IndexedDbDatabase["stores"][number]) => {
+    for (const record of store.records) {
+      if (store.keyPath === null) target.put(record.value, record.key as IDBValidKey);
+      else target.put(record.value);
+    }
+  };
   for (const database of saved.indexedDB) {
     await new Promise<void>((resolve, reject) => {
       const request = indexedDB.open(database.name, Math.max(1, database.version));
+      const filled: string[] = [];
       request.onupgradeneeded = () => {
         const db = request.result;
         for (const store of database.stores) {
           if (db.objectStoreNames.contains(store.name)) continue;
           const made = db.createObjectStore(store.name, { keyPath: store.keyPath ?? undefined, autoIncrement: store.autoIncrement });
           for (const index of store.indexes) made.createIndex(index.name, index.keyPath, { unique: index.unique, multiEntry: index.multiEntry });
+          put(made, store);
+          filled.push(store.name);
         }
       };
       request.onerror = () => reject(request.error);
       request.onsuccess = () => {
         const db = request.result;
-        const names = database.stores.map((store) => store.name).filter((name) => db.objectStoreNames.contains(name));
-        if (names.length === 0) {
+        // A later open asking for a newer version is not held up by this one.
+        db.onversionchange = () => db.close();
+        const rest = database.stores.filter((store) => !filled.includes(store.name) && db.objectStoreNames.contains(store.name));
+        if (rest.length === 0) {
           db.close();
           return resolve();
         }
-        const tx = db.transaction(names, "readwrite");
-        for (const store of database.stores) {
-          if (!names.includes(store.name)) continue;
-          const target = tx.objectStore(store.name);
-          for (const record of store.records) {
-            if (store.keyPath === null) target.put(record.value, record.key as IDBValidKey);
-            else target.put(record.value);
-          }
-        }
+        const tx = db.transaction(
+          rest.map((store) => store.name),
+          "readwrite",
+        );
+        for (const store of rest) put(tx.objectStore(store.name), store);
         tx.oncomplete = () => {
           db.close();
           resolve();
@@ -104,23 +111,6 @@ async function writeOrigin(saved: { localStorage: Array<[string, string]>; index
 
 /** The empty document an OriginPage shows by default. */
 export const EMPTY_DOCUMENT = "<!doctype html><title></title>";
-
-/**
- * The document that puts `saved` back as it loads: the state as JSON in an inert script
- * element (every `<` and non-ASCII character escaped, so the text ends nowhere early and is
- * read the same whatever the charset), then writeOrigin on it, its promise kept for
- * `restored`. The state travels with the document, so the restore costs no script call of its
- * own carrying it. No other script runs in that document: the driver answers it itself.
- */
-function restoreDocument(saved: Pick<OriginState, "localStorage" | "indexedDB">): string {
-  const json = JSON.stringify(saved).replace(/[<\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-  return `${EMPTY_DOCUMENT}<script type="application/json" id="saved">${json}</script><script>window.__browserfnRestored = (${writeOrigin.toString()})(JSON.parse(document.getElementById("saved").textContent));</script>`;
-}
-
-/** In the restore document: waits for its writeOrigin (its IndexedDB part is asynchronous), throwing what it threw. */
-async function restored(): Promise<void> {
-  await (window as unknown as { __browserfnRestored: Promise<void> }).__browserfnRestored;
-}
 
 /** True when an origin's saved part holds anything. */
 function holdsData(origin: OriginState): boolean {
@@ -155,22 +145,7 @@ export async function readOrigins(openPage: () => Promise<OriginPage>, origins: 
   }
 }
 
-/** True when writeOrigins has anything to put back (else it needs no page). */
-export function originsHoldData(origins: readonly OriginState[]): boolean {
-  return origins.some(holdsData);
-}
-
-/** Puts each saved origin's storage back, in one page (none is opened when no origin holds data): each origin's restore document, loaded. */
-export async function writeOrigins(openPage: () => Promise<OriginPage>, origins: readonly OriginState[]): Promise<void> {
-  const withData = origins.filter(holdsData);
-  if (withData.length === 0) return;
-  const page = await openPage();
-  try {
-    for (const origin of withData) {
-      await page.visit(origin.origin, restoreDocument({ localStorage: origin.localStorage, indexedDB: origin.indexedDB }));
-      await page.evaluate(restored, undefined);
-    }
-  } finally {
-    await page.close().catch(() => undefined);
-  }
+/** The saved origins that hold anything to put back. */
+export function originsWithData(origins: readonly OriginState[]): OriginState[] {
+  return origins.filter(holdsData);
 }

@@ -2,6 +2,7 @@ import type { BrowserContext, CDPSession, Cookie, Frame, Page } from "playwright
 import type { StoredCookie } from "./browserState";
 import { EMPTY_DOCUMENT, type OriginPage, RESTORE_PATH } from "./originStorage";
 import { liveCookies } from "./cookies";
+import type { PageCdp, RestorePage } from "./lazyRestore";
 import { originPages } from "./originPages";
 import { type StateContext, webOrigin } from "./stateContext";
 
@@ -58,6 +59,17 @@ async function borrowedOriginPage(page: Page): Promise<OriginPage> {
   };
 }
 
+/** A page of the session for the profile's lazy restore: a CDP session of its own, and the page's init scripts. */
+function restorePage(page: Page): RestorePage {
+  return {
+    openCdp: async () => (await page.context().newCDPSession(page)) as unknown as PageCdp,
+    async addScript(source) {
+      const added = await page.addInitScript(source);
+      return () => added.dispose();
+    },
+  };
+}
+
 /** A Playwright cookie as a profile keeps it (the same fields the puppeteer driver keeps from CDP). */
 function storedCookie(cookie: Cookie): StoredCookie {
   const kept: StoredCookie = { name: cookie.name, value: cookie.value, domain: cookie.domain, path: cookie.path, httpOnly: cookie.httpOnly, secure: cookie.secure };
@@ -75,7 +87,7 @@ export function playwrightStateContext(context: BrowserContext, newPage: () => P
       if (live.length > 0) await context.addCookies(live);
     },
     readCookies: async () => (await context.cookies()).map(storedCookie),
-    borrow: borrowedOriginPage,
+    restorePage,
     ...originPages(() => context.pages(), newPage, borrowedOriginPage, evaluateIn),
     followOrigins(seen) {
       const navigated = (frame: Frame) => {

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page, Target } from "puppeteer-core";
 import { readCookies, writeCookies } from "./cookies";
+import type { PageCdp, RestorePage } from "./lazyRestore";
 import { EMPTY_DOCUMENT, type OriginPage, RESTORE_PATH } from "./originStorage";
 import { originPages } from "./originPages";
 import { type StateContext, webOrigin } from "./stateContext";
@@ -27,12 +28,9 @@ function evaluateIn(page: Page): OriginPage["evaluate"] {
 }
 
 /**
- * An OriginPage on `page` (a page of the session's own): while borrowed, its requests never
- * leave the browser (each is answered with an empty document); given back, its requests go out
- * again and it stays on the empty document of the last origin it showed (RESTORE_PATH): the
- * user's first `goto` replaces it, and a navigation to about:blank first would cost as much as
- * the restore's own. Borrowing the session's first page saves opening one more (a page of a
- * fresh context costs a renderer).
+ * An OriginPage on `page` (a helper page of the session's context, which the save opens to read
+ * the storage of origins no open page shows): while borrowed, its requests never leave the
+ * browser (each is answered with an empty document); given back, its requests go out again.
  */
 export async function borrowedOriginPage(page: Page): Promise<OriginPage> {
   let html = EMPTY_DOCUMENT;
@@ -52,12 +50,23 @@ export async function borrowedOriginPage(page: Page): Promise<OriginPage> {
   };
 }
 
+/** A page of the session for the profile's lazy restore: a CDP session of its own, the page's scripts for new documents. */
+function restorePage(page: Page): RestorePage {
+  return {
+    openCdp: async () => (await page.createCDPSession()) as unknown as PageCdp,
+    async addScript(source) {
+      const { identifier } = await page.evaluateOnNewDocument(source);
+      return () => page.removeScriptToEvaluateOnNewDocument(identifier);
+    },
+  };
+}
+
 /** A puppeteer-core context of `browser` as the profile layer sees it (cookies through the browser's CDP Storage domain). */
 export function puppeteerStateContext(browser: Browser, context: BrowserContext, newPage: () => Promise<Page> = () => context.newPage()): StateContext<Page> {
   return {
     writeCookies: async (cookies) => writeCookies(await storageSession(browser), context.id, cookies),
     readCookies: async () => readCookies(await storageSession(browser), context.id),
-    borrow: borrowedOriginPage,
+    restorePage,
     ...originPages(() => context.pages(), newPage, borrowedOriginPage, evaluateIn),
     followOrigins(seen) {
       const follow = (target: Target) => {

@@ -1,4 +1,5 @@
 import type { StoredCookie } from "./browserState";
+import type { RestorePage } from "./lazyRestore";
 import type { OriginPage } from "./originStorage";
 
 /**
@@ -11,8 +12,8 @@ export interface StateContext<P = unknown> {
   writeCookies(cookies: readonly StoredCookie[]): Promise<void>;
   /** Every cookie of the context, httpOnly ones too. */
   readCookies(): Promise<StoredCookie[]>;
-  /** An OriginPage on one of the session's own pages, given back with its requests going out again (on the empty document it showed last). */
-  borrow(page: P): Promise<OriginPage>;
+  /** One of the session's own pages, for the profile's lazy restore (lazyRestore.ts). */
+  restorePage(page: P): RestorePage;
   /** An OriginPage on a page of the context opened for it and closed after. */
   helperPage(): Promise<OriginPage>;
   /** An OriginPage reading each origin already shown by one of the context's pages (http and https), without navigating it. */

@@ -23,18 +23,29 @@ export async function openPlaywrightContext(run: RunState, setup: ContextSetup):
   const context: BrowserContext = await browser.newContext({ viewport: null, acceptDownloads: true, ...(state?.proxy ? { proxy: playwrightProxy(state.proxy) } : {}) });
   watchPlaywrightContext(run, context);
   const openPage = context.newPage.bind(context);
+  const setUp = async (page: Page): Promise<Page> => {
+    if (state?.active) {
+      await state.seedPage(page);
+      if (state.proxy) nameProxyFailures(page as never, state.proxy);
+    }
+    return page;
+  };
+  // With a profile: the first page opens while the profile is fetched and loaded, and is set up once it is.
+  const opening = state?.opensFirstPage ? openPage() : undefined;
+  opening?.catch(() => undefined);
+  let first: Promise<Page> | undefined;
   try {
     await state?.attach(playwrightStateContext(context, openPage));
+    first = opening?.then(setUp);
+    first?.catch(() => undefined);
   } catch (error) {
     await context.close().catch(() => undefined);
     throw error;
   }
   const newPage = async (): Promise<Page> => {
-    const page = await openPage();
-    if (state?.active) {
-      await state.seedPage(page);
-      if (state.proxy) nameProxyFailures(page as never, state.proxy);
-    }
+    const ready = first;
+    first = undefined;
+    const page = ready ? await ready : await setUp(await openPage());
     // The runner's page hooks (recordings, the live view), before the page loads anything.
     await run.pageOpened?.(pageTarget(() => context.newCDPSession(page) as unknown as Promise<CdpChannel>, () => page.url(), () => page.isClosed()));
     return page;

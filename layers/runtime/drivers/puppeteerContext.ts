@@ -17,19 +17,30 @@ export async function openPuppeteerContext(run: RunState, setup: ContextSetup): 
   const context: BrowserContext = await browser.createBrowserContext(puppeteerProxyOptions(state?.proxy));
   if (!run.ended && run.downloadsDir && run.artifacts) await keepDownloads(browser, context, run).catch(() => undefined);
   const openPage = context.newPage.bind(context);
-  try {
-    await state?.attach(puppeteerStateContext(browser, context, openPage));
-  } catch (error) {
-    await context.close().catch(() => undefined);
-    throw error;
-  }
-  const newPage = async (): Promise<Page> => {
-    const page = await openPage();
+  const setUp = async (page: Page): Promise<Page> => {
     keepPageFiles(page);
     if (state?.active) {
       await state.seedPage(page);
       if (state.proxy) await proxyPage(page, state.proxy);
     }
+    return page;
+  };
+  // With a profile: the first page opens while the profile is fetched and loaded, and is set up once it is.
+  const opening = state?.opensFirstPage ? openPage() : undefined;
+  opening?.catch(() => undefined);
+  let first: Promise<Page> | undefined;
+  try {
+    await state?.attach(puppeteerStateContext(browser, context, openPage));
+    first = opening?.then(setUp);
+    first?.catch(() => undefined);
+  } catch (error) {
+    await context.close().catch(() => undefined);
+    throw error;
+  }
+  const newPage = async (): Promise<Page> => {
+    const ready = first;
+    first = undefined;
+    const page = ready ? await ready : await setUp(await openPage());
     // The runner's page hooks (recordings, the live view), before the page loads anything.
     await run.pageOpened?.(puppeteerTarget(page));
     return page;

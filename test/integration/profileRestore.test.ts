@@ -1,0 +1,110 @@
+/**
+ * A profile's storage is put back lazily (layers/runtime/browserState/lazyRestore.ts), black-box
+ * against the local service, either driver: in the first document of the saved origin a session
+ * page shows, before that document's own scripts (also when it arrives through a redirect), and
+ * never again in the run: a logout (storage cleared, the page reloaded) stays a logout, in later
+ * documents, in another page of the session, and in the profile saved for the next run, also
+ * while the restore's script is still in the pages (another saved origin not shown yet).
+ */
+import { type TestService, startTestService } from "../helpers/localService";
+import { type LoginSite, startLoginSite } from "../helpers/loginSite";
+
+jest.setTimeout(180_000);
+
+let t: TestService;
+let site: LoginSite;
+beforeAll(async () => {
+  [t, site] = await Promise.all([startTestService(), startLoginSite()]);
+});
+afterAll(async () => {
+  await site?.close();
+  await t?.destroy();
+});
+
+const invoke = (name: string, body: unknown) => t.call("POST", `/functions/${name}`, { body });
+
+/** Reads what a document of the site holds now: `user` in localStorage and the IndexedDB token. */
+const READ_STATE = `async () => {
+  const token = await new Promise((resolve) => {
+    const open = indexedDB.open("app");
+    open.onsuccess = () => {
+      const db = open.result;
+      if (!db.objectStoreNames.contains("kv")) { db.close(); return resolve(null); }
+      const read = db.transaction("kv").objectStore("kv").get("token");
+      read.onsuccess = () => { db.close(); resolve(read.result ?? null); };
+    };
+  });
+  return { user: localStorage.getItem("user"), token };
+}`;
+
+/** Logs out as a site does: its storage cleared (the IndexedDB database deleted), then the page reloaded. */
+const logoutFn = (driver: string, profile: string) => `import { Session } from "browserfn/runtime";
+export default async function run(site: string) {
+  await using session = await Session.start({ driver: "${driver}", profile: "${profile}", persist: true });
+  const page = await session.newPage();
+  // Through a redirect: the saved origin's first document is the redirect's target.
+  await page.goto(site + "/to-whoami");
+  const first = { title: await page.title(), ...(await page.evaluate(${READ_STATE})) };
+  await page.evaluate(async () => {
+    localStorage.clear();
+    await new Promise((resolve) => { const gone = indexedDB.deleteDatabase("app"); gone.onsuccess = gone.onerror = gone.onblocked = resolve; });
+  });
+  await page.reload();
+  const reloaded = { title: await page.title(), ...(await page.evaluate(${READ_STATE})) };
+  await page.goto(site + "/whoami?again");
+  const again = { title: await page.title(), ...(await page.evaluate(${READ_STATE})) };
+  const other = await session.newPage();
+  await other.goto(site + "/whoami");
+  const otherPage = { title: await other.title(), ...(await other.evaluate(${READ_STATE})) };
+  return { first, reloaded, again, otherPage };
+}
+`;
+
+/**
+ * Logs in on the site and on its other name (`localhost`, another origin): the profile then holds
+ * two origins, and a run that shows only the first keeps waiting for the second, so its pages
+ * keep the restore's script for every later document (a reload after a logout included).
+ */
+const loginTwiceFn = (profile: string) => `import { Session } from "browserfn/runtime";
+export default async function run(site: string) {
+  await using session = await Session.start({ profile: "${profile}", persist: true });
+  const page = await session.newPage();
+  for (const origin of [site, site.replace("127.0.0.1", "localhost")]) {
+    await page.goto(origin + "/login");
+    await page.waitForFunction(() => document.title === "logged-in");
+  }
+  return { logged_in: true };
+}
+`;
+
+const readFn = (driver: string, profile: string) => `import { Session } from "browserfn/runtime";
+export default async function run(site: string) {
+  await using session = await Session.start({ driver: "${driver}", profile: "${profile}" });
+  const page = await session.newPage();
+  await page.goto(site + "/whoami");
+  return { title: await page.title(), ...(await page.evaluate(${READ_STATE})) };
+}
+`;
+
+it.each(["puppeteer", "playwright"])("%s: the saved storage is back before the origin's first document runs its scripts, and a logout in the run stays a logout", async (driver) => {
+  const profile = `logout-${driver}`;
+  await Promise.all([
+    t.deploy(`login-${driver}`, loginTwiceFn(profile)),
+    t.deploy(`logout-${driver}`, logoutFn(driver, profile)),
+    t.deploy(`read-${driver}`, readFn(driver, profile)),
+  ]);
+  expect((await invoke(`login-${driver}`, { site: site.url })).status).toBe(200);
+  // Before the logout, a reading run finds the login, from the document's first script on.
+  expect((await invoke(`read-${driver}`, { site: site.url })).body).toEqual({ title: "user:alice", user: "alice", token: "token-42" });
+
+  const out = await invoke(`logout-${driver}`, { site: site.url });
+  expect(out.status).toBe(200);
+  expect(out.body).toEqual({
+    first: { title: "user:alice", user: "alice", token: "token-42" },
+    reloaded: { title: "user:null", user: null, token: null },
+    again: { title: "user:null", user: null, token: null },
+    otherPage: { title: "user:null", user: null, token: null },
+  });
+  // The logout is what the profile keeps.
+  expect((await invoke(`read-${driver}`, { site: site.url })).body).toEqual({ title: "user:null", user: null, token: null });
+});
