@@ -7,9 +7,9 @@
  * most MAX_RECORDING_BYTES_PER_RUN are kept: past them recording stops, with a note in the run's
  * log, and the run goes on. What is kept is checked again by the service (checkRecording).
  */
-import type { ObjectTransport } from "../runner/drivers/cdpMux";
+import type { OpenedPages } from "../runner/drivers/openedPageGate";
 import type { PageTarget } from "./pageTarget";
-import { type PopupWatch, watchPopups } from "./popupWatch";
+import { type PopupRecorder, recordPopups } from "./popupRecorder";
 import { type PageRecording, type RecorderMessage, recordPage } from "./pageRecorder";
 import { keepsRecording, MAX_RECORDED_PAGES, MAX_RECORDING_BYTES_PER_RUN, type RecordingMode, recordingName } from "./recordingMode";
 
@@ -38,12 +38,12 @@ export interface RunRecording {
 
 /**
  * A run's recordings under `mode` ("off" records nothing); `note` writes a line into the run's
- * log. `openConnection` opens a CDP connection of the runner's own to the run's browser, on which
- * the pages the recorded pages open are found and recorded too (absent: popups are not recorded).
+ * log. `openedPages` gives the drivers' pipe, on which the pages the recorded pages open are held
+ * and recorded too (see popupRecorder; absent: popups are not recorded).
  */
-export function startRunRecording(mode: RecordingMode, note: (line: string) => void, openConnection?: () => Promise<ObjectTransport>, capBytes = MAX_RECORDING_BYTES_PER_RUN): RunRecording {
+export function startRunRecording(mode: RecordingMode, note: (line: string) => void, openedPages?: () => Promise<OpenedPages>, capBytes = MAX_RECORDING_BYTES_PER_RUN): RunRecording {
   const pages: RecordedPage[] = [];
-  let popups: Promise<PopupWatch | undefined> | undefined;
+  let popups: Promise<PopupRecorder | undefined> | undefined;
   let ended = false;
   let bytes = 0;
   let stopped = false;
@@ -82,10 +82,10 @@ export function startRunRecording(mode: RecordingMode, note: (line: string) => v
   return {
     async pageOpened(target) {
       if (mode === "off" || stopped) return;
-      // The first recorded page starts the watch for popups. Not waited for: it is in place (two
-      // round trips) long before the page has loaded anything that could open one.
-      if (openConnection && !popups) {
-        popups = watchPopups(openConnection, record).catch((error: unknown) => {
+      // The first recorded page sets the hold for popups on the drivers' pipe (no command is sent
+      // for it: a connection is opened only once a recorded page opens a page).
+      if (openedPages && !popups) {
+        popups = openedPages().then((opened) => recordPopups(opened, record)).catch((error: unknown) => {
           note(`[browserfn] pages this run opens (popups) are not recorded: ${(error as Error).message}`);
           return undefined;
         });
