@@ -6,7 +6,8 @@
  *
  * What the recorder costs a run that succeeds is kept small (issue #25, docs/benchmarks.md):
  * - it starts after the document's first frame (the page's own layout done, its loading not
- *   delayed by a snapshot that would force one), or at once when its events are asked for;
+ *   delayed by a snapshot that would force one), at the renderer's first idle moment then (at
+ *   most START_IDLE_MS later), or at once when its events are asked for;
  * - an initial empty `about:blank` is not recorded until something is written into it;
  * - its events stay in the isolated world, as JSON text packed every PACK_MS, and leave the page
  *   only when the runner takes them (`__browserfnTake`, for a run whose recording is kept) or
@@ -23,6 +24,8 @@ import { MAX_RECORDING_BYTES_PER_RUN } from "./recordingMode";
 
 /** Events wait at most this long as objects before they are packed as JSON text. */
 const PACK_MS = 500;
+/** After the document's first frame, the recorder waits at most this long for an idle moment. */
+const START_IDLE_MS = 200;
 /** The recorder starts at most this long after its document is parsed, whether or not a frame came. */
 const START_LATEST_MS = 1000;
 /** Bytes of events (JSON text) one document holds at most: the run's cap. */
@@ -95,9 +98,10 @@ const START = `
     if (state === "waiting" && document.documentElement && !blank()) begin();
     return drain();
   };
-  // After the document's first frame (its layout done by the page's own rendering).
+  // After the document's first frame (its layout done by the page's own rendering), at the
+  // renderer's first idle moment then: what the run asks of the page meanwhile goes first.
   const soon = () => {
-    requestAnimationFrame(() => setTimeout(begin, 0));
+    requestAnimationFrame(() => requestIdleCallback(begin, { timeout: ${START_IDLE_MS} }));
     setTimeout(begin, ${START_LATEST_MS});
   };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", soon, { once: true });

@@ -52,8 +52,8 @@ export function startRunRecording(mode: RecordingMode, note: (line: string) => v
     stopped = true;
     note(`[browserfn] recording stopped: ${why}; the run goes on`);
   };
-  /** Records `target`; true once its recorder is in place. */
-  const record = async (target: PageTarget): Promise<boolean> => {
+  /** Records `target`; true once its recorder is in place; `sent` is told once its commands are sent (or it is not recorded). */
+  const record = async (target: PageTarget, sent?: () => void): Promise<boolean> => {
     if (mode === "off" || stopped || ended) return false;
     if (pages.length >= MAX_RECORDED_PAGES) {
       stop(`a run records at most ${MAX_RECORDED_PAGES} pages`);
@@ -71,7 +71,11 @@ export function startRunRecording(mode: RecordingMode, note: (line: string) => v
       page.batches.push(message.batch);
     };
     page.recording = target.cdp().then(
-      (cdp) => recordPage(cdp, onMessage, () => target.commandsSent?.()),
+      (cdp) =>
+        recordPage(cdp, onMessage, () => {
+          target.commandsSent?.();
+          sent?.();
+        }),
       () => undefined,
     );
     const recording = await page.recording.catch(() => undefined);
@@ -90,7 +94,12 @@ export function startRunRecording(mode: RecordingMode, note: (line: string) => v
           return undefined;
         });
       }
-      await record(target);
+      // The page goes on once its recorder's commands are sent, not answered: the browser runs
+      // them before the page's next navigation, which is sent after them on the same pipe (and
+      // replays them to the renderer the navigation lands in), so the recorder is in place.
+      let sent = () => {};
+      const commandsSent = new Promise<void>((resolve) => (sent = resolve));
+      await Promise.race([commandsSent, record(target, sent)]);
     },
     close() {
       ended = true;
