@@ -31,7 +31,7 @@ const START_LATEST_MS = 1000;
 /** Bytes of events (JSON text) one document holds at most: the run's cap. */
 const MAX_PAGE_BYTES = MAX_RECORDING_BYTES_PER_RUN;
 
-/** What follows rrweb's own code in the recorder's script (it calls rrweb's top-level `record`). */
+/** What follows rrweb's own code in the recorder's script (it calls rrweb's `record`, which `loadRecord` gives). */
 const START = `
 (() => {
   // Same-origin frames are recorded by their top document's recorder; the rest are not recorded.
@@ -67,7 +67,7 @@ const START = `
     // Listened to once recording: a beforeunload listener makes each navigation ask the page first.
     addEventListener("beforeunload", hand);
     addEventListener("pagehide", hand);
-    stop = record({
+    stop = loadRecord()({
       emit(event) {
         if (state !== "recording") return;
         pending.push(event);
@@ -128,10 +128,24 @@ function rrwebSource(): string {
   return source.replace(exports, "");
 }
 
-/** The recorder's source: one script, minified, for the isolated world of each recorded page. */
+/**
+ * The recorder's source: one script, minified, for the isolated world of each recorded page.
+ * rrweb's code is the body of a function that START calls once it begins: a document compiles
+ * that body (and runs rrweb's module set-up) only then, at an idle moment; before its own
+ * scripts it only pre-parses it (V8 compiles a function declared inside another lazily).
+ */
 export function buildRecorderSource(): string {
+  // rrweb's `record` alone first (what it does not call left out), as an expression of its own.
+  const rrweb = build(`${rrwebSource()}\nexport { record };`, "rrweb.js", "__browserfnRrweb");
+  const contents = `function loadRecord() {\n${rrweb}\nreturn __browserfnRrweb.record;\n}\n${START}`;
+  return build(contents, "recorder.js");
+}
+
+/** `contents` bundled and minified (as an IIFE; assigned to `globalName`, when given, as its exports). */
+function build(contents: string, sourcefile: string, globalName?: string): string {
   const result = buildSync({
-    stdin: { contents: `${rrwebSource()}\n${START}`, resolveDir: __dirname, loader: "js", sourcefile: "recorder.js" },
+    stdin: { contents, resolveDir: __dirname, loader: "js", sourcefile },
+    ...(globalName ? { globalName } : {}),
     bundle: true,
     format: "iife",
     minify: true,
