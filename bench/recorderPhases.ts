@@ -2,8 +2,8 @@
  * `npx tsx bench/recorderPhases.ts`: where the recorder's cost goes on a warm browser, in the
  * browser alone (no service, no worker): one Chromium (the service's flags), a page of 2,000 DOM
  * nodes on 127.0.0.1, and per round, interleaved, `off` (newPage, goto, title, close) and
- * `recorded` (the same with the recorder's CDP session and set-up before goto, as the runner
- * does). Each phase timed on this side; p50 of BENCH_ROUNDS (default 20) rounds; with
+ * `recorded` (the same with the recorder's CDP session and set-up sent before goto, as the
+ * runner does). Each phase timed on this side; p50 of BENCH_ROUNDS (default 20) rounds; with
  * BENCH_CLOSE=context each round's page is in a context of its own, closed with it.
  */
 import { createServer } from "node:http";
@@ -39,10 +39,17 @@ async function main(): Promise<void> {
       const session = await page.createCDPSession();
       const t2 = performance.now();
       add("recorded: CDP session (Target.attachToTarget)", t2 - t1);
-      await recordPage(session as unknown as CdpChannel, (message) => {
-        if ("batch" in message) bytes += message.batch.length;
+      // As the runner does: the page goes on once the set-up is sent (see runRecording).
+      await new Promise<void>((resolve, reject) => {
+        recordPage(
+          session as unknown as CdpChannel,
+          (message) => {
+            if ("batch" in message) bytes += message.batch.length;
+          },
+          resolve,
+        ).catch(reject);
       });
-      add("recorded: set-up (5 commands in one go)", performance.now() - t2);
+      add("recorded: set-up (5 commands in one go, sent)", performance.now() - t2);
     }
     const t3 = performance.now();
     await page.goto(url);

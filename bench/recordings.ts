@@ -6,12 +6,18 @@
  * function per setting, called in turns (off, failures, failures, off, …), each call spaced so
  * that its worker's replacement is ready (a warm invoke). Also: a run no one watches pays
  * nothing for the live view (no screencast starts), which the same `off` figures include.
+ *
+ * Besides the wall time, a figure the machine's load does not move: the CPU the service's
+ * process tree (the service, the sandbox's host, the run's worker, Chromium) spends per call,
+ * from just before the call to just before the next one (its end, the browser's reset and the
+ * next worker's start included), read from /proc in 10 ms ticks.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { startPageServer } from "../test/helpers/pageServer";
 import { TITLE_FN } from "../test/helpers/code";
 import { startBenchService } from "./benchService";
+import { readTreeCpu } from "./processCpu";
 import { round, summary, timed } from "./stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 16);
@@ -64,16 +70,34 @@ async function main(): Promise<void> {
       }
       const off: number[] = [];
       const failures: number[] = [];
+      const cpu = { "rec-off": [] as Cpu[], "rec-failures": [] as Cpu[] };
+      let last: { name: keyof typeof cpu; at: Cpu } | undefined;
+      /** Charges the CPU since the last call's start to that call; `name`'s call starts now. */
+      const charge = (name?: keyof typeof cpu) => {
+        const at = readCpu(service.pid);
+        if (last) cpu[last.name].push(minus(at, last.at));
+        last = name ? { name, at } : undefined;
+      };
       for (let i = 0; i < ROUNDS; i++) {
         const order = i % 2 === 0 ? (["rec-off", "rec-failures"] as const) : (["rec-failures", "rec-off"] as const);
-        await sleep(GAP_MS);
-        for (const name of order) (name === "rec-off" ? off : failures).push(await call(name, url));
+        for (const name of order) {
+          await sleep(GAP_MS);
+          charge(name);
+          (name === "rec-off" ? off : failures).push(await call(name, url));
+        }
       }
+      await sleep(GAP_MS);
+      charge();
       const o = summary(off);
       const f = summary(failures);
       console.log(
         `${label}: off p50 ${round(o.p50)} ms (mean ${round(o.mean)}); failures p50 ${round(f.p50)} ms (mean ${round(f.mean)}); ` +
           `failures/off p50 ${(f.p50 / o.p50).toFixed(3)}, mean ${(f.mean / o.mean).toFixed(3)} (${ROUNDS} each, interleaved)`,
+      );
+      const [co, cf] = [meanCpu(cpu["rec-off"]), meanCpu(cpu["rec-failures"])];
+      console.log(
+        `${label}: CPU of the service's tree per call, mean: off ${co.total} ms (browser ${co.browser}, sandbox ${co.sandbox}, service ${co.service}); ` +
+          `failures ${cf.total} ms (browser ${cf.browser}, sandbox ${cf.sandbox}, service ${cf.service}); added ${round(cf.total - co.total)} ms`,
       );
     }
   } finally {
@@ -81,6 +105,25 @@ async function main(): Promise<void> {
     await pages.close();
     await service.close();
   }
+}
+
+type Cpu = { total: number; browser: number; sandbox: number; service: number };
+
+/** The service tree's CPU so far (ms), split as the report prints it; nothing without a child process. */
+function readCpu(pid: number | null): Cpu {
+  if (pid === null) return { total: 0, browser: 0, sandbox: 0, service: 0 };
+  const parts = readTreeCpu(pid);
+  const sandbox = parts.host + parts.worker + parts.other;
+  return { total: parts.browser + sandbox + parts.service, browser: parts.browser, sandbox, service: parts.service };
+}
+
+function minus(a: Cpu, b: Cpu): Cpu {
+  return { total: a.total - b.total, browser: a.browser - b.browser, sandbox: a.sandbox - b.sandbox, service: a.service - b.service };
+}
+
+function meanCpu(values: Cpu[]): Cpu {
+  const mean = (pick: (value: Cpu) => number) => round(values.reduce((sum, value) => sum + pick(value), 0) / Math.max(1, values.length));
+  return { total: mean((v) => v.total), browser: mean((v) => v.browser), sandbox: mean((v) => v.sandbox), service: mean((v) => v.service) };
 }
 
 main().catch((error: unknown) => {

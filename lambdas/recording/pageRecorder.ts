@@ -6,7 +6,7 @@
  * (over the binding) and when `take()` asks for them (only for a recording that is kept).
  */
 import type { CdpChannel } from "./pageTarget";
-import { RECORDER_BINDING, RECORDER_CAPPED, RECORDER_TAKE, RECORDER_WORLD, RECORDER_WRITTEN } from "./recorderNames";
+import { RECORDER_BINDING, RECORDER_CAPPED, RECORDER_TAKE, RECORDER_WORLD } from "./recorderNames";
 import { recorderSource } from "./recorderSource";
 
 /** A recorded page: take() hands what its current document's recorder holds to `onMessage`. */
@@ -25,49 +25,28 @@ type World = { executionContextId?: unknown };
 type Evaluated = { result?: { value?: unknown } };
 type Info = { targetInfo?: { targetId?: unknown } };
 
-/**
- * Watches the document the page has now (its first, an empty about:blank, which the script for
- * new documents does not run in: compiling the recorder there cost every new page its time) and
- * says over the binding once something is written into it (a `setContent`, a popup written by its
- * opener), so that the recorder is started there too.
- */
-const FIRST_DOCUMENT = `(() => {
-  if (globalThis.__browserfnRecording || globalThis.__browserfnWatching) return;
-  globalThis.__browserfnWatching = true;
-  const written = () => { try { globalThis[${JSON.stringify(RECORDER_BINDING)}](${JSON.stringify(RECORDER_WRITTEN)}); } catch {} };
-  if (document.body?.firstChild || document.head?.firstChild || location.href !== "about:blank") return written();
-  const watch = new MutationObserver(() => { watch.disconnect(); written(); });
-  watch.observe(document, { childList: true, subtree: true });
-})()`;
-
 /** Starts recording the page behind `cdp`; what its recorder sends goes to `onMessage`; `sent` is told once the commands are sent. */
 export async function recordPage(cdp: CdpChannel, onMessage: (message: RecorderMessage) => void, sent?: () => void): Promise<PageRecording> {
   const source = recorderSource();
   cdp.on("Runtime.bindingCalled", (event: BindingCall) => {
     if (event?.name !== RECORDER_BINDING || typeof event.payload !== "string") return;
-    if (event.payload === RECORDER_WRITTEN) {
-      // The first document got content: its recorder starts (it waits for a frame, and records what is there).
-      if (typeof event.executionContextId === "number") void cdp.send("Runtime.evaluate", { expression: source, contextId: event.executionContextId }).catch(() => undefined);
-      return;
-    }
     onMessage(event.payload === RECORDER_CAPPED ? { capped: true } : { batch: event.payload });
   });
   // In one go: the session runs them in order, so the binding exists before the script is added.
   // Bindings report their calls only to a session with the Runtime domain on; scripts for new
-  // documents run only with the Page domain on.
+  // documents run only with the Page domain on. The script also runs at once in the document the
+  // page has now (its first, an empty about:blank): cheap, since rrweb's code is only compiled
+  // once recording begins, and it begins there only once something is written into it (a
+  // `setContent`, a popup written by its opener).
   const setUp = Promise.all([
     cdp.send("Target.getTargetInfo") as Promise<Info>,
     cdp.send("Page.enable"),
     cdp.send("Runtime.enable"),
     cdp.send("Runtime.addBinding", { name: RECORDER_BINDING, executionContextName: RECORDER_WORLD }),
-    cdp.send("Page.addScriptToEvaluateOnNewDocument", { source, worldName: RECORDER_WORLD, runImmediately: false }),
+    cdp.send("Page.addScriptToEvaluateOnNewDocument", { source, worldName: RECORDER_WORLD, runImmediately: true }),
   ]);
   sent?.();
   const [info] = await setUp;
-  // Not waited for: the page is handed over meanwhile (what is written into it first is in the recorder's first snapshot).
-  void recorderWorld(cdp)
-    .then((contextId) => contextId !== undefined && cdp.send("Runtime.evaluate", { expression: FIRST_DOCUMENT, contextId }))
-    .catch(() => undefined);
   const targetId = info?.targetInfo?.targetId;
   return {
     targetId: typeof targetId === "string" ? targetId : undefined,

@@ -23,7 +23,7 @@ export interface PageTarget {
   closed(): boolean;
   /**
    * Told once the hooks' commands to the page are sent (not answered): a page the browser holds
-   * before it loads anything (a popup, see popupWatch) is let go then. The session runs its
+   * before it loads anything (a popup, see popupRecorder) is let go then. The session runs its
    * commands in order, so they apply before the page goes on; a page held answers some of them
    * only once let go.
    */

@@ -6,7 +6,8 @@
  *
  * What the recorder costs a run that succeeds is kept small (issue #25, docs/benchmarks.md):
  * - it starts after the document's first frame (the page's own layout done, its loading not
- *   delayed by a snapshot that would force one), or at once when its events are asked for;
+ *   delayed by a snapshot that would force one), at the renderer's first idle moment then (at
+ *   most START_IDLE_MS later), or at once when its events are asked for;
  * - an initial empty `about:blank` is not recorded until something is written into it;
  * - its events stay in the isolated world, as JSON text packed every PACK_MS, and leave the page
  *   only when the runner takes them (`__browserfnTake`, for a run whose recording is kept) or
@@ -23,12 +24,14 @@ import { MAX_RECORDING_BYTES_PER_RUN } from "./recordingMode";
 
 /** Events wait at most this long as objects before they are packed as JSON text. */
 const PACK_MS = 500;
+/** After the document's first frame, the recorder waits at most this long for an idle moment. */
+const START_IDLE_MS = 200;
 /** The recorder starts at most this long after its document is parsed, whether or not a frame came. */
 const START_LATEST_MS = 1000;
 /** Bytes of events (JSON text) one document holds at most: the run's cap. */
 const MAX_PAGE_BYTES = MAX_RECORDING_BYTES_PER_RUN;
 
-/** What follows rrweb's own code in the recorder's script (it calls rrweb's top-level `record`). */
+/** What follows rrweb's own code in the recorder's script (it calls rrweb's `record`, which `loadRecord` gives). */
 const START = `
 (() => {
   // Same-origin frames are recorded by their top document's recorder; the rest are not recorded.
@@ -64,7 +67,7 @@ const START = `
     // Listened to once recording: a beforeunload listener makes each navigation ask the page first.
     addEventListener("beforeunload", hand);
     addEventListener("pagehide", hand);
-    stop = record({
+    stop = loadRecord()({
       emit(event) {
         if (state !== "recording") return;
         pending.push(event);
@@ -95,9 +98,10 @@ const START = `
     if (state === "waiting" && document.documentElement && !blank()) begin();
     return drain();
   };
-  // After the document's first frame (its layout done by the page's own rendering).
+  // After the document's first frame (its layout done by the page's own rendering), at the
+  // renderer's first idle moment then: what the run asks of the page meanwhile goes first.
   const soon = () => {
-    requestAnimationFrame(() => setTimeout(begin, 0));
+    requestAnimationFrame(() => requestIdleCallback(begin, { timeout: ${START_IDLE_MS} }));
     setTimeout(begin, ${START_LATEST_MS});
   };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", soon, { once: true });
@@ -124,10 +128,24 @@ function rrwebSource(): string {
   return source.replace(exports, "");
 }
 
-/** The recorder's source: one script, minified, for the isolated world of each recorded page. */
+/**
+ * The recorder's source: one script, minified, for the isolated world of each recorded page.
+ * rrweb's code is the body of a function that START calls once it begins: a document compiles
+ * that body (and runs rrweb's module set-up) only then, at an idle moment; before its own
+ * scripts it only pre-parses it (V8 compiles a function declared inside another lazily).
+ */
 export function buildRecorderSource(): string {
+  // rrweb's `record` alone first (what it does not call left out), as an expression of its own.
+  const rrweb = build(`${rrwebSource()}\nexport { record };`, "rrweb.js", "__browserfnRrweb");
+  const contents = `function loadRecord() {\n${rrweb}\nreturn __browserfnRrweb.record;\n}\n${START}`;
+  return build(contents, "recorder.js");
+}
+
+/** `contents` bundled and minified (as an IIFE; assigned to `globalName`, when given, as its exports). */
+function build(contents: string, sourcefile: string, globalName?: string): string {
   const result = buildSync({
-    stdin: { contents: `${rrwebSource()}\n${START}`, resolveDir: __dirname, loader: "js", sourcefile: "recorder.js" },
+    stdin: { contents, resolveDir: __dirname, loader: "js", sourcefile },
+    ...(globalName ? { globalName } : {}),
     bundle: true,
     format: "iife",
     minify: true,

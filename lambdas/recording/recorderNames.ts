@@ -6,5 +6,3 @@ export const RECORDER_BINDING = "__browserfnRecord";
 export const RECORDER_TAKE = "__browserfnTake";
 /** What the recorder sends over the binding once its document reached its cap and stopped recording. */
 export const RECORDER_CAPPED = "capped";
-/** What the watcher of a page's first document sends over the binding once something is written into it (see pageRecorder). */
-export const RECORDER_WRITTEN = "written";

@@ -7,9 +7,9 @@
  * most MAX_RECORDING_BYTES_PER_RUN are kept: past them recording stops, with a note in the run's
  * log, and the run goes on. What is kept is checked again by the service (checkRecording).
  */
-import type { ObjectTransport } from "../runner/drivers/cdpMux";
+import type { OpenedPages } from "../runner/drivers/openedPageGate";
 import type { PageTarget } from "./pageTarget";
-import { type PopupWatch, watchPopups } from "./popupWatch";
+import { type PopupRecorder, recordPopups } from "./popupRecorder";
 import { type PageRecording, type RecorderMessage, recordPage } from "./pageRecorder";
 import { keepsRecording, MAX_RECORDED_PAGES, MAX_RECORDING_BYTES_PER_RUN, type RecordingMode, recordingName } from "./recordingMode";
 
@@ -38,12 +38,12 @@ export interface RunRecording {
 
 /**
  * A run's recordings under `mode` ("off" records nothing); `note` writes a line into the run's
- * log. `openConnection` opens a CDP connection of the runner's own to the run's browser, on which
- * the pages the recorded pages open are found and recorded too (absent: popups are not recorded).
+ * log. `openedPages` gives the drivers' pipe, on which the pages the recorded pages open are held
+ * and recorded too (see popupRecorder; absent: popups are not recorded).
  */
-export function startRunRecording(mode: RecordingMode, note: (line: string) => void, openConnection?: () => Promise<ObjectTransport>, capBytes = MAX_RECORDING_BYTES_PER_RUN): RunRecording {
+export function startRunRecording(mode: RecordingMode, note: (line: string) => void, openedPages?: () => Promise<OpenedPages>, capBytes = MAX_RECORDING_BYTES_PER_RUN): RunRecording {
   const pages: RecordedPage[] = [];
-  let popups: Promise<PopupWatch | undefined> | undefined;
+  let popups: Promise<PopupRecorder | undefined> | undefined;
   let ended = false;
   let bytes = 0;
   let stopped = false;
@@ -52,8 +52,8 @@ export function startRunRecording(mode: RecordingMode, note: (line: string) => v
     stopped = true;
     note(`[browserfn] recording stopped: ${why}; the run goes on`);
   };
-  /** Records `target`; true once its recorder is in place. */
-  const record = async (target: PageTarget): Promise<boolean> => {
+  /** Records `target`; true once its recorder is in place; `sent` is told once its commands are sent (or it is not recorded). */
+  const record = async (target: PageTarget, sent?: () => void): Promise<boolean> => {
     if (mode === "off" || stopped || ended) return false;
     if (pages.length >= MAX_RECORDED_PAGES) {
       stop(`a run records at most ${MAX_RECORDED_PAGES} pages`);
@@ -71,7 +71,11 @@ export function startRunRecording(mode: RecordingMode, note: (line: string) => v
       page.batches.push(message.batch);
     };
     page.recording = target.cdp().then(
-      (cdp) => recordPage(cdp, onMessage, () => target.commandsSent?.()),
+      (cdp) =>
+        recordPage(cdp, onMessage, () => {
+          target.commandsSent?.();
+          sent?.();
+        }),
       () => undefined,
     );
     const recording = await page.recording.catch(() => undefined);
@@ -82,15 +86,20 @@ export function startRunRecording(mode: RecordingMode, note: (line: string) => v
   return {
     async pageOpened(target) {
       if (mode === "off" || stopped) return;
-      // The first recorded page starts the watch for popups. Not waited for: it is in place (two
-      // round trips) long before the page has loaded anything that could open one.
-      if (openConnection && !popups) {
-        popups = watchPopups(openConnection, record).catch((error: unknown) => {
+      // The first recorded page sets the hold for popups on the drivers' pipe (no command is sent
+      // for it: a connection is opened only once a recorded page opens a page).
+      if (openedPages && !popups) {
+        popups = openedPages().then((opened) => recordPopups(opened, record)).catch((error: unknown) => {
           note(`[browserfn] pages this run opens (popups) are not recorded: ${(error as Error).message}`);
           return undefined;
         });
       }
-      await record(target);
+      // The page goes on once its recorder's commands are sent, not answered: the browser runs
+      // them before the page's next navigation, which is sent after them on the same pipe (and
+      // replays them to the renderer the navigation lands in), so the recorder is in place.
+      let sent = () => {};
+      const commandsSent = new Promise<void>((resolve) => (sent = resolve));
+      await Promise.race([commandsSent, record(target, sent)]);
     },
     close() {
       ended = true;

@@ -264,7 +264,7 @@ export function createLambdaHandler(codeDir: string, options: LambdaHandlerOptio
         ...(memoryMb === undefined ? {} : { memoryMb }),
         getPlaywright: async () => (await playwrightDrivers()).getPlaywright(),
         newPlaywright: async () => (await playwrightDrivers()).newPlaywright(),
-        openCdpConnection: async () => (await playwrightDrivers()).openConnection(),
+        openedPages: async () => (await playwrightDrivers()).openedPages(),
         timeoutMs,
         stopAfterMs,
         ...(artifacts ? { artifacts, downloadsDir: path.join(tmpdir(), "browserfn-downloads") } : {}),

@@ -19,7 +19,7 @@ import { resetBrowser } from "./resetBrowser";
 import type { PageOpened } from "../recording/pageTarget";
 import type { RecordingMode } from "../recording/recordingMode";
 import { startRunRecording } from "../recording/runRecording";
-import type { ObjectTransport } from "./drivers/cdpMux";
+import type { OpenedPages } from "./drivers/openedPageGate";
 import { browserWithinMemory, insufficientMemoryMessage } from "./browserMemory";
 
 /** One invocation of a version's code. */
@@ -62,10 +62,10 @@ export interface Invocation {
   /** The function's `recording` setting (absent: off): which runs keep their pages' recordings. */
   recording?: RecordingMode;
   /**
-   * A CDP connection of the runner's own to the run's browser (CdpMux.openConnection): the
-   * recording finds the pages the run's pages open (popups) on it. Absent: popups are not recorded.
+   * The drivers' pipe to the run's browser (BrowserDrivers.openedPages): the recording holds and
+   * records the pages the run's pages open (popups) on it. Absent: popups are not recorded.
    */
-  openCdpConnection?: () => Promise<ObjectTransport>;
+  openedPages?: () => Promise<OpenedPages>;
   /** Told of each page the run opens, besides the recording (the live view, see lambdas/live). */
   onPage?: PageOpened;
   /** The function's proxy for every session (Session.start({ proxy }) overrides it). */
@@ -184,7 +184,7 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
     let result: Result;
     let browser_ms = 0;
     let timer: NodeJS.Timeout | undefined;
-    const recording = startRunRecording(invocation.recording ?? "off", (line) => capture.note(line), invocation.openCdpConnection);
+    const recording = startRunRecording(invocation.recording ?? "off", (line) => capture.note(line), invocation.openedPages);
     const onPage = invocation.onPage;
     try {
       beginRun({

@@ -227,7 +227,7 @@ function main(): void {
       getBrowser: drivers.getBrowser,
       getPlaywright: drivers.getPlaywright,
       newPlaywright: drivers.newPlaywright,
-      openCdpConnection: drivers.openConnection,
+      openedPages: drivers.openedPages,
       ...(typeof memoryMb === "number" ? { memoryMb } : {}),
       timeoutMs,
       stopAfterMs: timeoutMs,

@@ -1,6 +1,7 @@
 import type { Browser } from "puppeteer-core";
 import type { Browser as PlaywrightBrowser } from "playwright-core";
-import { CdpMux, type ObjectTransport, type TextTransport } from "./cdpMux";
+import { CdpMux, type TextTransport } from "./cdpMux";
+import type { OpenedPages } from "./openedPageGate";
 
 /** The run's browser as each driver sees it, over one CDP pipe (see CdpMux). */
 export interface BrowserDrivers {
@@ -10,8 +11,8 @@ export interface BrowserDrivers {
   getPlaywright(): Promise<PlaywrightBrowser>;
   /** A Playwright connection of its own on the same pipe (a script's `chromium.launch()`): its `close()` ends only it. */
   newPlaywright(): Promise<PlaywrightBrowser>;
-  /** A raw CDP connection of its own on the same pipe (the runner's recordings watch for popups on it). */
-  openConnection(): Promise<ObjectTransport>;
+  /** The pipe's hold on the pages the drivers' pages open, and a connection of the runner's own (the recordings record popups with them). */
+  openedPages(): Promise<OpenedPages>;
 }
 
 export interface DriverDeps {
@@ -78,8 +79,9 @@ export function browserDrivers(deps: DriverDeps): BrowserDrivers {
     async newPlaywright() {
       return deps.connectPlaywright(await pipe());
     },
-    async openConnection() {
-      return (await pipe()).openConnection();
+    async openedPages() {
+      const mux = await pipe();
+      return { hold: (hook) => mux.holdOpenedPages(hook), openConnection: () => mux.openConnection({ gated: false }) };
     },
   };
 }

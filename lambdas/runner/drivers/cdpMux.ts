@@ -14,7 +14,11 @@
  * Each connection is a CDP client in its own right, as a DevTools window beside an automation
  * is: its targets, auto-attach and events are its own. Every command still goes down the one
  * pipe, so the host's filters (cdpDownloads, cdpGuard) see them all.
+ *
+ * `openedPages` holds the pages the drivers' pages open before they load anything, for the
+ * runner's hooks (see OpenedPageGate): the drivers' messages go through its gate.
  */
+import { type OpenedPageHook, OpenedPageGate } from "./openedPageGate";
 
 /** A transport of CDP messages as text (puppeteer's ConnectionTransport, PipeTransport). */
 export interface TextTransport {
@@ -44,6 +48,8 @@ interface Connection {
   sessions: Set<string>;
   /** Ids of its `Target.attachToTarget` commands: their answers name a session of its own. */
   attaching: Set<number>;
+  /** A driver's connection: the pages it attaches can be held (see OpenedPageGate); false for the runner's own. */
+  gated: boolean;
 }
 
 export class CdpMux {
@@ -60,12 +66,14 @@ export class CdpMux {
   /** Own `Target.attachToBrowserTarget` calls under way: the root's messages wait meanwhile (see toRoot). */
   #attaching = 0;
   readonly #held: string[] = [];
+  readonly #gate: OpenedPageGate;
   #closed = false;
 
   constructor(pipe: TextTransport) {
     this.#pipe = pipe;
+    this.#gate = new OpenedPageGate((text) => pipe.send(text));
     this.root = {
-      send: (message) => pipe.send(message),
+      send: (message) => (this.#gate.active ? this.#gate.send(message, sessionOf(message)) : pipe.send(message)),
       close: () => pipe.close(),
       onmessage: undefined,
       onclose: undefined,
@@ -74,8 +82,20 @@ export class CdpMux {
     pipe.onclose = () => this.#closeAll();
   }
 
-  /** A new connection of its own to the browser (a browser-target session on the pipe). */
-  async openConnection(): Promise<ObjectTransport> {
+  /**
+   * Holds each page a driver's page opens (a popup) until the promise `hook` answers for it
+   * settles (see OpenedPageGate); the function returned removes the hook.
+   */
+  holdOpenedPages(hook: OpenedPageHook): () => void {
+    return this.#gate.add(hook);
+  }
+
+  /**
+   * A new connection of its own to the browser (a browser-target session on the pipe). A
+   * driver's (`gated`, the default) has the pages it is told of held for holdOpenedPages' hooks;
+   * the runner's own (`gated: false`), which attaches to such pages to set them up, is never held.
+   */
+  async openConnection(options: { gated?: boolean } = {}): Promise<ObjectTransport> {
     if (this.#closed) throw new Error("The browser's connection is closed");
     this.#attaching += 1;
     let answer: Message;
@@ -89,17 +109,21 @@ export class CdpMux {
     this.#release();
     if (typeof browserSession !== "string") throw new Error(`The browser refused a connection: ${JSON.stringify(answer.error ?? answer)}`);
     const pipe = this.#pipe;
+    const gate = this.#gate;
     const connection: Connection = {
       browserSession,
       sessions: new Set([browserSession]),
       attaching: new Set(),
+      gated: options.gated !== false,
       transport: {
         closed: false,
         send(message: object) {
           if (this.closed) return;
           const command = message as Message;
           if (command.method === "Target.attachToTarget" && typeof command.id === "number" && command.sessionId === undefined) connection.attaching.add(command.id);
-          pipe.send(JSON.stringify(command.sessionId === undefined ? { ...command, sessionId: browserSession } : command));
+          const text = JSON.stringify(command.sessionId === undefined ? { ...command, sessionId: browserSession } : command);
+          if (connection.gated && gate.active) gate.send(text, command.sessionId);
+          else pipe.send(text);
         },
         close: () => this.#closeConnection(connection, true),
         deliver(message: Message) {
@@ -131,12 +155,23 @@ export class CdpMux {
         this.#own.delete(id);
         return own(JSON.parse(text) as Message);
       }
+      if (this.#gate.active) this.#gateHears(text, sessionId);
       return this.#toRoot(text);
     }
     const message = JSON.parse(text) as Message;
     this.#track(connection, message);
+    if (connection.gated && this.#gate.active) {
+      if (message.method === "Target.attachedToTarget") this.#gate.attached(message);
+      else if (typeof message.sessionId === "string") this.#gate.heard(message.sessionId);
+    }
     if (message.sessionId === connection.browserSession) delete message.sessionId;
     connection.transport.deliver(message);
+  }
+
+  /** Shows the gate a message the root's client is about to hear (only `Target.attachedToTarget` events are parsed). */
+  #gateHears(text: string, sessionId: string | undefined): void {
+    if (attachesTarget(text)) this.#gate.attached(JSON.parse(text) as Message);
+    else if (sessionId !== undefined) this.#gate.heard(sessionId);
   }
 
   /**
@@ -164,7 +199,7 @@ export class CdpMux {
 
   /** True for `Target.attachedToTarget` of a connection's browser session (only such events are parsed). */
   #announcesBrowserSession(text: string): boolean {
-    if (!text.slice(0, 48).includes('"Target.attachedToTarget"')) return false;
+    if (!attachesTarget(text)) return false;
     const session = (JSON.parse(text) as Message).params?.sessionId;
     return typeof session === "string" && this.#browserSessions.has(session);
   }
@@ -217,6 +252,11 @@ const ID_AT_START = /^\{"id":(\d+),/;
 /** The `sessionId` of a CDP message as text, read without parsing it whole (nearly every message is passed on unparsed). */
 function sessionOf(text: string): string | undefined {
   return SESSION_AT_END.exec(text.length > 64 ? text.slice(-64) : text)?.[1];
+}
+
+/** True for a `Target.attachedToTarget` event as text (Chromium writes its `method` first). */
+function attachesTarget(text: string): boolean {
+  return text.slice(0, 48).includes('"Target.attachedToTarget"');
 }
 
 function answerId(text: string): number | undefined {
