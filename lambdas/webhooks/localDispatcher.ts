@@ -204,22 +204,17 @@ export class LocalWebhookDispatcher implements DeliveryQueue {
 
   /** Attempts under way by account and by due partition (an account's endpoint: partitionOf). */
   private underWayByPartition(): { byAccount: Map<string, number>; byPartition: Map<string, number> } {
-    const byAccount = new Map<string, number>();
-    const byPartition = new Map<string, number>();
-    for (const { account, partition } of this.inFlight.values()) {
-      byAccount.set(account, (byAccount.get(account) ?? 0) + 1);
-      byPartition.set(partition, (byPartition.get(partition) ?? 0) + 1);
-    }
-    return { byAccount, byPartition };
+    return { byAccount: this.inFlightBy((entry) => entry.account), byPartition: this.inFlightBy((entry) => entry.partition) };
   }
 
   private underWay(): UnderWay {
-    const byAccount = new Map<string, number>();
-    const byEndpoint = new Map<string, number>();
-    for (const { account, endpoint } of this.inFlight.values()) {
-      byAccount.set(account, (byAccount.get(account) ?? 0) + 1);
-      byEndpoint.set(endpoint, (byEndpoint.get(endpoint) ?? 0) + 1);
-    }
-    return { byAccount, byEndpoint };
+    return { byAccount: this.inFlightBy((entry) => entry.account), byEndpoint: this.inFlightBy((entry) => entry.endpoint) };
+  }
+
+  /** Attempts under way, counted by `key`. */
+  private inFlightBy(key: (entry: { account: string; partition: string; endpoint: string }) => string): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const entry of this.inFlight.values()) counts.set(key(entry), (counts.get(key(entry)) ?? 0) + 1);
+    return counts;
   }
 }

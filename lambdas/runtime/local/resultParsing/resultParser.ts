@@ -72,30 +72,33 @@ export class ResultParser implements DeliveryBodyBuilder, BlobCompressor {
 
   /** The body of a run's webhook deliveries (buildDeliveryBody), built on the thread in `account`'s turn; rejects when it cannot be. */
   build(account: string, input: DeliveryBodyInput): Promise<string> {
-    if (this.closed) return Promise.reject(new Error("the service is stopping"));
-    const job: ThreadJob = { id: this.next++, kind: "body", input };
-    return new Promise((resolve, reject) => {
-      this.enqueue(account, job, [], (reply) => {
-        if ("gone" in reply) return reject(new Error(reply.gone));
-        if (reply.kind !== "body") return reject(new Error("the thread answered another job"));
-        if (!reply.built.ok) return reject(new Error(reply.built.error));
-        this.stats.bodies++;
-        resolve(reply.built.body);
-      });
+    return this.ask(account, { id: this.next++, kind: "body", input }, (reply) => {
+      if (reply.kind !== "body") return new Error("the thread answered another job");
+      if (!reply.built.ok) return new Error(reply.built.error);
+      this.stats.bodies++;
+      return reply.built.body;
     });
   }
 
   /** `text` gzipped (as blobParts's GZIP_OPTIONS) on the thread in `account`'s turn; rejects when it cannot be. */
   gzip(account: string, text: string): Promise<Uint8Array> {
+    return this.ask(account, { id: this.next++, kind: "gzip", text }, (reply) => {
+      if (reply.kind !== "gzip") return new Error("the thread answered another job");
+      if (!reply.gzipped.ok) return new Error(reply.gzipped.error);
+      this.stats.gzipped++;
+      return reply.gzipped.bytes;
+    });
+  }
+
+  /** `job` done on the thread in `account`'s turn: what `take` makes of its reply, or a rejection (the thread gone, or `take`'s Error). */
+  private ask<T>(account: string, job: ThreadJob, take: (reply: ThreadReply) => T | Error): Promise<T> {
     if (this.closed) return Promise.reject(new Error("the service is stopping"));
-    const job: ThreadJob = { id: this.next++, kind: "gzip", text };
     return new Promise((resolve, reject) => {
       this.enqueue(account, job, [], (reply) => {
         if ("gone" in reply) return reject(new Error(reply.gone));
-        if (reply.kind !== "gzip") return reject(new Error("the thread answered another job"));
-        if (!reply.gzipped.ok) return reject(new Error(reply.gzipped.error));
-        this.stats.gzipped++;
-        resolve(reply.gzipped.bytes);
+        const taken = take(reply);
+        if (taken instanceof Error) reject(taken);
+        else resolve(taken);
       });
     });
   }
