@@ -58,10 +58,13 @@ async function main(): Promise<void> {
     console.log(service.sandbox.line);
     await deploy("rec-off", "off");
     await deploy("rec-failures", "failures");
-    for (const [label, url] of [
+    // BENCH_PAGES=fixture or =2000: only that page.
+    const only = process.env.BENCH_PAGES;
+    const benchPages = [
       ["fixture page", `${pages.url}/bench`],
       ["2,000-node page", bigUrl],
-    ] as const) {
+    ] as const;
+    for (const [label, url] of benchPages.filter(([label]) => !only || label.startsWith(only === "2000" ? "2,000" : only))) {
       // Each worker started, and its browser warm, before anything is counted.
       for (const name of ["rec-off", "rec-failures"]) {
         await call(name, url);

@@ -2,11 +2,13 @@
  * Records one page over its own CDP session: the recorder (recorderSource) is added to every
  * document the page loads, before the page's scripts, in an isolated world (RECORDER_WORLD).
  * The page's scripts see neither the recorder, nor its events, nor its binding, and cannot call
- * it. The recorder keeps its events in that world: they reach this side when the document goes
- * (over the binding) and when `take()` asks for them (only for a recording that is kept).
+ * it. rrweb's code reaches a document's world only when its recording begins: the recorder asks
+ * for it over the binding, and it is evaluated in that world (the context the binding was called
+ * from). The recorder keeps its events in that world: they reach this side when the document
+ * goes (over the binding) and when `take()` asks for them (only for a recording that is kept).
  */
 import type { CdpChannel } from "./pageTarget";
-import { RECORDER_BINDING, RECORDER_CAPPED, RECORDER_TAKE, RECORDER_WORLD } from "./recorderNames";
+import { RECORDER_BINDING, RECORDER_CAPPED, RECORDER_LOAD, RECORDER_LOADED, RECORDER_TAKE, RECORDER_WORLD } from "./recorderNames";
 import { recorderSource } from "./recorderSource";
 
 /** A recorded page: take() hands what its current document's recorder holds to `onMessage`. */
@@ -27,23 +29,29 @@ type Info = { targetInfo?: { targetId?: unknown } };
 
 /** Starts recording the page behind `cdp`; what its recorder sends goes to `onMessage`; `sent` is told once the commands are sent. */
 export async function recordPage(cdp: CdpChannel, onMessage: (message: RecorderMessage) => void, sent?: () => void): Promise<PageRecording> {
-  const source = recorderSource();
+  const { script, rrweb } = recorderSource();
   cdp.on("Runtime.bindingCalled", (event: BindingCall) => {
     if (event?.name !== RECORDER_BINDING || typeof event.payload !== "string") return;
+    if (event.payload === RECORDER_LOAD) {
+      // Only the recorder's world has the binding: its context is where rrweb's code goes.
+      const contextId = event.executionContextId;
+      if (typeof contextId === "number") void cdp.send("Runtime.evaluate", { expression: `${rrweb}\nglobalThis.${RECORDER_LOADED}?.();`, contextId }).catch(() => undefined);
+      return;
+    }
     onMessage(event.payload === RECORDER_CAPPED ? { capped: true } : { batch: event.payload });
   });
   // In one go: the session runs them in order, so the binding exists before the script is added.
   // Bindings report their calls only to a session with the Runtime domain on; scripts for new
   // documents run only with the Page domain on. The script also runs at once in the document the
-  // page has now (its first, an empty about:blank): cheap, since rrweb's code is only compiled
-  // once recording begins, and it begins there only once something is written into it (a
+  // page has now (its first, an empty about:blank): cheap, since rrweb's code comes only once
+  // recording begins, and it begins there only once something is written into it (a
   // `setContent`, a popup written by its opener).
   const setUp = Promise.all([
     cdp.send("Target.getTargetInfo") as Promise<Info>,
     cdp.send("Page.enable"),
     cdp.send("Runtime.enable"),
     cdp.send("Runtime.addBinding", { name: RECORDER_BINDING, executionContextName: RECORDER_WORLD }),
-    cdp.send("Page.addScriptToEvaluateOnNewDocument", { source, worldName: RECORDER_WORLD, runImmediately: true }),
+    cdp.send("Page.addScriptToEvaluateOnNewDocument", { source: script, worldName: RECORDER_WORLD, runImmediately: true }),
   ]);
   sent?.();
   const [info] = await setUp;
@@ -53,7 +61,8 @@ export async function recordPage(cdp: CdpChannel, onMessage: (message: RecorderM
     async take() {
       const contextId = await recorderWorld(cdp);
       if (contextId === undefined) return;
-      const expression = `typeof globalThis.${RECORDER_TAKE} === "function" ? globalThis.${RECORDER_TAKE}() : ""`;
+      // rrweb's code first where the recorder has not had it yet: taking starts a recording that had not begun.
+      const expression = `${rrweb}\ntypeof globalThis.${RECORDER_TAKE} === "function" ? globalThis.${RECORDER_TAKE}() : ""`;
       const answer = (await cdp.send("Runtime.evaluate", { expression, contextId, returnByValue: true })) as Evaluated;
       const batch = answer?.result?.value;
       if (typeof batch === "string" && batch !== "") onMessage({ batch });

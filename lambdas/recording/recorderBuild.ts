@@ -9,6 +9,8 @@
  *   delayed by a snapshot that would force one), at the renderer's first idle moment then (at
  *   most START_IDLE_MS later), or at once when its events are asked for;
  * - an initial empty `about:blank` is not recorded until something is written into it;
+ * - rrweb's code is not in the script each document runs: the runner evaluates it in the
+ *   recorder's world when recording begins there (see buildRecorderSource);
  * - its events stay in the isolated world, as JSON text packed every PACK_MS, and leave the page
  *   only when the runner takes them (`__browserfnTake`, for a run whose recording is kept) or
  *   when the document goes (`beforeunload`, `pagehide`: sent over the binding, whose calls the
@@ -18,7 +20,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { buildSync } from "esbuild";
-import { RECORDER_BINDING, RECORDER_CAPPED, RECORDER_TAKE } from "./recorderNames";
+import { RECORDER_BINDING, RECORDER_CAPPED, RECORDER_LOAD, RECORDER_LOADED, RECORDER_RRWEB, RECORDER_TAKE } from "./recorderNames";
 import { patchRrweb } from "./recorderPatches";
 import { MAX_RECORDING_BYTES_PER_RUN } from "./recordingMode";
 
@@ -31,7 +33,7 @@ const START_LATEST_MS = 1000;
 /** Bytes of events (JSON text) one document holds at most: the run's cap. */
 const MAX_PAGE_BYTES = MAX_RECORDING_BYTES_PER_RUN;
 
-/** What follows rrweb's own code in the recorder's script (it calls rrweb's `record`, which `loadRecord` gives). */
+/** The recorder's script: it calls rrweb's `record`, which the runner evaluates in its world when it begins (see RecorderSource). */
 const START = `
 (() => {
   // Same-origin frames are recorded by their top document's recorder; the rest are not recorded.
@@ -61,13 +63,14 @@ const START = `
     bytes += text.length + 1;
     packed.push(text);
   };
-  const begin = () => {
-    if (state !== "waiting") return;
+  // rrweb's code is in this world: recording starts (its full snapshot first).
+  const start = () => {
+    if (state !== "loading") return;
     state = "recording";
     // Listened to once recording: a beforeunload listener makes each navigation ask the page first.
     addEventListener("beforeunload", hand);
     addEventListener("pagehide", hand);
-    stop = loadRecord()({
+    stop = globalThis.${RECORDER_RRWEB}({
       emit(event) {
         if (state !== "recording") return;
         pending.push(event);
@@ -82,6 +85,14 @@ const START = `
       sampling: { mousemove: 50, scroll: 150, input: "last" },
     });
   };
+  globalThis.${RECORDER_LOADED} = start;
+  // rrweb's code is asked for once, when recording begins: until then a document holds only this script.
+  const begin = () => {
+    if (state !== "waiting") return;
+    state = "loading";
+    if (typeof globalThis.${RECORDER_RRWEB} === "function") start();
+    else send(${JSON.stringify(RECORDER_LOAD)});
+  };
   // The events held so far, as the JSON text of one array ("" when there are none); the page keeps none of them.
   const drain = () => {
     pack();
@@ -95,7 +106,9 @@ const START = `
   };
   const blank = () => location.href === "about:blank" && !(document.body && document.body.firstChild) && !(document.head && document.head.firstChild);
   globalThis[${JSON.stringify(RECORDER_TAKE)}] = () => {
+    // The runner evaluates rrweb's code here first (see RecorderSource.take): recording starts now if it had not.
     if (state === "waiting" && document.documentElement && !blank()) begin();
+    else if (state === "loading") start();
     return drain();
   };
   // After the document's first frame (its layout done by the page's own rendering), at the
@@ -128,17 +141,27 @@ function rrwebSource(): string {
   return source.replace(exports, "");
 }
 
+/** The recorder's two scripts, as the runner uses them (see pageRecorder). */
+export interface RecorderSource {
+  /** Added to every document of a recorded page, in the recorder's world: a few KB, without rrweb. */
+  script: string;
+  /** Evaluated in a recorder's world when it begins (and asks for it): defines rrweb's `record` there, once. */
+  rrweb: string;
+}
+
 /**
- * The recorder's source: one script, minified, for the isolated world of each recorded page.
- * rrweb's code is the body of a function that START calls once it begins: a document compiles
- * that body (and runs rrweb's module set-up) only then, at an idle moment; before its own
- * scripts it only pre-parses it (V8 compiles a function declared inside another lazily).
+ * The recorder's sources, minified. rrweb's code (78 KB) is not in the script every document
+ * runs before its own scripts: each new document would parse it (about 2 ms each, on the
+ * page's path, twice for a page's first document), though it is used only once recording
+ * begins, at an idle moment. The recorder asks for it over its binding then, and the runner
+ * evaluates it in that world only (a CDP evaluation, which the page's Content-Security-Policy
+ * does not stop); a run that takes a recording evaluates it first where it is missing.
  */
-export function buildRecorderSource(): string {
-  // rrweb's `record` alone first (what it does not call left out), as an expression of its own.
-  const rrweb = build(`${rrwebSource()}\nexport { record };`, "rrweb.js", "__browserfnRrweb");
-  const contents = `function loadRecord() {\n${rrweb}\nreturn __browserfnRrweb.record;\n}\n${START}`;
-  return build(contents, "recorder.js");
+export function buildRecorderSource(): RecorderSource {
+  // rrweb's `record` alone (what it does not call left out), as an expression of its own.
+  const rrweb = build(`${rrwebSource()}\nexport { record };`, "rrweb.js", "__browserfnRrwebModule");
+  const define = `if (typeof globalThis.${RECORDER_RRWEB} !== "function") {\n${rrweb}\nglobalThis.${RECORDER_RRWEB} = __browserfnRrwebModule.record;\n}`;
+  return { script: build(START, "recorder.js"), rrweb: build(`(() => {\n${define}\n})();`, "recorder-rrweb.js") };
 }
 
 /** `contents` bundled and minified (as an IIFE; assigned to `globalName`, when given, as its exports). */

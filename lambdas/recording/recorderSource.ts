@@ -1,8 +1,8 @@
-import { buildRecorderSource } from "./recorderBuild";
+import { buildRecorderSource, type RecorderSource } from "./recorderBuild";
 
-let source: string | undefined;
+let source: RecorderSource | undefined;
 
-/** The recorder script (see recorderBuild), built once per process. */
-export function recorderSource(): string {
+/** The recorder's scripts (see recorderBuild), built once per process. */
+export function recorderSource(): RecorderSource {
   return (source ??= buildRecorderSource());
 }

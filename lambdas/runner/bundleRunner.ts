@@ -54,7 +54,7 @@ async function buildRunner({ entry, outfile, external = [], stubs, plugins = [] 
 }
 
 /**
- * The recorder's source, built now and put in the bundle as a string (lambdas/recording/
+ * The recorder's sources, built now and put in the bundle as strings (lambdas/recording/
  * recorderBuild.ts): a runner reads no file for it, and carries no esbuild.
  */
 const inlineRecorder: Plugin = {
@@ -63,7 +63,7 @@ const inlineRecorder: Plugin = {
     builder.onResolve({ filter: /[\\/]recorderBuild$/ }, (args) => ({ path: args.path, namespace: "inline-recorder" }));
     builder.onLoad({ filter: /.*/, namespace: "inline-recorder" }, () => {
       const source = buildRecorderSource();
-      return { contents: `exports.buildRecorderSource = () => ${JSON.stringify(source)};`, loader: "js" };
+      return { contents: `exports.buildRecorderSource = () => (${JSON.stringify(source)});`, loader: "js" };
     });
   },
 };

@@ -17,6 +17,13 @@ const SECRET = "sk-live-7f3a9c-secret-token";
 /** `/form`: a login form and a paragraph; `/changing`: a page whose colour and text change every 100 ms. */
 async function startPages(): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((request, response) => {
+    if (request.url === "/strict") {
+      // No script may run, none be made from a string, nothing load: the recorder's code must still reach the page.
+      const policy = "default-src 'none'; script-src 'none'; require-trusted-types-for 'script'; trusted-types 'none'";
+      response.writeHead(200, { "content-type": "text/html", "content-security-policy": policy });
+      response.end(`<!doctype html><title>strict</title><body><p id=text>before the change</p></body>`);
+      return;
+    }
     response.writeHead(200, { "content-type": "text/html" });
     if (request.url === "/opener") {
       response.end(`<!doctype html><title>opener</title><body><p>the opener</p><a id=link href="/popup?from=link" target=_blank>open</a></body>`);
@@ -194,6 +201,31 @@ describe("recordings and the live view", () => {
     expect(answer.status).toBe(500);
     const runId = String((answer.body as { error: { details: { run_id: string } } }).error.details.run_id);
     expect(await artifactText(runId, "recording-1.json")).toContain("written into about:blank");
+  }, 60_000);
+
+  it("records a page whose Content-Security-Policy allows no script at all, and what the run changed on it after it loaded", async () => {
+    await t.deploy(
+      "strict",
+      `import { Session } from "browserfn/runtime";
+      export default async function run(url: string) {
+        await using session = await Session.start();
+        const page = await session.newPage();
+        await page.goto(url + "/strict");
+        // Recording has begun by now (the page's first idle moment): the change is an event of its own.
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        await page.evaluate(() => { document.getElementById("text")!.textContent = "after the change"; });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        throw new Error("failed on the strict page");
+      }`,
+    );
+    const answer = await t.call("POST", "/functions/strict", { body: { url: pages.url } });
+    expect(answer.status).toBe(500);
+    const runId = String((answer.body as { error: { details: { run_id: string } } }).error.details.run_id);
+    const events = JSON.parse(await artifactText(runId, "recording-1.json")) as { type: number; data: unknown }[];
+    const snapshot = events.findIndex((event) => event.type === 2);
+    expect(JSON.stringify(events[snapshot]?.data)).toContain("before the change");
+    // An incremental event after the snapshot: the recorder was running when the run changed the page.
+    expect(events.slice(snapshot + 1).some((event) => event.type === 3 && JSON.stringify(event.data).includes("after the change"))).toBe(true);
   }, 60_000);
 
   it("streams live frames of a page that changes, at most 5 per second, then `end`; another account gets 404", async () => {
