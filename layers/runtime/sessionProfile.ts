@@ -1,6 +1,6 @@
 import { type BrowserState, type StoredCookie, stateBytes, stateFromBytes } from "./browserState/browserState";
 import { lazyRestore } from "./browserState/lazyRestore";
-import { originsWithData, readOrigins } from "./browserState/originStorage";
+import { type OpenedOrigin, openedDigest, originsWithData, readOrigins } from "./browserState/originStorage";
 import type { StateContext } from "./browserState/stateContext";
 import type { ProfileChannel } from "./runContext";
 
@@ -67,6 +67,8 @@ export async function loadProfile<P>(context: StateContext<P>, channel: ProfileC
   // What the profile held when opened, as a save would write it: a save that changes nothing is not sent.
   const opened = state.cookies.length > 0 || state.origins.length > 0 ? comparable(state) : undefined;
   const origins = new Set(state.origins.map((origin) => origin.origin));
+  // Each restored origin's storage as opened: a page whose storage is still that says so instead of sending it.
+  const asOpened = new Map<string, OpenedOrigin>(withData.map((origin) => [origin.origin, { state: origin, digest: openedDigest(origin) }]));
   const stopFollowing = context.followOrigins((origin) => origins.add(origin));
   return {
     seed,
@@ -80,7 +82,7 @@ export async function loadProfile<P>(context: StateContext<P>, channel: ProfileC
       const [restored, open] = await Promise.all([restore ? restore.finish() : new Set<string>(), context.openPages()]);
       const kept = withData.filter((origin) => !restored.has(origin.origin));
       const toRead = [...origins].filter((origin) => !kept.some((saved) => saved.origin === origin)).sort();
-      const [read, cookies] = await Promise.all([readOrigins(() => context.helperPage(), toRead, (origin) => open.get(origin)), readingCookies]);
+      const [read, cookies] = await Promise.all([readOrigins(() => context.helperPage(), toRead, (origin) => open.get(origin), asOpened), readingCookies]);
       const saved: BrowserState = { cookies: cookies.sort(cookieOrder), origins: [...kept, ...read].sort((a, b) => (a.origin < b.origin ? -1 : a.origin > b.origin ? 1 : 0)) };
       // Unchanged: the profile and its record stay as they are (no write, the lease only given back).
       if (opened?.equals(comparable(saved))) return;

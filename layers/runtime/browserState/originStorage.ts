@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { IndexedDbDatabase, OriginState } from "./browserState";
 
 /**
@@ -16,8 +17,16 @@ export interface OriginPage {
 /** The path of the empty document an OriginPage shows for an origin (no page of a site is there). */
 export const RESTORE_PATH = "/.browserfn-profile-restore";
 
-/** In the page: its origin's localStorage and IndexedDB (every database, store and record). */
-async function readOrigin(): Promise<{ localStorage: Array<[string, string]>; indexedDB: IndexedDbDatabase[] }> {
+/** What an origin's page reads: its storage, or word that it is the storage as opened. */
+type OriginRead = { same: true } | { same?: undefined; localStorage: Array<[string, string]>; indexedDB: IndexedDbDatabase[] };
+
+/**
+ * In the page: its origin's localStorage and IndexedDB (every database, store and record). With
+ * `opened` (the SHA-256 of that storage's JSON text as the profile opened it: openedDigest),
+ * storage that is still the same is only said to be (`{ same: true }`), not sent back again:
+ * where the page has `crypto.subtle` (a secure context, such as https or 127.0.0.1).
+ */
+async function readOrigin(opened: string | null): Promise<OriginRead> {
   const done = <T>(request: IDBRequest<T>) =>
     new Promise<T>((resolve, reject) => {
       request.onsuccess = () => resolve(request.result);
@@ -54,7 +63,17 @@ async function readOrigin(): Promise<{ localStorage: Array<[string, string]>; in
   const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   storage.sort(([a], [b]) => byName(a, b));
   databases.sort((a, b) => byName(a.name, b.name));
-  return { localStorage: storage, indexedDB: databases };
+  const found = { localStorage: storage, indexedDB: databases };
+  if (opened !== null && globalThis.crypto?.subtle) {
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(found))));
+    if (Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("") === opened) return { same: true };
+  }
+  return found;
+}
+
+/** The digest readOrigin compares an origin's storage with: SHA-256 (hex) of its JSON text, as the page writes it. */
+export function openedDigest(origin: OriginState): string {
+  return createHash("sha256").update(JSON.stringify({ localStorage: origin.localStorage, indexedDB: origin.indexedDB })).digest("hex");
 }
 
 /**
@@ -117,16 +136,30 @@ function holdsData(origin: OriginState): boolean {
   return origin.localStorage.length > 0 || origin.indexedDB.length > 0;
 }
 
+/** An origin's storage as the profile opened it, and its digest (openedDigest). */
+export interface OpenedOrigin {
+  state: OriginState;
+  digest: string;
+}
+
 /**
  * Reads the storage of each origin: in a page already showing it (`openAt`) when there is one,
- * else one after another in one helper page; origins holding nothing are left out.
+ * else one after another in one helper page; origins holding nothing are left out. An origin
+ * in `opened` whose storage is still as opened is not sent back by its page: its opened state is
+ * used (a 100 KB origin costs a few hundred bytes on the pipe instead of its whole storage).
  */
-export async function readOrigins(openPage: () => Promise<OriginPage>, origins: readonly string[], openAt: (origin: string) => OriginPage | undefined): Promise<OriginState[]> {
+export async function readOrigins(
+  openPage: () => Promise<OriginPage>,
+  origins: readonly string[],
+  openAt: (origin: string) => OriginPage | undefined,
+  opened: ReadonlyMap<string, OpenedOrigin> = new Map(),
+): Promise<OriginState[]> {
   const states: OriginState[] = [];
   const read = async (page: OriginPage, origin: string) => {
     await page.visit(origin);
-    const found = await page.evaluate(readOrigin, undefined);
-    const state: OriginState = { origin, localStorage: found.localStorage, indexedDB: found.indexedDB };
+    const known = opened.get(origin);
+    const found = await page.evaluate(readOrigin, known?.digest ?? null);
+    const state: OriginState = found.same === true && known ? known.state : { origin, localStorage: found.same ? [] : found.localStorage, indexedDB: found.same ? [] : found.indexedDB };
     if (holdsData(state)) states.push(state);
   };
   const elsewhere: string[] = [];

@@ -9,7 +9,12 @@ import { type StateContext, webOrigin } from "./stateContext";
 /** One browser-level CDP session per browser, for the Storage domain (made on first use). */
 const storageSessions = new WeakMap<Browser, Promise<CDPSession>>();
 
-function storageSession(browser: Browser): Promise<CDPSession> {
+/**
+ * The browser's Storage session (made now if it is not yet): a session with a profile asks for
+ * it as it starts, so that the profile's cookies, once fetched, take one round trip to the
+ * browser, not two.
+ */
+export function storageSession(browser: Browser): Promise<CDPSession> {
   let session = storageSessions.get(browser);
   if (!session) {
     session = browser.target().createCDPSession();

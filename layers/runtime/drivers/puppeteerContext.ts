@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from "puppeteer-core";
 import { puppeteerTarget } from "../../../lambdas/recording/puppeteerTarget";
-import { puppeteerStateContext } from "../browserState/puppeteerOrigins";
+import { puppeteerStateContext, storageSession } from "../browserState/puppeteerOrigins";
 import { keepPageFiles } from "../pageFiles";
 import type { RunState } from "../runContext";
 import { proxyPage, puppeteerProxyOptions } from "../sessionProxy";
@@ -14,6 +14,8 @@ import type { ContextSetup, DriverContext } from "./driverContext";
 export async function openPuppeteerContext(run: RunState, setup: ContextSetup): Promise<DriverContext<"puppeteer">> {
   const browser: Browser = await run.getBrowser();
   const state = setup.state;
+  // A profile's cookies go in through the browser's Storage session: attached while the context is made.
+  if (state?.opensFirstPage) storageSession(browser).catch(() => undefined);
   const context: BrowserContext = await browser.createBrowserContext(puppeteerProxyOptions(state?.proxy));
   if (!run.ended && run.downloadsDir && run.artifacts) await keepDownloads(browser, context, run).catch(() => undefined);
   const openPage = context.newPage.bind(context);
