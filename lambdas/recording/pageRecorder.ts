@@ -30,12 +30,15 @@ type Info = { targetInfo?: { targetId?: unknown } };
 /** Starts recording the page behind `cdp`; what its recorder sends goes to `onMessage`; `sent` is told once the commands are sent. */
 export async function recordPage(cdp: CdpChannel, onMessage: (message: RecorderMessage) => void, sent?: () => void): Promise<PageRecording> {
   const { script, rrweb } = recorderSource();
+  // rrweb's code, then recording starts (an answer to the recorder's ask); rrweb's code first where missing, then the events (a take).
+  const load = `${rrweb}\nglobalThis.${RECORDER_LOADED}?.();`;
+  const takeEvents = `${rrweb}\ntypeof globalThis.${RECORDER_TAKE} === "function" ? globalThis.${RECORDER_TAKE}() : ""`;
   cdp.on("Runtime.bindingCalled", (event: BindingCall) => {
     if (event?.name !== RECORDER_BINDING || typeof event.payload !== "string") return;
     if (event.payload === RECORDER_LOAD) {
       // Only the recorder's world has the binding: its context is where rrweb's code goes.
       const contextId = event.executionContextId;
-      if (typeof contextId === "number") void cdp.send("Runtime.evaluate", { expression: `${rrweb}\nglobalThis.${RECORDER_LOADED}?.();`, contextId }).catch(() => undefined);
+      if (typeof contextId === "number") void cdp.send("Runtime.evaluate", { expression: load, contextId }).catch(() => undefined);
       return;
     }
     onMessage(event.payload === RECORDER_CAPPED ? { capped: true } : { batch: event.payload });
@@ -61,9 +64,8 @@ export async function recordPage(cdp: CdpChannel, onMessage: (message: RecorderM
     async take() {
       const contextId = await recorderWorld(cdp);
       if (contextId === undefined) return;
-      // rrweb's code first where the recorder has not had it yet: taking starts a recording that had not begun.
-      const expression = `${rrweb}\ntypeof globalThis.${RECORDER_TAKE} === "function" ? globalThis.${RECORDER_TAKE}() : ""`;
-      const answer = (await cdp.send("Runtime.evaluate", { expression, contextId, returnByValue: true })) as Evaluated;
+      // Taking starts a recording that had not begun (its code evaluated first where missing).
+      const answer = (await cdp.send("Runtime.evaluate", { expression: takeEvents, contextId, returnByValue: true })) as Evaluated;
       const batch = answer?.result?.value;
       if (typeof batch === "string" && batch !== "") onMessage({ batch });
     },

@@ -160,8 +160,9 @@ export interface RecorderSource {
 export function buildRecorderSource(): RecorderSource {
   // rrweb's `record` alone (what it does not call left out), as an expression of its own.
   const rrweb = build(`${rrwebSource()}\nexport { record };`, "rrweb.js", "__browserfnRrwebModule");
-  const define = `if (typeof globalThis.${RECORDER_RRWEB} !== "function") {\n${rrweb}\nglobalThis.${RECORDER_RRWEB} = __browserfnRrwebModule.record;\n}`;
-  return { script: build(START, "recorder.js"), rrweb: build(`(() => {\n${define}\n})();`, "recorder-rrweb.js") };
+  // Its `var` kept inside a function; defined once per world (taking evaluates it again).
+  const define = `(() => {\nif (typeof globalThis.${RECORDER_RRWEB} === "function") return;\n${rrweb}\nglobalThis.${RECORDER_RRWEB} = __browserfnRrwebModule.record;\n})();`;
+  return { script: build(START, "recorder.js"), rrweb: define };
 }
 
 /** `contents` bundled and minified (as an IIFE; assigned to `globalName`, when given, as its exports). */

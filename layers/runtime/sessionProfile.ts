@@ -1,6 +1,6 @@
 import { type BrowserState, type StoredCookie, stateBytes, stateFromBytes } from "./browserState/browserState";
 import { lazyRestore } from "./browserState/lazyRestore";
-import { type OpenedOrigin, openedDigest, originsWithData, readOrigins } from "./browserState/originStorage";
+import { originsWithData, readOrigins } from "./browserState/originStorage";
 import type { StateContext } from "./browserState/stateContext";
 import type { ProfileChannel } from "./runContext";
 
@@ -67,8 +67,8 @@ export async function loadProfile<P>(context: StateContext<P>, channel: ProfileC
   // What the profile held when opened, as a save would write it: a save that changes nothing is not sent.
   const opened = state.cookies.length > 0 || state.origins.length > 0 ? comparable(state) : undefined;
   const origins = new Set(state.origins.map((origin) => origin.origin));
-  // Each restored origin's storage as opened: a page whose storage is still that says so instead of sending it.
-  const asOpened = new Map<string, OpenedOrigin>(withData.map((origin) => [origin.origin, { state: origin, digest: openedDigest(origin) }]));
+  // Each saved origin's storage as opened: a page whose storage is still that says so instead of sending it.
+  const asOpened = new Map(withData.map((origin) => [origin.origin, origin]));
   const stopFollowing = context.followOrigins((origin) => origins.add(origin));
   return {
     seed,

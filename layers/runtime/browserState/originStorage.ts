@@ -72,7 +72,7 @@ async function readOrigin(opened: string | null): Promise<OriginRead> {
 }
 
 /** The digest readOrigin compares an origin's storage with: SHA-256 (hex) of its JSON text, as the page writes it. */
-export function openedDigest(origin: OriginState): string {
+function openedDigest(origin: OriginState): string {
   return createHash("sha256").update(JSON.stringify({ localStorage: origin.localStorage, indexedDB: origin.indexedDB })).digest("hex");
 }
 
@@ -136,12 +136,6 @@ function holdsData(origin: OriginState): boolean {
   return origin.localStorage.length > 0 || origin.indexedDB.length > 0;
 }
 
-/** An origin's storage as the profile opened it, and its digest (openedDigest). */
-export interface OpenedOrigin {
-  state: OriginState;
-  digest: string;
-}
-
 /**
  * Reads the storage of each origin: in a page already showing it (`openAt`) when there is one,
  * else one after another in one helper page; origins holding nothing are left out. An origin
@@ -152,15 +146,16 @@ export async function readOrigins(
   openPage: () => Promise<OriginPage>,
   origins: readonly string[],
   openAt: (origin: string) => OriginPage | undefined,
-  opened: ReadonlyMap<string, OpenedOrigin> = new Map(),
+  opened: ReadonlyMap<string, OriginState> = new Map(),
 ): Promise<OriginState[]> {
   const states: OriginState[] = [];
   const read = async (page: OriginPage, origin: string) => {
     await page.visit(origin);
     const known = opened.get(origin);
-    const found = await page.evaluate(readOrigin, known?.digest ?? null);
-    const state: OriginState = found.same === true && known ? known.state : { origin, localStorage: found.same ? [] : found.localStorage, indexedDB: found.same ? [] : found.indexedDB };
-    if (holdsData(state)) states.push(state);
+    const found = await page.evaluate(readOrigin, known ? openedDigest(known) : null);
+    // "The same" comes only where a digest was given, that is, where the origin was opened.
+    const state = found.same ? known : { origin, localStorage: found.localStorage, indexedDB: found.indexedDB };
+    if (state && holdsData(state)) states.push(state);
   };
   const elsewhere: string[] = [];
   for (const origin of origins) {
