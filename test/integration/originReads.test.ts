@@ -7,7 +7,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, BrowserContext, Page } from "puppeteer-core";
 import type { OriginState } from "../../layers/runtime/browserState/browserState";
-import { type OpenedOrigin, openedDigest, readOrigins } from "../../layers/runtime/browserState/originStorage";
+import { readOrigins } from "../../layers/runtime/browserState/originStorage";
 import { puppeteerStateContext } from "../../layers/runtime/browserState/puppeteerOrigins";
 import { launchTestBrowser } from "../helpers/testBrowser";
 
@@ -27,22 +27,10 @@ beforeAll(async () => {
   context = await browser.createBrowserContext();
   page = await context.newPage();
   await page.goto(`${origin}/`);
-  await page.evaluate(async () => {
+  await page.evaluate(() => {
     for (let i = 0; i < 20; i++) localStorage.setItem(`k${i}`, "x".repeat(500) + i);
-    await new Promise<void>((resolve, reject) => {
-      const open = indexedDB.open("app", 1);
-      open.onupgradeneeded = () => open.result.createObjectStore("kv");
-      open.onsuccess = () => {
-        const tx = open.result.transaction("kv", "readwrite");
-        tx.objectStore("kv").put({ token: "t-1", n: 1 }, "session");
-        tx.oncomplete = () => {
-          open.result.close();
-          resolve();
-        };
-      };
-      open.onerror = () => reject(open.error);
-    });
   });
+  await putSession({ token: "t-1", n: 1 });
 });
 
 afterAll(async () => {
@@ -50,11 +38,32 @@ afterAll(async () => {
   server?.close();
 });
 
+/** Puts `value` as the record "session" of the page's IndexedDB database "app" (made, with its store, the first time). */
+function putSession(value: { token: string; n: number }): Promise<void> {
+  return page.evaluate(
+    (record) =>
+      new Promise<void>((resolve, reject) => {
+        const open = indexedDB.open("app", 1);
+        open.onupgradeneeded = () => open.result.createObjectStore("kv");
+        open.onsuccess = () => {
+          const tx = open.result.transaction("kv", "readwrite");
+          tx.objectStore("kv").put(record, "session");
+          tx.oncomplete = () => {
+            open.result.close();
+            resolve();
+          };
+        };
+        open.onerror = () => reject(open.error);
+      }),
+    value,
+  );
+}
+
 /** What the save reads of the site's origin, given the state it opened (if any). */
 async function read(opened?: OriginState): Promise<OriginState | undefined> {
   const state = puppeteerStateContext(browser, context);
   const open = await state.openPages();
-  const known = new Map<string, OpenedOrigin>(opened ? [[origin, { state: opened, digest: openedDigest(opened) }]] : []);
+  const known = new Map<string, OriginState>(opened ? [[origin, opened]] : []);
   const [found] = await readOrigins(() => state.helperPage(), [origin], (at) => open.get(at), known);
   return found;
 }
@@ -76,20 +85,7 @@ it("reads in full what changed since the profile opened: a localStorage item, th
   expect(afterStorage?.localStorage).toContainEqual(["k3", "changed"]);
 
   const again = (await read()) as OriginState;
-  await page.evaluate(
-    () =>
-      new Promise<void>((resolve) => {
-        const open = indexedDB.open("app");
-        open.onsuccess = () => {
-          const tx = open.result.transaction("kv", "readwrite");
-          tx.objectStore("kv").put({ token: "t-2", n: 2 }, "session");
-          tx.oncomplete = () => {
-            open.result.close();
-            resolve();
-          };
-        };
-      }),
-  );
+  await putSession({ token: "t-2", n: 2 });
   const afterRecord = await read(again);
   expect(afterRecord).not.toBe(again);
   expect(afterRecord?.indexedDB[0]?.stores[0]?.records).toEqual([{ key: "session", value: { token: "t-2", n: 2 } }]);

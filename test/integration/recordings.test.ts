@@ -122,6 +122,13 @@ describe("recordings and the live view", () => {
     return { runId: String(answer.headers.get("x-run-id") ?? (answer.body as { error?: { run_id?: string } }).error?.run_id), answer };
   };
 
+  /** Invokes `name`, which fails, and returns its run's id (from the error's details). */
+  const failedRun = async (name: string, body: unknown) => {
+    const answer = await t.call("POST", `/functions/${name}`, { body });
+    expect(answer.status).toBe(500);
+    return String((answer.body as { error: { details: { run_id: string } } }).error.details.run_id);
+  };
+
   it("takes recording off | failures | all, failures by default; anything else is 400", async () => {
     // Created without the setting.
     const info = await t.call("GET", "/functions/recorded/info");
@@ -197,9 +204,7 @@ describe("recordings and the live view", () => {
         throw new Error("failed after setContent");
       }`,
     );
-    const answer = await t.call("POST", "/functions/written", { body: {} });
-    expect(answer.status).toBe(500);
-    const runId = String((answer.body as { error: { details: { run_id: string } } }).error.details.run_id);
+    const runId = await failedRun("written", {});
     expect(await artifactText(runId, "recording-1.json")).toContain("written into about:blank");
   }, 60_000);
 
@@ -218,9 +223,7 @@ describe("recordings and the live view", () => {
         throw new Error("failed on the strict page");
       }`,
     );
-    const answer = await t.call("POST", "/functions/strict", { body: { url: pages.url } });
-    expect(answer.status).toBe(500);
-    const runId = String((answer.body as { error: { details: { run_id: string } } }).error.details.run_id);
+    const runId = await failedRun("strict", { url: pages.url });
     const events = JSON.parse(await artifactText(runId, "recording-1.json")) as { type: number; data: unknown }[];
     const snapshot = events.findIndex((event) => event.type === 2);
     expect(JSON.stringify(events[snapshot]?.data)).toContain("before the change");

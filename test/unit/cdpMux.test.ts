@@ -1,16 +1,6 @@
-import { CdpMux, type TextTransport } from "../../lambdas/runner/drivers/cdpMux";
+import { CdpMux } from "../../lambdas/runner/drivers/cdpMux";
+import { fakePipe } from "../helpers/fakeCdpPipe";
 
-/** A pipe whose far end is this test: what the mux sends is kept, what the "browser" says is delivered. */
-function fakePipe() {
-  const sent: Record<string, unknown>[] = [];
-  const pipe: TextTransport & { say(message: object): void } = {
-    send: (message) => void sent.push(JSON.parse(message) as Record<string, unknown>),
-    close: () => pipe.onclose?.(),
-    // Chromium's order: `sessionId` last.
-    say: (message) => pipe.onmessage?.(JSON.stringify(message)),
-  };
-  return { pipe, sent };
-}
 
 describe("CdpMux: one CDP pipe, two drivers", () => {
   it("gives a connection its own browser session, stamps and strips its id, and routes what it attaches to it alone", async () => {

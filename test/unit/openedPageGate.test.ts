@@ -1,16 +1,7 @@
-import { CdpMux, type TextTransport } from "../../lambdas/runner/drivers/cdpMux";
+import { CdpMux } from "../../lambdas/runner/drivers/cdpMux";
+import { fakePipe } from "../helpers/fakeCdpPipe";
 import { HOLD_MAX_MS, type OpenedPage } from "../../lambdas/runner/drivers/openedPageGate";
 
-/** A pipe whose far end is this test: what the mux sends is kept, what the "browser" says is delivered (Chromium's order: `method` first, `sessionId` last). */
-function fakePipe() {
-  const sent: Record<string, unknown>[] = [];
-  const pipe: TextTransport & { say(message: object): void } = {
-    send: (message) => void sent.push(JSON.parse(message) as Record<string, unknown>),
-    close: () => pipe.onclose?.(),
-    say: (message) => pipe.onmessage?.(JSON.stringify(message)),
-  };
-  return { pipe, sent };
-}
 
 /** As puppeteer writes its commands: `sessionId` last. */
 const puppeteerSends = (mux: CdpMux, id: number, method: string, sessionId: string) => mux.root.send(JSON.stringify({ method, params: {}, id, sessionId }));
