@@ -63,7 +63,7 @@ export interface LocalService {
   /** Worker processes now: all of them, and the idle (warm) ones. */
   workers(): { processes: number; idle: number };
   /** Workers' big frames parsed, results gzipped for the store and webhook bodies built on the result-parsing thread so far, and that thread's id (-1 before the first). */
-  resultParsing(): { parsed: number; gzipped: number; bodies: number; threadId: number };
+  resultParsing(): { parsed: number; gzipped: number; bodies: number; threadId: number; cpuGroup?: string };
   /** Deploy analysis now: its worker threads, and the deploys they read or that wait for one. */
   analyses(): { workers: number; running: number; waiting: number };
   /** Holds the worker bundle and browser profiles; every worker and browser names it in its command line. */

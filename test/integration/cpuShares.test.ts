@@ -83,6 +83,15 @@ describe("CPU shares between accounts", () => {
     expect(stored.body.result).toEqual(big.body);
     expect(after.threadId).toBeGreaterThan(0);
     expect(after.threadId).not.toBe(threadId);
+    if (t.service.sandbox.cpuShares === "cgroup") {
+      // That work counted against the account's own CPU share, as its runs do: the thread did the
+      // job (the gzip, the last) in the account's group, not in the service's.
+      expect(after.cpuGroup).toMatch(new RegExp(`^/browserfn/${process.pid}-\\d+-big_results-[0-9a-f]{12}$`));
+      // And went back to the service's own group once nothing waited: no thread of the service is left in an account's.
+      const inAccountGroups = () => readdirSync("/proc/self/task").filter((tid) => /:\/browserfn\//.test(readFileSync(`/proc/self/task/${tid}/cgroup`, "utf8")));
+      for (let i = 0; i < 100 && inAccountGroups().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(inAccountGroups()).toEqual([]);
+    }
   }, 60_000);
 
   it("weighs three busy runs of one account together as much as another account's one run", async () => {

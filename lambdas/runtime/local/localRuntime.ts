@@ -76,6 +76,8 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Runtime & { po
   const profileNames = new Map<string, readonly string[]>();
   // Workers' big frames (their runs' results) are parsed on a thread of its own, accounts in turn.
   const parser = options.parser ?? new ResultParser();
+  // The service's work on an account's big results counts against that account's CPU share.
+  if (options.cpuShares) parser.chargeTo(options.cpuShares);
   const startWorker = async (functionId: string, version: number) => {
     const code = await options.store.versions.get(functionId, version);
     if (!code) throw new ApiError("version_not_found", `Version ${version} of ${functionId} is gone`);

@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { access, mkdir, rmdir, writeFile } from "node:fs/promises";
+import { getPriority, setPriority } from "node:os";
 import path from "node:path";
 import { removeGroupsOfGoneServices } from "../sandbox/cgroup";
 import type { CpuShares } from "./cpuShares";
@@ -12,6 +14,18 @@ const PARENT = "browserfn";
 export const ACCOUNT_SHARES = 1024;
 /** Every account's sandboxes together (`browserfn/`): as much as one of the service's own threads. */
 export const SANDBOXES_SHARES = 1024;
+
+/** A service thread's nice level while it works for an account, in the account's group (charge). */
+export const CHARGED_NICE = -5;
+
+/** The cpu group of one of this process's threads, as /proc names it (undefined when it cannot be read). */
+export function cpuGroupOfThread(threadId: number): string | undefined {
+  try {
+    return /^\d+:(?:[^:]*,)?cpu(?:,[^:]*)?:(.*)$/m.exec(readFileSync(`/proc/self/task/${threadId}/cgroup`, "utf8"))?.[1];
+  } catch {
+    return undefined;
+  }
+}
 
 /** Services in this process (a test may run several): part of each group's name, so none shares another's. */
 let servicesStarted = 0;
@@ -57,13 +71,45 @@ export class CgroupCpuShares implements CpuShares {
   }
 
   async place(accountId: string, pids: readonly number[]): Promise<() => Promise<void>> {
+    return this.enter(accountId, pids, "cgroup.procs");
+  }
+
+  /**
+   * The thread weighs in the account's group at CHARGED_NICE (as one of its processes, a little
+   * more: the account's own busy sandboxes do not keep its result waiting, and the thread, shared
+   * by every account, is back for the next one sooner), and is back in its own group at its own
+   * level once released. The account's group is held meanwhile, as a sandbox holds it.
+   */
+  async charge(accountId: string, threadId: number): Promise<() => Promise<void>> {
+    const home = cpuGroupOfThread(threadId);
+    if (home === undefined) return async () => undefined;
+    const level = getPriority(threadId);
+    const release = await this.enter(accountId, [threadId], "tasks");
+    try {
+      setPriority(threadId, CHARGED_NICE);
+    } catch {
+      // Gone already: nothing runs there.
+    }
+    return async () => {
+      try {
+        await writeFile(path.join(ROOT, home, "tasks"), String(threadId));
+        setPriority(threadId, level);
+      } catch {
+        // The thread is gone (the service is stopping): nothing of it is left in the group.
+      }
+      await release();
+    };
+  }
+
+  /** Puts `ids` (processes by `cgroup.procs`, a thread by `tasks`) in `accountId`'s group, made if needed, held until the release. */
+  private async enter(accountId: string, ids: readonly number[], file: "cgroup.procs" | "tasks"): Promise<() => Promise<void>> {
     this.sandboxes.set(accountId, (this.sandboxes.get(accountId) ?? 0) + 1);
     const dir = path.join(ROOT, this.groupOf(accountId));
     for (let attempt = 1; ; attempt++) {
       try {
         await mkdir(dir, { recursive: true });
         await writeFile(path.join(dir, "cpu.shares"), String(ACCOUNT_SHARES));
-        for (const pid of pids) await writeFile(path.join(dir, "cgroup.procs"), String(pid));
+        for (const id of ids) await writeFile(path.join(dir, file), String(id));
         break;
       } catch (error) {
         // The account's last sandbox before this one was removing the group just then: made again.

@@ -15,6 +15,14 @@ export interface CpuShares {
    * share. Resolves to its release, called once the sandbox is gone.
    */
   place(accountId: string, pids: readonly number[]): Promise<() => Promise<void>>;
+  /**
+   * Puts one of the service's own threads (its Linux thread id), about to do costly work for
+   * `accountId` (its result parsed, gzipped, a webhook body built: resultParser.ts), under that
+   * account's share, so the service's work for an account counts against the account's CPU as
+   * its runs do. Resolves to its release: the thread back where it was. Nothing where shares are
+   * nice levels (the thread keeps its own level).
+   */
+  charge(accountId: string, threadId: number): Promise<() => Promise<void>>;
 }
 
 /**

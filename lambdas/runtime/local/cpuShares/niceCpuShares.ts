@@ -33,4 +33,9 @@ export class NiceCpuShares implements CpuShares {
       else this.sandboxes.delete(accountId);
     };
   }
+
+  /** Nothing: a nice level is a thread's own, and the service's threads keep theirs (the result thread's is 10). */
+  async charge(): Promise<() => Promise<void>> {
+    return async () => undefined;
+  }
 }

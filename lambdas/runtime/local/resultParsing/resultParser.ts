@@ -5,7 +5,8 @@ import type { FrameParse, OffThreadFrames } from "../../../runner/frames";
 import type { BlobCompressor } from "../../../store/blobParts";
 import type { DeliveryBodyInput } from "../../../webhooks/deliveryBody";
 import type { DeliveryBodyBuilder } from "../../../webhooks/deliveryBodies";
-import type { ThreadJob, ThreadReply } from "./threadJobs";
+import type { CpuShares } from "../cpuShares/cpuShares";
+import type { ThreadHello, ThreadJob, ThreadReply } from "./threadJobs";
 
 /**
  * Frames from this size up are parsed on the thread; smaller ones stay on the service's thread,
@@ -30,8 +31,9 @@ interface Waiting {
  * BlobCompressor), and the bodies of runs' webhook deliveries built (as DeliveryBodyBuilder). One job at a time, accounts in turn: the next job is
  * that of the waiting account with the fewest jobs done since it last had none waiting (the
  * longest waiting among equals), so an account whose runs send many big results waits behind its
- * own, never ahead of another account's one. The thread starts with the first job and stays
- * until close().
+ * own, never ahead of another account's one. With CPU shares (chargeTo), the thread does each
+ * job in the share of the job's account (CpuShares.charge), and goes back to its own once nothing
+ * waits. The thread starts with the first job and stays until close().
  */
 export class ResultParser implements DeliveryBodyBuilder, BlobCompressor {
   private worker: Worker | undefined;
@@ -43,7 +45,19 @@ export class ResultParser implements DeliveryBodyBuilder, BlobCompressor {
   private inFlight: Waiting | undefined;
   private closed = false;
   /** Frames parsed, blobs gzipped and delivery bodies built on the thread so far, and that thread's id (for tests and metrics). */
-  readonly stats = { parsed: 0, gzipped: 0, bodies: 0, threadId: -1 };
+  readonly stats: { parsed: number; gzipped: number; bodies: number; threadId: number; cpuGroup?: string } = { parsed: 0, gzipped: 0, bodies: 0, threadId: -1 };
+  private cpu: CpuShares | undefined;
+  /** The thread's Linux id, once it has said it (null: none to charge). */
+  private tid: Promise<number | null> | undefined;
+  /** The account whose share the thread is in now, and its release. */
+  private seat: { account: string; release: () => Promise<void> } | undefined;
+  /** Moves of the thread, one after the other. */
+  private seating: Promise<void> = Promise.resolve();
+
+  /** From now on each job's CPU counts against its account's share (CpuShares.charge). */
+  chargeTo(cpu: CpuShares): void {
+    this.cpu = cpu;
+  }
 
   /** The frame reader's hook for one worker: its frames parsed here for `account`, with the secrets of its run now. */
   frames(account: () => string, secrets: () => readonly string[], maxDepth: number): OffThreadFrames {
@@ -118,6 +132,8 @@ export class ResultParser implements DeliveryBodyBuilder, BlobCompressor {
     this.worker = undefined;
     this.failAll("the service is stopping");
     await worker?.terminate();
+    // Out of the last account's share (its group is removed with its last sandbox).
+    await this.seatFor(undefined);
   }
 
   /** Sends the next account's next job to the thread, when it has none. */
@@ -133,15 +149,41 @@ export class ResultParser implements DeliveryBodyBuilder, BlobCompressor {
     if (queue.length === 0) this.queues.delete(account);
     this.served.set(account, (this.served.get(account) ?? 0) + 1);
     this.inFlight = waiting;
+    const worker = this.thread();
+    if (!this.cpu) return this.post(worker, waiting);
+    void this.seatFor(account).then(() => this.post(worker, waiting));
+  }
+
+  private post(worker: Worker, waiting: Waiting): void {
+    // The thread went, or the service stopped, while it was moved: the job was settled then.
+    if (this.inFlight !== waiting || this.worker !== worker) return;
     try {
-      this.thread().postMessage(waiting.job, waiting.transfer);
+      worker.postMessage(waiting.job, waiting.transfer);
     } catch (error) {
       // Not to be copied to the thread (a record nested past what structured cloning takes): this job fails, the next goes on.
       this.inFlight = undefined;
-      this.settled(account);
+      this.settled(waiting.account);
       waiting.settle({ gone: `it could not be handed to the thread: ${(error as Error).message}` });
       this.pump();
     }
+  }
+
+  /**
+   * Puts the thread in `account`'s share (none: back in its own), after the moves before it. A
+   * move that fails leaves the thread where it is: the job is done all the same.
+   */
+  private seatFor(account: string | undefined): Promise<void> {
+    const moved = this.seating.then(async () => {
+      if (!this.cpu || this.seat?.account === account) return;
+      const seat = this.seat;
+      this.seat = undefined;
+      await seat?.release();
+      const tid = await this.tid;
+      if (account === undefined || this.closed || tid === null || tid === undefined) return;
+      this.seat = { account, release: await this.cpu.charge(account, tid) };
+    });
+    this.seating = moved.catch(() => undefined);
+    return this.seating;
   }
 
   private thread(): Worker {
@@ -153,23 +195,32 @@ export class ResultParser implements DeliveryBodyBuilder, BlobCompressor {
       resourceLimits: { maxOldGenerationSizeMb: PARSE_HEAP_MB },
     });
     worker.unref();
-    worker.on("message", (reply: ThreadReply) => {
+    let said: (tid: number | null) => void = () => undefined;
+    this.tid = new Promise((resolve) => (said = resolve));
+    worker.on("message", (reply: ThreadReply | ThreadHello) => {
+      if (!("id" in reply)) return said(reply.tid);
       const waiting = this.inFlight;
       if (!waiting || waiting.job.id !== reply.id) return;
       this.inFlight = undefined;
       this.settled(waiting.account);
       this.stats.threadId = reply.threadId;
+      this.stats.cpuGroup = reply.cpuGroup;
       waiting.settle(reply);
       this.pump();
+      // Nothing waits: the thread leaves the account's share.
+      if (!this.inFlight) void this.seatFor(undefined);
     });
     const gone = (why: string) => {
       if (this.worker !== worker) return;
       this.worker = undefined;
+      said(null);
       // The job it had fails (a frame's run ends result_too_large); the others go to a new thread.
       const waiting = this.inFlight;
       this.inFlight = undefined;
       if (waiting) this.settled(waiting.account);
       waiting?.settle({ gone: `a message could not be parsed: ${why}` });
+      // Its seat is given back; the next thread takes one of its own.
+      void this.seatFor(undefined);
       this.pump();
     };
     worker.on("error", (error) => gone(error.message));

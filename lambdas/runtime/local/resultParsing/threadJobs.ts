@@ -28,7 +28,13 @@ export type BodyReply = { ok: true; body: string } | { ok: false; error: string 
 
 export type GzipReply = { ok: true; bytes: Uint8Array } | { ok: false; error: string };
 
-export type ThreadReply = { id: number; threadId: number } & ({ kind: "frame"; parse: FrameParse } | { kind: "body"; built: BodyReply } | { kind: "gzip"; gzipped: GzipReply });
+/** The thread's first message: its Linux thread id (null where there is none), for its CPU to be charged to the accounts it works for. */
+export interface ThreadHello {
+  tid: number | null;
+}
+
+/** `cpuGroup`: the thread's cpu cgroup while it did the job (whose account's share it counted against), where it can be read. */
+export type ThreadReply = { id: number; threadId: number; cpuGroup?: string } & ({ kind: "frame"; parse: FrameParse } | { kind: "body"; built: BodyReply } | { kind: "gzip"; gzipped: GzipReply });
 
 /** What a reply's bytes are moved with (gzipped bytes: a buffer of their own). */
 export function transferOf(reply: ThreadReply): ArrayBuffer[] {
