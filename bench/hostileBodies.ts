@@ -11,7 +11,7 @@ import { connect } from "node:net";
 import { startBenchService } from "./benchService";
 import { readTreeCpu } from "./processCpu";
 import { readTreeMemory } from "./processMemory";
-import { round, summary, timed } from "./stats";
+import { round, summary, TENANT_GAP_MS, tenantGap, timed } from "./stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 150);
 const CONNECTIONS = Number(process.env.BENCH_FLOOD_CONNECTIONS ?? 60);
@@ -83,7 +83,10 @@ async function main(): Promise<void> {
     };
     for (let phase = 0; phase < PHASES; phase++) {
       await measure(cpu.idle, async () => {
-        for (let i = 0; i < perPhase; i++) idle.push(await timed(invoke));
+        for (let i = 0; i < perPhase; i++) {
+          await tenantGap();
+          idle.push(await timed(invoke));
+        }
       });
       memoryIdle = Math.max(memoryIdle ?? 0, (await memory()) ?? 0);
       // The flood from a process of its own: its sockets do not share the tenant's event loop.
@@ -93,7 +96,10 @@ async function main(): Promise<void> {
       const floodEnded = new Promise((resolve) => flood.once("exit", resolve));
       await new Promise((resolve) => setTimeout(resolve, 1_000)); // the flood under way
       await measure(cpu.flood, async () => {
-        for (let i = 0; i < perPhase; i++) flooded.push(await timed(() => invoke().catch(() => failures++)));
+        for (let i = 0; i < perPhase; i++) {
+          await tenantGap();
+          flooded.push(await timed(() => invoke().catch(() => failures++)));
+        }
       });
       memoryFlooded = Math.max(memoryFlooded ?? 0, (await memory()) ?? 0);
       flood.kill("SIGTERM");
@@ -107,6 +113,7 @@ async function main(): Promise<void> {
       JSON.stringify(
         {
           rounds: ROUNDS,
+          tenant_gap_ms: TENANT_GAP_MS,
           flood_connections: CONNECTIONS,
           phases: PHASES,
           flood_connections_opened: opened,

@@ -12,7 +12,7 @@
  */
 import { TOO_DEEP, STRINGS_AT_LIMIT, emptyTupleParameters, nestedRecords, slowToParse } from "../test/helpers/hostileCode";
 import { startBenchService } from "./benchService";
-import { round, summary, timed } from "./stats";
+import { round, summary, TENANT_GAP_MS, tenantGap, timed } from "./stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
 /** Each condition is measured in this many blocks of ROUNDS / BLOCKS calls, interleaved. */
@@ -49,6 +49,7 @@ async function main(): Promise<void> {
     /** `rounds` sequential invocations, each followed by a GET /health, timed into `into`. */
     const measure = async (rounds: number, into: { invoke: number[]; health: number[] }) => {
       for (let i = 0; i < rounds; i++) {
+        await tenantGap();
         into.invoke.push(await timed(invoke));
         into.health.push(await timed(health));
       }
@@ -89,6 +90,7 @@ async function main(): Promise<void> {
         {
           rounds: ROUNDS,
           blocks: BLOCKS,
+          tenant_gap_ms: TENANT_GAP_MS,
           idle,
           one_hostile_deploy: { ...oneHostile, hostile_deploy_answers_by_status: answers.one },
           two_hostile_accounts: { ...twoHostile, hostile_deploy_answers_by_status: answers.two },

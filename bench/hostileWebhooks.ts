@@ -35,17 +35,9 @@ import { createStore } from "../lambdas/store/store";
 import { deliveryIdOf } from "../lambdas/webhooks/webhookTypes";
 import { startChildService, type ChildService } from "../test/helpers/childService";
 import { processCpuMs, readTreeCpu } from "./processCpu";
-import { round, summary, timed } from "./stats";
+import { round, summary, TENANT_GAP_MS, tenantGap, timed } from "./stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 160);
-/**
- * BENCH_TENANT_GAP_MS: a pause before each of the other tenant's calls (not timed). 0 (the
- * default): back to back, so the tenant alone keeps both cores busy (each call's successor
- * process starts while the next call is made) and, once the hostile account is busy too, its fair
- * CPU share is half the machine; with a gap the tenant asks for less than its share, as a caller
- * of a warm function usually does, and the figure is the latency it gets.
- */
-const TENANT_GAP_MS = Number(process.env.BENCH_TENANT_GAP_MS ?? 0);
 const PHASES = Number(process.env.BENCH_PHASES ?? 4);
 const HOSTILE_CALLERS = Number(process.env.BENCH_HOSTILE_CALLERS ?? 4);
 const POISONED_RECORDS = Number(process.env.BENCH_POISONED_RECORDS ?? 10);
@@ -204,7 +196,7 @@ async function main(): Promise<void> {
       const [cpu0, own0, tree0, machine0, wall0] = [serviceCpu(), readTreeCpu(pid).service, treeCpu(), machineCpu(), performance.now()];
       const callers0 = callers ? processCpuMs(callers) : 0;
       for (let i = 0; i < Math.ceil(ROUNDS / PHASES); i++) {
-        if (TENANT_GAP_MS > 0) await new Promise((resolve) => setTimeout(resolve, TENANT_GAP_MS));
+        await tenantGap();
         into.push(await timed(invoke));
       }
       const machine = machineCpu();

@@ -18,3 +18,18 @@ export async function timed(work: () => Promise<unknown>): Promise<number> {
   await work();
   return performance.now() - start;
 }
+
+/**
+ * BENCH_TENANT_GAP_MS (default 0): the hostile-tenant benches' pause before each of the other
+ * tenant's calls, not timed. 0: back to back, so the tenant alone keeps both cores of this
+ * machine busy (each call's successor worker process starts while the next call is made) and,
+ * once another account is busy too, its fair half of the CPU is bound to slow it whatever the
+ * service does; with a gap the tenant asks for less than its share, as a warm function's caller
+ * usually does, and the figure is what a neighbour takes from it.
+ */
+export const TENANT_GAP_MS = Number(process.env.BENCH_TENANT_GAP_MS ?? 0);
+
+/** The pause before one of the other tenant's calls (TENANT_GAP_MS). */
+export async function tenantGap(): Promise<void> {
+  if (TENANT_GAP_MS > 0) await new Promise((resolve) => setTimeout(resolve, TENANT_GAP_MS));
+}
