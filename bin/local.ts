@@ -7,12 +7,18 @@
 import { existsSync } from "node:fs";
 import { readLocalConfig } from "../lambdas/config/localConfig";
 import { startLocalService } from "../lambdas/local/localService";
+import { CgroupCpuShares } from "../lambdas/runtime/local/cpuShares/cgroupCpuShares";
 import { describeSandbox } from "../lambdas/runtime/local/sandbox/sandbox";
 
 async function main(): Promise<void> {
   // Node 20 is supported here; the SDK's notice about its future Node 22 floor is noise at every start.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   const config = readLocalConfig(process.env);
+  // A process of its own: it and its store (started next, born in its group) weigh as the service
+  // against accounts' code, not as one task of the session's autogroup (docs/local.md, CPU shares).
+  if (await CgroupCpuShares.available()) {
+    await CgroupCpuShares.placeService().catch((error: unknown) => console.error(`the service's own cpu group could not be made (${(error as Error).message}): it weighs as its session's autogroup`));
+  }
   const service = await startLocalService(config);
   const { newKey, keyFile } = service.bootstrap;
   if (newKey) {

@@ -200,13 +200,16 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     await sweep();
     sweepTimer = setInterval(() => void sweep().catch((error: unknown) => log(`retention sweep failed: ${(error as Error).message}`)), ARTIFACT_SWEEP_MS);
     sweepTimer.unref();
+    // Accounts' CPU shares: their sandboxes, and the result thread while it works for one; deploys are read in the background.
+    const cpuShares = await createCpuShares(sandbox.cpuShares);
+    codeAnalysis.inBackground(cpuShares);
     // Profiles' states live in the data dir, sealed with its key: only the service reads them.
     const profileBlobs = await createLocalProfileBlobs(config.dataDir);
     runtime = createLocalRuntime({
       store,
       files,
       sandbox,
-      cpuShares: await createCpuShares(sandbox.cpuShares),
+      cpuShares,
       artifacts,
       profiles: { store: store.profiles, blobs: profileBlobs, releases: new LeaseReleases() },
       log,

@@ -6,6 +6,7 @@ import type { AnalysisBudget, CodeAnalysis } from "./codeAnalysis";
 import { type AnalysisWorkerScript, WORKER_BOOTSTRAP } from "./analysisWorkerScript";
 import { FairQueue } from "./fairQueue";
 import { threadCpuMs } from "./threadCpu";
+import type { CpuShares } from "../../runtime/local/cpuShares/cpuShares";
 
 export interface AnalysisPoolOptions {
   script: AnalysisWorkerScript;
@@ -61,7 +62,23 @@ export class AnalysisPool implements CodeAnalysis {
   private nextId = 1;
   private closed = false;
 
+  private cpu: CpuShares | undefined;
+
   constructor(private readonly options: AnalysisPoolOptions) {}
+
+  /**
+   * From now on the readers' threads are background work (CpuShares.background): a deploy's
+   * reading takes only CPU that nothing else (a run, a request) wants, whoever deploys.
+   */
+  inBackground(cpu: CpuShares): void {
+    this.cpu = cpu;
+    for (const slot of this.slots) if (slot.threadId !== null) this.toBackground(slot.threadId);
+  }
+
+  private toBackground(threadId: number): void {
+    // A move that fails leaves it where it is, at nice 10 (analysisWorker.ts).
+    this.cpu?.background(threadId).catch((error: unknown) => this.options.log(`deploy analysis thread ${threadId}: not moved to the background (${(error as Error).message})`));
+  }
 
   async compile(source: string, account: string): Promise<CompiledCode> {
     return compiledFromJson(await this.submit("compile", source, account));
@@ -162,6 +179,7 @@ export class AnalysisPool implements CodeAnalysis {
     if (reply.type === "ready") {
       slot.wasReady = true;
       slot.threadId = reply.threadId;
+      if (reply.threadId !== null) this.toBackground(reply.threadId);
       this.becomeIdle(slot);
       return;
     }

@@ -15,6 +15,23 @@ export const ACCOUNT_SHARES = 1024;
 /** Every account's sandboxes together (`browserfn/`): as much as one of the service's own threads. */
 export const SANDBOXES_SHARES = 1024;
 
+/** The group of the service's own process (its every thread) and its store's (dynalite), beside `browserfn/`. */
+export const SERVICE_GROUP = "browserfn-service";
+/**
+ * Its weight: four tasks' against every account's code together (SANDBOXES_SHARES). The work every
+ * account waits on (serving requests, the store) comes first under contention, and, weighing
+ * more, is woken ahead of accounts' code. Shares only count under contention: an idle service
+ * takes nothing from runs.
+ */
+export const SERVICE_SHARES = 4096;
+
+/**
+ * The group of the service's background threads (the deploys' readers), beside `browserfn/`:
+ * marked `cpu.idle` (the kernel's SCHED_IDLE for a group): it gets only CPU nothing else wants,
+ * and anything else that wakes takes a CPU from it at once.
+ */
+export const BACKGROUND_GROUP = "browserfn-background";
+
 /** A service thread's nice level while it works for an account, in the account's group (charge). */
 export const CHARGED_NICE = -5;
 
@@ -47,6 +64,8 @@ export class CgroupCpuShares implements CpuShares {
   readonly kind = "cgroup" as const;
   private readonly prefix = `${process.pid}-${++servicesStarted}-`;
   private readonly sandboxes = new Map<string, number>();
+  /** The service's threads charged so far (a handful: the result thread, the deploys' readers): their own group and level. */
+  private readonly threads = new Map<number, { group: string; level: number }>();
 
   /** True when this process can make cpu groups here (root, with cgroup v1's cpu controller mounted). */
   static async available(): Promise<boolean> {
@@ -62,6 +81,29 @@ export class CgroupCpuShares implements CpuShares {
     await mkdir(path.join(ROOT, PARENT), { recursive: true });
     await writeFile(path.join(ROOT, PARENT, "cpu.shares"), String(SANDBOXES_SHARES));
     await removeGroupsOfGoneServices(path.join(ROOT, PARENT));
+  }
+
+  /**
+   * Puts this process (all its threads; the processes it starts from now on are born there too)
+   * in SERVICE_GROUP. For a service that is a process of its own (`npm start`): without it, the
+   * service, its store and whatever else its session started share one autogroup, which weighs
+   * as one task against all of `browserfn/`. The service moves what it starts for an account
+   * (sandboxes, their network helper) into that account's group; its threads working for an
+   * account (a result, a deploy's reading) go there for the job (charge).
+   */
+  static async placeService(): Promise<void> {
+    const dir = path.join(ROOT, SERVICE_GROUP);
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, "cpu.shares"), String(SERVICE_SHARES));
+    await writeFile(path.join(dir, "cgroup.procs"), String(process.pid));
+  }
+
+  async background(threadId: number): Promise<void> {
+    const dir = path.join(ROOT, BACKGROUND_GROUP);
+    await mkdir(dir, { recursive: true });
+    // Kernels before 5.15 have no cpu.idle: the least weight instead.
+    await writeFile(path.join(dir, "cpu.idle"), "1").catch(() => writeFile(path.join(dir, "cpu.shares"), "2"));
+    await writeFile(path.join(dir, "tasks"), String(threadId));
   }
 
   /** The group of an account's sandboxes (for tests and diagnostics), as /proc/<pid>/cgroup names it. */
@@ -81,9 +123,16 @@ export class CgroupCpuShares implements CpuShares {
    * level once released. The account's group is held meanwhile, as a sandbox holds it.
    */
   async charge(accountId: string, threadId: number): Promise<() => Promise<void>> {
-    const home = cpuGroupOfThread(threadId);
-    if (home === undefined) return async () => undefined;
-    const level = getPriority(threadId);
+    // Where it was, and its level, before its first charge: a charge made before the last one's
+    // release landed must not take the account's group or CHARGED_NICE for the thread's own.
+    let own = this.threads.get(threadId);
+    if (!own) {
+      const group = cpuGroupOfThread(threadId);
+      if (group === undefined) return async () => undefined;
+      own = { group, level: getPriority(threadId) };
+      this.threads.set(threadId, own);
+    }
+    const { group: home, level } = own;
     const release = await this.enter(accountId, [threadId], "tasks");
     try {
       setPriority(threadId, CHARGED_NICE);

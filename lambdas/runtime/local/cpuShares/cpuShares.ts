@@ -23,6 +23,13 @@ export interface CpuShares {
    * nice levels (the thread keeps its own level).
    */
   charge(accountId: string, threadId: number): Promise<() => Promise<void>>;
+  /**
+   * Makes one of the service's threads (its Linux thread id) background work for good: it runs
+   * only on CPU that nothing else wants, and whatever else wakes takes the CPU from it at once
+   * (the deploys' readers: analysisPool.ts). Nothing where shares are nice levels (the thread
+   * keeps its own, 10).
+   */
+  background(threadId: number): Promise<void>;
 }
 
 /**

@@ -38,4 +38,7 @@ export class NiceCpuShares implements CpuShares {
   async charge(): Promise<() => Promise<void>> {
     return async () => undefined;
   }
+
+  /** Nothing: the thread keeps its own level (the deploys' readers run at 10). */
+  async background(): Promise<void> {}
 }

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { keepTail } from "../../../runner/streamTail";
 import type { Sandbox } from "./sandbox";
+import type { CpuPlacement } from "./sandboxedHost";
 import { hostNetworks } from "../../../network/hostNetworks";
 import { quietPipes } from "./childPipes";
 import { refusedRoutes } from "./refusedRoutes";
@@ -13,9 +14,10 @@ const READY_TIMEOUT_MS = 20_000;
  * Gives the sandbox's network namespace its way out: slirp4netns (user-mode NAT, host
  * loopback refused, no IPv6), then routes that make the service's refused networks and the
  * host's own addresses, subnets and gateways unreachable (refusedRoutes, with the host's
- * networks as they are now). Returns what stops it again.
+ * networks as they are now). slirp4netns, which moves every packet of the sandbox, goes under the
+ * sandbox's account's CPU share (`placeCpu`), not the service's. Returns what stops it again.
  */
-export async function connectNetwork(sandbox: Sandbox, pid: number, asRoot: boolean): Promise<() => Promise<void>> {
+export async function connectNetwork(sandbox: Sandbox, pid: number, asRoot: boolean, placeCpu?: CpuPlacement): Promise<() => Promise<void>> {
   // fd 3: slirp4netns says "1" when the network is up; fd 4: closing it (or this process dying) stops slirp4netns.
   const slirp = quietPipes(spawn(
     sandbox.tools.slirp4netns,
@@ -33,13 +35,17 @@ export async function connectNetwork(sandbox: Sandbox, pid: number, asRoot: bool
     ],
     { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] },
   ));
+  let released: (() => Promise<void>) | undefined;
   const stop = async () => {
-    if (slirp.exitCode !== null || slirp.signalCode !== null) return;
-    const gone = new Promise((resolve) => slirp.once("exit", resolve));
-    slirp.kill("SIGKILL");
-    await gone;
+    if (slirp.exitCode === null && slirp.signalCode === null) {
+      const gone = new Promise((resolve) => slirp.once("exit", resolve));
+      slirp.kill("SIGKILL");
+      await gone;
+    }
+    await released?.();
   };
   try {
+    if (placeCpu && slirp.pid !== undefined) released = await placeCpu([slirp.pid]);
     await new Promise<void>((resolve, reject) => {
       const stderr = keepTail(slirp.stdio[2]);
       const timer = setTimeout(() => reject(new Error("slirp4netns did not configure the network in time")), READY_TIMEOUT_MS);

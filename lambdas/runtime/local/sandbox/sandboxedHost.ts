@@ -122,7 +122,7 @@ export async function startSandboxedHost(
       await cgroup?.add(child.pid as number, inner);
       // Before the sandbox goes on: everything it starts is born in its account's share.
       if (placeCpu) cleanups.unshift(await placeCpu([child.pid as number, inner])); // released last, once every process is gone
-      if (!sandbox.allowLocalNetwork) cleanups.push(await connectNetwork(sandbox, inner, process.getuid?.() === 0));
+      if (!sandbox.allowLocalNetwork) cleanups.push(await connectNetwork(sandbox, inner, process.getuid?.() === 0, placeCpu));
       (child.stdio[5 as number] as Writable).end("go");
       // Readable from here, or the sandbox does not start: what its files hold must count.
       const mounts = sandboxMounts(files.runtimeDir);
