@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { schemaFromText, schemaToText, type InputSchema, type JsonSchema } from "../code/jsonSchema";
+import { parametersFrom, parametersToText } from "./storedParameters";
 import { copyWarnings } from "../functions/copyWarnings";
 import type { FunctionItem } from "../functions/types";
 import { retriesOf } from "../retries/retrySettings";
@@ -267,7 +268,7 @@ function functionToItem(fn: FunctionItem): Record<string, unknown> {
   const output = fn.output_schema === undefined ? {} : { output_schema: schemaToText(fn.output_schema) };
   // Only while deploying: the sparse entry the AWS sweeper finds stuck deploys by.
   const deploying = fn.status === "deploying" ? keys.deployingIndex(fn.updated_at, fn.function_id) : {};
-  return { ...namedFields(fn), ...input, ...output, ...deploying, ...keys.functionByName(fn.account_id, fn.name), ...keys.functionIdIndex(fn.function_id) };
+  return { ...namedFields(fn), variables: parametersToText(fn.variables), ...input, ...output, ...deploying, ...keys.functionByName(fn.account_id, fn.name), ...keys.functionIdIndex(fn.function_id) };
 }
 
 /** The schemas are kept as JSON text: a string holds any nesting and any number, a DynamoDB map does not. */
@@ -293,7 +294,7 @@ function namedFields(stored: Omit<FunctionItem, "input_schema" | "output_schema"
     status: stored.status,
     status_reason: stored.status_reason,
     latest_version: stored.latest_version,
-    variables: stored.variables,
+    variables: parametersFrom(stored.variables),
     schedule: stored.schedule,
     schedule_timezone: stored.schedule_timezone,
     schedule_params: stored.schedule_params,

@@ -7,6 +7,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import { copyWarnings } from "../functions/copyWarnings";
 import type { VersionItem, VersionWithCode } from "../functions/types";
+import { parametersFrom, parametersToText } from "./storedParameters";
 import { schemaFromText, schemaToText, type InputSchema } from "../code/jsonSchema";
 import { fromParts, toParts } from "./blobParts";
 import { isConditionFailed, queryAll, scanAll, sendConditional, type DocumentSender } from "./dynamo";
@@ -225,7 +226,7 @@ function versionToItem(version: VersionItem, token: string): Record<string, unkn
     version: version.version,
     created_at: version.created_at,
     code_sha256: version.code_sha256,
-    variables: version.variables,
+    variables: parametersToText(version.variables),
     code_token: token,
   };
   if (version.parameter_style !== undefined) item.parameter_style = version.parameter_style;
@@ -244,7 +245,7 @@ function toVersion(stored: StoredVersion): VersionItem {
     version: stored.version,
     created_at: stored.created_at,
     code_sha256: stored.code_sha256,
-    variables: stored.variables,
+    variables: parametersFrom(stored.variables) ?? [],
   };
   if (stored.parameter_style !== undefined) version.parameter_style = stored.parameter_style;
   const input = schemaFromText<InputSchema>(stored.input_schema);

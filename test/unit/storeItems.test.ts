@@ -158,7 +158,7 @@ describe("store items are built from named fields", () => {
 
     const item = await raw("FNID#fn_own", "VER#000001");
     const { source: _s, js: _j, ...meta } = version;
-    expect(item).toEqual({ pk: "FNID#fn_own", sk: "VER#000001", ...meta, code_token: token });
+    expect(item).toEqual({ pk: "FNID#fn_own", sk: "VER#000001", ...meta, variables: "[]", code_token: token });
     expect(await memory.store.versions.meta("fn_own", 1)).toEqual(meta);
     expect(await memory.store.versions.list("fn_own")).toEqual([meta]);
     expect(await memory.store.versions.get("fn_own", 1)).toEqual(version);
@@ -166,6 +166,26 @@ describe("store items are built from named fields", () => {
     expect(parts.length).toBeGreaterThan(0);
     for (const part of parts) expect(Object.keys(part).sort()).toEqual(["data", "pk", "sk"]);
     expect(await planted()).toEqual([]);
+  });
+
+  it("keeps a function's and a version's parameters as one JSON text attribute, and reads those written as a list of maps before", async () => {
+    const variables = Array.from({ length: 3000 }, (_, i) => ({ name: `p${i}`, type: "[]", required: false, default: "[]", schema_note: "a note" }));
+    const fn = functionItem({ function_id: "fn_params", variables });
+    expect(await memory.store.functions.create(fn)).toBe(true);
+    const version: VersionWithCode = { function_id: "fn_params", version: 1, created_at: NOW.toISOString(), code_sha256: "e".repeat(64), variables, source: "s", js: "j" };
+    await memory.store.versions.create(version);
+    // One string each, not 3,000 maps for the store to marshal and check on every write.
+    const [fnItem] = (await memory.scan()).filter((item) => item.function_id === "fn_params" && item.name === "scraper");
+    expect(typeof fnItem?.variables).toBe("string");
+    expect(typeof (await raw("FNID#fn_params", "VER#000001"))?.variables).toBe("string");
+    expect((await memory.store.functions.getById("fn_params"))?.variables).toEqual(variables);
+    expect((await memory.store.versions.meta("fn_params", 1))?.variables).toEqual(variables);
+    // Records written before: a list of maps, read as it is.
+    const before = [{ name: "url", type: "string", required: true }];
+    await memory.doc.send(new UpdateCommand({ TableName: memory.table, Key: { pk: "FNID#fn_params", sk: "VER#000001" }, UpdateExpression: "SET variables = :v", ExpressionAttributeValues: { ":v": before } }));
+    await memory.doc.send(new UpdateCommand({ TableName: memory.table, Key: { pk: fnItem?.pk, sk: fnItem?.sk }, UpdateExpression: "SET variables = :v", ExpressionAttributeValues: { ":v": before } }));
+    expect((await memory.store.versions.meta("fn_params", 1))?.variables).toEqual(before);
+    expect((await memory.store.functions.getById("fn_params"))?.variables).toEqual(before);
   });
 
   it("a version stored without parameter_style is read without one", async () => {
