@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { schemaFromText, schemaToText, type InputSchema, type JsonSchema } from "../code/jsonSchema";
-import { parametersFrom, parametersToText } from "./storedParameters";
+import { parametersFrom, parametersToStored } from "./storedParameters";
 import { copyWarnings } from "../functions/copyWarnings";
 import type { FunctionItem } from "../functions/types";
 import { retriesOf } from "../retries/retrySettings";
@@ -268,7 +268,7 @@ function functionToItem(fn: FunctionItem): Record<string, unknown> {
   const output = fn.output_schema === undefined ? {} : { output_schema: schemaToText(fn.output_schema) };
   // Only while deploying: the sparse entry the AWS sweeper finds stuck deploys by.
   const deploying = fn.status === "deploying" ? keys.deployingIndex(fn.updated_at, fn.function_id) : {};
-  return { ...namedFields(fn), variables: parametersToText(fn.variables), ...input, ...output, ...deploying, ...keys.functionByName(fn.account_id, fn.name), ...keys.functionIdIndex(fn.function_id) };
+  return { ...namedFields(fn), variables: parametersToStored(fn.variables), ...input, ...output, ...deploying, ...keys.functionByName(fn.account_id, fn.name), ...keys.functionIdIndex(fn.function_id) };
 }
 
 /** The schemas are kept as JSON text: a string holds any nesting and any number, a DynamoDB map does not. */

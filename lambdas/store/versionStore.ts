@@ -7,7 +7,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import { copyWarnings } from "../functions/copyWarnings";
 import type { VersionItem, VersionWithCode } from "../functions/types";
-import { parametersFrom, parametersToText } from "./storedParameters";
+import { parametersFrom, parametersToStored } from "./storedParameters";
 import { schemaFromText, schemaToText, type InputSchema } from "../code/jsonSchema";
 import { fromParts, toParts } from "./blobParts";
 import { isConditionFailed, queryAll, scanAll, sendConditional, type DocumentSender } from "./dynamo";
@@ -226,7 +226,7 @@ function versionToItem(version: VersionItem, token: string): Record<string, unkn
     version: version.version,
     created_at: version.created_at,
     code_sha256: version.code_sha256,
-    variables: parametersToText(version.variables),
+    variables: parametersToStored(version.variables),
     code_token: token,
   };
   if (version.parameter_style !== undefined) item.parameter_style = version.parameter_style;

@@ -174,10 +174,11 @@ describe("store items are built from named fields", () => {
     expect(await memory.store.functions.create(fn)).toBe(true);
     const version: VersionWithCode = { function_id: "fn_params", version: 1, created_at: NOW.toISOString(), code_sha256: "e".repeat(64), variables, source: "s", js: "j" };
     await memory.store.versions.create(version);
-    // One string each, not 3,000 maps for the store to marshal and check on every write.
+    // One attribute each (its text gzipped, this big), not 3,000 maps for the store to marshal and check on every write.
     const [fnItem] = (await memory.scan()).filter((item) => item.function_id === "fn_params" && item.name === "scraper");
-    expect(typeof fnItem?.variables).toBe("string");
-    expect(typeof (await raw("FNID#fn_params", "VER#000001"))?.variables).toBe("string");
+    expect(fnItem?.variables).toBeInstanceOf(Uint8Array);
+    expect((fnItem?.variables as Uint8Array).byteLength).toBeLessThan(16 * 1024);
+    expect((await raw("FNID#fn_params", "VER#000001"))?.variables).toBeInstanceOf(Uint8Array);
     expect((await memory.store.functions.getById("fn_params"))?.variables).toEqual(variables);
     expect((await memory.store.versions.meta("fn_params", 1))?.variables).toEqual(variables);
     // Records written before: a list of maps, read as it is.
