@@ -63,7 +63,7 @@ export interface LocalService {
   /** Worker processes now: all of them, and the idle (warm) ones. */
   workers(): { processes: number; idle: number };
   /** Workers' big frames parsed, results gzipped for the store and webhook bodies built on the result-parsing thread so far, and that thread's id (-1 before the first). */
-  resultParsing(): { parsed: number; gzipped: number; bodies: number; threadId: number; cpuGroup?: string };
+  resultParsing(): { parsed: number; gzipped: number; bodies: number; recordings: number; threadId: number; cpuGroup?: string };
   /** Deploy analysis now: its worker threads, and the deploys they read or that wait for one. */
   analyses(): { workers: number; running: number; waiting: number };
   /** Holds the worker bundle and browser profiles; every worker and browser names it in its command line. */
@@ -191,7 +191,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
     await settleInterruptedRuns(store, clock, webhooks);
     // Artifacts' files live in the data dir: only the service writes them, from what workers send.
     const storageCap = async (accountId: string) => storageCapBytes(config.plans[(await store.accounts.getAccount(accountId))?.plan ?? DEFAULT_PLAN]);
-    const artifacts = createLocalArtifacts(path.join(config.dataDir, "artifacts"), store, log, clock, storageCap);
+    const artifacts = createLocalArtifacts(path.join(config.dataDir, "artifacts"), store, log, clock, storageCap, resultWork);
     // What is past its retention goes: artifacts' files, then every expired item (runs and their parts too).
     const sweep = async () => {
       await artifacts.sweep(clock.now());

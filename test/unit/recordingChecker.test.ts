@@ -1,19 +1,22 @@
 /**
- * Recordings a run kept are checked on a thread of their own (RecordingChecker), not on the
- * thread that serves requests: the file is read, checked, redacted and written back there.
+ * Recordings a run kept are checked on the result thread (ResultParser.checkRecording), in the
+ * account's turn, not on the thread that serves requests: the file is read, checked, redacted
+ * and written back there.
  */
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { RecordingChecker } from "../../lambdas/recording/recordingChecker";
+import { threadId } from "node:worker_threads";
+import { ResultParser } from "../../lambdas/runtime/local/resultParsing/resultParser";
 
 let dir: string;
-const checker = new RecordingChecker();
+const parser = new ResultParser();
+const checker = { check: (file: string, secrets: string[]) => parser.checkRecording("acct", file, secrets) };
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "browserfn-recording-check-"));
 });
 afterAll(async () => {
-  await checker.close();
+  await parser.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -23,7 +26,9 @@ it("rewrites a recording as checked, field by field and redacted, on its thread"
   await writeFile(file, JSON.stringify(events));
   const reply = await checker.check(file, ["s3cr3t-value"]);
   const kept = await readFile(file, "utf8");
-  expect(reply).toEqual({ id: expect.any(Number), keep: true, bytes: Buffer.byteLength(kept) });
+  expect(reply).toEqual({ keep: true, bytes: Buffer.byteLength(kept) });
+  expect(parser.stats.recordings).toBe(1);
+  expect(parser.stats.threadId).not.toBe(threadId);
   expect(JSON.parse(kept)).toEqual([{ type: 4, timestamp: 1, data: { href: "https://example.test/?token=[secret]" } }]);
 });
 

@@ -5,7 +5,7 @@ import { artifactParts } from "../../artifacts/artifactParts";
 import { type ArtifactItem, isArtifactName } from "../../artifacts/artifacts";
 import type { Clock } from "../../deps";
 import type { Store } from "../../store/store";
-import { keepRecordingFile } from "../../recording/keepRecordingFile";
+import { keepRecordingFile, type RecordingChecks } from "../../recording/keepRecordingFile";
 
 /** Receives the artifact parts of one run from its worker, in order (see WorkerProcess). */
 export interface ArtifactReceiver {
@@ -50,6 +50,8 @@ export function createLocalArtifacts(
   log: (line: string) => void,
   clock: Clock,
   storageCap: (accountId: string) => Promise<number>,
+  /** Where the recordings runs keep are checked (the result thread: ResultParser). */
+  recordings: RecordingChecks,
 ): LocalArtifacts {
   const runDir = (runId: string) => path.join(root, runId.replace(/[^A-Za-z0-9_-]/g, "_"));
   /**
@@ -67,7 +69,7 @@ export function createLocalArtifacts(
       let held = 0;
       let cap: Promise<number> | undefined;
       const keepFile = async (name: string, contentType: string, sentBytes: number, heldPath: string) => {
-        const checked = await keepRecordingFile(name, heldPath, sentBytes, run.secrets ?? []);
+        const checked = await keepRecordingFile(recordings, run.account_id, name, heldPath, sentBytes, run.secrets ?? []);
         if (!checked.keep) {
           await rm(heldPath, { force: true });
           log(`run ${run.run_id}: artifact ${name} dropped: ${checked.why}`);

@@ -6,7 +6,7 @@ import type { BlobCompressor } from "../../../store/blobParts";
 import type { DeliveryBodyInput } from "../../../webhooks/deliveryBody";
 import type { DeliveryBodyBuilder } from "../../../webhooks/deliveryBodies";
 import type { CpuShares } from "../cpuShares/cpuShares";
-import type { ThreadHello, ThreadJob, ThreadReply } from "./threadJobs";
+import type { RecordingVerdict, ThreadHello, ThreadJob, ThreadReply } from "./threadJobs";
 
 /**
  * Frames from this size up are parsed on the thread; smaller ones stay on the service's thread,
@@ -28,7 +28,8 @@ interface Waiting {
 /**
  * The service's costly work on runs' results, on one worker thread of its own (parseThread.ts):
  * workers' big frames parsed (a run's result, mostly), big results gzipped for the store (as
- * BlobCompressor), and the bodies of runs' webhook deliveries built (as DeliveryBodyBuilder). One job at a time, accounts in turn: the next job is
+ * BlobCompressor), the bodies of runs' webhook deliveries built (as DeliveryBodyBuilder), and
+ * the recordings runs keep checked (as RecordingChecks). One job at a time, accounts in turn: the next job is
  * that of the waiting account with the fewest jobs done since it last had none waiting (the
  * longest waiting among equals), so an account whose runs send many big results waits behind its
  * own, never ahead of another account's one. With CPU shares (chargeTo), the thread does each
@@ -45,7 +46,7 @@ export class ResultParser implements DeliveryBodyBuilder, BlobCompressor {
   private inFlight: Waiting | undefined;
   private closed = false;
   /** Frames parsed, blobs gzipped and delivery bodies built on the thread so far, and that thread's id (for tests and metrics). */
-  readonly stats: { parsed: number; gzipped: number; bodies: number; threadId: number; cpuGroup?: string } = { parsed: 0, gzipped: 0, bodies: 0, threadId: -1 };
+  readonly stats: { parsed: number; gzipped: number; bodies: number; recordings: number; threadId: number; cpuGroup?: string } = { parsed: 0, gzipped: 0, bodies: 0, recordings: 0, threadId: -1 };
   private cpu: CpuShares | undefined;
   /** The thread's Linux id, once it has said it (null: none to charge). */
   private tid: Promise<number | null> | undefined;
@@ -102,6 +103,19 @@ export class ResultParser implements DeliveryBodyBuilder, BlobCompressor {
       this.stats.gzipped++;
       return reply.gzipped.bytes;
     });
+  }
+
+  /**
+   * The recording at `file` (a run of `account` kept it) checked, redacted of `secrets` and
+   * written back as checked, on the thread in the account's turn; never rejects (a thread that
+   * cannot answer drops the recording, with why).
+   */
+  checkRecording(account: string, file: string, secrets: readonly string[]): Promise<RecordingVerdict> {
+    return this.ask(account, { id: this.next++, kind: "recording", file, secrets: [...secrets] }, (reply) => {
+      if (reply.kind !== "recording") return new Error("the thread answered another job");
+      this.stats.recordings++;
+      return reply.checked;
+    }).catch((error: unknown) => ({ keep: false as const, why: `it could not be checked: ${(error as Error).message}` }));
   }
 
   /** `job` done on the thread in `account`'s turn: what `take` makes of its reply, or a rejection (the thread gone, or `take`'s Error). */
