@@ -5,6 +5,7 @@ import type { FrameParse, OffThreadFrames } from "../../../runner/frames";
 import type { BlobCompressor } from "../../../store/blobParts";
 import type { DeliveryBodyInput } from "../../../webhooks/deliveryBody";
 import type { DeliveryBodyBuilder } from "../../../webhooks/deliveryBodies";
+import type { RecordingChecks } from "../../../recording/keepRecordingFile";
 import type { CpuShares } from "../cpuShares/cpuShares";
 import type { RecordingVerdict, ThreadHello, ThreadJob, ThreadReply } from "./threadJobs";
 
@@ -36,7 +37,7 @@ interface Waiting {
  * job in the share of the job's account (CpuShares.charge), and goes back to its own once nothing
  * waits. The thread starts with the first job and stays until close().
  */
-export class ResultParser implements DeliveryBodyBuilder, BlobCompressor {
+export class ResultParser implements DeliveryBodyBuilder, BlobCompressor, RecordingChecks {
   private worker: Worker | undefined;
   private next = 1;
   /** Frames waiting, by account, in the order the accounts came. */
@@ -45,7 +46,7 @@ export class ResultParser implements DeliveryBodyBuilder, BlobCompressor {
   private readonly served = new Map<string, number>();
   private inFlight: Waiting | undefined;
   private closed = false;
-  /** Frames parsed, blobs gzipped and delivery bodies built on the thread so far, and that thread's id (for tests and metrics). */
+  /** Frames parsed, blobs gzipped, delivery bodies built and recordings checked on the thread so far, that thread's id and the cpu group of its last job (for tests and metrics). */
   readonly stats: { parsed: number; gzipped: number; bodies: number; recordings: number; threadId: number; cpuGroup?: string } = { parsed: 0, gzipped: 0, bodies: 0, recordings: 0, threadId: -1 };
   private cpu: CpuShares | undefined;
   /** The thread's Linux id, once it has said it (null: none to charge). */
