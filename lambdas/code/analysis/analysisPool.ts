@@ -40,6 +40,8 @@ interface Slot {
 }
 
 const DEFAULT_IDLE_MS = 60_000;
+/** A reading in the background that got less than `share` of a core in its first `afterMs` goes on in the foreground. */
+const STARVED = { afterMs: 1_000, share: 0.25 };
 /** How often a reading's CPU time is looked at. */
 const CHECK_MS = 100;
 /** A reading ends after this many times the budget's time in all, whatever CPU it got. */
@@ -67,17 +69,21 @@ export class AnalysisPool implements CodeAnalysis {
   constructor(private readonly options: AnalysisPoolOptions) {}
 
   /**
-   * From now on the readers' threads are background work (CpuShares.background): a deploy's
-   * reading takes only CPU that nothing else (a run, a request) wants, whoever deploys.
+   * From now on a deploy is read in the background (CpuShares.background): its reading takes
+   * only CPU that nothing else (a run, a request) wants, whoever deploys; a reading that gets
+   * too little of it to go on (STARVED) is moved back among the service's threads for the rest.
    */
   inBackground(cpu: CpuShares): void {
     this.cpu = cpu;
-    for (const slot of this.slots) if (slot.threadId !== null) this.toBackground(slot.threadId);
   }
 
-  private toBackground(threadId: number): void {
-    // A move that fails leaves it where it is, at nice 10 (analysisWorker.ts).
-    this.cpu?.background(threadId).catch((error: unknown) => this.options.log(`deploy analysis thread ${threadId}: not moved to the background (${(error as Error).message})`));
+  /** A reader's thread into the background or back among the service's threads (a move that fails leaves it where it is, at nice 10). */
+  private move(threadId: number, where: "background" | "foreground"): void {
+    const cpu = this.cpu;
+    if (!cpu) return;
+    (where === "background" ? cpu.background(threadId) : cpu.foreground(threadId)).catch((error: unknown) =>
+      this.options.log(`deploy analysis thread ${threadId}: not moved to the ${where} (${(error as Error).message})`),
+    );
   }
 
   async compile(source: string, account: string): Promise<CompiledCode> {
@@ -148,6 +154,7 @@ export class AnalysisPool implements CodeAnalysis {
     slot.state = "busy";
     slot.job = job;
     this.running.add(job.account);
+    if (this.cpu && slot.threadId !== null) this.move(slot.threadId, "background");
     this.watchBudget(slot);
     slot.worker.postMessage({ id: job.id, op: job.op, source: job.source });
   }
@@ -166,11 +173,18 @@ export class AnalysisPool implements CodeAnalysis {
       return;
     }
     const started = performance.now();
+    let background = this.cpu !== undefined;
     const check = () => {
       const cpu = threadCpuMs(threadId);
       const overCpu = cpu !== null && cpu - cpuAtStart >= timeoutMs;
-      if (overCpu || performance.now() - started >= timeoutMs * WALL_FACTOR) this.stop(slot, "time");
-      else slot.budgetTimer = setTimeout(check, Math.min(CHECK_MS, timeoutMs));
+      const wall = performance.now() - started;
+      if (overCpu || wall >= timeoutMs * WALL_FACTOR) return this.stop(slot, "time");
+      // Starved in the background (the machine busy with runs and requests): read as one of the service's threads for the rest.
+      if (background && cpu !== null && wall >= STARVED.afterMs && cpu - cpuAtStart < wall * STARVED.share) {
+        background = false;
+        this.move(threadId, "foreground");
+      }
+      slot.budgetTimer = setTimeout(check, Math.min(CHECK_MS, timeoutMs));
     };
     slot.budgetTimer = setTimeout(check, Math.min(CHECK_MS, timeoutMs));
   }
@@ -179,7 +193,6 @@ export class AnalysisPool implements CodeAnalysis {
     if (reply.type === "ready") {
       slot.wasReady = true;
       slot.threadId = reply.threadId;
-      if (reply.threadId !== null) this.toBackground(reply.threadId);
       this.becomeIdle(slot);
       return;
     }

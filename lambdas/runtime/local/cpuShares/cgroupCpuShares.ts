@@ -64,8 +64,9 @@ export class CgroupCpuShares implements CpuShares {
   readonly kind = "cgroup" as const;
   private readonly prefix = `${process.pid}-${++servicesStarted}-`;
   private readonly sandboxes = new Map<string, number>();
-  /** The service's threads charged so far (a handful: the result thread, the deploys' readers): their own group and level. */
+  /** The service's threads moved so far (a handful: the result thread, the deploys' readers): their own group and level. */
   private readonly threads = new Map<number, { group: string; level: number }>();
+  private backgroundMade = false;
 
   /** True when this process can make cpu groups here (root, with cgroup v1's cpu controller mounted). */
   static async available(): Promise<boolean> {
@@ -99,11 +100,32 @@ export class CgroupCpuShares implements CpuShares {
   }
 
   async background(threadId: number): Promise<void> {
+    if (!this.own(threadId)) return;
     const dir = path.join(ROOT, BACKGROUND_GROUP);
-    await mkdir(dir, { recursive: true });
-    // Kernels before 5.15 have no cpu.idle: the least weight instead.
-    await writeFile(path.join(dir, "cpu.idle"), "1").catch(() => writeFile(path.join(dir, "cpu.shares"), "2"));
+    if (!this.backgroundMade) {
+      await mkdir(dir, { recursive: true });
+      // Kernels before 5.15 have no cpu.idle: the least weight instead.
+      await writeFile(path.join(dir, "cpu.idle"), "1").catch(() => writeFile(path.join(dir, "cpu.shares"), "2"));
+      this.backgroundMade = true;
+    }
     await writeFile(path.join(dir, "tasks"), String(threadId));
+  }
+
+  async foreground(threadId: number): Promise<void> {
+    const own = this.threads.get(threadId);
+    if (own) await writeFile(path.join(ROOT, own.group, "tasks"), String(threadId));
+  }
+
+  /** Where a thread of the service was, and its level, before it was first moved (undefined: it cannot be read, not moved). */
+  private own(threadId: number): { group: string; level: number } | undefined {
+    let own = this.threads.get(threadId);
+    if (!own) {
+      const group = cpuGroupOfThread(threadId);
+      if (group === undefined) return undefined;
+      own = { group, level: getPriority(threadId) };
+      this.threads.set(threadId, own);
+    }
+    return own;
   }
 
   /** The group of an account's sandboxes (for tests and diagnostics), as /proc/<pid>/cgroup names it. */
@@ -123,15 +145,10 @@ export class CgroupCpuShares implements CpuShares {
    * level once released. The account's group is held meanwhile, as a sandbox holds it.
    */
   async charge(accountId: string, threadId: number): Promise<() => Promise<void>> {
-    // Where it was, and its level, before its first charge: a charge made before the last one's
+    // Where it was, and its level, before it was first moved: a charge made before the last one's
     // release landed must not take the account's group or CHARGED_NICE for the thread's own.
-    let own = this.threads.get(threadId);
-    if (!own) {
-      const group = cpuGroupOfThread(threadId);
-      if (group === undefined) return async () => undefined;
-      own = { group, level: getPriority(threadId) };
-      this.threads.set(threadId, own);
-    }
+    const own = this.own(threadId);
+    if (!own) return async () => undefined;
     const { group: home, level } = own;
     const release = await this.enter(accountId, [threadId], "tasks");
     try {

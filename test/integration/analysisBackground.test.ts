@@ -1,0 +1,66 @@
+/**
+ * Issue #26: a deploy is read in the background (CpuShares.background: only CPU nothing else
+ * wants), and a reading starved there (a machine kept busy by runs) goes on in the foreground
+ * instead of waiting out its budget. The starvation is real: the "background" here is a cpu
+ * cgroup capped at 1 % of a core (cgroup v1, as root: CI, this machine), the reading a real
+ * analysis thread compiling a module.
+ */
+import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { AnalysisPool } from "../../lambdas/code/analysis/analysisPool";
+import { sourceWorkerScript } from "../../lambdas/code/analysis/analysisWorkerScript";
+import { DEFAULT_ANALYSIS_BUDGET } from "../../lambdas/code/analysis/codeAnalysis";
+import { CgroupCpuShares } from "../../lambdas/runtime/local/cpuShares/cgroupCpuShares";
+import type { CpuShares } from "../../lambdas/runtime/local/cpuShares/cpuShares";
+
+const STARVED = `/sys/fs/cgroup/cpu/browserfn-test-starved-${process.pid}`;
+
+/** Moves threads into a group that gets 1 % of a core, and back to the root group, saying which it did. */
+function starvingShares(moves: string[]): CpuShares {
+  return {
+    kind: "cgroup",
+    place: async () => async () => undefined,
+    charge: async () => async () => undefined,
+    async background(threadId) {
+      moves.push("background");
+      writeFileSync(`${STARVED}/tasks`, String(threadId));
+    },
+    async foreground(threadId) {
+      moves.push("foreground");
+      writeFileSync("/sys/fs/cgroup/cpu/tasks", String(threadId));
+    },
+  };
+}
+
+describe("a deploy's reading in the background", () => {
+  let available = false;
+  beforeAll(async () => {
+    available = await CgroupCpuShares.available();
+    if (!available) return;
+    mkdirSync(STARVED, { recursive: true });
+    writeFileSync(`${STARVED}/cpu.cfs_period_us`, "100000");
+    writeFileSync(`${STARVED}/cpu.cfs_quota_us`, "1000");
+  });
+  afterAll(() => {
+    if (available) rmdirSync(STARVED);
+  });
+
+  it("goes on in the foreground when the background gives it too little CPU, and is read in full", async () => {
+    if (!available) return; // no cgroups to starve a thread in: nothing to show here
+    const moves: string[] = [];
+    const pool = new AnalysisPool({ script: sourceWorkerScript(), budget: DEFAULT_ANALYSIS_BUDGET, maxWorkers: 1, log: () => undefined });
+    try {
+      // The compiler loaded (its first deploy), where nothing starves it.
+      await pool.compile("export default async () => 1;", "acct");
+      pool.inBackground(starvingShares(moves));
+      const started = Date.now();
+      const compiled = await pool.compile("export default async (url: string, n: number = 2) => ({ url, n, at: new Date().toISOString() });", "acct");
+      expect(compiled.variables.map((variable) => variable.name)).toEqual(["url", "n"]);
+      expect(moves).toEqual(["background", "foreground"]);
+      // At 1 % of a core it would have taken its 30 s (six times its budget) and failed.
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(readFileSync(`${STARVED}/tasks`, "utf8").trim()).toBe("");
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+});
