@@ -37,6 +37,10 @@ interface Slot {
   idleTimer?: NodeJS.Timeout;
   /** Said `ready` once: a worker that dies before that is not started again by itself. */
   wasReady: boolean;
+  /** Its thread's moves between CPU shares, one after the other. */
+  moves: Promise<unknown>;
+  /** A starved reading's thread out of its account's share (toAccount). */
+  uncharge?: () => Promise<void>;
 }
 
 const DEFAULT_IDLE_MS = 60_000;
@@ -71,18 +75,30 @@ export class AnalysisPool implements CodeAnalysis {
   /**
    * From now on a deploy is read in the background (CpuShares.background): its reading takes
    * only CPU that nothing else (a run, a request) wants, whoever deploys; a reading that gets
-   * too little of it to go on (STARVED) is moved back among the service's threads for the rest.
+   * too little of it to go on (STARVED) goes on in the deploying account's share (CpuShares.charge),
+   * as the account's runs do, until it ends.
    */
   inBackground(cpu: CpuShares): void {
     this.cpu = cpu;
   }
 
-  /** A reader's thread into the background or back among the service's threads (a move that fails leaves it where it is, at nice 10). */
-  private move(threadId: number, where: "background" | "foreground"): void {
+  /** A reader's thread into the background (a move that fails leaves it where it is, at nice 10). */
+  private toBackground(threadId: number): void {
+    this.cpu?.background(threadId).catch((error: unknown) => this.options.log(`deploy analysis thread ${threadId}: not moved to the background (${(error as Error).message})`));
+  }
+
+  /** A starved reading's thread into its account's share until the reading ends (release). */
+  private toAccount(slot: Slot, threadId: number, job: Job): void {
     const cpu = this.cpu;
     if (!cpu) return;
-    (where === "background" ? cpu.background(threadId) : cpu.foreground(threadId)).catch((error: unknown) =>
-      this.options.log(`deploy analysis thread ${threadId}: not moved to the ${where} (${(error as Error).message})`),
+    const charged = slot.moves.then(() => cpu.charge(job.account, threadId));
+    slot.moves = charged.then(
+      (uncharge) => {
+        // Ended meanwhile: back at once.
+        if (slot.job === job) slot.uncharge = uncharge;
+        else return uncharge();
+      },
+      (error: unknown) => this.options.log(`deploy analysis thread ${threadId}: not moved to account ${job.account}'s share (${(error as Error).message})`),
     );
   }
 
@@ -141,7 +157,7 @@ export class AnalysisPool implements CodeAnalysis {
       resourceLimits: { maxOldGenerationSizeMb: budget.memoryMb },
     });
     worker.unref(); // an idle worker keeps no process alive
-    const slot: Slot = { worker, state: "starting", wasReady: false, threadId: null };
+    const slot: Slot = { worker, state: "starting", wasReady: false, threadId: null, moves: Promise.resolve() };
     this.slots.push(slot);
     worker.on("message", (reply: AnalysisReply) => this.onReply(slot, reply));
     worker.on("error", (error: Error & { code?: string }) => this.onGone(slot, error));
@@ -154,7 +170,10 @@ export class AnalysisPool implements CodeAnalysis {
     slot.state = "busy";
     slot.job = job;
     this.running.add(job.account);
-    if (this.cpu && slot.threadId !== null) this.move(slot.threadId, "background");
+    if (this.cpu && slot.threadId !== null) {
+      const threadId = slot.threadId;
+      slot.moves = slot.moves.then(() => this.toBackground(threadId));
+    }
     this.watchBudget(slot);
     slot.worker.postMessage({ id: job.id, op: job.op, source: job.source });
   }
@@ -179,10 +198,10 @@ export class AnalysisPool implements CodeAnalysis {
       const overCpu = cpu !== null && cpu - cpuAtStart >= timeoutMs;
       const wall = performance.now() - started;
       if (overCpu || wall >= timeoutMs * WALL_FACTOR) return this.stop(slot, "time");
-      // Starved in the background (the machine busy with runs and requests): read as one of the service's threads for the rest.
-      if (background && cpu !== null && wall >= STARVED.afterMs && cpu - cpuAtStart < wall * STARVED.share) {
+      // Starved in the background (the machine busy with runs and requests): read in the account's share for the rest.
+      if (background && cpu !== null && wall >= STARVED.afterMs && cpu - cpuAtStart < wall * STARVED.share && slot.job) {
         background = false;
-        this.move(threadId, "foreground");
+        this.toAccount(slot, threadId, slot.job);
       }
       slot.budgetTimer = setTimeout(check, Math.min(CHECK_MS, timeoutMs));
     };
@@ -261,6 +280,9 @@ export class AnalysisPool implements CodeAnalysis {
   private release(slot: Slot): Job | undefined {
     clearTimeout(slot.budgetTimer);
     clearTimeout(slot.idleTimer);
+    const uncharge = slot.uncharge;
+    slot.uncharge = undefined;
+    if (uncharge) slot.moves = slot.moves.then(uncharge).catch(() => undefined);
     const job = slot.job;
     slot.job = undefined;
     if (job) this.running.delete(job.account);

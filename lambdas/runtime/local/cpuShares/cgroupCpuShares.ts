@@ -111,11 +111,6 @@ export class CgroupCpuShares implements CpuShares {
     await writeFile(path.join(dir, "tasks"), String(threadId));
   }
 
-  async foreground(threadId: number): Promise<void> {
-    const own = this.threads.get(threadId);
-    if (own) await writeFile(path.join(ROOT, own.group, "tasks"), String(threadId));
-  }
-
   /** Where a thread of the service was, and its level, before it was first moved (undefined: it cannot be read, not moved). */
   private own(threadId: number): { group: string; level: number } | undefined {
     let own = this.threads.get(threadId);

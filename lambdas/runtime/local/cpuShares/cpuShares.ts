@@ -24,14 +24,13 @@ export interface CpuShares {
    */
   charge(accountId: string, threadId: number): Promise<() => Promise<void>>;
   /**
-   * Makes one of the service's threads (its Linux thread id) background work until `foreground`:
+   * Makes one of the service's threads (its Linux thread id) background work until it is moved
+   * again (charge, or a charge's release):
    * it runs only on CPU that nothing else wants, and whatever else wakes takes the CPU from it at
    * once (a deploy's reading: analysisPool.ts). Nothing where shares are nice levels (the thread
    * keeps its own level, 10).
    */
   background(threadId: number): Promise<void>;
-  /** The thread back where it was before `background` (nothing if it never went). */
-  foreground(threadId: number): Promise<void>;
 }
 
 /**

@@ -41,6 +41,4 @@ export class NiceCpuShares implements CpuShares {
 
   /** Nothing: the thread keeps its own level (the deploys' readers run at 10). */
   async background(): Promise<void> {}
-
-  async foreground(): Promise<void> {}
 }
