@@ -115,7 +115,8 @@ describe("the service's own CPU group", () => {
     const answer = await deploying;
     expect(answer.status).toBe(400);
     expect((answer.body.error as { code: string }).code).toBe("invalid_code");
-    // No thread of the service is left in an account's group.
-    expect(threadGroups(pid, `/${SERVICE_GROUP}`).filter((group) => group.startsWith("/browserfn/"))).toEqual([]);
+    // No thread of the service is left in an account's group (a reading starved on a busy machine goes on in its account's, and back after).
+    const inAccountGroups = () => threadGroups(pid, `/${SERVICE_GROUP}`).filter((group) => group.startsWith("/browserfn/"));
+    await until("no thread of the service left in an account's group", () => (inAccountGroups().length === 0 ? true : undefined), 5_000);
   }, 120_000);
 });
