@@ -115,3 +115,34 @@ describe("parsing workers' big frames off the service's thread", () => {
     expect(parser.stats.gzipped).toBe(gzipped + 1);
   });
 });
+
+describe("the result thread with CPU shares to charge", () => {
+  it("closes while its thread is still starting (a move waiting for the thread's id does not wait for ever), and charges and gives back each account's seat", async () => {
+    const moves: string[] = [];
+    const shares = {
+      kind: "cgroup" as const,
+      place: async () => async () => undefined,
+      charge: async (account: string) => {
+        moves.push(`charge ${account}`);
+        return async () => void moves.push(`release ${account}`);
+      },
+      background: async () => undefined,
+    };
+    const charged = new ResultParser();
+    charged.chargeTo(shares);
+    expect(gunzipSync(await charged.gzip("one", "x".repeat(1000))).toString("utf8")).toBe("x".repeat(1000));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(moves).toEqual(["charge one", "release one"]);
+    await charged.close();
+
+    const closing = new ResultParser();
+    closing.chargeTo(shares);
+    // Its thread is made now, and says its id only once it has started: the service stops first.
+    const job = closing.gzip("two", "y".repeat(1000)).then(
+      () => "gzipped",
+      (error: Error) => error.message,
+    );
+    await closing.close();
+    expect(await job).toBe("the service is stopping");
+  }, 20_000);
+});

@@ -49,8 +49,10 @@ export class ResultParser implements DeliveryBodyBuilder, BlobCompressor, Record
   /** Frames parsed, blobs gzipped, delivery bodies built and recordings checked on the thread so far, that thread's id and the cpu group of its last job (for tests and metrics). */
   readonly stats: { parsed: number; gzipped: number; bodies: number; recordings: number; threadId: number; cpuGroup?: string } = { parsed: 0, gzipped: 0, bodies: 0, recordings: 0, threadId: -1 };
   private cpu: CpuShares | undefined;
-  /** The thread's Linux id, once it has said it (null: none to charge). */
+  /** The thread's Linux id, once it has said it (null: none to charge, or the thread went first). */
   private tid: Promise<number | null> | undefined;
+  /** Settles `tid` (with null when the thread goes before it said it). */
+  private sayTid: (tid: number | null) => void = () => undefined;
   /** The account whose share the thread is in now, and its release. */
   private seat: { account: string; release: () => Promise<void> } | undefined;
   /** Moves of the thread, one after the other. */
@@ -146,6 +148,8 @@ export class ResultParser implements DeliveryBodyBuilder, BlobCompressor, Record
     const worker = this.worker;
     this.worker = undefined;
     this.failAll("the service is stopping");
+    // A move waiting for a thread that never said its id goes on (to nothing), not for ever.
+    this.sayTid(null);
     await worker?.terminate();
     // Out of the last account's share (its group is removed with its last sandbox).
     await this.seatFor(undefined);
@@ -193,8 +197,9 @@ export class ResultParser implements DeliveryBodyBuilder, BlobCompressor, Record
       const seat = this.seat;
       this.seat = undefined;
       await seat?.release();
+      if (account === undefined || this.closed) return;
       const tid = await this.tid;
-      if (account === undefined || this.closed || tid === null || tid === undefined) return;
+      if (tid === null || tid === undefined || this.closed) return;
       this.seat = { account, release: await this.cpu.charge(account, tid) };
     });
     this.seating = moved.catch(() => undefined);
@@ -212,6 +217,7 @@ export class ResultParser implements DeliveryBodyBuilder, BlobCompressor, Record
     worker.unref();
     let said: (tid: number | null) => void = () => undefined;
     this.tid = new Promise((resolve) => (said = resolve));
+    this.sayTid = said;
     worker.on("message", (reply: ThreadReply | ThreadHello) => {
       if (!("id" in reply)) return said(reply.tid);
       const waiting = this.inFlight;
