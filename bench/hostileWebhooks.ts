@@ -16,7 +16,7 @@
  *    delivery is retried).
  * The hostile callers and the receivers run in processes of their own (hostileWebhookPeers.ts):
  * the 3 MB answers and webhook bodies they read do not share the event loop that times the
- * other tenant's calls.
+ * other tenant's calls, and, as remote peers (remotePeer.ts), not its CPU either.
  * Idle and hostile phases alternate (BENCH_PHASES, default 4; BENCH_ROUNDS no-browser
  * invocations of the other account's function in all of each). In the idle phases the hostile
  * account starts nothing, but the deliveries it left owing are still retried.
@@ -35,6 +35,7 @@ import { createStore } from "../lambdas/store/store";
 import { deliveryIdOf } from "../lambdas/webhooks/webhookTypes";
 import { startChildService, type ChildService } from "../test/helpers/childService";
 import { processCpuMs, readTreeCpu } from "./processCpu";
+import { asRemotePeer } from "./remotePeer";
 import { round, summary, TENANT_GAP_MS, tenantGap, timed } from "./stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 160);
@@ -60,7 +61,9 @@ const HOSTILE_FN = `export default async () => {
 
 /** The hostile tenant's side (bench/hostileWebhookPeers.ts) in a process of its own. */
 function peers(...args: string[]): ChildProcess {
-  return spawn(process.execPath, [...process.execArgv, path.join(__dirname, "hostileWebhookPeers.ts"), ...args], { stdio: ["ignore", "pipe", "inherit", "ipc"] });
+  const child = spawn(process.execPath, [...process.execArgv, path.join(__dirname, "hostileWebhookPeers.ts"), ...args], { stdio: ["ignore", "pipe", "inherit", "ipc"] });
+  void asRemotePeer(child.pid as number).catch(() => undefined);
+  return child;
 }
 
 /** Its two webhook receivers: one never answers, one answers `setStatus`'s status (200 at first). */

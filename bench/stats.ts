@@ -33,3 +33,14 @@ export const TENANT_GAP_MS = Number(process.env.BENCH_TENANT_GAP_MS ?? 0);
 export async function tenantGap(): Promise<void> {
   if (TENANT_GAP_MS > 0) await new Promise((resolve) => setTimeout(resolve, TENANT_GAP_MS));
 }
+
+/**
+ * A 90 % bootstrap interval of p50(over) / p50(under): both samples resampled with replacement
+ * `resamples` times. It says how far sampling alone moves the ratio within one run (what moves
+ * it between runs, the machine's own state, it cannot see: hence the interleaved phases).
+ */
+export function ratioInterval(over: number[], under: number[], resamples = 2000): { low: number; high: number } {
+  const resampledP50 = (values: number[]) => percentile(Array.from({ length: values.length }, () => values[Math.floor(Math.random() * values.length)] as number), 0.5);
+  const ratios = Array.from({ length: resamples }, () => resampledP50(over) / resampledP50(under)).sort((a, b) => a - b);
+  return { low: round(percentile(ratios, 0.05)), high: round(percentile(ratios, 0.95)) };
+}
