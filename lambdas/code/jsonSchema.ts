@@ -52,10 +52,18 @@ export function inputSchema(properties: Record<string, JsonSchema>, required: st
   return { $schema: JSON_SCHEMA_DIALECT, type: "object", properties: plain, required, additionalProperties: false };
 }
 
-/** The schema as JSON text and back (how it is stored: any depth and any number fit in a string). */
+/**
+ * The schema as JSON text and back (how it is stored: any depth and any number fit in a string).
+ * A deploy stores one schema twice (the version and the function record), up to 64 KB each:
+ * the text is kept by the schema object, which nothing changes once it is derived.
+ */
 export function schemaToText(schema: JsonSchema): string {
-  return JSON.stringify(schema);
+  let text = textOf.get(schema);
+  if (text === undefined) textOf.set(schema, (text = JSON.stringify(schema)));
+  return text;
 }
+
+const textOf = new WeakMap<JsonSchema, string>();
 
 export function schemaFromText<T extends JsonSchema>(text: unknown): T | undefined {
   if (typeof text !== "string") return undefined;

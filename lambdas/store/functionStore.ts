@@ -56,6 +56,12 @@ export class FunctionStore {
    * Sets the deploy status of a version if it is still the latest and `fn`'s deploy (deploy_id,
    * or none) is still the record's (a deploy started since owns the status); the updated
    * record, or undefined.
+   *
+   * The store answers with the attributes the update set, not the whole item: a record holds up
+   * to 64 KB schemas twice and thousands of parameters, which the store would send back and the
+   * request thread unmarshal, gunzip and parse on every deploy. When the record's revision was
+   * `fn`'s, nothing but next_run_at (set again here, to be answered) changed it since `fn` was
+   * written, and `fn` with what was set is the record; otherwise it is read.
    */
   async setStatus(
     fn: FunctionItem,
@@ -68,32 +74,40 @@ export class FunctionStore {
     const deploying = keys.deployingIndex(fn.updated_at, fn.function_id);
     // `deploying` enters the deploying index (by the record's updated_at as the caller holds it); any other status leaves it.
     const index = status === "deploying" ? ", runs_pk = :dpk, runs_sk = :dsk" : " REMOVE runs_pk, runs_sk";
+    let set: Record<string, unknown> | undefined;
     try {
       const { Attributes } = await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: keys.functionByName(fn.account_id, fn.name),
-          UpdateExpression: `SET #status = :status, status_reason = :reason, revision = revision + :one${index}`,
+          UpdateExpression: `SET #status = :status, status_reason = :reason, revision = revision + :one, next_run_at = if_not_exists(next_run_at, :none)${index}`,
           ConditionExpression: `function_id = :id AND latest_version = :version${sameDeploy}`,
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: {
             ":status": status,
             ":reason": reason,
             ":one": 1,
+            ":none": null,
             ":id": fn.function_id,
             ":version": fn.latest_version,
             ...(fn.deploy_id === undefined ? {} : { ":deploy": fn.deploy_id }),
             ...(onlyIfDeploying ? { ":deploying": "deploying" } : {}),
             ...(status === "deploying" ? { ":dpk": deploying.runs_pk, ":dsk": deploying.runs_sk } : {}),
           },
-          ReturnValues: "ALL_NEW",
+          ReturnValues: "UPDATED_NEW",
         }),
       );
-      return Attributes ? toFunction(asStored<StoredFunction>(Attributes)) : undefined;
+      set = Attributes;
     } catch (error) {
       if (isConditionFailed(error)) return undefined;
       throw error;
     }
+    if (set?.revision === fn.revision + 1) {
+      const nextRun = set.next_run_at;
+      return { ...fn, status, status_reason: reason, revision: fn.revision + 1, next_run_at: typeof nextRun === "string" ? nextRun : null };
+    }
+    const read = await this.getByName(fn.account_id, fn.name);
+    return read?.function_id === fn.function_id ? read : undefined;
   }
 
   /**

@@ -13,9 +13,20 @@ const GZIP_FROM_BYTES = 16 * 1024;
  */
 export function parametersToStored(variables: readonly ParameterInfo[] | null): string | Uint8Array | null {
   if (variables === null) return null;
+  const known = storedOf.get(variables);
+  if (known !== undefined) return known;
   const text = JSON.stringify(variables);
-  return text.length < GZIP_FROM_BYTES ? text : new Uint8Array(gzipSync(text));
+  const stored = text.length < GZIP_FROM_BYTES ? text : new Uint8Array(gzipSync(text));
+  storedOf.set(variables, stored);
+  return stored;
 }
+
+/**
+ * The stored form of parameter lists already written: a deploy writes one list twice (the
+ * version and the function record), and a compiled list is never changed after. Kept by the
+ * list itself, so it goes with it.
+ */
+const storedOf = new WeakMap<readonly ParameterInfo[], string | Uint8Array>();
 
 /** The parameters of a stored record: its text or gzipped text, or the list of maps of a record written before. */
 export function parametersFrom(stored: unknown): ParameterInfo[] | null {

@@ -6,7 +6,8 @@
  *   session's autogroup, where they weighed together as one task against every account's code;
  * - a sandbox's network helper (slirp4netns, which the service starts) is in the account's group;
  * - a deploy's reading (an analysis thread of the service) is background work: its thread is in
- *   `browserfn-background`, a group marked `cpu.idle`, which gets only CPU nothing else wants.
+ *   `browserfn-background`, a group marked `cpu.idle`, which gets only CPU nothing else wants,
+ *   and a cpuset of the same name, every CPU but the first: one core is never taken by a reading.
  * Asserted on the kernel's view of each process and thread, never on timing. Elsewhere (not root,
  * no cgroup v1) the service weighs as before and the test checks only that it serves.
  */
@@ -15,7 +16,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { generateApiKey } from "../../lambdas/identity/apiKeys";
-import { BACKGROUND_GROUP, CgroupCpuShares, SERVICE_GROUP, SERVICE_SHARES } from "../../lambdas/runtime/local/cpuShares/cgroupCpuShares";
+import { BACKGROUND_GROUP, backgroundCpus, CgroupCpuShares, cpuList, SERVICE_GROUP, SERVICE_SHARES } from "../../lambdas/runtime/local/cpuShares/cgroupCpuShares";
 import { type ChildService, startChildService } from "../helpers/childService";
 import { slowToParse } from "../helpers/hostileCode";
 import { requestJson } from "../helpers/http";
@@ -55,6 +56,23 @@ function threadGroups(pid: number, except: string): string[] {
     if (group !== undefined && group !== except) groups.push(group);
   }
   return groups;
+}
+
+/** The threads of `pid` in cpu group `group`. */
+function threadsIn(pid: number, group: string): number[] {
+  return readdirSync(`/proc/${pid}/task`)
+    .filter((tid) => cpuGroup(`/proc/${pid}/task/${tid}`) === group)
+    .map(Number);
+}
+
+/** The CPUs a thread may run on, as a comma list of single CPUs ("1,2,3"; undefined once it is gone). */
+function cpusAllowed(procPath: string): string | undefined {
+  try {
+    const list = /^Cpus_allowed_list:\s+(.*)$/m.exec(readFileSync(`${procPath}/status`, "utf8"))?.[1];
+    return list === undefined ? undefined : cpuList(list).join(",");
+  } catch {
+    return undefined;
+  }
 }
 
 async function until<T>(what: string, probe: () => T | undefined, ms = 20_000): Promise<T> {
@@ -110,8 +128,15 @@ describe("the service's own CPU group", () => {
     // A deploy whose reading takes its whole budget: read by a thread in the background group.
     const reader = await account("cpu-reader");
     const deploying = call("POST", "/functions", reader, { name: "bomb", code: slowToParse() });
-    await until("a thread of the service in the background group", () => (threadGroups(pid, `/${SERVICE_GROUP}`).includes(`/${BACKGROUND_GROUP}`) ? true : undefined));
+    const readerThread = await until("a thread of the service in the background group", () => threadsIn(pid, `/${BACKGROUND_GROUP}`)[0]);
     expect(readFileSync(`/sys/fs/cgroup/cpu/${BACKGROUND_GROUP}/cpu.idle`, "utf8").trim()).toBe("1");
+    // On a machine of two CPUs or more, never on the first: one core stays free of background work.
+    const machineCpus = readFileSync("/sys/fs/cgroup/cpuset/cpuset.effective_cpus", "utf8").trim();
+    const expected = backgroundCpus(machineCpus);
+    if (expected !== undefined) {
+      expect(expected.split(",").map(Number)).not.toContain(cpuList(machineCpus)[0]);
+      await until("the reading's thread off the first CPU", () => (cpusAllowed(`/proc/${pid}/task/${readerThread}`) === expected ? true : undefined), 5_000);
+    }
     const answer = await deploying;
     expect(answer.status).toBe(400);
     expect((answer.body.error as { code: string }).code).toBe("invalid_code");

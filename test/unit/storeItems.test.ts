@@ -189,6 +189,37 @@ describe("store items are built from named fields", () => {
     expect((await memory.store.functions.getById("fn_params"))?.variables).toEqual(before);
   });
 
+  it("a deploy's status is answered as the record now stands, without the store sending the whole record back", async () => {
+    const variables = Array.from({ length: 3000 }, (_, i) => ({ name: `p${i}`, type: "[]", required: false }));
+    const fn = functionItem({ function_id: "fn_status", name: "status-fn", status: "deploying", variables, input_schema: { type: "object", properties: { p0: { type: "array" } }, required: [], additionalProperties: false } });
+    expect(await memory.store.functions.create(fn)).toBe(true);
+    const sent: unknown[] = [];
+    const send = memory.doc.send.bind(memory.doc);
+    const spy = jest.spyOn(memory.doc, "send").mockImplementation(((command: { input: unknown }) => (sent.push(command.input), send(command as never))) as never);
+    try {
+      // Nothing else wrote since `fn`: the store answers what the update set, and that with `fn` is the record.
+      const active = await memory.store.functions.setStatus(fn, "active", null);
+      expect(sent).toEqual([expect.objectContaining({ ReturnValues: "UPDATED_NEW" })]);
+      expect(active).toEqual(await memory.store.functions.getByName(fn.account_id, fn.name));
+      expect(active).toMatchObject({ status: "active", revision: fn.revision + 1, variables });
+
+      // The scheduler moved next_run_at (no revision of its own): it is in the answer.
+      await memory.store.functions.setNextRun(fn, "2026-03-02T00:00:00.000Z");
+      const again = await memory.store.functions.setStatus({ ...fn, revision: fn.revision + 1 }, "failed", "why");
+      expect(again).toEqual(await memory.store.functions.getByName(fn.account_id, fn.name));
+      expect(again?.next_run_at).toBe("2026-03-02T00:00:00.000Z");
+
+      // Another writer changed the record since the caller read it: the record is read, not the caller's copy patched.
+      await memory.store.functions.markHasSecrets(fn);
+      const stale = { ...fn, revision: fn.revision + 2 };
+      const read = await memory.store.functions.setStatus(stale, "active", null);
+      expect(read).toEqual(await memory.store.functions.getByName(fn.account_id, fn.name));
+      expect(read).toMatchObject({ status: "active", has_secrets: true });
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it("a version stored without parameter_style is read without one", async () => {
     const version: VersionWithCode = {
       function_id: "fn_old", version: 1, created_at: NOW.toISOString(), code_sha256: "d".repeat(64), variables: [], source: "s", js: "j",

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { access, mkdir, rmdir, writeFile } from "node:fs/promises";
+import { access, mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { getPriority, setPriority } from "node:os";
 import path from "node:path";
 import { removeGroupsOfGoneServices } from "../sandbox/cgroup";
@@ -32,6 +32,38 @@ export const SERVICE_SHARES = 4096;
  */
 export const BACKGROUND_GROUP = "browserfn-background";
 
+/**
+ * cgroup v1's cpuset controller, where the background group (BACKGROUND_GROUP, the same name) is
+ * kept off the machine's first CPU: `cpu.idle` alone lets anything that wakes take a core from a
+ * reading at once, but with two readings busy on this 2-core machine every wake-up of another
+ * account's call (its request, the store, its worker) still found both cores taken, paid a
+ * switch and cache the reading had filled, and its p50 was 1.5–1.8× the idle figure against
+ * 1.16× with one reading at a time (docs/benchmarks.md, session 16). With the readings on every
+ * CPU but one, one core is always free of them.
+ */
+const CPUSET_ROOT = "/sys/fs/cgroup/cpuset";
+
+/**
+ * The CPUs background work may use, as cpuset.cpus writes them: every CPU of `cpus` (a cpuset
+ * list: "0-3,8") but the first; undefined with one CPU (nothing to leave free).
+ */
+export function backgroundCpus(cpus: string): string | undefined {
+  const all = cpuList(cpus);
+  return all.length < 2 ? undefined : all.slice(1).join(",");
+}
+
+/** The CPUs of a kernel CPU list ("0-3,8", as cpuset.cpus and Cpus_allowed_list write it), one by one. */
+export function cpuList(text: string): number[] {
+  return text
+    .trim()
+    .split(",")
+    .filter((range) => range !== "")
+    .flatMap((range) => {
+      const [from, to = from] = range.split("-").map(Number) as [number, number?];
+      return Number.isInteger(from) && Number.isInteger(to) ? Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i) : [];
+    });
+}
+
 /** A service thread's nice level while it works for an account, in the account's group (charge). */
 export const CHARGED_NICE = -5;
 
@@ -41,6 +73,26 @@ export function cpuGroupOfThread(threadId: number): string | undefined {
     return /^\d+:(?:[^:]*,)?cpu(?:,[^:]*)?:(.*)$/m.exec(readFileSync(`/proc/self/task/${threadId}/cgroup`, "utf8"))?.[1];
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Makes the background cpuset (BACKGROUND_GROUP under CPUSET_ROOT) on every CPU but the first
+ * (backgroundCpus): its `tasks` file, or null where it cannot be made or would leave nothing
+ * free. Made once and kept, like the cpu group of the same name.
+ */
+async function makeBackgroundCpuset(): Promise<string | null> {
+  try {
+    const cpus = backgroundCpus(await readFile(path.join(CPUSET_ROOT, "cpuset.effective_cpus"), "utf8"));
+    if (cpus === undefined) return null;
+    const dir = path.join(CPUSET_ROOT, BACKGROUND_GROUP);
+    await mkdir(dir, { recursive: true });
+    // A cpuset takes tasks only once it has memory nodes and CPUs.
+    await writeFile(path.join(dir, "cpuset.mems"), (await readFile(path.join(CPUSET_ROOT, "cpuset.effective_mems"), "utf8")).trim());
+    await writeFile(path.join(dir, "cpuset.cpus"), cpus);
+    return path.join(dir, "tasks");
+  } catch {
+    return null;
   }
 }
 
@@ -67,6 +119,10 @@ export class CgroupCpuShares implements CpuShares {
   /** The service's threads moved so far (a handful: the result thread, the deploys' readers): their own group and level. */
   private readonly threads = new Map<number, { group: string; level: number }>();
   private backgroundMade = false;
+  /** The background cpuset's `tasks` (made at the first background move), or null where there is none to make (one CPU, no cpuset controller). */
+  private backgroundCpuset: Promise<string | null> | undefined;
+  /** Threads in the background now (both groups): a reading's next move there writes nothing. */
+  private readonly inBackground = new Set<number>();
 
   /** True when this process can make cpu groups here (root, with cgroup v1's cpu controller mounted). */
   static async available(): Promise<boolean> {
@@ -100,7 +156,7 @@ export class CgroupCpuShares implements CpuShares {
   }
 
   async background(threadId: number): Promise<void> {
-    if (!this.own(threadId)) return;
+    if (!this.own(threadId) || this.inBackground.has(threadId)) return;
     const dir = path.join(ROOT, BACKGROUND_GROUP);
     if (!this.backgroundMade) {
       await mkdir(dir, { recursive: true });
@@ -109,6 +165,10 @@ export class CgroupCpuShares implements CpuShares {
       this.backgroundMade = true;
     }
     await writeFile(path.join(dir, "tasks"), String(threadId));
+    const cpuset = await (this.backgroundCpuset ??= makeBackgroundCpuset());
+    // A thread gone meanwhile (the service stopping) has nothing left to keep off a core.
+    if (cpuset) await writeFile(cpuset, String(threadId)).catch(() => undefined);
+    this.inBackground.add(threadId);
   }
 
   /** Where a thread of the service was, and its level, before it was first moved (undefined: it cannot be read, not moved). */
@@ -145,6 +205,10 @@ export class CgroupCpuShares implements CpuShares {
     const own = this.own(threadId);
     if (!own) return async () => undefined;
     const { group: home, level } = own;
+    if (this.inBackground.delete(threadId)) {
+      // Out of the background: every CPU again (the thread's own cpuset, the root one, as the service's).
+      await writeFile(path.join(CPUSET_ROOT, "tasks"), String(threadId)).catch(() => undefined);
+    }
     const release = await this.enter(accountId, [threadId], "tasks");
     try {
       setPriority(threadId, CHARGED_NICE);

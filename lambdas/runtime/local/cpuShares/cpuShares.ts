@@ -26,9 +26,10 @@ export interface CpuShares {
   /**
    * Makes one of the service's threads (its Linux thread id) background work until it is moved
    * again (charge, or a charge's release):
-   * it runs only on CPU that nothing else wants, and whatever else wakes takes the CPU from it at
-   * once (a deploy's reading: analysisPool.ts). Nothing where shares are nice levels (the thread
-   * keeps its own level, 10).
+   * it runs only on CPU that nothing else wants, whatever else wakes takes the CPU from it at
+   * once, and, with cgroups on a machine of two CPUs or more, never on the first, which stays
+   * free of background work (a deploy's reading: analysisPool.ts). Nothing where shares are nice
+   * levels (the thread keeps its own level, 10).
    */
   background(threadId: number): Promise<void>;
 }
