@@ -24,9 +24,9 @@ const TENANT_GAP_MS = Number(process.env.BENCH_TENANT_GAP_MS ?? 250);
 const TARGET = 1.5;
 
 const SCENARIOS = [
-  { name: "hostile deploy", script: "hostileTenants.ts", ratio: "two_hostile_over_idle_invoke_p50_ratio", idle: ["idle", "invoke_ms", "p50"], hostile: ["two_hostile_accounts", "invoke_ms", "p50"] },
-  { name: "poisoned webhook", script: "hostileWebhooks.ts", ratio: "poison_over_idle_p50_ratio", idle: ["tenant_invoke_idle_ms", "p50"], hostile: ["tenant_invoke_during_poison_ms", "p50"] },
-  { name: "unauthenticated body flood", script: "hostileBodies.ts", ratio: "flood_over_idle_p50_ratio", idle: ["tenant_invoke_idle_ms", "p50"], hostile: ["tenant_invoke_during_flood_ms", "p50"] },
+  { name: "hostile deploy", script: "hostileTenants.ts", ratio: "two_hostile_over_idle_invoke_p50_ratio", interval: "two_hostile_over_idle_invoke_p50_ratio_90pct", idle: ["idle", "invoke_ms", "p50"], hostile: ["two_hostile_accounts", "invoke_ms", "p50"] },
+  { name: "poisoned webhook", script: "hostileWebhooks.ts", ratio: "poison_over_idle_p50_ratio", interval: "poison_over_idle_p50_ratio_90pct", idle: ["tenant_invoke_idle_ms", "p50"], hostile: ["tenant_invoke_during_poison_ms", "p50"] },
+  { name: "unauthenticated body flood", script: "hostileBodies.ts", ratio: "flood_over_idle_p50_ratio", interval: "flood_over_idle_p50_ratio_90pct", idle: ["tenant_invoke_idle_ms", "p50"], hostile: ["tenant_invoke_during_flood_ms", "p50"] },
 ] as const;
 
 function at(value: unknown, keys: readonly string[]): number {
@@ -55,12 +55,12 @@ function runBench(script: string, env: Record<string, string> = {}): Promise<unk
 }
 
 async function main(): Promise<void> {
-  const runs: { scenario: string; idle_p50_ms: number; hostile_p50_ms: number; ratio: number; load_before: number[]; load_after: number[] }[] = [];
+  const runs: { scenario: string; idle_p50_ms: number; hostile_p50_ms: number; ratio: number; ratio_90pct: number[]; load_before: number[]; load_after: number[] }[] = [];
   for (let repeat = 0; repeat < REPEATS; repeat++) {
     for (const scenario of SCENARIOS) {
       const before = loadavg().map(round);
       const report = await runBench(scenario.script, { BENCH_TENANT_GAP_MS: String(TENANT_GAP_MS) });
-      const run = { scenario: scenario.name, tenant_gap_ms: TENANT_GAP_MS, idle_p50_ms: at(report, scenario.idle), hostile_p50_ms: at(report, scenario.hostile), ratio: at(report, [scenario.ratio]), load_before: before, load_after: loadavg().map(round) };
+      const run = { scenario: scenario.name, tenant_gap_ms: TENANT_GAP_MS, idle_p50_ms: at(report, scenario.idle), hostile_p50_ms: at(report, scenario.hostile), ratio: at(report, [scenario.ratio]), ratio_90pct: [at(report, [scenario.interval, "low"]), at(report, [scenario.interval, "high"])], load_before: before, load_after: loadavg().map(round) };
       runs.push(run);
       console.log(JSON.stringify(run));
     }

@@ -11,7 +11,7 @@ import { connect } from "node:net";
 import { startBenchService } from "./benchService";
 import { readTreeCpu } from "./processCpu";
 import { readTreeMemory } from "./processMemory";
-import { round, summary, TENANT_GAP_MS, tenantGap, timed } from "./stats";
+import { ratioInterval, round, summary, TENANT_GAP_MS, tenantGap, timed } from "./stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 150);
 const CONNECTIONS = Number(process.env.BENCH_FLOOD_CONNECTIONS ?? 60);
@@ -121,6 +121,7 @@ async function main(): Promise<void> {
           tenant_invoke_idle_ms: idleSummary,
           tenant_invoke_during_flood_ms: floodSummary,
           flood_over_idle_p50_ratio: round(floodSummary.p50 / idleSummary.p50),
+          flood_over_idle_p50_ratio_90pct: ratioInterval(flooded, idle),
           tenant_failures_during_flood: failures,
           // The service's own process (not its workers or dynalite): CPU ms per second of each kind of phase.
           service_cpu_ms_per_s: { idle: round((cpu.idle.ms / cpu.idle.wall) * 1000), during_flood: round((cpu.flood.ms / cpu.flood.wall) * 1000) },

@@ -36,7 +36,7 @@ import { deliveryIdOf } from "../lambdas/webhooks/webhookTypes";
 import { startChildService, type ChildService } from "../test/helpers/childService";
 import { processCpuMs, readTreeCpu } from "./processCpu";
 import { asRemotePeer } from "./remotePeer";
-import { round, summary, TENANT_GAP_MS, tenantGap, timed } from "./stats";
+import { ratioInterval, round, summary, TENANT_GAP_MS, tenantGap, timed } from "./stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 160);
 const PHASES = Number(process.env.BENCH_PHASES ?? 4);
@@ -253,6 +253,7 @@ async function main(): Promise<void> {
           tenant_invoke_idle_ms: idleSummary,
           tenant_invoke_during_poison_ms: poisonSummary,
           poison_over_idle_p50_ratio: round(poisonSummary.p50 / idleSummary.p50),
+          poison_over_idle_p50_ratio_90pct: ratioInterval(poisoned, idle),
           hostile_runs_started_by_status: hostileAnswers,
           webhook_requests: await receivers.counts(),
           hostile_deliveries_last_100_by_status: byStatus,

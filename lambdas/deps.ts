@@ -63,6 +63,8 @@ export interface Deps {
   scheduler: Scheduler;
   /** Per-key request limits (absent: none). */
   rateLimiter?: RateLimiter;
+  /** Per-account deploy limits, keyed by account id (absent: none): createFunction, updateFunction with code, forkFunction. */
+  deployLimiter?: RateLimiter;
   /**
    * Deploys queued to run outside the request (AWS): create and update answer `deploying` at
    * once. Absent (local): deploys run inline, before the answer.

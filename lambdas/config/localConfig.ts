@@ -22,6 +22,12 @@ export interface LocalConfig {
   requestLog: boolean;
   /** Requests per second and burst per API key (per process). */
   rateLimit: { perSecond: number; burst: number };
+  /**
+   * Deploys (code read: a create, an update with code, a fork) per second and burst per account
+   * (per process); absent: none. A deploy costs the service far more than a call (its body, its
+   * reading, its records): one account deploying without pause held every other account's calls.
+   */
+  deployRate?: { perSecond: number; burst: number };
   /** Worker processes: per function, in all, and how long an idle one is kept. */
   workers: { perFunction: number; total: number; idleSeconds: number };
   /** OAuth 2.0 access tokens (JWTs) accepted beside API keys; absent or null: API keys only. */
@@ -97,6 +103,8 @@ const EnvSchema = z.object({
   BROWSERFN_MAX_WORKERS_PER_FUNCTION: z.coerce.number().int().min(1).max(1000).optional(),
   BROWSERFN_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).max(1_000_000).default(100),
   BROWSERFN_RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(1_000_000).default(200),
+  BROWSERFN_DEPLOY_RATE_PER_MINUTE: z.coerce.number().min(0).max(1_000_000).default(60),
+  BROWSERFN_DEPLOY_BURST: z.coerce.number().int().min(1).max(1_000_000).default(50),
   BROWSERFN_WORKER_IDLE_SECONDS: z.coerce.number().positive().max(86_400).default(60),
   BROWSERFN_STORE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   BROWSERFN_SANDBOX: z.enum(["auto", "namespaces", "process"]).default("auto"),
@@ -149,6 +157,7 @@ export function readLocalConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Lo
     plans: e.BROWSERFN_PLANS,
     requestLog: e.BROWSERFN_REQUEST_LOG === "1",
     rateLimit: { perSecond: e.BROWSERFN_RATE_LIMIT_PER_SECOND, burst: e.BROWSERFN_RATE_LIMIT_BURST },
+    deployRate: { perSecond: e.BROWSERFN_DEPLOY_RATE_PER_MINUTE / 60, burst: e.BROWSERFN_DEPLOY_BURST },
     workers: {
       total: e.BROWSERFN_MAX_WORKERS ?? DEFAULT_WORKERS,
       perFunction: e.BROWSERFN_MAX_WORKERS_PER_FUNCTION ?? e.BROWSERFN_MAX_WORKERS ?? DEFAULT_WORKERS,

@@ -20,6 +20,7 @@ export interface NewFunction extends SettingsPatch {
  * behind.
  */
 export async function createFunction(deps: Deps, principal: Principal, input: NewFunction): Promise<FunctionItem> {
+  deps.deployLimiter?.take(principal.account_id);
   const compiled = await deps.codeAnalysis.compile(input.code, principal.account_id);
   const now = deps.clock.now();
   const settings = applySettings(DEFAULT_SETTINGS, input, principal, deps.config, now);

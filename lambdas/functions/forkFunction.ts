@@ -22,6 +22,7 @@ export async function forkFunction(
   functionId: string,
   requestedName?: string,
 ): Promise<FunctionItem> {
+  deps.deployLimiter?.take(principal.account_id);
   const source = await resolveFunction(deps.store, principal, functionId, true);
   const code = await deps.store.versions.get(source.function_id, source.latest_version);
   if (!code) throw new ApiError("function_not_found", `No function named '${functionId}'`, { ref: functionId });

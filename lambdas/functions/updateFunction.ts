@@ -31,6 +31,7 @@ export async function updateFunction(
   ref: string,
   patch: FunctionPatch,
 ): Promise<FunctionItem> {
+  if (patch.code !== undefined) deps.deployLimiter?.take(principal.account_id);
   const compiled = patch.code === undefined ? undefined : await deps.codeAnalysis.compile(patch.code, principal.account_id);
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     if (attempt > 0) await backoff(attempt);

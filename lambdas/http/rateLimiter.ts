@@ -7,11 +7,17 @@ export interface RateLimit {
   burst: number;
 }
 
+/** What a limiter counts and by whom, for its 429's message: "requests" per "key" unless said. */
+export interface RateLimited {
+  what: string;
+  per: string;
+}
+
 /**
  * Token buckets per API key (or per account for OAuth tokens), kept in this process: with
  * several service instances each enforces the limit on its own.
  */
-export function createRateLimiter(limit: RateLimit, now: () => number = Date.now) {
+export function createRateLimiter(limit: RateLimit, now: () => number = Date.now, limited: RateLimited = { what: "requests", per: "key" }) {
   const buckets = new Map<string, { tokens: number; at: number }>();
   return {
     /** Takes one token for `key`, or throws 429 `rate_limited` with Retry-After. */
@@ -26,7 +32,7 @@ export function createRateLimiter(limit: RateLimit, now: () => number = Date.now
         const wait = Math.max(1, Math.ceil((1 - bucket.tokens) / limit.perSecond));
         throw new ApiError(
           "rate_limited",
-          `Too many requests: at most ${limit.perSecond} a second (bursts of ${limit.burst}) per key`,
+          `Too many ${limited.what}: at most ${rate(limit.perSecond)} (bursts of ${limit.burst}) per ${limited.per}`,
           { per_second: limit.perSecond, burst: limit.burst },
           { "retry-after": String(wait) },
         );
@@ -39,6 +45,11 @@ export function createRateLimiter(limit: RateLimit, now: () => number = Date.now
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
+
+/** "100 a second", or, under one a second, "60 a minute". */
+function rate(perSecond: number): string {
+  return perSecond >= 1 ? `${perSecond} a second` : `${Math.round(perSecond * 60 * 100) / 100} a minute`;
+}
 
 /** Whose bucket a request takes from: its API key's, or its account's for an OAuth token. */
 export function rateLimitKey(principal: { key_id: string | null; account_id: string }): string {

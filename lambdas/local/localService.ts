@@ -229,6 +229,7 @@ export async function startLocalService(config: LocalConfig, options: LocalServi
       scheduler,
       codeAnalysis,
       rateLimiter: createRateLimiter(config.rateLimit),
+      ...(config.deployRate ? { deployLimiter: createRateLimiter(config.deployRate, Date.now, { what: "deploys", per: "account" }) } : {}),
       clock,
       secretBox,
       webhooks,

@@ -9,7 +9,7 @@
 import { threadId } from "node:worker_threads";
 import { readdirSync, readFileSync } from "node:fs";
 import { getPriority } from "node:os";
-import { ACCOUNT_SHARES, SANDBOXES_SHARES } from "../../lambdas/runtime/local/cpuShares/cgroupCpuShares";
+import { ACCOUNT_SHARES, cpuGroupAt, SANDBOXES_SHARES } from "../../lambdas/runtime/local/cpuShares/cgroupCpuShares";
 import { SANDBOX_NICE, niceForLoad } from "../../lambdas/runtime/local/cpuShares/cpuShares";
 import { startTestService, type TestService } from "../helpers/localService";
 import { processesWith } from "../helpers/processes";
@@ -30,11 +30,7 @@ const MEMORY = "/sys/fs/cgroup/memory/browserfn";
 
 /** The cpu cgroup of a process, as /proc/<pid>/cgroup names it (undefined once it is gone). */
 function cpuGroupOf(pid: number): string | undefined {
-  try {
-    return /^\d+:(?:[^:]*,)?cpu(?:,[^:]*)?:(.*)$/m.exec(readFileSync(`/proc/${pid}/cgroup`, "utf8"))?.[1];
-  } catch {
-    return undefined;
-  }
+  return cpuGroupAt(`/proc/${pid}`);
 }
 
 const read = (file: string) => readFileSync(file, "utf8").trim();

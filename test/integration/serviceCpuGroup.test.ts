@@ -16,21 +16,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { generateApiKey } from "../../lambdas/identity/apiKeys";
-import { BACKGROUND_GROUP, backgroundCpus, CgroupCpuShares, cpuList, SERVICE_GROUP, SERVICE_SHARES } from "../../lambdas/runtime/local/cpuShares/cgroupCpuShares";
+import { BACKGROUND_GROUP, backgroundCpus, CgroupCpuShares, cpuGroupAt, cpuList, SERVICE_GROUP, SERVICE_SHARES } from "../../lambdas/runtime/local/cpuShares/cgroupCpuShares";
 import { type ChildService, startChildService } from "../helpers/childService";
 import { slowToParse } from "../helpers/hostileCode";
 import { requestJson } from "../helpers/http";
 
 const SLEEPER = "export default async (ms: number = 4000) => { await new Promise((resolve) => setTimeout(resolve, ms)); return { ms }; };";
 
-/** The cpu cgroup of a process or one of its threads, as /proc names it (undefined once it is gone). */
-function cpuGroup(procPath: string): string | undefined {
-  try {
-    return /^\d+:(?:[^:]*,)?cpu(?:,[^:]*)?:(.*)$/m.exec(readFileSync(`${procPath}/cgroup`, "utf8"))?.[1];
-  } catch {
-    return undefined;
-  }
-}
+const cpuGroup = cpuGroupAt;
 
 /** The processes whose parent is `parent`, with their command name. */
 function childrenOf(parent: number): { pid: number; comm: string; cmdline: string }[] {

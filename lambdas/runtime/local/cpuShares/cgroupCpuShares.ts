@@ -69,8 +69,13 @@ export const CHARGED_NICE = -5;
 
 /** The cpu group of one of this process's threads, as /proc names it (undefined when it cannot be read). */
 export function cpuGroupOfThread(threadId: number): string | undefined {
+  return cpuGroupAt(`/proc/self/task/${threadId}`);
+}
+
+/** The cpu group of the process or thread at `procPath` (`/proc/<pid>`, `/proc/<pid>/task/<tid>`), as /proc names it (undefined once it is gone). */
+export function cpuGroupAt(procPath: string): string | undefined {
   try {
-    return /^\d+:(?:[^:]*,)?cpu(?:,[^:]*)?:(.*)$/m.exec(readFileSync(`/proc/self/task/${threadId}/cgroup`, "utf8"))?.[1];
+    return /^\d+:(?:[^:]*,)?cpu(?:,[^:]*)?:(.*)$/m.exec(readFileSync(`${procPath}/cgroup`, "utf8"))?.[1];
   } catch {
     return undefined;
   }
