@@ -13,10 +13,8 @@
  * until session 16 they shared the event loop that times the other tenant's calls, and building
  * and reading their bodies, 20 deploys a second, was in the figure (docs/benchmarks.md).
  */
-import { spawn } from "node:child_process";
-import path from "node:path";
 import { startBenchService } from "./benchService";
-import { asRemotePeer } from "./remotePeer";
+import { startRemotePeer } from "./remotePeer";
 import { ratioInterval, round, summary, TENANT_GAP_MS, tenantGap, timed } from "./stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
@@ -64,8 +62,7 @@ async function main(): Promise<void> {
     /** Measures while hostile accounts deploy without pause, each stream in a process of its own (hostileDeployers.ts). */
     const underAttack = async (rounds: number, into: { invoke: number[]; health: number[] }, streams: { key: string; kind: "bomb" | "mixed" }[], tally: Record<string, number>) => {
       const deploying = streams.map(({ key, kind }) => {
-        const child = spawn(process.execPath, [...process.execArgv, path.join(__dirname, "hostileDeployers.ts"), "--deploy", service.url, key, kind], { stdio: ["ignore", "pipe", "inherit", "ipc"] });
-        const placed = asRemotePeer(child.pid as number);
+        const { child, placed } = startRemotePeer("hostileDeployers.ts", ["--deploy", service.url, key, kind]);
         let output = "";
         child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
         const started = new Promise<void>((resolve, reject) => {

@@ -21,7 +21,7 @@
  * invocations of the other account's function in all of each). In the idle phases the hostile
  * account starts nothing, but the deliveries it left owing are still retried.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -35,7 +35,7 @@ import { createStore } from "../lambdas/store/store";
 import { deliveryIdOf } from "../lambdas/webhooks/webhookTypes";
 import { startChildService, type ChildService } from "../test/helpers/childService";
 import { processCpuMs, readTreeCpu } from "./processCpu";
-import { asRemotePeer } from "./remotePeer";
+import { startRemotePeer } from "./remotePeer";
 import { ratioInterval, round, summary, TENANT_GAP_MS, tenantGap, timed } from "./stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 160);
@@ -61,8 +61,8 @@ const HOSTILE_FN = `export default async () => {
 
 /** The hostile tenant's side (bench/hostileWebhookPeers.ts) in a process of its own. */
 function peers(...args: string[]): ChildProcess {
-  const child = spawn(process.execPath, [...process.execArgv, path.join(__dirname, "hostileWebhookPeers.ts"), ...args], { stdio: ["ignore", "pipe", "inherit", "ipc"] });
-  void asRemotePeer(child.pid as number).catch(() => undefined);
+  const { child, placed } = startRemotePeer("hostileWebhookPeers.ts", args);
+  placed.catch(() => undefined);
   return child;
 }
 

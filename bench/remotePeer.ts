@@ -6,6 +6,7 @@
  * controller is mounted), else nice 19. It still sends as fast as the service answers whenever a
  * core is free (two cores here: nearly always).
  */
+import { type ChildProcess, spawn } from "node:child_process";
 import { access, mkdir, writeFile } from "node:fs/promises";
 import { setPriority } from "node:os";
 import path from "node:path";
@@ -24,4 +25,14 @@ export async function asRemotePeer(pid: number): Promise<"cpu.idle group" | "nic
     setPriority(pid, 19);
     return "nice 19";
   }
+}
+
+/**
+ * Starts `script` (a file of bench/, run as this process runs, with `args`) as a remote peer: its
+ * stdout piped, an IPC channel, stderr inherited. `placed` settles once it is where asRemotePeer
+ * put it.
+ */
+export function startRemotePeer(script: string, args: readonly string[]): { child: ChildProcess; placed: Promise<unknown> } {
+  const child = spawn(process.execPath, [...process.execArgv, path.join(__dirname, script), ...args], { stdio: ["ignore", "pipe", "inherit", "ipc"] });
+  return { child, placed: asRemotePeer(child.pid as number) };
 }

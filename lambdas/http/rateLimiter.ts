@@ -14,8 +14,9 @@ export interface RateLimited {
 }
 
 /**
- * Token buckets per API key (or per account for OAuth tokens), kept in this process: with
- * several service instances each enforces the limit on its own.
+ * Token buckets by key (an API key's id, or an account's for OAuth tokens: rateLimitKey; an
+ * account id for deploys), kept in this process: with several service instances each enforces
+ * the limit on its own. `limited` names what is counted and by whom in the 429's message.
  */
 export function createRateLimiter(limit: RateLimit, now: () => number = Date.now, limited: RateLimited = { what: "requests", per: "key" }) {
   const buckets = new Map<string, { tokens: number; at: number }>();

@@ -23,8 +23,6 @@ import { requestJson } from "../helpers/http";
 
 const SLEEPER = "export default async (ms: number = 4000) => { await new Promise((resolve) => setTimeout(resolve, ms)); return { ms }; };";
 
-const cpuGroup = cpuGroupAt;
-
 /** The processes whose parent is `parent`, with their command name. */
 function childrenOf(parent: number): { pid: number; comm: string; cmdline: string }[] {
   const found: { pid: number; comm: string; cmdline: string }[] = [];
@@ -45,7 +43,7 @@ function childrenOf(parent: number): { pid: number; comm: string; cmdline: strin
 function threadGroups(pid: number, except: string): string[] {
   const groups: string[] = [];
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    const group = cpuGroup(`/proc/${pid}/task/${tid}`);
+    const group = cpuGroupAt(`/proc/${pid}/task/${tid}`);
     if (group !== undefined && group !== except) groups.push(group);
   }
   return groups;
@@ -54,7 +52,7 @@ function threadGroups(pid: number, except: string): string[] {
 /** The threads of `pid` in cpu group `group`. */
 function threadsIn(pid: number, group: string): number[] {
   return readdirSync(`/proc/${pid}/task`)
-    .filter((tid) => cpuGroup(`/proc/${pid}/task/${tid}`) === group)
+    .filter((tid) => cpuGroupAt(`/proc/${pid}/task/${tid}`) === group)
     .map(Number);
 }
 
@@ -105,18 +103,18 @@ describe("the service's own CPU group", () => {
       expect((await call("POST", "/functions/sleeper", runner, { ms: 10 })).status).toBe(200);
       return;
     }
-    expect(cpuGroup(`/proc/${pid}`)).toBe(`/${SERVICE_GROUP}`);
+    expect(cpuGroupAt(`/proc/${pid}`)).toBe(`/${SERVICE_GROUP}`);
     expect(Number(readFileSync(`/sys/fs/cgroup/cpu/${SERVICE_GROUP}/cpu.shares`, "utf8"))).toBe(SERVICE_SHARES);
     const dynalite = childrenOf(pid).find((child) => child.cmdline.includes("dynaliteChild"));
     expect(dynalite).toBeDefined();
-    expect(cpuGroup(`/proc/${dynalite?.pid}`)).toBe(`/${SERVICE_GROUP}`);
+    expect(cpuGroupAt(`/proc/${dynalite?.pid}`)).toBe(`/${SERVICE_GROUP}`);
 
     // A run's sandbox (it stays, warm, after the run): its slirp4netns is in the account's group, as the sandbox is.
     const started = await call("POST", "/functions/sleeper", runner, { ms: 100 });
     const sandboxGroup = (name: string) => new RegExp(`^/browserfn/${pid}-\\d+-${name}-[0-9a-f]{12}$`);
     const slirp = await until("the sandbox's slirp4netns", () => childrenOf(pid).find((child) => child.comm === "slirp4netns"));
     expect(started.status).toBe(200);
-    expect(cpuGroup(`/proc/${slirp.pid}`)).toMatch(sandboxGroup("cpu_runner"));
+    expect(cpuGroupAt(`/proc/${slirp.pid}`)).toMatch(sandboxGroup("cpu_runner"));
 
     // A deploy whose reading takes its whole budget: read by a thread in the background group.
     const reader = await account("cpu-reader");

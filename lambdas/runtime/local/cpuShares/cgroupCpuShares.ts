@@ -101,6 +101,11 @@ async function makeBackgroundCpuset(): Promise<string | null> {
   }
 }
 
+/** True when one of this process's threads is in the background group now (as /proc says: a thread id the kernel gave again is a new thread). */
+function inBackground(threadId: number): boolean {
+  return cpuGroupOfThread(threadId) === `/${BACKGROUND_GROUP}`;
+}
+
 /** Services in this process (a test may run several): part of each group's name, so none shares another's. */
 let servicesStarted = 0;
 
@@ -126,8 +131,6 @@ export class CgroupCpuShares implements CpuShares {
   private backgroundMade = false;
   /** The background cpuset's `tasks` (made at the first background move), or null where there is none to make (one CPU, no cpuset controller). */
   private backgroundCpuset: Promise<string | null> | undefined;
-  /** Threads in the background now (both groups): a reading's next move there writes nothing. */
-  private readonly inBackground = new Set<number>();
 
   /** True when this process can make cpu groups here (root, with cgroup v1's cpu controller mounted). */
   static async available(): Promise<boolean> {
@@ -161,7 +164,8 @@ export class CgroupCpuShares implements CpuShares {
   }
 
   async background(threadId: number): Promise<void> {
-    if (!this.own(threadId) || this.inBackground.has(threadId)) return;
+    // A reading's thread still in the background from its last reading: nothing to write (each move by id costs the writer a grace period of the kernel's).
+    if (!this.own(threadId) || inBackground(threadId)) return;
     const dir = path.join(ROOT, BACKGROUND_GROUP);
     if (!this.backgroundMade) {
       await mkdir(dir, { recursive: true });
@@ -173,7 +177,6 @@ export class CgroupCpuShares implements CpuShares {
     const cpuset = await (this.backgroundCpuset ??= makeBackgroundCpuset());
     // A thread gone meanwhile (the service stopping) has nothing left to keep off a core.
     if (cpuset) await writeFile(cpuset, String(threadId)).catch(() => undefined);
-    this.inBackground.add(threadId);
   }
 
   /** Where a thread of the service was, and its level, before it was first moved (undefined: it cannot be read, not moved). */
@@ -210,7 +213,7 @@ export class CgroupCpuShares implements CpuShares {
     const own = this.own(threadId);
     if (!own) return async () => undefined;
     const { group: home, level } = own;
-    if (this.inBackground.delete(threadId)) {
+    if (inBackground(threadId)) {
       // Out of the background: every CPU again (the thread's own cpuset, the root one, as the service's).
       await writeFile(path.join(CPUSET_ROOT, "tasks"), String(threadId)).catch(() => undefined);
     }
