@@ -33,7 +33,28 @@ const BASELINE_ROOT = process.env.BENCH_BASELINE_ROOT ?? "/work/main";
 const COMPARE_ROOT = process.env.BENCH_COMPARE_ROOT;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const session = (options: string, change = false) => `import { Session } from "browserfn/runtime";
+/** BENCH_STEPS=1: each function times its own steps (Session.start, newPage, goto, title, the close and its save) and the bench prints their p50s. */
+const STEPS = process.env.BENCH_STEPS === "1";
+const STEP_NAMES = ["start", "newPage", "goto", "title", "close", "run (X-Duration-Ms)", "outside the run"] as const;
+
+const session = (options: string, change = false) =>
+  STEPS
+    ? `import { Session } from "browserfn/runtime";
+export default async function run(url: string) {
+  const at = [performance.now()];
+  const session = await Session.start(${options});
+  at.push(performance.now());
+  const page = await session.newPage();
+  at.push(performance.now());
+  await page.goto(url);${change ? "\n  await page.evaluate(() => localStorage.setItem(\"visit\", String(Date.now())));" : ""}
+  at.push(performance.now());
+  const title = await page.title();
+  at.push(performance.now());
+  await session.close();
+  at.push(performance.now());
+  return { title, steps: at.slice(1).map((t, i) => t - at[i]) };
+}`
+    : `import { Session } from "browserfn/runtime";
 export default async function run(url: string) {
   await using session = await Session.start(${options});
   const page = await session.newPage();
@@ -49,6 +70,13 @@ export default async function run(url: string) {
   await page.evaluate(() => { for (let i = 0; i < 100; i++) localStorage.setItem("k" + i, "x".repeat(1000)); });
   return { ok: true };
 }`;
+
+/** Per function and service, each call's step times (STEPS). */
+const stepTimes = new Map<string, number[][]>();
+const stepsOf = (key: string): number[][] => {
+  if (!stepTimes.has(key)) stepTimes.set(key, []);
+  return stepTimes.get(key) as number[][];
+};
 
 async function start(root: string) {
   const dataDir = await mkdtemp(path.join(tmpdir(), "browserfn-bench-"));
@@ -67,12 +95,16 @@ async function start(root: string) {
     async call(name: string, body: unknown): Promise<number> {
       let status = 0;
       let text = "";
+      let runMs = 0;
       const ms = await timed(async () => {
         const response = await fetch(`${child.url}/functions/${name}`, { method: "POST", headers, body: JSON.stringify(body) });
         status = response.status;
+        runMs = Number(response.headers.get("x-duration-ms"));
         text = await response.text();
       });
       if (status !== 200) throw new Error(`${name}: ${status} ${text}`);
+      const steps = (JSON.parse(text) as { steps?: number[] }).steps;
+      if (steps) stepsOf(`${name}@${root}`).push([...steps, runMs, ms - runMs]);
       return ms;
     },
     async profileBytes(): Promise<number> {
@@ -164,6 +196,11 @@ async function main(): Promise<void> {
       console.log(`compare ${COMPARE_ROOT}: plain p50 ${cp.p50} p95 ${cp.p95} ms; profiled p50 ${cq.p50} p95 ${cq.p95} ms; adds ${round(cq.p50 - cp.p50)} ms p50`);
       const [cpw, cqw] = [summary(times.comparePlainPw), summary(times.compareProfiledPw)];
       console.log(`compare ${COMPARE_ROOT}, playwright driver: plain p50 ${cpw.p50} ms; profiled p50 ${cqw.p50} ms; adds ${round(cqw.p50 - cpw.p50)} ms p50`);
+    }
+    for (const [key, calls] of stepTimes) {
+      // The first call of each (not spaced, cold) is left out.
+      const spaced = calls.slice(1);
+      console.log(`steps ${key}: ${STEP_NAMES.map((step, i) => `${step} ${summary(spaced.map((call) => call[i])).p50}`).join(", ")} (p50 ms)`);
     }
     console.log(`(${ROUNDS} spaced calls each, interleaved, ${GAP_MS} ms apart)`);
   } finally {
