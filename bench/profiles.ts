@@ -200,7 +200,7 @@ async function main(): Promise<void> {
     for (const [key, calls] of stepTimes) {
       // The first call of each (not spaced, cold) is left out.
       const spaced = calls.slice(1);
-      console.log(`steps ${key}: ${STEP_NAMES.map((step, i) => `${step} ${summary(spaced.map((call) => call[i])).p50}`).join(", ")} (p50 ms)`);
+      console.log(`steps ${key}: ${STEP_NAMES.map((step, i) => `${step} ${summary(spaced.map((call) => call[i] ?? 0)).p50}`).join(", ")} (p50 ms)`);
     }
     console.log(`(${ROUNDS} spaced calls each, interleaved, ${GAP_MS} ms apart)`);
   } finally {

@@ -1,6 +1,6 @@
 import { type BrowserState, type StoredCookie, stateBytes, stateFromBytes } from "./browserState/browserState";
 import { lazyRestore } from "./browserState/lazyRestore";
-import { originsWithData, readOrigins } from "./browserState/originStorage";
+import { type OriginRead, originsWithData, parseOriginRead, readOriginExpression, readOrigins } from "./browserState/originStorage";
 import type { StateContext } from "./browserState/stateContext";
 import type { ProfileChannel } from "./runContext";
 
@@ -56,12 +56,12 @@ export async function fetchProfile(channel: ProfileChannel, name: string, persis
  * (`seed` arms each page: see lazyRestore.ts), so no navigation of its own is spent on it; with
  * `persist`, follows the origins the session's pages visit so that their storage is saved too.
  */
-export async function loadProfile<P>(context: StateContext<P>, channel: ProfileChannel, name: string, state: BrowserState, persist: boolean): Promise<OpenProfile> {
+export async function loadProfile<P, R>(context: StateContext<P, R>, channel: ProfileChannel, name: string, state: BrowserState, persist: boolean): Promise<OpenProfile> {
   await context.writeCookies(state.cookies);
   const withData = originsWithData(state.origins);
   const restore = withData.length > 0 ? lazyRestore(withData) : undefined;
   const seed = async (page: unknown) => {
-    if (restore) await restore.arm(context.restorePage(page as P));
+    if (restore) await restore.arm(context.restorePage(page as R));
   };
   if (!persist) return { seed, save: async () => void (await restore?.finish()) };
   // What the profile held when opened, as a save would write it: a save that changes nothing is not sent.
@@ -79,10 +79,17 @@ export async function loadProfile<P>(context: StateContext<P>, channel: ProfileC
       // The cookies (one Storage.getCookies) are read while the restore finishes and the pages' storage is read.
       const readingCookies = context.readCookies();
       readingCookies.catch(() => undefined);
-      const [restored, open] = await Promise.all([restore ? restore.finish() : new Set<string>(), context.openPages()]);
+      // Each armed page's document is read where it is, behind the round trip that brings the restore's confirmations in.
+      const readNow = (origin: string) => readOriginExpression(origin, asOpened);
+      const [{ restored, read: readEarly }, open] = await Promise.all([restore ? restore.finish(readNow) : { restored: new Set<string>(), read: new Map<string, string>() }, context.openPages()]);
+      const readAlready = new Map<string, OriginRead>();
+      for (const [origin, text] of readEarly) {
+        const found = parseOriginRead(text);
+        if (found) readAlready.set(origin, found);
+      }
       const kept = withData.filter((origin) => !restored.has(origin.origin));
       const toRead = [...origins].filter((origin) => !kept.some((saved) => saved.origin === origin)).sort();
-      const [read, cookies] = await Promise.all([readOrigins(() => context.helperPage(), toRead, (origin) => open.get(origin), asOpened), readingCookies]);
+      const [read, cookies] = await Promise.all([readOrigins(() => context.helperPage(), toRead, (origin) => open.get(origin), asOpened, readAlready), readingCookies]);
       const saved: BrowserState = { cookies: cookies.sort(cookieOrder), origins: [...kept, ...read].sort((a, b) => (a.origin < b.origin ? -1 : a.origin > b.origin ? 1 : 0)) };
       // Unchanged: the profile and its record stay as they are (no write, the lease only given back).
       if (opened?.equals(comparable(saved))) return;

@@ -10,12 +10,13 @@ export interface PageCdp {
   detach(): Promise<void>;
 }
 
-/** One page the restore works in, as its driver gives it. */
+/**
+ * One page the restore works in, as its driver gives it: a CDP session of the page's own
+ * (detached by the restore when the session saves), which may be opened before the driver has
+ * finished making its page.
+ */
 export interface RestorePage {
-  /** Opens a CDP session of the page's own (detached by the restore when the session saves). */
   openCdp(): Promise<PageCdp>;
-  /** Adds `source` as a script of every new document of the page, before the document's own scripts; the answer removes it (where the driver can). */
-  addScript(source: string): Promise<() => Promise<void>>;
 }
 
 /** What Fetch.requestPaused says of a main-document response. */
@@ -45,8 +46,19 @@ interface PausedResponse {
 export interface LazyRestore {
   /** Arms a page: its documents are watched until every saved origin has had its first document. */
   arm(page: RestorePage): Promise<void>;
-  /** The origins restored so far (each confirmed by its document), once every armed page's earlier messages are in; the pages are disarmed. */
-  finish(): Promise<Set<string>>;
+  /**
+   * The origins restored so far (each confirmed by its document), once every armed page's
+   * earlier messages are in; the pages are disarmed. With `readNow`: each armed page's document
+   * is also read where it is, right behind that round trip on the same session (so after any
+   * confirmation it brings in), in the page's main execution context, whose origin the browser
+   * reported: `read` holds the JSON text `readNow(origin)` evaluated to there, by origin.
+   */
+  finish(readNow?: (origin: string) => string): Promise<{ restored: Set<string>; read: Map<string, string> }>;
+}
+
+/** What Runtime.executionContextCreated says of a context. */
+interface ContextCreated {
+  context: { id: number; origin: string; uniqueId: string; auxData?: { isDefault?: boolean; frameId?: string } };
 }
 
 const HTML = /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i;
@@ -87,23 +99,34 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
   const saved = new Set(origins.map((origin) => origin.origin));
   const waiting = new Set(saved);
   const restored = new Set<string>();
-  const armed: Array<{ cdp: PageCdp; removeScript?: () => Promise<void>; watching: boolean }> = [];
+  /** Each armed page: its session, its restore script, and its frames' main-world contexts (by frame id) as the browser reports them. */
+  const armed: Array<{ cdp: PageCdp; script?: Promise<unknown>; watching: boolean; main: { frame: string }; contexts: Map<string, { id: number; uniqueId: string; origin: string }> }> = [];
   let script: string | undefined;
   const disarm = (entry: (typeof armed)[number]) => {
     if (!entry.watching) return;
     entry.watching = false;
     void entry.cdp.send("Fetch.disable").catch(() => undefined);
-    void entry.removeScript?.().catch(() => undefined);
+    void entry.script
+      ?.then((added) => entry.cdp.send("Page.removeScriptToEvaluateOnNewDocument", { identifier: (added as { identifier: string }).identifier }))
+      .catch(() => undefined);
   };
   return {
     async arm(page) {
       if (waiting.size === 0) return;
       script ??= restoreScript(mark, binding, origins);
-      const [cdp, removeScript] = await Promise.all([page.openCdp(), page.addScript(script)]);
-      const entry: (typeof armed)[number] = { cdp, removeScript, watching: true };
-      armed.push(entry);
+      const cdp = await page.openCdp();
       // The page's main frame, known once the frame tree is in (before the page is handed out).
       const main = { frame: "" };
+      const entry: (typeof armed)[number] = { cdp, watching: true, main, contexts: new Map() };
+      armed.push(entry);
+      cdp.on("Runtime.executionContextCreated", (({ context }: ContextCreated) => {
+        const frame = context.auxData?.frameId;
+        if (context.auxData?.isDefault && frame) entry.contexts.set(frame, { id: context.id, uniqueId: context.uniqueId, origin: context.origin });
+      }) as (params: never) => void);
+      cdp.on("Runtime.executionContextDestroyed", ((event: { executionContextId: number }) => {
+        for (const [frame, known] of entry.contexts) if (known.id === event.executionContextId) entry.contexts.delete(frame);
+      }) as (params: never) => void);
+      cdp.on("Runtime.executionContextsCleared", (() => entry.contexts.clear()) as (params: never) => void);
       cdp.on("Runtime.bindingCalled", ((event: { name: string; payload: string }) => {
         if (event.name === binding && saved.has(event.payload)) restored.add(event.payload);
       }) as (params: never) => void);
@@ -120,24 +143,44 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
         void cdp.send("Fetch.continueResponse", { requestId: event.requestId, responseCode: event.responseStatusCode, responseHeaders: headers }).catch(() => undefined);
         if (waiting.size === 0) for (const other of armed) disarm(other);
       }) as (params: never) => void);
+      // In one go, on the page's own session of the restore (the session runs them in order):
+      // bindings report their calls only to a session with the Runtime domain on, and its
+      // scripts for new documents run only with its Page domain on.
+      const setUp = [cdp.send("Page.enable"), cdp.send("Runtime.enable"), cdp.send("Runtime.addBinding", { name: binding })];
+      entry.script = cdp.send("Page.addScriptToEvaluateOnNewDocument", { source: script });
       const [tree] = await Promise.all([
         cdp.send("Page.getFrameTree") as Promise<{ frameTree: { frame: { id: string } } }>,
-        cdp.send("Runtime.enable"),
-        cdp.send("Runtime.addBinding", { name: binding }),
         cdp.send("Fetch.enable", { patterns: [{ resourceType: "Document", requestStage: "Response" }] }),
+        entry.script,
+        ...setUp,
       ]);
       main.frame = tree.frameTree.frame.id;
       // Every origin found its document while this page was armed.
       if (waiting.size === 0) disarm(entry);
     },
-    async finish() {
+    async finish(readNow) {
       for (const entry of armed) disarm(entry);
-      // A round trip on each page's session: its bindings called before are in.
-      await Promise.all(armed.map((entry) => entry.cdp.send("Runtime.runIfWaitingForDebugger").catch(() => undefined)));
+      const read = new Map<string, string>();
+      // A round trip on each page's session, sent before its read: its bindings called before are in.
+      const trips = armed.map((entry) => entry.cdp.send("Runtime.runIfWaitingForDebugger").catch(() => undefined));
+      const reads = armed.map(async (entry) => {
+        const shown = entry.contexts.get(entry.main.frame);
+        const origin = shown && webOrigin(shown.origin) === shown.origin ? shown.origin : undefined;
+        if (!readNow || !shown || !origin) return;
+        // Evaluated in that one context: if its document has gone meanwhile, nothing is read here.
+        const answer = (await entry.cdp
+          .send("Runtime.evaluate", { expression: readNow(origin), uniqueContextId: shown.uniqueId, awaitPromise: true, returnByValue: true })
+          .catch(() => undefined)) as { result?: { value?: unknown }; exceptionDetails?: unknown } | undefined;
+        const value = answer && !answer.exceptionDetails ? answer.result?.value : undefined;
+        if (typeof value === "string" && !read.has(origin)) read.set(origin, value);
+      });
+      await Promise.all(trips);
+      const confirmed = new Set(restored);
+      await Promise.all(reads);
       // Detached in the background: nothing waits for it.
       for (const entry of armed) void entry.cdp.detach().catch(() => undefined);
       armed.length = 0;
-      return new Set(restored);
+      return { restored: confirmed, read };
     },
   };
 }

@@ -18,7 +18,7 @@ export interface OriginPage {
 export const RESTORE_PATH = "/.browserfn-profile-restore";
 
 /** What an origin's page reads: its storage, or word that it is the storage as opened. */
-type OriginRead = { same: true } | { same?: undefined; localStorage: Array<[string, string]>; indexedDB: IndexedDbDatabase[] };
+export type OriginRead = { same: true } | { same?: undefined; localStorage: Array<[string, string]>; indexedDB: IndexedDbDatabase[] };
 
 /**
  * In the page: its origin's localStorage and IndexedDB (every database, store and record). With
@@ -74,6 +74,31 @@ async function readOrigin(opened: string | null): Promise<OriginRead> {
 /** The digest readOrigin compares an origin's storage with: SHA-256 (hex) of its JSON text, as the page writes it. */
 function openedDigest(origin: OriginState): string {
   return createHash("sha256").update(JSON.stringify({ localStorage: origin.localStorage, indexedDB: origin.indexedDB })).digest("hex");
+}
+
+/** An OriginRead from the JSON text a page gave (a site's page may answer anything): undefined unless it has the shape. */
+export function parseOriginRead(text: string): OriginRead | undefined {
+  let found: unknown;
+  try {
+    found = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof found !== "object" || found === null) return undefined;
+  const read = found as Record<string, unknown>;
+  if (read.same === true) return { same: true };
+  return Array.isArray(read.localStorage) && Array.isArray(read.indexedDB) ? { localStorage: read.localStorage, indexedDB: read.indexedDB } : undefined;
+}
+
+/**
+ * A CDP expression that reads the storage of the document it is evaluated in (readOrigin, as
+ * JSON text), compared with the opened digest of `origin` when `opened` holds it. The caller
+ * evaluates it in one execution context whose origin the browser reported (never the page's
+ * own word for where it is).
+ */
+export function readOriginExpression(origin: string, opened: ReadonlyMap<string, OriginState>): string {
+  const known = opened.get(origin);
+  return `(async () => JSON.stringify(await (${readOrigin.toString()})(${JSON.stringify(known ? openedDigest(known) : null)})))()`;
 }
 
 /**
@@ -147,20 +172,25 @@ export async function readOrigins(
   origins: readonly string[],
   openAt: (origin: string) => OriginPage | undefined,
   opened: ReadonlyMap<string, OriginState> = new Map(),
+  readAlready: ReadonlyMap<string, OriginRead> = new Map(),
 ): Promise<OriginState[]> {
   const states: OriginState[] = [];
+  const keep = (origin: string, found: OriginRead) => {
+    // "The same" comes only where a digest was given, that is, where the origin was opened.
+    const state = found.same ? opened.get(origin) : { origin, localStorage: found.localStorage, indexedDB: found.indexedDB };
+    if (state && holdsData(state)) states.push(state);
+  };
   const read = async (page: OriginPage, origin: string) => {
     await page.visit(origin);
     const known = opened.get(origin);
-    const found = await page.evaluate(readOrigin, known ? openedDigest(known) : null);
-    // "The same" comes only where a digest was given, that is, where the origin was opened.
-    const state = found.same ? known : { origin, localStorage: found.localStorage, indexedDB: found.indexedDB };
-    if (state && holdsData(state)) states.push(state);
+    keep(origin, await page.evaluate(readOrigin, known ? openedDigest(known) : null));
   };
   const elsewhere: string[] = [];
   for (const origin of origins) {
-    const open = openAt(origin);
-    if (open) await read(open, origin);
+    const found = readAlready.get(origin);
+    const open = found ? undefined : openAt(origin);
+    if (found) keep(origin, found);
+    else if (open) await read(open, origin);
     else elsewhere.push(origin);
   }
   if (elsewhere.length === 0) return states;

@@ -55,19 +55,16 @@ export async function borrowedOriginPage(page: Page): Promise<OriginPage> {
   };
 }
 
-/** A page of the session for the profile's lazy restore: a CDP session of its own, the page's scripts for new documents. */
-function restorePage(page: Page): RestorePage {
-  return {
-    openCdp: async () => (await page.createCDPSession()) as unknown as PageCdp,
-    async addScript(source) {
-      const { identifier } = await page.evaluateOnNewDocument(source);
-      return () => page.removeScriptToEvaluateOnNewDocument(identifier);
-    },
-  };
+/**
+ * A page of the session for the profile's lazy restore: a CDP session of its own, opened on the
+ * page or on its target (the first page is armed from its target while puppeteer makes the page).
+ */
+function restorePage(page: Page | Target): RestorePage {
+  return { openCdp: async () => (await page.createCDPSession()) as unknown as PageCdp };
 }
 
 /** A puppeteer-core context of `browser` as the profile layer sees it (cookies through the browser's CDP Storage domain). */
-export function puppeteerStateContext(browser: Browser, context: BrowserContext, newPage: () => Promise<Page> = () => context.newPage()): StateContext<Page> {
+export function puppeteerStateContext(browser: Browser, context: BrowserContext, newPage: () => Promise<Page> = () => context.newPage()): StateContext<Page, Page | Target> {
   return {
     writeCookies: async (cookies) => writeCookies(await storageSession(browser), context.id, cookies),
     readCookies: async () => readCookies(await storageSession(browser), context.id),

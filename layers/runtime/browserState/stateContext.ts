@@ -7,13 +7,13 @@ import type { OriginPage } from "./originStorage";
  * (puppeteerOrigins.ts, playwrightOrigins.ts): its cookies, pages it may point at an origin
  * without touching the network, and the origins its pages show.
  */
-export interface StateContext<P = unknown> {
+export interface StateContext<P = unknown, R = P> {
   /** Puts cookies into the context (expired ones left out). */
   writeCookies(cookies: readonly StoredCookie[]): Promise<void>;
   /** Every cookie of the context, httpOnly ones too. */
   readCookies(): Promise<StoredCookie[]>;
-  /** One of the session's own pages, for the profile's lazy restore (lazyRestore.ts). */
-  restorePage(page: P): RestorePage;
+  /** One of the session's own pages (or what the driver arms it from before it is made), for the profile's lazy restore (lazyRestore.ts). */
+  restorePage(page: R): RestorePage;
   /** An OriginPage on a page of the context opened for it and closed after. */
   helperPage(): Promise<OriginPage>;
   /** An OriginPage reading each origin already shown by one of the context's pages (http and https), without navigating it. */

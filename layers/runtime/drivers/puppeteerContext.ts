@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Page } from "puppeteer-core";
+import type { Browser, BrowserContext, Page, Target } from "puppeteer-core";
 import { puppeteerTarget } from "../../../lambdas/recording/puppeteerTarget";
 import { puppeteerStateContext, storageSession } from "../browserState/puppeteerOrigins";
 import { keepPageFiles } from "../pageFiles";
@@ -19,21 +19,28 @@ export async function openPuppeteerContext(run: RunState, setup: ContextSetup): 
   const context: BrowserContext = await browser.createBrowserContext(puppeteerProxyOptions(state?.proxy));
   if (!run.ended && run.downloadsDir && run.artifacts) await keepDownloads(browser, context, run).catch(() => undefined);
   const openPage = context.newPage.bind(context);
-  const setUp = async (page: Page): Promise<Page> => {
+  const setUp = async (page: Page, seeded?: Promise<void>): Promise<Page> => {
     keepPageFiles(page);
     if (state?.active) {
-      await state.seedPage(page);
+      await (seeded ?? state.seedPage(page));
       if (state.proxy) await proxyPage(page, state.proxy);
     }
     return page;
   };
-  // With a profile: the first page opens while the profile is fetched and loaded, and is set up once it is.
+  // With a profile: the first page opens while the profile is fetched and loaded, and is set up
+  // once it is; it is armed for the restore from its target, while puppeteer makes the page.
+  const firstTarget = state?.opensFirstPage ? nextPageTarget(context) : undefined;
   const opening = state?.opensFirstPage ? openPage() : undefined;
   opening?.catch(() => undefined);
   let first: Promise<Page> | undefined;
   try {
     await state?.attach(puppeteerStateContext(browser, context, openPage));
-    first = opening?.then(setUp);
+    if (opening && firstTarget && state) {
+      const seeded = firstTarget.target.then((target) => state.seedPage(target));
+      seeded.catch(() => undefined);
+      first = opening.then((page) => setUp(page, seeded));
+      void opening.catch(() => undefined).finally(firstTarget.stop);
+    }
     first?.catch(() => undefined);
   } catch (error) {
     await context.close().catch(() => undefined);
@@ -55,4 +62,21 @@ export async function openPuppeteerContext(run: RunState, setup: ContextSetup): 
     pages: () => context.pages(),
     close: () => context.close(),
   };
+}
+
+/**
+ * The next page target of `context` (its first page's, while puppeteer makes the page); `stop`
+ * stops waiting (a page that never came: the promise is left unsettled, nothing waits on it).
+ */
+function nextPageTarget(context: BrowserContext): { target: Promise<Target>; stop: () => void } {
+  let created: (found: Target) => void = () => undefined;
+  const target = new Promise<Target>((resolve) => {
+    created = (found) => {
+      if (found.type() !== "page") return;
+      context.off("targetcreated", created);
+      resolve(found);
+    };
+    context.on("targetcreated", created);
+  });
+  return { target, stop: () => void context.off("targetcreated", created) };
 }

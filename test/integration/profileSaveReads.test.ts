@@ -1,0 +1,141 @@
+/**
+ * The save's read of a page the restore armed (layers/runtime/browserState/lazyRestore.ts,
+ * `finish(readNow)`), in a real browser: the page's storage is read where it is, on the
+ * restore's own CDP session, right behind the round trip that brings the restore's
+ * confirmations in, and the driver's own evaluation is not used for it. What the page answers
+ * is kept only as the storage of the origin the browser says its document has: a page that
+ * forges its answer changes only its own origin's saved storage, never another's.
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Browser, BrowserContext, Page } from "puppeteer-core";
+import { type BrowserState, stateFromBytes } from "../../layers/runtime/browserState/browserState";
+import type { OriginPage } from "../../layers/runtime/browserState/originStorage";
+import { puppeteerStateContext } from "../../layers/runtime/browserState/puppeteerOrigins";
+import type { StateContext } from "../../layers/runtime/browserState/stateContext";
+import { loadProfile } from "../../layers/runtime/sessionProfile";
+import { launchTestBrowser } from "../helpers/testBrowser";
+
+jest.setTimeout(60_000);
+
+let browser: Browser;
+const servers: Array<ReturnType<typeof createServer>> = [];
+let siteA = "";
+let siteB = "";
+
+async function site(): Promise<string> {
+  const server = createServer((_, response) => response.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>site</title>"));
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+beforeAll(async () => {
+  [siteA, siteB, browser] = await Promise.all([site(), site(), launchTestBrowser()]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  for (const server of servers) server.close();
+});
+
+/** A profile holding localStorage for both sites, its origins in order, as a save writes them. */
+const saved = (): BrowserState => ({
+  cookies: [],
+  origins: [
+    { origin: siteA, localStorage: [["user", "alice"]] as Array<[string, string]>, indexedDB: [] },
+    { origin: siteB, localStorage: [["bank", "b-token"]] as Array<[string, string]>, indexedDB: [] },
+  ].sort((a, b) => (a.origin < b.origin ? -1 : 1)),
+});
+
+/** A session's context with a profile loaded, counting the reads that go through the driver (open pages' evaluations, helper pages). */
+async function open(context: BrowserContext) {
+  const state = puppeteerStateContext(browser, context);
+  const driverReads = { evaluate: 0, helper: 0 };
+  const counted: StateContext<Page, Page> = {
+    ...state,
+    async openPages() {
+      const pages = await state.openPages();
+      const wrapped = new Map<string, OriginPage>();
+      for (const [origin, page] of pages) {
+        wrapped.set(origin, {
+          ...page,
+          evaluate: (fn, arg) => {
+            driverReads.evaluate += 1;
+            return page.evaluate(fn, arg);
+          },
+        });
+      }
+      return wrapped;
+    },
+    helperPage: () => {
+      driverReads.helper += 1;
+      return state.helperPage();
+    },
+  };
+  const sent: Uint8Array[] = [];
+  const profile = await loadProfile(counted, { open: async () => new Uint8Array(), save: async (_name, bytes) => void sent.push(bytes) }, "p", saved(), true);
+  return { profile, driverReads, sent };
+}
+
+it("reads an armed page's changed storage where it is, on the restore's session, without the driver's evaluation", async () => {
+  const context = await browser.createBrowserContext();
+  try {
+    const { profile, driverReads, sent } = await open(context);
+    const page = await context.newPage();
+    await profile.seed(page);
+    await page.goto(`${siteA}/`);
+    // The restore put the saved state back; the site then changes it.
+    expect(await page.evaluate(() => localStorage.getItem("user"))).toBe("alice");
+    await page.evaluate(() => localStorage.setItem("user", "alice-2"));
+    await profile.save();
+    expect(driverReads).toEqual({ evaluate: 0, helper: 0 });
+    expect(sent).toHaveLength(1);
+    const state = stateFromBytes(sent[0] as Uint8Array);
+    expect(state.origins.find((origin) => origin.origin === siteA)?.localStorage).toEqual([["user", "alice-2"]]);
+    // The other site, never shown, keeps its saved state.
+    expect(state.origins.find((origin) => origin.origin === siteB)?.localStorage).toEqual([["bank", "b-token"]]);
+  } finally {
+    await context.close();
+  }
+});
+
+it("writes nothing when the armed page's storage is still as opened (its page says so, not the storage again)", async () => {
+  const context = await browser.createBrowserContext();
+  try {
+    const { profile, driverReads, sent } = await open(context);
+    const page = await context.newPage();
+    await profile.seed(page);
+    await page.goto(`${siteA}/`);
+    expect(await page.evaluate(() => localStorage.getItem("user"))).toBe("alice");
+    await profile.save();
+    expect(driverReads).toEqual({ evaluate: 0, helper: 0 });
+    expect(sent).toHaveLength(0);
+  } finally {
+    await context.close();
+  }
+});
+
+it("keeps a forged answer only as the storage of the page's own origin: another site's saved storage is untouched", async () => {
+  const context = await browser.createBrowserContext();
+  try {
+    const { profile, sent } = await open(context);
+    const page = await context.newPage();
+    await profile.seed(page);
+    await page.goto(`${siteA}/`);
+    // The site answers every JSON.stringify with storage of its choosing, as if it were the other site's.
+    await page.evaluate(() => {
+      const forged = '{"localStorage":[["bank","stolen"]],"indexedDB":[],"origin":"' + location.origin.replace(/:\d+$/, ":1") + '"}';
+      JSON.stringify = () => forged;
+    });
+    await profile.save();
+    expect(sent).toHaveLength(1);
+    const state = stateFromBytes(sent[0] as Uint8Array);
+    expect(state.origins.find((origin) => origin.origin === siteB)?.localStorage).toEqual([["bank", "b-token"]]);
+    // What the site forged is only its own origin's.
+    expect(state.origins.find((origin) => origin.origin === siteA)?.localStorage).toEqual([["bank", "stolen"]]);
+    expect(state.origins.map((origin) => origin.origin).sort()).toEqual([siteA, siteB].sort());
+  } finally {
+    await context.close();
+  }
+});
