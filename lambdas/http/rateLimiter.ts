@@ -20,27 +20,37 @@ export interface RateLimited {
  */
 export function createRateLimiter(limit: RateLimit, now: () => number = Date.now, limited: RateLimited = { what: "requests", per: "key" }) {
   const buckets = new Map<string, { tokens: number; at: number }>();
+  /** `key`'s bucket refilled to now; throws 429 `rate_limited` with Retry-After when it holds no whole token. */
+  const refilled = (key: string) => {
+    const t = now();
+    const bucket = buckets.get(key) ?? { tokens: limit.burst, at: t };
+    bucket.tokens = Math.min(limit.burst, bucket.tokens + ((t - bucket.at) / 1000) * limit.perSecond);
+    bucket.at = t;
+    if (bucket.tokens < 1) {
+      buckets.set(key, bucket);
+      const wait = Math.max(1, Math.ceil((1 - bucket.tokens) / limit.perSecond));
+      throw new ApiError(
+        "rate_limited",
+        `Too many ${limited.what}: at most ${rate(limit.perSecond)} (bursts of ${limit.burst}) per ${limited.per}`,
+        { per_second: limit.perSecond, burst: limit.burst },
+        { "retry-after": String(wait) },
+      );
+    }
+    return bucket;
+  };
   return {
     /** Takes one token for `key`, or throws 429 `rate_limited` with Retry-After. */
     take(key: string): void {
       if (limit.perSecond <= 0) return;
-      const t = now();
-      const bucket = buckets.get(key) ?? { tokens: limit.burst, at: t };
-      bucket.tokens = Math.min(limit.burst, bucket.tokens + ((t - bucket.at) / 1000) * limit.perSecond);
-      bucket.at = t;
-      if (bucket.tokens < 1) {
-        buckets.set(key, bucket);
-        const wait = Math.max(1, Math.ceil((1 - bucket.tokens) / limit.perSecond));
-        throw new ApiError(
-          "rate_limited",
-          `Too many ${limited.what}: at most ${rate(limit.perSecond)} (bursts of ${limit.burst}) per ${limited.per}`,
-          { per_second: limit.perSecond, burst: limit.burst },
-          { "retry-after": String(wait) },
-        );
-      }
+      const bucket = refilled(key);
       bucket.tokens -= 1;
       if (buckets.size > 100_000) buckets.clear();
       buckets.set(key, bucket);
+    },
+    /** Throws what `take` would throw now, taking nothing (a request refused on its head, before its body is read). */
+    check(key: string): void {
+      if (limit.perSecond <= 0) return;
+      refilled(key);
     },
   };
 }

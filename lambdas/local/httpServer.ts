@@ -22,6 +22,9 @@ import { clientAddress, createRefusalPacing } from "./requestGuards/refusalPacin
 /** How many event streams one account may hold open at once, unless the service says otherwise. */
 export const DEFAULT_STREAMS_PER_ACCOUNT = 20;
 
+/** Routes that are always a deploy (an update is one only with code, which its body says): refused on the head when the account's deploys are used up. */
+const DEPLOYS_BY_HEAD = new Set(["createFunction", "forkFunction"]);
+
 /**
  * The local HTTP front door: what API Gateway does on AWS. Each request becomes an
  * API Gateway v2 event for the same handler the route's Lambda runs.
@@ -62,6 +65,16 @@ export function createHttpServer(
     const { route, params } = found;
     // The token is checked on the head, before any of the body is read: a refused caller's body never is.
     const verdict = await authenticateHead(request, route.auth, deps.identity);
+    // A deploy its account may not make now is refused on its head too: its body (up to 256 KB) is never read.
+    const account = verdict.context && "account_id" in verdict.context ? verdict.context.account_id : undefined;
+    if (verdict.readBody && typeof account === "string" && DEPLOYS_BY_HEAD.has(route.operationId)) {
+      try {
+        deps.deployLimiter?.check(account);
+      } catch (error) {
+        unread.add(request);
+        throw error;
+      }
+    }
     if (!verdict.readBody) {
       unread.add(request);
       await pacing.wait(clientAddress(request.socket.remoteAddress));

@@ -5,6 +5,7 @@
  * 429 `rate_limited` with Retry-After, nothing read or written. Calls, settings-only updates and
  * other accounts are not limited by it.
  */
+import { request } from "node:http";
 import { expectError } from "../helpers/http";
 import { startTestService, type TestService } from "../helpers/localService";
 
@@ -41,6 +42,47 @@ describe("deploys per account", () => {
     // Calls and settings-only updates are not deploys.
     expect((await t.call("POST", "/functions/one", { token: key, body: { n: 5 } })).status).toBe(200);
     expect((await t.call("PATCH", "/functions/one", { token: key, body: { description: "still" } })).status).toBe(200);
+  }, 60_000);
+
+  it("are refused on the request's head, before its body is read: a deploy whose body never comes is answered 429 at once", async () => {
+    const key = await t.newAccount("head-deployer");
+    for (let i = 0; i < 3; i++) expect((await t.call("POST", "/functions", { token: key, body: { name: `h${i}`, code: CODE } })).status).toBe(201);
+    // 200 KB announced, 10 bytes sent, the rest never: only an answer on the head comes before the 10 s stall cut.
+    const answer = await new Promise<{ status: number; body: string; ms: number }>((resolve, reject) => {
+      const started = Date.now();
+      const sent = request(`${t.url}/functions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": String(200 * 1024) },
+      });
+      sent.on("response", (response) => {
+        let body = "";
+        response.on("data", (chunk: Buffer) => (body += chunk.toString()));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body, ms: Date.now() - started }));
+      });
+      sent.on("error", reject);
+      sent.write('{"name": "');
+    });
+    expect(answer.status).toBe(429);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { code: "rate_limited" } });
+    expect(answer.ms).toBeLessThan(5_000);
+    // The same holds for a fork.
+    const shared = await t.newAccount("head-sharer");
+    const original = await t.call("POST", "/functions", { token: shared, body: { name: "orig", code: CODE, shared: true } });
+    const fork = await new Promise<number>((resolve, reject) => {
+      const sent = request(`${t.url}/functions/${String(original.body.function_id)}/fork`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": "1000" },
+      });
+      sent.on("response", (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      sent.on("error", reject);
+      sent.write("{");
+    });
+    expect(fork).toBe(429);
+    // A settings-only update is no deploy: its body is read and it goes through.
+    expect((await t.call("PATCH", "/functions/h0", { token: key, body: { description: "still" } })).status).toBe(200);
   }, 60_000);
 
   it("are counted per account: another account deploys while one is refused", async () => {
