@@ -5,7 +5,7 @@
  * cgroup capped at 1 % of a core (cgroup v1, as root: CI, this machine), the reading a real
  * analysis thread compiling a module.
  */
-import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { AnalysisPool } from "../../lambdas/code/analysis/analysisPool";
 import { sourceWorkerScript } from "../../lambdas/code/analysis/analysisWorkerScript";
 import { DEFAULT_ANALYSIS_BUDGET } from "../../lambdas/code/analysis/codeAnalysis";
@@ -71,6 +71,36 @@ describe("a deploy's reading in the background", () => {
       // At 1 % of a core it would have taken its 30 s (six times its budget) and failed.
       expect(Date.now() - started).toBeLessThan(20_000);
       expect(readFileSync(`${STARVED}/tasks`, "utf8").trim()).toBe("");
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+});
+
+describe("a reading's thread that ends", () => {
+  it("is forgotten by the CPU shares once its worker leaves the pool (the kernel may give its id to another thread)", async () => {
+    const backgrounded = new Set<number>();
+    const forgotten: number[] = [];
+    const shares: CpuShares = {
+      kind: "cgroup",
+      place: async () => async () => undefined,
+      charge: async () => async () => undefined,
+      background: async (threadId) => void backgrounded.add(threadId),
+      forget: (threadId) => void forgotten.push(threadId),
+    };
+    // Two workers (two accounts' deploys at once); an idle one beyond the first leaves after 50 ms.
+    const pool = new AnalysisPool({ script: sourceWorkerScript(), budget: DEFAULT_ANALYSIS_BUDGET, maxWorkers: 2, idleMs: 50, log: () => undefined });
+    try {
+      pool.inBackground(shares);
+      await Promise.all([pool.compile("export default async () => 1;", "a"), pool.compile("export default async () => 2;", "b")]);
+      expect(backgrounded.size).toBeGreaterThan(0);
+      for (let i = 0; i < 100 && forgotten.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(pool.size.workers).toBe(1);
+      expect(forgotten).toHaveLength(1);
+      // The id forgotten is the ended worker's: no thread of this process has it once it is gone.
+      const gone = `/proc/self/task/${forgotten[0]}`;
+      for (let i = 0; i < 100 && existsSync(gone); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(existsSync(gone)).toBe(false);
     } finally {
       await pool.close();
     }

@@ -289,9 +289,13 @@ export class AnalysisPool implements CodeAnalysis {
     return job;
   }
 
+  /** Takes an ended (or ending) worker out of the pool; once its thread's moves are done, the CPU shares forget the thread. */
   private remove(slot: Slot): void {
     const index = this.slots.indexOf(slot);
     if (index >= 0) this.slots.splice(index, 1);
+    const threadId = slot.threadId;
+    const cpu = this.cpu;
+    if (threadId !== null && cpu?.forget) void slot.moves.catch(() => undefined).then(() => cpu.forget?.(threadId));
   }
 }
 

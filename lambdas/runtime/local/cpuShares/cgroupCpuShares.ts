@@ -179,6 +179,10 @@ export class CgroupCpuShares implements CpuShares {
     if (cpuset) await writeFile(cpuset, String(threadId)).catch(() => undefined);
   }
 
+  forget(threadId: number): void {
+    this.threads.delete(threadId);
+  }
+
   /** Where a thread of the service was, and its level, before it was first moved (undefined: it cannot be read, not moved). */
   private own(threadId: number): { group: string; level: number } | undefined {
     let own = this.threads.get(threadId);

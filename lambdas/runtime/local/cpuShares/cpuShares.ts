@@ -32,6 +32,11 @@ export interface CpuShares {
    * levels (the thread keeps its own level, 10).
    */
   background(threadId: number): Promise<void>;
+  /**
+   * One of the service's threads that `background` or `charge` moved has ended: what was kept of
+   * it goes (the kernel may give its id to a new thread, whose own group and level are its own).
+   */
+  forget?(threadId: number): void;
 }
 
 /**
