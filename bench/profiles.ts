@@ -35,6 +35,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** BENCH_STEPS=1: each function times its own steps (Session.start, newPage, goto, title, the close and its save) and the bench prints their p50s. */
 const STEPS = process.env.BENCH_STEPS === "1";
+/** BENCH_RECORDING=off|failures|all: every function deployed with that recording setting (default: the service's, "failures"). */
+const RECORDING = process.env.BENCH_RECORDING;
 const STEP_NAMES = ["start", "newPage", "goto", "title", "close", "run (X-Duration-Ms)", "outside the run"] as const;
 
 const session = (options: string, change = false) =>
@@ -89,7 +91,7 @@ async function start(root: string) {
     /** CPU time (ms) the service's whole process tree (the service, dynalite, workers, their browsers) used so far. */
     cpuMs: () => Object.values(readTreeCpu(pid)).reduce((sum, ms) => sum + ms, 0),
     async deploy(name: string, code: string) {
-      const response = await fetch(`${child.url}/functions`, { method: "POST", headers, body: JSON.stringify({ name, code }) });
+      const response = await fetch(`${child.url}/functions`, { method: "POST", headers, body: JSON.stringify({ name, code, ...(RECORDING ? { recording: RECORDING } : {}) }) });
       if (response.status !== 201) throw new Error(`deploy ${name}: ${response.status} ${await response.text()}`);
     },
     async call(name: string, body: unknown): Promise<number> {
