@@ -2,9 +2,9 @@
  * The save's read of a page the restore armed (layers/runtime/browserState/lazyRestore.ts,
  * `finish(readNow)`), in a real browser: the page's storage is read where it is, on the
  * restore's own CDP session, right behind the round trip that brings the restore's
- * confirmations in, and the driver's own evaluation is not used for it. What the page answers
- * is kept only as the storage of the origin the browser says its document has: a page that
- * forges its answer changes only its own origin's saved storage, never another's.
+ * confirmations in, and the driver's own evaluation is not used for it. What a page answers is
+ * kept only as the storage of the origin its document has: a page that forges its answer, or
+ * navigates away while it is read, never changes another origin's saved storage.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -116,25 +116,53 @@ it("writes nothing when the armed page's storage is still as opened (its page sa
   }
 });
 
-it("keeps a forged answer only as the storage of the page's own origin: another site's saved storage is untouched", async () => {
+it("drops a forged answer that claims another origin: that site's saved storage is untouched, and the page's own origin is read in a page of the session's own", async () => {
   const context = await browser.createBrowserContext();
   try {
     const { profile, sent } = await open(context);
     const page = await context.newPage();
     await profile.seed(page);
     await page.goto(`${siteA}/`);
-    // The site answers every JSON.stringify with storage of its choosing, as if it were the other site's.
-    await page.evaluate(() => {
-      const forged = '{"localStorage":[["bank","stolen"]],"indexedDB":[],"origin":"' + location.origin.replace(/:\d+$/, ":1") + '"}';
+    await page.evaluate(() => localStorage.setItem("user", "alice-3"));
+    // The site answers every JSON.stringify with the other site's origin and storage of its choosing.
+    await page.evaluate((other) => {
+      const forged = JSON.stringify({ origin: other, localStorage: [["bank", "stolen"]], indexedDB: [] });
       JSON.stringify = () => forged;
-    });
+    }, siteB);
     await profile.save();
     expect(sent).toHaveLength(1);
     const state = stateFromBytes(sent[0] as Uint8Array);
     expect(state.origins.find((origin) => origin.origin === siteB)?.localStorage).toEqual([["bank", "b-token"]]);
-    // What the site forged is only its own origin's.
-    expect(state.origins.find((origin) => origin.origin === siteA)?.localStorage).toEqual([["bank", "stolen"]]);
+    expect(state.origins.find((origin) => origin.origin === siteA)?.localStorage).toEqual([["user", "alice-3"]]);
     expect(state.origins.map((origin) => origin.origin).sort()).toEqual([siteA, siteB].sort());
+  } finally {
+    await context.close();
+  }
+});
+
+it("never keeps what a page shows after it navigated away during the save's read as the storage of the origin it left", async () => {
+  const context = await browser.createBrowserContext();
+  try {
+    const { profile, sent } = await open(context);
+    const page = await context.newPage();
+    await profile.seed(page);
+    // The other site first: its storage is restored, then changed, in this context.
+    await page.goto(`${siteB}/`);
+    await page.evaluate(() => localStorage.setItem("bank", "b-live"));
+    await page.goto(`${siteA}/`);
+    expect(await page.evaluate(() => localStorage.getItem("user"))).toBe("alice");
+    // The hostile site learns that the save reads it (its read lists the databases) and goes to the other site then, never answering.
+    await page.evaluate((other) => {
+      indexedDB.databases = () => {
+        location.href = other;
+        return new Promise(() => undefined);
+      };
+    }, `${siteB}/`);
+    await profile.save();
+    expect(sent).toHaveLength(1);
+    const state = stateFromBytes(sent[0] as Uint8Array);
+    expect(state.origins.find((origin) => origin.origin === siteA)?.localStorage).toEqual([["user", "alice"]]);
+    expect(state.origins.find((origin) => origin.origin === siteB)?.localStorage).toEqual([["bank", "b-live"]]);
   } finally {
     await context.close();
   }

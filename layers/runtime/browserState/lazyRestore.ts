@@ -10,13 +10,15 @@ export interface PageCdp {
   detach(): Promise<void>;
 }
 
-/**
- * One page the restore works in, as its driver gives it: a CDP session of the page's own
- * (detached by the restore when the session saves), which may be opened before the driver has
- * finished making its page.
- */
+/** One page the restore works in, as its driver gives it. */
 export interface RestorePage {
+  /** Opens a CDP session of the page's own (detached by the restore when the session saves); it may open before the driver has finished making the page. */
   openCdp(): Promise<PageCdp>;
+  /**
+   * Adds `source` as a script of every new document of the page, through the driver, before the
+   * page is handed out: it runs before any script the code adds; the answer removes it.
+   */
+  addScript(source: string): Promise<() => Promise<void>>;
 }
 
 /** What Fetch.requestPaused says of a main-document response. */
@@ -61,6 +63,13 @@ interface ContextCreated {
   context: { id: number; origin: string; uniqueId: string; auxData?: { isDefault?: boolean; frameId?: string } };
 }
 
+/** A main-world context of one of an armed page's frames, as the browser reported it. */
+interface KnownContext {
+  uniqueId: string;
+  origin: string;
+  frame: string;
+}
+
 const HTML = /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i;
 
 /** True when the paused response will become a document of its origin (a download, a 204 or a redirect will not). */
@@ -99,36 +108,52 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
   const saved = new Set(origins.map((origin) => origin.origin));
   const waiting = new Set(saved);
   const restored = new Set<string>();
-  /** Each armed page: its session, its restore script, and its frames' main-world contexts (by frame id) as the browser reports them. */
-  const armed: Array<{ cdp: PageCdp; script?: Promise<unknown>; watching: boolean; main: { frame: string }; contexts: Map<string, { id: number; uniqueId: string; origin: string }> }> = [];
+  /** Each armed page: its session, its restore script's removal, and its frames' main-world contexts (by context id) as the browser reports them. */
+  const armed: Array<{ cdp: PageCdp; removeScript?: Promise<() => Promise<void>>; watching: boolean; main: { frame: string }; contexts: Map<number, KnownContext> }> = [];
   let script: string | undefined;
+  /** Origins whose restoring document was offered (its response marked). */
+  const offered = new Set<string>();
   const disarm = (entry: (typeof armed)[number]) => {
     if (!entry.watching) return;
     entry.watching = false;
     void entry.cdp.send("Fetch.disable").catch(() => undefined);
-    void entry.script
-      ?.then((added) => entry.cdp.send("Page.removeScriptToEvaluateOnNewDocument", { identifier: (added as { identifier: string }).identifier }))
-      .catch(() => undefined);
+  };
+  /**
+   * The script leaves the pages once every offered origin's document has confirmed (or at the
+   * save): removed as the last origin is offered, it could be gone before that origin's document
+   * is made.
+   */
+  const removeScripts = () => {
+    for (const entry of armed) {
+      const removing = entry.removeScript;
+      entry.removeScript = undefined;
+      void removing?.then((remove) => remove()).catch(() => undefined);
+    }
   };
   return {
     async arm(page) {
       if (waiting.size === 0) return;
       script ??= restoreScript(mark, binding, origins);
+      // The script goes in through the driver (so it runs before any script the code adds), beside the session's own setting up.
+      const removeScript = page.addScript(script);
+      removeScript.catch(() => undefined);
       const cdp = await page.openCdp();
       // The page's main frame, known once the frame tree is in (before the page is handed out).
       const main = { frame: "" };
-      const entry: (typeof armed)[number] = { cdp, watching: true, main, contexts: new Map() };
+      const entry: (typeof armed)[number] = { cdp, removeScript, watching: true, main, contexts: new Map() };
       armed.push(entry);
       cdp.on("Runtime.executionContextCreated", (({ context }: ContextCreated) => {
         const frame = context.auxData?.frameId;
-        if (context.auxData?.isDefault && frame) entry.contexts.set(frame, { id: context.id, uniqueId: context.uniqueId, origin: context.origin });
+        if (context.auxData?.isDefault && frame) entry.contexts.set(context.id, { uniqueId: context.uniqueId, origin: context.origin, frame });
       }) as (params: never) => void);
-      cdp.on("Runtime.executionContextDestroyed", ((event: { executionContextId: number }) => {
-        for (const [frame, known] of entry.contexts) if (known.id === event.executionContextId) entry.contexts.delete(frame);
-      }) as (params: never) => void);
+      cdp.on("Runtime.executionContextDestroyed", ((event: { executionContextId: number }) => void entry.contexts.delete(event.executionContextId)) as (params: never) => void);
       cdp.on("Runtime.executionContextsCleared", (() => entry.contexts.clear()) as (params: never) => void);
-      cdp.on("Runtime.bindingCalled", ((event: { name: string; payload: string }) => {
-        if (event.name === binding && saved.has(event.payload)) restored.add(event.payload);
+      cdp.on("Runtime.bindingCalled", ((event: { name: string; payload: string; executionContextId: number }) => {
+        // Only a main document of the origin itself confirms it (a site that found the binding cannot confirm another origin).
+        const caller = entry.contexts.get(event.executionContextId);
+        if (event.name !== binding || !saved.has(event.payload) || caller?.origin !== event.payload || caller.frame !== main.frame) return;
+        restored.add(event.payload);
+        if (waiting.size === 0 && [...offered].every((origin) => restored.has(origin))) removeScripts();
       }) as (params: never) => void);
       cdp.on("Fetch.requestPaused", ((event: PausedResponse) => {
         const origin = webOrigin(event.request.url);
@@ -139,20 +164,18 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
         }
         // This response is the origin's one restoring document, whichever page shows it.
         waiting.delete(origin);
+        offered.add(origin);
         const headers = [...(event.responseHeaders ?? []), { name: "Server-Timing", value: mark }];
         void cdp.send("Fetch.continueResponse", { requestId: event.requestId, responseCode: event.responseStatusCode, responseHeaders: headers }).catch(() => undefined);
         if (waiting.size === 0) for (const other of armed) disarm(other);
       }) as (params: never) => void);
-      // In one go, on the page's own session of the restore (the session runs them in order):
-      // bindings report their calls only to a session with the Runtime domain on, and its
-      // scripts for new documents run only with its Page domain on.
-      const setUp = [cdp.send("Page.enable"), cdp.send("Runtime.enable"), cdp.send("Runtime.addBinding", { name: binding })];
-      entry.script = cdp.send("Page.addScriptToEvaluateOnNewDocument", { source: script });
+      // Bindings report their calls only to a session with the Runtime domain on.
       const [tree] = await Promise.all([
         cdp.send("Page.getFrameTree") as Promise<{ frameTree: { frame: { id: string } } }>,
+        cdp.send("Runtime.enable"),
+        cdp.send("Runtime.addBinding", { name: binding }),
         cdp.send("Fetch.enable", { patterns: [{ resourceType: "Document", requestStage: "Response" }] }),
-        entry.script,
-        ...setUp,
+        removeScript,
       ]);
       main.frame = tree.frameTree.frame.id;
       // Every origin found its document while this page was armed.
@@ -160,13 +183,18 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
     },
     async finish(readNow) {
       for (const entry of armed) disarm(entry);
+      removeScripts();
       const read = new Map<string, string>();
+      // A saved origin is read early only if its confirmation was in before any read went: its
+      // restore's writes were done then, whichever page reads it (another page of the origin
+      // may show it while the restoring one still writes).
+      const confirmedBefore = new Set(restored);
       // A round trip on each page's session, sent before its read: its bindings called before are in.
       const trips = armed.map((entry) => entry.cdp.send("Runtime.runIfWaitingForDebugger").catch(() => undefined));
       const reads = armed.map(async (entry) => {
-        const shown = entry.contexts.get(entry.main.frame);
+        const shown = [...entry.contexts.values()].reverse().find((known) => known.frame === entry.main.frame);
         const origin = shown && webOrigin(shown.origin) === shown.origin ? shown.origin : undefined;
-        if (!readNow || !shown || !origin) return;
+        if (!readNow || !shown || !origin || (saved.has(origin) && !confirmedBefore.has(origin))) return;
         // Evaluated in that one context: if its document has gone meanwhile, nothing is read here.
         const answer = (await entry.cdp
           .send("Runtime.evaluate", { expression: readNow(origin), uniqueContextId: shown.uniqueId, awaitPromise: true, returnByValue: true })

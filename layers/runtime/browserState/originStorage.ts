@@ -18,7 +18,7 @@ export interface OriginPage {
 export const RESTORE_PATH = "/.browserfn-profile-restore";
 
 /** What an origin's page reads: its storage, or word that it is the storage as opened. */
-export type OriginRead = { same: true } | { same?: undefined; localStorage: Array<[string, string]>; indexedDB: IndexedDbDatabase[] };
+export type OriginRead = { origin: string } & ({ same: true } | { same?: undefined; localStorage: Array<[string, string]>; indexedDB: IndexedDbDatabase[] });
 
 /**
  * In the page: its origin's localStorage and IndexedDB (every database, store and record). With
@@ -27,6 +27,9 @@ export type OriginRead = { same: true } | { same?: undefined; localStorage: Arra
  * where the page has `crypto.subtle` (a secure context, such as https or 127.0.0.1).
  */
 async function readOrigin(opened: string | null): Promise<OriginRead> {
+  // The document's own origin (a page cannot redefine location), read first: a
+  // document that navigates away meanwhile ends this evaluation with it.
+  const origin = location.origin;
   const done = <T>(request: IDBRequest<T>) =>
     new Promise<T>((resolve, reject) => {
       request.onsuccess = () => resolve(request.result);
@@ -66,9 +69,9 @@ async function readOrigin(opened: string | null): Promise<OriginRead> {
   const found = { localStorage: storage, indexedDB: databases };
   if (opened !== null && globalThis.crypto?.subtle) {
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(found))));
-    if (Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("") === opened) return { same: true };
+    if (Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("") === opened) return { same: true, origin };
   }
-  return found;
+  return { ...found, origin };
 }
 
 /** The digest readOrigin compares an origin's storage with: SHA-256 (hex) of its JSON text, as the page writes it. */
@@ -86,8 +89,9 @@ export function parseOriginRead(text: string): OriginRead | undefined {
   }
   if (typeof found !== "object" || found === null) return undefined;
   const read = found as Record<string, unknown>;
-  if (read.same === true) return { same: true };
-  return Array.isArray(read.localStorage) && Array.isArray(read.indexedDB) ? { localStorage: read.localStorage, indexedDB: read.indexedDB } : undefined;
+  if (typeof read.origin !== "string") return undefined;
+  if (read.same === true) return { same: true, origin: read.origin };
+  return Array.isArray(read.localStorage) && Array.isArray(read.indexedDB) ? { origin: read.origin, localStorage: read.localStorage, indexedDB: read.indexedDB } : undefined;
 }
 
 /**
@@ -175,28 +179,33 @@ export async function readOrigins(
   readAlready: ReadonlyMap<string, OriginRead> = new Map(),
 ): Promise<OriginState[]> {
   const states: OriginState[] = [];
-  const keep = (origin: string, found: OriginRead) => {
+  /** Keeps what a document of `origin` read; false when the document was not of that origin (it navigated, or says so falsely). */
+  const keep = (origin: string, found: OriginRead): boolean => {
+    if (found.origin !== origin) return false;
     // "The same" comes only where a digest was given, that is, where the origin was opened.
     const state = found.same ? opened.get(origin) : { origin, localStorage: found.localStorage, indexedDB: found.indexedDB };
     if (state && holdsData(state)) states.push(state);
+    return true;
   };
-  const read = async (page: OriginPage, origin: string) => {
+  const read = async (page: OriginPage, origin: string): Promise<boolean> => {
     await page.visit(origin);
     const known = opened.get(origin);
-    keep(origin, await page.evaluate(readOrigin, known ? openedDigest(known) : null));
+    return keep(origin, await page.evaluate(readOrigin, known ? openedDigest(known) : null));
   };
   const elsewhere: string[] = [];
   for (const origin of origins) {
     const found = readAlready.get(origin);
     const open = found ? undefined : openAt(origin);
-    if (found) keep(origin, found);
-    else if (open) await read(open, origin);
-    else elsewhere.push(origin);
+    // A page of the site that shows another origin by the time it is read is not read for this one: a page of the session's own reads it.
+    if (found ? keep(origin, found) : open && (await read(open, origin).catch(() => false))) continue;
+    elsewhere.push(origin);
   }
   if (elsewhere.length === 0) return states;
   const page = await openPage();
   try {
-    for (const origin of elsewhere) await read(page, origin);
+    for (const origin of elsewhere) {
+      if (!(await read(page, origin))) throw new Error(`the profile's storage of ${origin} could not be read`);
+    }
     return states;
   } finally {
     await page.close().catch(() => undefined);

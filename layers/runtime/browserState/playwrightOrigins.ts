@@ -59,9 +59,15 @@ async function borrowedOriginPage(page: Page): Promise<OriginPage> {
   };
 }
 
-/** A page of the session for the profile's lazy restore: a CDP session of its own. */
+/** A page of the session for the profile's lazy restore: a CDP session of its own, and the page's init scripts. */
 function restorePage(page: Page): RestorePage {
-  return { openCdp: async () => (await page.context().newCDPSession(page)) as unknown as PageCdp };
+  return {
+    openCdp: async () => (await page.context().newCDPSession(page)) as unknown as PageCdp,
+    async addScript(source) {
+      const added = await page.addInitScript(source);
+      return () => added.dispose();
+    },
+  };
 }
 
 /** A Playwright cookie as a profile keeps it (the same fields the puppeteer driver keeps from CDP). */

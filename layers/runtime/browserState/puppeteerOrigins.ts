@@ -55,16 +55,32 @@ export async function borrowedOriginPage(page: Page): Promise<OriginPage> {
   };
 }
 
+/** A page puppeteer is still making: its target (there already) and the page to come. */
+export interface PageInTheMaking {
+  inTheMaking: true;
+  target: Target;
+  page: Promise<Page>;
+}
+
 /**
- * A page of the session for the profile's lazy restore: a CDP session of its own, opened on the
- * page or on its target (the first page is armed from its target while puppeteer makes the page).
+ * A page of the session for the profile's lazy restore: a CDP session of its own (the first
+ * page's opened on its target, while puppeteer makes the page), the page's scripts for new
+ * documents.
  */
-function restorePage(page: Page | Target): RestorePage {
-  return { openCdp: async () => (await page.createCDPSession()) as unknown as PageCdp };
+function restorePage(of: Page | PageInTheMaking): RestorePage {
+  const making = "inTheMaking" in of ? of : undefined;
+  return {
+    openCdp: async () => (await (making ? making.target : (of as Page)).createCDPSession()) as unknown as PageCdp,
+    async addScript(source) {
+      const page = making ? await making.page : (of as Page);
+      const { identifier } = await page.evaluateOnNewDocument(source);
+      return () => page.removeScriptToEvaluateOnNewDocument(identifier);
+    },
+  };
 }
 
 /** A puppeteer-core context of `browser` as the profile layer sees it (cookies through the browser's CDP Storage domain). */
-export function puppeteerStateContext(browser: Browser, context: BrowserContext, newPage: () => Promise<Page> = () => context.newPage()): StateContext<Page, Page | Target> {
+export function puppeteerStateContext(browser: Browser, context: BrowserContext, newPage: () => Promise<Page> = () => context.newPage()): StateContext<Page, Page | PageInTheMaking> {
   return {
     writeCookies: async (cookies) => writeCookies(await storageSession(browser), context.id, cookies),
     readCookies: async () => readCookies(await storageSession(browser), context.id),

@@ -36,7 +36,7 @@ export async function openPuppeteerContext(run: RunState, setup: ContextSetup): 
   try {
     await state?.attach(puppeteerStateContext(browser, context, openPage));
     if (opening && firstTarget && state) {
-      const seeded = firstTarget.target.then((target) => state.seedPage(target));
+      const seeded = firstTarget.target.then((target) => state.seedPage({ inTheMaking: true, target, page: opening }));
       seeded.catch(() => undefined);
       first = opening.then((page) => setUp(page, seeded));
       void opening.catch(() => undefined).finally(firstTarget.stop);
