@@ -78,50 +78,49 @@ async function open(context: BrowserContext) {
   return { profile, driverReads, sent };
 }
 
-it("reads an armed page's changed storage where it is, on the restore's session, without the driver's evaluation", async () => {
+/** Runs `test` on a page of a fresh context with the profile loaded, the page armed for the restore; the context closed after. */
+async function withArmedPage(test: (session: { page: Page } & Awaited<ReturnType<typeof open>>) => Promise<void>): Promise<void> {
   const context = await browser.createBrowserContext();
   try {
-    const { profile, driverReads, sent } = await open(context);
+    const opened = await open(context);
     const page = await context.newPage();
-    await profile.seed(page);
+    await opened.profile.seed(page);
+    await test({ page, ...opened });
+  } finally {
+    await context.close();
+  }
+}
+
+/** The localStorage the one save sent holds for `origin`. */
+function savedStorage(sent: Uint8Array[], origin: string): Array<[string, string]> | undefined {
+  expect(sent).toHaveLength(1);
+  return stateFromBytes(sent[0] as Uint8Array).origins.find((state) => state.origin === origin)?.localStorage;
+}
+
+it("reads an armed page's changed storage where it is, on the restore's session, without the driver's evaluation", () =>
+  withArmedPage(async ({ page, profile, driverReads, sent }) => {
     await page.goto(`${siteA}/`);
     // The restore put the saved state back; the site then changes it.
     expect(await page.evaluate(() => localStorage.getItem("user"))).toBe("alice");
     await page.evaluate(() => localStorage.setItem("user", "alice-2"));
     await profile.save();
     expect(driverReads).toEqual({ evaluate: 0, helper: 0 });
-    expect(sent).toHaveLength(1);
-    const state = stateFromBytes(sent[0] as Uint8Array);
-    expect(state.origins.find((origin) => origin.origin === siteA)?.localStorage).toEqual([["user", "alice-2"]]);
+    expect(savedStorage(sent, siteA)).toEqual([["user", "alice-2"]]);
     // The other site, never shown, keeps its saved state.
-    expect(state.origins.find((origin) => origin.origin === siteB)?.localStorage).toEqual([["bank", "b-token"]]);
-  } finally {
-    await context.close();
-  }
-});
+    expect(savedStorage(sent, siteB)).toEqual([["bank", "b-token"]]);
+  }));
 
-it("writes nothing when the armed page's storage is still as opened (its page says so, not the storage again)", async () => {
-  const context = await browser.createBrowserContext();
-  try {
-    const { profile, driverReads, sent } = await open(context);
-    const page = await context.newPage();
-    await profile.seed(page);
+it("writes nothing when the armed page's storage is still as opened (its page says so, not the storage again)", () =>
+  withArmedPage(async ({ page, profile, driverReads, sent }) => {
     await page.goto(`${siteA}/`);
     expect(await page.evaluate(() => localStorage.getItem("user"))).toBe("alice");
     await profile.save();
     expect(driverReads).toEqual({ evaluate: 0, helper: 0 });
     expect(sent).toHaveLength(0);
-  } finally {
-    await context.close();
-  }
-});
+  }));
 
-it("drops a forged answer that claims another origin: that site's saved storage is untouched, and the page's own origin is read in a page of the session's own", async () => {
-  const context = await browser.createBrowserContext();
-  try {
-    const { profile, sent } = await open(context);
-    const page = await context.newPage();
-    await profile.seed(page);
+it("drops a forged answer that claims another origin: that site's saved storage is untouched, and the page's own origin is read in a page of the session's own", () =>
+  withArmedPage(async ({ page, profile, sent }) => {
     await page.goto(`${siteA}/`);
     await page.evaluate(() => localStorage.setItem("user", "alice-3"));
     // The site answers every JSON.stringify with the other site's origin and storage of its choosing.
@@ -130,22 +129,13 @@ it("drops a forged answer that claims another origin: that site's saved storage 
       JSON.stringify = () => forged;
     }, siteB);
     await profile.save();
-    expect(sent).toHaveLength(1);
-    const state = stateFromBytes(sent[0] as Uint8Array);
-    expect(state.origins.find((origin) => origin.origin === siteB)?.localStorage).toEqual([["bank", "b-token"]]);
-    expect(state.origins.find((origin) => origin.origin === siteA)?.localStorage).toEqual([["user", "alice-3"]]);
-    expect(state.origins.map((origin) => origin.origin).sort()).toEqual([siteA, siteB].sort());
-  } finally {
-    await context.close();
-  }
-});
+    expect(savedStorage(sent, siteB)).toEqual([["bank", "b-token"]]);
+    expect(savedStorage(sent, siteA)).toEqual([["user", "alice-3"]]);
+    expect(stateFromBytes(sent[0] as Uint8Array).origins.map((origin) => origin.origin).sort()).toEqual([siteA, siteB].sort());
+  }));
 
-it("never keeps what a page shows after it navigated away during the save's read as the storage of the origin it left", async () => {
-  const context = await browser.createBrowserContext();
-  try {
-    const { profile, sent } = await open(context);
-    const page = await context.newPage();
-    await profile.seed(page);
+it("never keeps what a page shows after it navigated away during the save's read as the storage of the origin it left", () =>
+  withArmedPage(async ({ page, profile, sent }) => {
     // The other site first: its storage is restored, then changed, in this context.
     await page.goto(`${siteB}/`);
     await page.evaluate(() => localStorage.setItem("bank", "b-live"));
@@ -159,11 +149,6 @@ it("never keeps what a page shows after it navigated away during the save's read
       };
     }, `${siteB}/`);
     await profile.save();
-    expect(sent).toHaveLength(1);
-    const state = stateFromBytes(sent[0] as Uint8Array);
-    expect(state.origins.find((origin) => origin.origin === siteA)?.localStorage).toEqual([["user", "alice"]]);
-    expect(state.origins.find((origin) => origin.origin === siteB)?.localStorage).toEqual([["bank", "b-live"]]);
-  } finally {
-    await context.close();
-  }
-});
+    expect(savedStorage(sent, siteA)).toEqual([["user", "alice"]]);
+    expect(savedStorage(sent, siteB)).toEqual([["bank", "b-live"]]);
+  }));

@@ -1,20 +1,10 @@
 import type { BrowserContext, CDPSession, Cookie, Frame, Page } from "playwright-core";
 import type { StoredCookie } from "./browserState";
-import { EMPTY_DOCUMENT, type OriginPage, RESTORE_PATH } from "./originStorage";
+import { EMPTY_DOCUMENT, jsonCall, type OriginPage, RESTORE_PATH } from "./originStorage";
 import { liveCookies } from "./cookies";
 import type { PageCdp, RestorePage } from "./lazyRestore";
 import { originPages } from "./originPages";
 import { type StateContext, webOrigin } from "./stateContext";
-
-/**
- * Script in the page, its argument and its answer passed as JSON text: Playwright's own
- * serialization of a 100 KB argument or answer (value by value) costs several times the
- * page's JSON.parse. Evaluated as an expression (DevTools evaluation, which a page's CSP does
- * not block), so no `eval` runs in the page.
- */
-function jsonCall(fn: (arg: never) => unknown, arg: unknown): string {
-  return `(async () => JSON.stringify((await (${fn.toString()})(JSON.parse(${JSON.stringify(JSON.stringify(arg ?? null))}))) ?? null))()`;
-}
 
 function evaluateIn(page: Page): OriginPage["evaluate"] {
   return async (fn, arg) => JSON.parse((await page.evaluate(jsonCall(fn, arg))) as string) as never;
