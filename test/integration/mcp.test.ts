@@ -6,9 +6,10 @@ import { startTestService, type TestService } from "../helpers/localService";
 import { mcpClients, textOf } from "../helpers/mcpClient";
 
 // The MCP endpoint through the SDK's own client over real HTTP, against the live local service.
-// The sync window is 1 s, so that a slow function outlasts it.
+// The sync window is 3 s (a quick function's first run fits it on a busy machine), so that a
+// slow function of 6 s outlasts it.
 
-const SLOW_FN = `export default async function run(ms: number = 2500) {
+const SLOW_FN = `export default async function run(ms: number = 6000) {
   await new Promise((resolve) => setTimeout(resolve, ms));
   return { waited: ms };
 }
@@ -24,7 +25,7 @@ let t: TestService;
 let otherKey: string;
 
 beforeAll(async () => {
-  t = await startTestService({ config: { syncWaitSeconds: 1 } });
+  t = await startTestService({ config: { syncWaitSeconds: 3 } });
   await t.deploy("echo", ECHO_FN, { description: "Repeats a message" });
   await t.deploy("typed", TYPED_FN);
   await t.deploy("slow", SLOW_FN, { description: "Waits, then answers" });
@@ -107,7 +108,7 @@ describe("POST /mcp through the SDK's client", () => {
 
   it("answers a run that outlasts the sync window with its run id, status and status URL", async () => {
     const client = await connect(t.adminKey);
-    const result = (await client.callTool({ name: "slow", arguments: { ms: 2500 } })) as CallToolResult;
+    const result = (await client.callTool({ name: "slow", arguments: { ms: 6000 } })) as CallToolResult;
     expect(result.isError).toBeFalsy();
     const running = result.structuredContent as { run_id: string; status: string; status_url: string };
     expect(running).toMatchObject({ run_id: expect.stringMatching(/^run_/), status: "running", status_url: `${t.url}/runs/${running.run_id}` });
@@ -118,7 +119,7 @@ describe("POST /mcp through the SDK's client", () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       run = await t.call("GET", `/runs/${running.run_id}`);
     }
-    expect(run.body).toMatchObject({ status: "succeeded", trigger: "mcp", result: { waited: 2500 } });
+    expect(run.body).toMatchObject({ status: "succeeded", trigger: "mcp", result: { waited: 6000 } });
   });
 
   it("gives a tool error (isError) with the invalid_parameters details for bad arguments, and runs nothing", async () => {
@@ -143,10 +144,10 @@ describe("POST /mcp through the SDK's client", () => {
   });
 
   it("queues the run when the plan's slots are taken, and says it is still queued (not a tool error)", async () => {
-    // The free plan runs 2 at once: two slow runs hold both places past the 1 s window of the third.
+    // The free plan runs 2 at once: two slow runs hold both places past the 3 s window of the third.
     await t.deploy("slow-other", SLOW_FN, {}, otherKey);
     const client = await connect(otherKey);
-    const holding = (await Promise.all([0, 1].map(() => client.callTool({ name: "slow-other", arguments: { ms: 4000 } })))) as CallToolResult[];
+    const holding = (await Promise.all([0, 1].map(() => client.callTool({ name: "slow-other", arguments: { ms: 7000 } })))) as CallToolResult[];
     const queued = (await client.callTool({ name: "slow-other", arguments: { ms: 10 } })) as CallToolResult;
     expect(queued.isError).toBeFalsy();
     expect(textOf(queued)).toMatch(/still queued/);

@@ -5,13 +5,13 @@ import { mcpClients, textOf } from "../helpers/mcpClient";
 
 // Tools whose functions declare an object return type, through the SDK's own client (which
 // checks structured results against a tool's outputSchema) over real HTTP. The sync window is
-// 1 s, so that a slow function outlasts it.
+// 3 s (a quick function's first run fits it on a busy machine), so that a 6 s function outlasts it.
 
 let t: TestService;
 const { connect, close } = mcpClients(() => t.url);
 
 beforeAll(async () => {
-  t = await startTestService({ config: { syncWaitSeconds: 1 } });
+  t = await startTestService({ config: { syncWaitSeconds: 3 } });
 });
 afterAll(async () => {
   await close();
@@ -32,7 +32,7 @@ export default async function run(title: string = "Hello", extra: boolean = fals
     key = await t.newAccount("declared", "pro");
     await t.deploy("page", PAGE_FN, {}, key);
     await t.deploy("liar", `export default async function run(): Promise<{ count: number }> { return { count: "many" } as any; }\n`, {}, key);
-    await t.deploy("slow-page", `export default async function run(ms: number = 2500): Promise<{ waited: number }> { await new Promise((r) => setTimeout(r, ms)); return { waited: ms }; }\n`, {}, key);
+    await t.deploy("slow-page", `export default async function run(ms: number = 6000): Promise<{ waited: number }> { await new Promise((r) => setTimeout(r, ms)); return { waited: ms }; }\n`, {}, key);
     await t.deploy("tuples", `export default async function run(): Promise<{ pair: [number, string]; rest: [number, ...string[]] }> { return { pair: [1, "a"], rest: [2, "b", "c"] }; }\n`, {}, key);
     await t.deploy("titled", `export default async function run(): Promise<string> { return "a title"; }\n`, {}, key);
   });
@@ -107,7 +107,7 @@ export default async function run(title: string = "Hello", extra: boolean = fals
     expect(textOf(invalid)).toMatch(/^invalid_parameters: /);
     expect(JSON.parse(invalid.content[1]?.type === "text" ? invalid.content[1].text : "{}")).toMatchObject({ error: { code: "invalid_parameters" } });
 
-    const running = (await client.callTool({ name: "slow-page", arguments: { ms: 2500 } })) as CallToolResult;
+    const running = (await client.callTool({ name: "slow-page", arguments: { ms: 6000 } })) as CallToolResult;
     expect(running.isError).toBe(true);
     expect(running.structuredContent).toBeUndefined();
     const facts = JSON.parse(textOf(running)) as { run_id: string; status: string; status_url: string };
@@ -118,7 +118,7 @@ export default async function run(title: string = "Hello", extra: boolean = fals
       await new Promise((resolve) => setTimeout(resolve, 100));
       run = await t.call("GET", `/runs/${facts.run_id}`, { token: key });
     }
-    expect(run.body).toMatchObject({ status: "succeeded", result: { waited: 2500 } });
+    expect(run.body).toMatchObject({ status: "succeeded", result: { waited: 6000 } });
   });
 
   it("follows the latest version's declared type, and a fork keeps it", async () => {
