@@ -115,6 +115,35 @@ describe("Playwright driver and scripts as they are", () => {
     });
   }, 60_000);
 
+  it("a Playwright script as it is: launchPersistentContext(dir, { ...devices[…], … }) keeps every context option, ignores the dir", async () => {
+    const deployed = await t.deploy(
+      "pw-persistent",
+      `import { chromium, devices } from "playwright";
+      export default async function scrape(url: string) {
+        const context = await chromium.launchPersistentContext("/home/me/.chrome-profile", { ...devices["Pixel 5"], headless: false, colorScheme: "dark", locale: "de-DE", javaScriptEnabled: true });
+        const opened = context.pages().length;
+        const page = context.pages()[0];
+        await page.goto(url + "/device");
+        const seen = await page.evaluate(() => ({
+          ua: navigator.userAgent,
+          width: screen.width,
+          ratio: devicePixelRatio,
+          touch: navigator.maxTouchPoints > 0,
+          dark: matchMedia("(prefers-color-scheme: dark)").matches,
+          language: navigator.language,
+        }));
+        await context.close();
+        return { opened, ...seen };
+      }`,
+    );
+    expect(deployed.warnings).toEqual(
+      ["userDataDir", "headless"].map((option) => ({ code: "ignored_launch_option", line: 3, message: expect.stringContaining(`\`${option}\` is ignored on browserfn`) })),
+    );
+    const answer = await t.call("POST", "/functions/pw-persistent", { body: { url: pages.base } });
+    if (answer.status !== 200) throw new Error(answer.text);
+    expect(answer.body).toEqual({ opened: 1, ua: expect.stringContaining("Pixel 5"), width: 393, ratio: 2.75, touch: true, dark: true, language: "de-DE" });
+  }, 60_000);
+
   it("a Puppeteer script as it is: puppeteer.launch() with launch options, each launch a fresh context, connect() refused", async () => {
     const deployed = await t.deploy(
       "pptr-script",
@@ -157,5 +186,30 @@ describe("Playwright driver and scripts as they are", () => {
       version: expect.stringContaining("153."),
       refused: expect.stringContaining("a run reaches only its own sandboxed browser"),
     });
+  }, 60_000);
+
+  it("a Puppeteer script as it is: a launch starts with one blank page, and its pages get defaultViewport (800×600 unless set)", async () => {
+    await t.deploy(
+      "pptr-pages",
+      `import puppeteer from "puppeteer";
+      export default async function scrape(url: string) {
+        const browser = await puppeteer.launch({ headless: "new" });
+        const [page] = await browser.pages();
+        const blank = page.url();
+        await page.goto(url + "/first");
+        const size = await page.evaluate(() => [innerWidth, innerHeight]);
+        const pagesThen = (await browser.pages()).length;
+        const sized = await puppeteer.launch({ defaultViewport: { width: 1024, height: 700 } });
+        const other = await (await sized.createBrowserContext()).newPage();
+        const otherSize = await other.evaluate(() => [innerWidth, innerHeight]);
+        const unsized = await puppeteer.launch({ defaultViewport: null });
+        const emulated = (await unsized.newPage()).viewport();
+        await Promise.all([browser.close(), sized.close(), unsized.close()]);
+        return { blank, title: await page.title().catch(() => "closed"), size, pagesThen, otherSize, emulated, sizeSeen: page.viewport() };
+      }`,
+    );
+    const answer = await t.call("POST", "/functions/pptr-pages", { body: { url: pages.base } });
+    if (answer.status !== 200) throw new Error(answer.text);
+    expect(answer.body).toEqual({ blank: "about:blank", title: "closed", size: [800, 600], pagesThen: 1, otherSize: [1024, 700], emulated: null, sizeSeen: expect.objectContaining({ width: 800, height: 600 }) });
   }, 60_000);
 });

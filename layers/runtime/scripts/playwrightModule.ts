@@ -100,13 +100,28 @@ async function launch(options?: LaunchOptions): Promise<Browser> {
 }
 
 /**
+ * The options of `launchPersistentContext` that configure the browser's launch, not its context:
+ * ignored (the deploy lists the ones that matter as warnings), as `launch()` ignores them.
+ */
+const LAUNCH_ONLY = new Set(["args", "artifactsDir", "channel", "chromiumSandbox", "downloadsPath", "env", "executablePath", "firefoxUserPrefs", "handleSIGHUP", "handleSIGINT", "handleSIGTERM", "headless", "ignoreDefaultArgs", "logger", "proxy", "slowMo", "timeout", "tracesDir", "devtools"]);
+
+/** The context options of launchPersistentContext's `options`: every one but those of the launch. */
+export function persistentContextOptions(options: Parameters<BrowserType["launchPersistentContext"]>[1]): ContextOptions {
+  return Object.fromEntries(Object.entries(options ?? {}).filter(([key]) => !LAUNCH_ONLY.has(key))) as ContextOptions;
+}
+
+/**
  * `launchPersistentContext(userDataDir, options)`: a fresh context of a launch of its own (the
- * dir is ignored: a profile keeps a login between runs), with the options' proxy.
+ * dir is ignored: a profile keeps a login between runs), with the options' proxy and every
+ * context option it was given (a device's viewport and user agent, headers, permissions…), and,
+ * as in Playwright, one blank page to begin with.
  */
 async function launchPersistentContext(userDataDir: string, options?: Parameters<BrowserType["launchPersistentContext"]>[1]): Promise<BrowserContext> {
   void userDataDir;
   const browser = await launch(options?.proxy ? { proxy: options.proxy } : undefined);
-  const context = await browser.newContext(options ? { viewport: options.viewport, userAgent: options.userAgent, locale: options.locale, timezoneId: options.timezoneId } : {});
+  const context = await browser.newContext(persistentContextOptions(options));
+  // As Playwright's persistent context does, it opens with one blank page (`context.pages()[0]`).
+  await context.newPage();
   // Closing the persistent context ends its launch, as in Playwright.
   const closeContext = context.close.bind(context);
   Object.defineProperty(context, "close", { configurable: true, value: async () => {

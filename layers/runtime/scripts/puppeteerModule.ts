@@ -15,18 +15,48 @@ import { loadPuppeteer } from "./loadPuppeteer";
 /** Minutes a launched browser may stay open: the run's own deadline closes it first. */
 const LAUNCH_TIMEOUT_MINUTES = 24 * 60;
 
-/** `puppeteer.launch(options)`: a browser over the run's own; the options that cannot apply are ignored. */
+/** The viewport puppeteer.launch() gives each page when its options name none (puppeteer's own default). */
+export const PUPPETEER_DEFAULT_VIEWPORT = { width: 800, height: 600 } as const;
+
+/**
+ * `puppeteer.launch(options)`: a browser over the run's own; the options that cannot apply are
+ * ignored. As a launched puppeteer browser does, it has one blank page to begin with (made when
+ * the script first asks for its pages: a script that only calls `newPage()` pays nothing for
+ * it), and its pages get `defaultViewport` (800×600 unless the options say otherwise; `null`
+ * for the window's own size).
+ */
 async function launch(options?: LaunchOptions): Promise<Browser> {
-  void options;
   currentRun("puppeteer.launch()");
+  const viewport = options?.defaultViewport === undefined ? PUPPETEER_DEFAULT_VIEWPORT : options.defaultViewport;
   const first = await Session.start({ timeout_minutes: LAUNCH_TIMEOUT_MINUTES });
   const real = first.context.browser();
   const sessions: Session[] = [first];
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => (closing ??= Promise.all(sessions.map((session) => session.close())).then(() => undefined));
   const contexts = (): BrowserContext[] => sessions.map((session) => session.context);
+  /** A context's pages get the launch's viewport. */
+  const sized = (context: BrowserContext, open: () => Promise<Page>): BrowserContext => {
+    Object.defineProperty(context, "newPage", {
+      configurable: true,
+      value: async (): Promise<Page> => {
+        const page = await open();
+        if (viewport) await page.setViewport(viewport);
+        return page;
+      },
+    });
+    return context;
+  };
+  sized(first.context, () => first.newPage());
+  /** The launch's first blank page, once asked for (a script that opened a page of its own has it already). */
+  let blank: Promise<unknown> | undefined;
+  const pages = async (): Promise<Page[]> => {
+    const listed = async () => (await Promise.all(contexts().map((context) => context.pages()))).flat();
+    if (!blank) blank = (await listed()).length > 0 ? Promise.resolve() : first.context.newPage();
+    await blank;
+    return listed();
+  };
   const overrides: Partial<Record<keyof Browser, unknown>> = {
-    newPage: (): Promise<Page> => first.newPage(),
+    newPage: (): Promise<Page> => first.context.newPage(),
     close,
     disconnect: close,
     defaultBrowserContext: () => first.context,
@@ -34,9 +64,9 @@ async function launch(options?: LaunchOptions): Promise<Browser> {
     createBrowserContext: async (): Promise<BrowserContext> => {
       const session = await Session.start({ timeout_minutes: LAUNCH_TIMEOUT_MINUTES });
       sessions.push(session);
-      return session.context;
+      return sized(session.context, () => session.newPage());
     },
-    pages: async (): Promise<Page[]> => (await Promise.all(contexts().map((context) => context.pages()))).flat(),
+    pages,
     targets: () => real.targets().filter((target) => contexts().includes(target.browserContext())),
     process: () => null,
     wsEndpoint: () => {
