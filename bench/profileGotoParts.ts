@@ -1,3 +1,18 @@
+/**
+ * `npx tsx bench/profileGotoParts.ts`: what each part of a profile's lazy restore adds to the
+ * `goto` of the site's first document (issue #24, docs/benchmarks.md), without the service. One
+ * Chromium (launched as the tests launch it), puppeteer-core, a fresh context and page per round,
+ * then the `goto` timed, with only:
+ *   - `plain`: nothing;
+ *   - `script`: a script of every new document that carries the ~100 KB state (as the restore's
+ *     does) and returns early (no mark);
+ *   - `fetch`: the main document's response paused (Fetch, response stage) and continued with a
+ *     `Server-Timing` header added, as the restore marks its document;
+ *   - `binding`: a second CDP session with Runtime on and a binding added;
+ *   - `full`: the real lazy restore (sessionProfile's loadProfile, the page armed by `seed`), the
+ *     state checked restored after the timing.
+ * Interleaved rounds, 300 ms apart; p50 ms.
+ */
 import type { Browser, Page } from "puppeteer-core";
 import type { BrowserState } from "../layers/runtime/browserState/browserState";
 import { puppeteerStateContext } from "../layers/runtime/browserState/puppeteerOrigins";
@@ -7,6 +22,7 @@ import { startLoginSite } from "../test/helpers/loginSite";
 import { round, summary } from "./stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const KEEP_NAMES = "globalThis.__name = (fn) => fn;";
 const value = "x".repeat(1000);
@@ -22,7 +38,7 @@ const variants: Record<string, Variant | "full"> = {
   script: async (_b, page) => void (await page.evaluateOnNewDocument(SCRIPT)),
   fetch: async (_b, page) => {
     const cdp = await page.createCDPSession();
-    cdp.on("Fetch.requestPaused", (e: any) => void cdp.send("Fetch.continueResponse", { requestId: e.requestId, responseCode: e.responseStatusCode, responseHeaders: [...(e.responseHeaders ?? []), { name: "Server-Timing", value: "m" }] }).catch(() => undefined));
+    cdp.on("Fetch.requestPaused", (e: { requestId: string; responseStatusCode?: number; responseHeaders?: Array<{ name: string; value: string }> }) => void cdp.send("Fetch.continueResponse", { requestId: e.requestId, responseCode: e.responseStatusCode, responseHeaders: [...(e.responseHeaders ?? []), { name: "Server-Timing", value: "m" }] }).catch(() => undefined));
     await cdp.send("Fetch.enable", { patterns: [{ resourceType: "Document", requestStage: "Response" }] });
   },
   binding: async (_b, page) => {
@@ -63,8 +79,16 @@ async function main() {
       if (i >= 0) (results[name] ??= []).push(ms);
     }
   }
-  for (const [name, ms] of Object.entries(results)) console.log(name, round(summary(ms).p50));
+  const plain = summary(results.plain ?? []).p50;
+  for (const [name, ms] of Object.entries(results)) console.log(`${name}: goto p50 ${round(summary(ms).p50)} ms (${name === "plain" ? "" : "+"}${name === "plain" ? "baseline" : round(summary(ms).p50 - plain)})`);
+  console.log(`(${ROUNDS} rounds each, interleaved)`);
   await browser.close();
   await site.close();
 }
-void main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+void main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
