@@ -10,6 +10,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, BrowserContext, Page } from "puppeteer-core";
 import { type BrowserState, stateFromBytes } from "../../layers/runtime/browserState/browserState";
+import { SETTLE_MS } from "../../layers/runtime/browserState/lazyRestore";
 import type { OriginPage } from "../../layers/runtime/browserState/originStorage";
 import { puppeteerStateContext } from "../../layers/runtime/browserState/puppeteerOrigins";
 import type { StateContext } from "../../layers/runtime/browserState/stateContext";
@@ -49,13 +50,13 @@ const saved = (): BrowserState => ({
 });
 
 /** A session's context with a profile loaded, counting the reads that go through the driver (open pages' evaluations, helper pages). */
-async function open(context: BrowserContext) {
-  const state = puppeteerStateContext(browser, context);
+async function open(context: BrowserContext, state: BrowserState = saved()) {
+  const driver = puppeteerStateContext(browser, context);
   const driverReads = { evaluate: 0, helper: 0 };
   const counted: StateContext<Page, Page> = {
-    ...state,
+    ...driver,
     async openPages() {
-      const pages = await state.openPages();
+      const pages = await driver.openPages();
       const wrapped = new Map<string, OriginPage>();
       for (const [origin, page] of pages) {
         wrapped.set(origin, {
@@ -70,19 +71,19 @@ async function open(context: BrowserContext) {
     },
     helperPage: () => {
       driverReads.helper += 1;
-      return state.helperPage();
+      return driver.helperPage();
     },
   };
   const sent: Uint8Array[] = [];
-  const profile = await loadProfile(counted, { open: async () => new Uint8Array(), save: async (_name, bytes) => void sent.push(bytes) }, "p", saved(), true);
+  const profile = await loadProfile(counted, { open: async () => new Uint8Array(), save: async (_name, bytes) => void sent.push(bytes) }, "p", state, true);
   return { profile, driverReads, sent };
 }
 
 /** Runs `test` on a page of a fresh context with the profile loaded, the page armed for the restore; the context closed after. */
-async function withArmedPage(test: (session: { page: Page } & Awaited<ReturnType<typeof open>>) => Promise<void>): Promise<void> {
+async function withArmedPage(test: (session: { page: Page } & Awaited<ReturnType<typeof open>>) => Promise<void>, state?: BrowserState): Promise<void> {
   const context = await browser.createBrowserContext();
   try {
-    const opened = await open(context);
+    const opened = await open(context, state);
     const page = await context.newPage();
     await opened.profile.seed(page);
     await test({ page, ...opened });
@@ -152,3 +153,35 @@ it("never keeps what a page shows after it navigated away during the save's read
     expect(savedStorage(sent, siteA)).toEqual([["user", "alice"]]);
     expect(savedStorage(sent, siteB)).toEqual([["bank", "b-live"]]);
   }));
+
+/** The saved profile with thousands of IndexedDB records for site A: its restore's write outlasts the goto, a change and the save's first round trip. */
+function slowToRestore(): BrowserState {
+  const records = Array.from({ length: 4000 }, (_, i) => ({ key: `r${i}`, value: "v".repeat(500) }));
+  const state = saved();
+  const a = state.origins.find((origin) => origin.origin === siteA);
+  if (a) a.indexedDB = [{ name: "big", version: 1, stores: [{ name: "kv", keyPath: null, autoIncrement: false, indexes: [], records }] }];
+  return state;
+}
+
+it("saves what the session changed in a document whose restore was still writing (its IndexedDB) when the session closed", () =>
+  withArmedPage(async ({ page, profile, sent }) => {
+    await page.goto(`${siteA}/`);
+    await page.evaluate(() => localStorage.setItem("user", "alice-quick"));
+    await profile.save();
+    expect(savedStorage(sent, siteA)).toEqual([["user", "alice-quick"]]);
+    const big = stateFromBytes(sent[0] as Uint8Array).origins.find((origin) => origin.origin === siteA)?.indexedDB[0];
+    expect(big?.stores[0]?.records).toHaveLength(4000);
+    expect(savedStorage(sent, siteB)).toEqual([["bank", "b-token"]]);
+  }, slowToRestore()));
+
+it("does not wait for a restoring document whose page was closed: that origin keeps its saved state", () =>
+  withArmedPage(async ({ page, profile, sent }) => {
+    await page.goto(`${siteA}/`);
+    await page.evaluate(() => localStorage.setItem("user", "alice-gone"));
+    await page.close();
+    const started = Date.now();
+    await profile.save();
+    expect(Date.now() - started).toBeLessThan(SETTLE_MS);
+    // Nothing the session could read changed: the profile is not written.
+    expect(sent).toHaveLength(0);
+  }, slowToRestore()));

@@ -72,6 +72,16 @@ interface KnownContext {
 
 const HTML = /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i;
 
+/** What a restoring document tells instead of its origin when its writes failed: `FAILED` + origin. */
+const FAILED = "failed:";
+
+/**
+ * How long a save waits for a restoring document still writing (its IndexedDB, when the session
+ * closes right after its first page loaded): its writes done, what the session changed there is
+ * saved; past this, the origin keeps its saved state.
+ */
+export const SETTLE_MS = 5000;
+
 /** True when the paused response will become a document of its origin (a download, a 204 or a redirect will not). */
 function documentResponse(event: PausedResponse): boolean {
   const status = event.responseStatusCode ?? 0;
@@ -96,7 +106,8 @@ function restoreScript(mark: string, binding: string, origins: readonly OriginSt
   const all = JSON.parse(${text});
   const state = Object.prototype.hasOwnProperty.call(all, origin) ? all[origin] : undefined;
   if (!state) return;
-  Promise.resolve((${writeOrigin.toString()})(state)).then(() => typeof confirm === "function" && confirm(origin), () => undefined);
+  const tell = (word) => typeof confirm === "function" && confirm(word);
+  Promise.resolve((${writeOrigin.toString()})(state)).then(() => tell(origin), () => tell(${JSON.stringify(FAILED)} + origin));
 })();`;
 }
 
@@ -109,10 +120,39 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
   const waiting = new Set(saved);
   const restored = new Set<string>();
   /** Each armed page: its session, its restore script's removal, and its frames' main-world contexts (by context id) as the browser reports them. */
-  const armed: Array<{ cdp: PageCdp; removeScript?: Promise<() => Promise<void>>; watching: boolean; main: { frame: string }; contexts: Map<number, KnownContext> }> = [];
+  const armed: Array<{ cdp: PageCdp; removeScript?: Promise<() => Promise<void>>; watching: boolean; main: { frame: string }; contexts: Map<number, KnownContext>; gone?: boolean }> = [];
   let script: string | undefined;
   /** Origins whose restoring document was offered (its response marked). */
   const offered = new Set<string>();
+  /** Origins whose restoring document said its writes failed (the origin keeps its saved state). */
+  const failed = new Set<string>();
+  /** Woken when a confirmation comes in or a document goes (a save waiting for a restore still writing). */
+  let wake: (() => void) | undefined;
+  const changed = () => {
+    const woken = wake;
+    wake = undefined;
+    woken?.();
+  };
+  /**
+   * The offered origins not confirmed yet whose document an armed page still shows (its restore
+   * is still writing), each with that page.
+   */
+  const stillWriting = () =>
+    [...offered]
+      .filter((origin) => !restored.has(origin) && !failed.has(origin))
+      .flatMap((origin) => armed.filter((entry) => !entry.gone && [...entry.contexts.values()].some((known) => known.frame === entry.main.frame && known.origin === origin)).map((entry) => ({ origin, entry })));
+  /** Waits (at most SETTLE_MS) until no armed page shows a restoring document still writing. */
+  const settle = async () => {
+    const deadline = Date.now() + SETTLE_MS;
+    while (stillWriting().length > 0 && Date.now() < deadline) {
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+      });
+      clearTimeout(timer);
+    }
+  };
   const disarm = (entry: (typeof armed)[number]) => {
     if (!entry.watching) return;
     entry.watching = false;
@@ -146,14 +186,24 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
         const frame = context.auxData?.frameId;
         if (context.auxData?.isDefault && frame) entry.contexts.set(context.id, { uniqueId: context.uniqueId, origin: context.origin, frame });
       }) as (params: never) => void);
-      cdp.on("Runtime.executionContextDestroyed", ((event: { executionContextId: number }) => void entry.contexts.delete(event.executionContextId)) as (params: never) => void);
-      cdp.on("Runtime.executionContextsCleared", (() => entry.contexts.clear()) as (params: never) => void);
+      cdp.on("Runtime.executionContextDestroyed", ((event: { executionContextId: number }) => {
+        entry.contexts.delete(event.executionContextId);
+        changed();
+      }) as (params: never) => void);
+      cdp.on("Runtime.executionContextsCleared", (() => {
+        entry.contexts.clear();
+        changed();
+      }) as (params: never) => void);
       cdp.on("Runtime.bindingCalled", ((event: { name: string; payload: string; executionContextId: number }) => {
+        const failedOrigin = event.payload.startsWith(FAILED) ? event.payload.slice(FAILED.length) : undefined;
+        const origin = failedOrigin ?? event.payload;
         // Only a main document of the origin itself confirms it (a site that found the binding cannot confirm another origin).
         const caller = entry.contexts.get(event.executionContextId);
-        if (event.name !== binding || !saved.has(event.payload) || caller?.origin !== event.payload || caller.frame !== main.frame) return;
-        restored.add(event.payload);
-        if (waiting.size === 0 && [...offered].every((origin) => restored.has(origin))) removeScripts();
+        if (event.name !== binding || !saved.has(origin) || caller?.origin !== origin || caller.frame !== main.frame) return;
+        if (failedOrigin !== undefined) failed.add(origin);
+        else restored.add(origin);
+        changed();
+        if (waiting.size === 0 && [...offered].every((offeredOrigin) => restored.has(offeredOrigin) || failed.has(offeredOrigin))) removeScripts();
       }) as (params: never) => void);
       cdp.on("Fetch.requestPaused", ((event: PausedResponse) => {
         const origin = webOrigin(event.request.url);
@@ -190,19 +240,34 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
       // may show it while the restoring one still writes).
       const confirmedBefore = new Set(restored);
       // A round trip on each page's session, sent before its read: its bindings called before are in.
-      const trips = armed.map((entry) => entry.cdp.send("Runtime.runIfWaitingForDebugger").catch(() => undefined));
-      const reads = armed.map(async (entry) => {
-        const shown = [...entry.contexts.values()].reverse().find((known) => known.frame === entry.main.frame);
-        const origin = shown && webOrigin(shown.origin) === shown.origin ? shown.origin : undefined;
-        if (!readNow || !shown || !origin || (saved.has(origin) && !confirmedBefore.has(origin))) return;
-        // Evaluated in that one context: if its document has gone meanwhile, nothing is read here.
-        const answer = (await entry.cdp
-          .send("Runtime.evaluate", { expression: readNow(origin), uniqueContextId: shown.uniqueId, awaitPromise: true, returnByValue: true })
-          .catch(() => undefined)) as { result?: { value?: unknown }; exceptionDetails?: unknown } | undefined;
-        const value = answer && !answer.exceptionDetails ? answer.result?.value : undefined;
-        if (typeof value === "string" && !read.has(origin)) read.set(origin, value);
-      });
+      // (A page closed meanwhile answers no more: its document is not waited for.)
+      const trips = armed.map((entry) =>
+        entry.cdp.send("Runtime.runIfWaitingForDebugger").catch(() => {
+          entry.gone = true;
+        }),
+      );
+      /** Reads each armed page's document where it is, if its origin may be read now (`ready`). */
+      const readPages = (ready: (origin: string) => boolean) =>
+        armed.map(async (entry) => {
+          const shown = [...entry.contexts.values()].reverse().find((known) => known.frame === entry.main.frame);
+          const origin = shown && webOrigin(shown.origin) === shown.origin ? shown.origin : undefined;
+          if (!readNow || !shown || !origin || read.has(origin) || !ready(origin)) return;
+          // Evaluated in that one context: if its document has gone meanwhile, nothing is read here.
+          const answer = (await entry.cdp
+            .send("Runtime.evaluate", { expression: readNow(origin), uniqueContextId: shown.uniqueId, awaitPromise: true, returnByValue: true })
+            .catch(() => undefined)) as { result?: { value?: unknown }; exceptionDetails?: unknown } | undefined;
+          const value = answer && !answer.exceptionDetails ? answer.result?.value : undefined;
+          if (typeof value === "string" && !read.has(origin)) read.set(origin, value);
+        });
+      const reads = readPages((origin) => !saved.has(origin) || confirmedBefore.has(origin));
       await Promise.all(trips);
+      // A restoring document still writing when the session closed (a save right after the
+      // page loaded): waited for, so that what the session changed there is saved, then read
+      // where it is (its confirmation means its writes are done, whichever page reads it).
+      if (stillWriting().length > 0) {
+        await settle();
+        reads.push(...readPages((origin) => restored.has(origin) && !confirmedBefore.has(origin)));
+      }
       const confirmed = new Set(restored);
       await Promise.all(reads);
       // Detached in the background: nothing waits for it.
