@@ -204,12 +204,13 @@ describe("Playwright driver and scripts as they are", () => {
         const otherSize = await other.evaluate(() => [innerWidth, innerHeight]);
         const unsized = await puppeteer.launch({ defaultViewport: null });
         const emulated = (await unsized.newPage()).viewport();
+        const before = browser.connected;
         await Promise.all([browser.close(), sized.close(), unsized.close()]);
-        return { blank, title: await page.title().catch(() => "closed"), size, pagesThen, otherSize, emulated, sizeSeen: page.viewport() };
+        return { blank, title: await page.title().catch(() => "closed"), size, pagesThen, otherSize, emulated, sizeSeen: page.viewport(), connected: [before, browser.connected] };
       }`,
     );
     const answer = await t.call("POST", "/functions/pptr-pages", { body: { url: pages.base } });
     if (answer.status !== 200) throw new Error(answer.text);
-    expect(answer.body).toEqual({ blank: "about:blank", title: "closed", size: [800, 600], pagesThen: 1, otherSize: [1024, 700], emulated: null, sizeSeen: expect.objectContaining({ width: 800, height: 600 }) });
+    expect(answer.body).toEqual({ blank: "about:blank", title: "closed", size: [800, 600], pagesThen: 1, otherSize: [1024, 700], emulated: null, sizeSeen: expect.objectContaining({ width: 800, height: 600 }), connected: [true, false] });
   }, 60_000);
 });

@@ -68,6 +68,8 @@ async function launch(options?: LaunchOptions): Promise<Browser> {
     },
     pages,
     targets: () => real.targets().filter((target) => contexts().includes(target.browserContext())),
+    // Closed (or disconnected) is what the script sees after close(), as with a browser of its own.
+    isConnected: () => closing === undefined && real.connected,
     process: () => null,
     wsEndpoint: () => {
       throw otherEndpointError("browser.wsEndpoint()");
@@ -75,6 +77,7 @@ async function launch(options?: LaunchOptions): Promise<Browser> {
   };
   return new Proxy(real, {
     get(target, key, receiver) {
+      if (key === "connected") return closing === undefined && real.connected;
       if (typeof key === "string" && Object.hasOwn(overrides, key)) return overrides[key as keyof Browser];
       const value = Reflect.get(target, key, receiver) as unknown;
       return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
