@@ -34,11 +34,14 @@ async function launch(options?: LaunchOptions): Promise<Browser> {
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => (closing ??= Promise.all(sessions.map((session) => session.close())).then(() => undefined));
   const contexts = (): BrowserContext[] => sessions.map((session) => session.context);
+  /** The launch's first blank page, once asked for; none once the script opened a page of its own. */
+  let blank: Promise<unknown> | undefined;
   /** A context's pages get the launch's viewport. */
   const sized = (context: BrowserContext, open: () => Promise<Page>): BrowserContext => {
     Object.defineProperty(context, "newPage", {
       configurable: true,
       value: async (): Promise<Page> => {
+        blank ??= Promise.resolve();
         const page = await open();
         if (viewport) await page.setViewport(viewport);
         return page;
@@ -47,13 +50,9 @@ async function launch(options?: LaunchOptions): Promise<Browser> {
     return context;
   };
   sized(first.context, () => first.newPage());
-  /** The launch's first blank page, once asked for (a script that opened a page of its own has it already). */
-  let blank: Promise<unknown> | undefined;
   const pages = async (): Promise<Page[]> => {
-    const listed = async () => (await Promise.all(contexts().map((context) => context.pages()))).flat();
-    if (!blank) blank = (await listed()).length > 0 ? Promise.resolve() : first.context.newPage();
-    await blank;
-    return listed();
+    await (blank ??= first.context.newPage());
+    return (await Promise.all(contexts().map((context) => context.pages()))).flat();
   };
   const overrides: Partial<Record<keyof Browser, unknown>> = {
     newPage: (): Promise<Page> => first.context.newPage(),
