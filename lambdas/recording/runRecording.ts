@@ -30,6 +30,8 @@ interface RecordedPage {
 export interface RunRecording {
   /** The runner's hook for each page the run opens. */
   pageOpened(page: PageTarget): Promise<void>;
+  /** Takes what the open pages' recorders hold now (a context is about to close); never throws. */
+  takeOpen(): Promise<void>;
   /** Keeps the pages' recordings when `mode` says so for a run that `succeeded` (or not); never throws. */
   keep(succeeded: boolean, sink: RecordingSink | undefined, redact: (json: string) => string): Promise<void>;
   /** Stops watching for popups (the run ended). */
@@ -83,6 +85,15 @@ export function startRunRecording(mode: RecordingMode, note: (line: string) => v
     if (targetId !== undefined) void popups?.then((watch) => watch?.recorded(targetId));
     return recording !== undefined;
   };
+  /** Takes what the page's recorder holds into its batches. */
+  const take = async (page: RecordedPage, index: number) => {
+    const recording = await page.recording.catch(() => undefined);
+    // A page closed meanwhile sent its events as it went (or was taken before its context closed); one that does not answer is left as it is.
+    if (!recording || page.closed()) return;
+    await within(recording.take(), TAKE_WAIT_MS).catch((error: unknown) => {
+      if (error === LATE) note(`[browserfn] the recording of page ${index + 1} lacks its last document: it did not hand its events over within ${TAKE_WAIT_MS / 1000} s`);
+    });
+  };
   return {
     async pageOpened(target) {
       if (mode === "off" || stopped) return;
@@ -105,16 +116,14 @@ export function startRunRecording(mode: RecordingMode, note: (line: string) => v
       ended = true;
       void popups?.then((watch) => watch?.close());
     },
+    async takeOpen() {
+      if (mode === "off") return;
+      await Promise.all(pages.map((page, index) => take(page, index)));
+    },
     async keep(succeeded, sink, redact) {
       if (mode === "off" || !sink || !keepsRecording(mode, succeeded)) return;
       for (const [index, page] of pages.entries()) {
-        const recording = await page.recording.catch(() => undefined);
-        // A page closed meanwhile sent its events as it went; one that does not answer is left as it is.
-        if (recording && !page.closed()) {
-          await within(recording.take(), TAKE_WAIT_MS).catch((error: unknown) => {
-            if (error === LATE) note(`[browserfn] the recording of page ${index + 1} lacks its last document: it did not hand its events over within ${TAKE_WAIT_MS / 1000} s`);
-          });
-        }
+        await take(page, index);
         if (page.batches.length === 0) continue;
         try {
           const json = redact(joinBatches(page.batches));

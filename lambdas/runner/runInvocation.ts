@@ -192,6 +192,7 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
           await recording.pageOpened(page);
           await onPage?.(page);
         },
+        beforeContextClose: () => recording.takeOpen(),
         getBrowser,
         ...(invocation.getPlaywright ? { getPlaywright: invocation.getPlaywright } : {}),
         ...(invocation.newPlaywright ? { newPlaywright: invocation.newPlaywright } : {}),

@@ -168,7 +168,9 @@ export class Session<D extends Driver = "puppeteer"> {
       // The profile's state is read before the context goes (a failed save is said in the log).
       const saved = this.#state.beforeClose().catch((error: unknown) => console.error(`[browserfn] the profile was not saved: ${(error as Error).message}`));
       // A context whose browser went away is closed already: nothing is left to release.
-      this.#closing = saved
+      // What the recorders of the run's open pages hold is taken before the context's pages go with it.
+      const taken = this.#run.ended ? Promise.resolve() : (this.#run.beforeContextClose?.() ?? Promise.resolve()).catch(() => undefined);
+      this.#closing = Promise.all([saved, taken])
         .then(() => this.#context.close())
         .catch(() => undefined)
         .then(() => {

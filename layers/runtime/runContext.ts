@@ -57,6 +57,12 @@ export interface RunLimits {
    * live view: lambdas/recording/pageTarget.ts); awaited before the page is handed to the user.
    */
   pageOpened?: PageOpened;
+  /**
+   * The runner's hook before the run closes a context mid-run (a session's `close()`, a
+   * launched browser's): what the open pages' recorders hold is taken first, since a closed
+   * context's documents go without a word (their pages' recordings would end empty).
+   */
+  beforeContextClose?: () => Promise<void>;
   /** The function's proxy, its password read from its secrets by the service (absent: none). */
   proxy?: RunProxy;
   /** Where profiles are opened and saved (absent: a run that names one fails with a clear error). */

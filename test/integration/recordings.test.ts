@@ -192,6 +192,46 @@ describe("recordings and the live view", () => {
     for (const text of [opener, opened, linked]) expect(text).not.toContain(PASSWORD);
   }, 90_000);
 
+  it("records the pages a run opens on a context itself and through Playwright's and Puppeteer's launch(), each its own recording", async () => {
+    await t.deploy(
+      "every-opening",
+      `import { Session } from "browserfn/runtime";
+      import { chromium } from "playwright";
+      import puppeteer from "puppeteer";
+      export default async function run(url: string) {
+        const show = async (page: any, text: string) => {
+          await page.goto(url + "/form");
+          await page.evaluate((t: string) => { document.querySelector("#shown")!.textContent = t; }, text);
+        };
+        await using plain = await Session.start();
+        await show(await plain.context.newPage(), "opened on the puppeteer context");
+        await using pw = await Session.start({ driver: "playwright" });
+        await show(await pw.context.newPage(), "opened on the playwright context");
+        const launched = await chromium.launch();
+        await show(await launched.newPage(), "opened by a playwright launch");
+        await show(await (await launched.newContext()).newPage(), "opened in a launch's context");
+        const pptr = await puppeteer.launch();
+        await show(await (await pptr.createBrowserContext()).newPage(), "opened in a puppeteer launch's context");
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        // Closed before the run ends: what their pages' recorders held is taken first.
+        await launched.close();
+        await pptr.close();
+        await pw.close();
+        return "done";
+      }`,
+      { recording: "all" },
+    );
+    const answer = await t.call("POST", "/functions/every-opening", { body: { url: pages.url } });
+    if (answer.status !== 200) throw new Error(answer.text);
+    const runId = String(answer.headers.get("x-run-id"));
+    const names = (await artifactNames(runId)).filter((name) => name.startsWith("recording-"));
+    const texts = (await Promise.all(names.map((name) => artifactText(runId, name)))).join("\n");
+    expect(names).toHaveLength(5);
+    for (const shown of ["opened on the puppeteer context", "opened on the playwright context", "opened by a playwright launch", "opened in a launch's context", "opened in a puppeteer launch's context"]) {
+      expect(texts).toContain(shown);
+    }
+  }, 90_000);
+
   it("records a page written with setContent (into its first, empty about:blank)", async () => {
     await t.deploy(
       "written",

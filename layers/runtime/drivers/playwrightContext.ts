@@ -46,18 +46,22 @@ export async function openPlaywrightContext(run: RunState, setup: ContextSetup):
     const ready = first;
     first = undefined;
     const page = ready ? await ready : await setUp(await openPage());
-    // The runner's page hooks (recordings, the live view), before the page loads anything.
-    await run.pageOpened?.(pageTarget(() => context.newCDPSession(page) as unknown as Promise<CdpChannel>, () => page.url(), () => page.isClosed()));
+    await playwrightPageOpened(run, page);
     return page;
   };
-  // With a profile or a proxy, a page the code opens on the context itself is set up as well.
-  if (state?.active) Object.defineProperty(context, "newPage", { configurable: true, value: newPage });
+  // A page the code opens on the context itself is set up as well, and recorded and watched live.
+  Object.defineProperty(context, "newPage", { configurable: true, value: newPage });
   return {
     context,
     newPage,
     pages: async () => context.pages(),
     close: () => context.close(),
   };
+}
+
+/** The runner's page hooks (recordings, the live view) on a Playwright page, before it loads anything. */
+export async function playwrightPageOpened(run: RunState, page: Page): Promise<void> {
+  await run.pageOpened?.(pageTarget(() => page.context().newCDPSession(page) as unknown as Promise<CdpChannel>, () => page.url(), () => page.isClosed()));
 }
 
 /**

@@ -54,8 +54,8 @@ export async function openPuppeteerContext(run: RunState, setup: ContextSetup): 
     await run.pageOpened?.(puppeteerTarget(page));
     return page;
   };
-  // With a profile or a proxy, a page the code opens on the context itself is set up as well.
-  if (state?.active) Object.defineProperty(context, "newPage", { configurable: true, value: newPage });
+  // A page the code opens on the context itself is set up as well, and recorded and watched live.
+  Object.defineProperty(context, "newPage", { configurable: true, value: newPage });
   return {
     context,
     newPage,

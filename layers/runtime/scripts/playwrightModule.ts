@@ -9,7 +9,7 @@
 import type { Browser, BrowserContext, BrowserType, LaunchOptions, Page } from "playwright-core";
 import { keepPageFiles, sessionRuns } from "../pageFiles";
 import { currentRun, type OpenSession, type RunState } from "../runContext";
-import { watchPlaywrightContext } from "../drivers/playwrightContext";
+import { playwrightPageOpened, watchPlaywrightContext } from "../drivers/playwrightContext";
 import { playwrightProxy } from "../sessionProxy";
 import type { EvidencePage } from "../drivers/driverContext";
 import { loadPlaywright } from "../drivers/loadPlaywright";
@@ -42,7 +42,11 @@ function track(run: RunState, browser: Browser, launched: LaunchOptions["proxy"]
   const closeConnection = browser.close.bind(browser);
   const session: OpenSession = {
     close() {
-      closing ??= closeConnection()
+      if (closing) return closing;
+      // What the recorders of the run's open pages hold is taken before the launch's pages go with it.
+      const taken = run.ended ? Promise.resolve() : (run.beforeContextClose?.() ?? Promise.resolve()).catch(() => undefined);
+      closing = taken
+        .then(() => closeConnection())
         .catch(() => undefined)
         .then(() => {
           run.browserMs += Date.now() - openedAt;
@@ -69,15 +73,26 @@ function track(run: RunState, browser: Browser, launched: LaunchOptions["proxy"]
       const page = await newPage(withProxy(run, launched, options));
       watched(run, page.context());
       keepPageFiles(page);
+      // (Its page was opened through the context's newPage, which newContext's context has: recorded and watched live there.)
       return page;
     },
   });
 }
 
+/** A context of a launch, as the run keeps it: its downloads and files kept, the pages the code opens on it recorded and watched live. */
 function watched(run: RunState, context: BrowserContext): BrowserContext {
   if (!sessionRuns.has(context)) {
     sessionRuns.set(context, run);
     watchPlaywrightContext(run, context);
+    const newPage = context.newPage.bind(context);
+    Object.defineProperty(context, "newPage", {
+      configurable: true,
+      value: async (): Promise<Page> => {
+        const page = await newPage();
+        await playwrightPageOpened(run, page);
+        return page;
+      },
+    });
   }
   return context;
 }
