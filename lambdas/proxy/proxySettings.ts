@@ -31,8 +31,8 @@ export function proxyServerProblem(server: string): string | undefined {
   }
   if (!["http:", "https:", "socks5:"].includes(url.protocol)) return "must start with http://, https:// or socks5://";
   if (url.username || url.password) return "must not carry credentials: give `username` and `password_secret` instead";
+  if ((url.pathname !== "" && url.pathname !== "/") || url.search || url.hash || /[?#]/.test(server)) return "must be only scheme://host:port (no path, query or fragment)";
   if (!/^[a-z0-9]+:\/\/[^/?#]*:\d+\/?$/i.test(server)) return "must name a port (http://host:port)";
-  if ((url.pathname !== "" && url.pathname !== "/") || url.search || url.hash) return "must be only scheme://host:port";
   return undefined;
 }
 
@@ -52,10 +52,10 @@ const ProxyFields = z.strictObject({
 export const ProxyInputObject = ProxyFields.superRefine((value, ctx) => {
   const problem = proxyServerProblem(value.server);
   if (problem) ctx.addIssue({ code: "custom", path: ["server"], message: problem });
-  else if (value.server.startsWith("socks5:") && (value.username || value.password_secret)) {
+  else if (new URL(value.server).protocol === "socks5:" && (value.username || value.password_secret)) {
     ctx.addIssue({
       code: "custom",
-      path: ["username"],
+      path: [value.username ? "username" : "password_secret"],
       message: "Chromium has no SOCKS authentication: a socks5 proxy takes no username or password (use an http:// or https:// proxy for one that needs them)",
     });
   }

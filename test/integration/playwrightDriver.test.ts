@@ -90,6 +90,7 @@ describe("Playwright driver and scripts as they are", () => {
         await otherPage.goto(url + "/other");
         const isolated = await otherPage.locator("p").textContent();
         await browser.close();
+        const afterClose = await browser.newPage().then(() => "", (error: Error) => error.message);
         const stillOpen = await otherPage.title();
         let refused = "";
         try {
@@ -98,7 +99,7 @@ describe("Playwright driver and scripts as they are", () => {
           refused = (error as Error).message;
         }
         await other.close();
-        return { seen, isolated, stillOpen, closed: browser.isConnected(), refused };
+        return { seen, isolated, stillOpen, closed: browser.isConnected(), refused, afterClose };
       }`,
     );
     expect(deployed.warnings).toEqual(
@@ -112,6 +113,7 @@ describe("Playwright driver and scripts as they are", () => {
       stillOpen: "Hello /other",
       closed: false,
       refused: expect.stringContaining("a run reaches only its own sandboxed browser"),
+      afterClose: expect.stringMatching(/^browser\.newPage: /),
     });
   }, 60_000);
 
@@ -184,7 +186,7 @@ describe("Playwright driver and scripts as they are", () => {
       contexts: 1,
       stillOpen: "Hello /other",
       version: expect.stringContaining("153."),
-      refused: expect.stringContaining("a run reaches only its own sandboxed browser"),
+      refused: expect.stringMatching(/a run reaches only its own sandboxed browser\. Use puppeteer\.launch\(\)/),
     });
   }, 60_000);
 

@@ -54,6 +54,17 @@ describe("the proxy setting", () => {
     for (const server of ["ftp://p:21", "http://p", "http://u:pw@p:80", "http://p:80/x", "http://p:80?q", "not a url"]) {
       expect(parse({ server }).success).toBe(false);
     }
+    // Whatever the scheme's case, and on the field the request set.
+    for (const [value, field] of [[{ server: "SOCKS5://p:1080", username: "u" }, "username"], [{ server: "Socks5://p:1080", password_secret: "PW" }, "password_secret"]] as const) {
+      const refused = parse(value);
+      expect(refused.error?.issues.find((issue) => issue.message.includes("Chromium has no SOCKS authentication"))?.path).toEqual([field]);
+    }
+    // A server with a path, a query or a fragment is told so (it does name its port).
+    for (const server of ["http://p:80/x", "http://p:80?q=1", "http://p:80#f", "http://p:80/?"]) {
+      expect(parse({ server }).error?.issues[0]?.message).toBe("must be only scheme://host:port (no path, query or fragment)");
+    }
+    expect(parse({ server: "http://p/x" }).error?.issues[0]?.message).toBe("must be only scheme://host:port (no path, query or fragment)");
+    expect(parse({ server: "http://p" }).error?.issues[0]?.message).toBe("must name a port (http://host:port)");
     expect(parse({ server: "http://p:80", password_secret: "PW" }).success).toBe(false); // a password without a user
     expect(parse({ server: "http://p:80", password_secret: "lowercase" }).success).toBe(false);
     expect(parse({ server: "http://p:80", extra: 1 }).success).toBe(false);

@@ -18,8 +18,8 @@ import { loadPlaywright } from "../drivers/loadPlaywright";
 const ONLY_CHROMIUM = "browserfn runs Chromium only: use chromium.launch() (firefox and webkit are not available)";
 
 /** The error of connect() / connectOverCDP() to an endpoint: a run reaches only its own browser. */
-export function otherEndpointError(call: string): Error {
-  return new Error(`${call} is not available on browserfn: a run reaches only its own sandboxed browser. Use chromium.launch() (or Session.start() from browserfn/runtime): it connects to the run's warm browser.`);
+export function otherEndpointError(call: string, launch = "chromium.launch()"): Error {
+  return new Error(`${call} is not available on browserfn: a run reaches only its own sandboxed browser. Use ${launch} (or Session.start() from browserfn/runtime): it connects to the run's warm browser.`);
 }
 
 type ContextOptions = NonNullable<Parameters<Browser["newContext"]>[0]>;
@@ -60,17 +60,20 @@ function track(run: RunState, browser: Browser, launched: LaunchOptions["proxy"]
   };
   run.sessions.add(session);
   // The user's close() goes through the run's account of it (browser time, the run's end).
-  Object.defineProperty(browser, "close", { value: (): Promise<void> => session.close(), configurable: true });
-  const newContext = browser.newContext.bind(browser);
+  // Named functions: Playwright's errors name the method after the function that called it ("browser.newPage: …").
+  Object.defineProperty(browser, "close", { value: function close(): Promise<void> { return session.close(); }, configurable: true });
+  const openContext = browser.newContext.bind(browser);
   Object.defineProperty(browser, "newContext", {
     configurable: true,
-    value: async (options?: ContextOptions): Promise<BrowserContext> => watched(run, await newContext(withProxy(run, launched, options))),
+    value: async function newContext(options?: ContextOptions): Promise<BrowserContext> {
+      return watched(run, await openContext(withProxy(run, launched, options)));
+    },
   });
-  const newPage = browser.newPage.bind(browser);
+  const openPage = browser.newPage.bind(browser);
   Object.defineProperty(browser, "newPage", {
     configurable: true,
-    value: async (options?: Parameters<Browser["newPage"]>[0]): Promise<Page> => {
-      const page = await newPage(withProxy(run, launched, options));
+    value: async function newPage(options?: Parameters<Browser["newPage"]>[0]): Promise<Page> {
+      const page = await openPage(withProxy(run, launched, options));
       watched(run, page.context());
       keepPageFiles(page);
       // (Its page was opened through the context's newPage, which newContext's context has: recorded and watched live there.)
@@ -84,11 +87,11 @@ function watched(run: RunState, context: BrowserContext): BrowserContext {
   if (!sessionRuns.has(context)) {
     sessionRuns.set(context, run);
     watchPlaywrightContext(run, context);
-    const newPage = context.newPage.bind(context);
+    const openPage = context.newPage.bind(context);
     Object.defineProperty(context, "newPage", {
       configurable: true,
-      value: async (): Promise<Page> => {
-        const page = await newPage();
+      value: async function newPage(): Promise<Page> {
+        const page = await openPage();
         await playwrightPageOpened(run, page);
         return page;
       },

@@ -71,7 +71,7 @@ async function launch(options?: LaunchOptions): Promise<Browser> {
     isConnected: () => closing === undefined && real.connected,
     process: () => null,
     wsEndpoint: () => {
-      throw otherEndpointError("browser.wsEndpoint()");
+      throw otherEndpointError("browser.wsEndpoint()", "puppeteer.launch()");
     },
   };
   return new Proxy(real, {
@@ -85,7 +85,7 @@ async function launch(options?: LaunchOptions): Promise<Browser> {
 }
 
 function connect(): Promise<never> {
-  return Promise.reject(otherEndpointError("puppeteer.connect()"));
+  return Promise.reject(otherEndpointError("puppeteer.connect()", "puppeteer.launch()"));
 }
 
 let made: object | undefined;
