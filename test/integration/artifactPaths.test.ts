@@ -94,6 +94,28 @@ describe("file paths in automations", () => {
       'A run cannot write files or start processes here: keep a file with `artifacts.save(name, data)` (import { artifacts } from "browserfn/runtime"; `page.screenshot({ path })` does so by itself). Original error: Access to this API has been restricted',
     );
   }, 60_000);
+
+  it("names what to do instead when a run reads a file, or when a library's file-writing API is refused (Playwright's tracing)", async () => {
+    await t.deploy(
+      "reader",
+      `import { readFileSync } from "node:fs";
+      export default async () => readFileSync("/etc/hostname", "utf8");`,
+    );
+    const read = (await t.call("POST", "/functions/reader")).body as { error: { message: string } };
+    expect(read.error.message).toMatch(/^A run cannot read files here \(it has only its own code\): pass data as parameters, keep it in the function's secrets, or fetch it\. Original error: /);
+    await t.deploy(
+      "tracer",
+      `import { chromium } from "playwright";
+      export default async () => {
+        const browser = await chromium.launch();
+        const context = await browser.newContext();
+        await context.tracing.start({ screenshots: true });
+        return "traced";
+      }`,
+    );
+    const traced = (await t.call("POST", "/functions/tracer")).body as { error: { message: string } };
+    expect(traced.error.message).toMatch(/^A run cannot write files here, so this API cannot: downloads are kept as artifacts by themselves .*Original error: .*Access to this API has been restricted/);
+  }, 60_000);
 });
 
 describe("page.screenshot({ path }) where the process may write files (as on AWS Lambda)", () => {
