@@ -17,6 +17,7 @@ import { sessionRuns } from "./pageFiles";
 import { currentRun, MAX_RETIRED_SESSIONS, type RunState } from "./runContext";
 import { type SavedArtifact, saveArtifact } from "./saveArtifact";
 import { openSession, type SessionSetup, type StateOptions } from "./sessionSetup";
+import { ProfileError, ProfileLockedError } from "./profileErrors";
 
 export type { Page } from "puppeteer-core";
 export type { Driver } from "./drivers/driverContext";
@@ -95,7 +96,15 @@ export class Session<D extends Driver = "puppeteer"> {
    * Throws when called outside a run, or with an invalid `timeout_minutes`.
    */
   static async start<D extends Driver = "puppeteer">(options: SessionOptions<D> = {}): Promise<Session<D>> {
-    return Session.open(options, {});
+    // A refusal that comes back later (a profile the service will not open) is thrown with the
+    // caller's stack, so that the run's error names the line of the code that started the session.
+    const call = new Error();
+    try {
+      return await Session.open(options, {});
+    } catch (error) {
+      if (error instanceof ProfileError || error instanceof ProfileLockedError) error.stack = `${error.name}: ${error.message}\n${(call.stack ?? "").split("\n").slice(1).join("\n")}`;
+      throw error;
+    }
   }
 
   /**

@@ -160,6 +160,8 @@ export default async function run(name: string) {
   expect(refused.status).toBe(500);
   expect(refused.body.error.code).toBe("function_error");
   expect(refused.body.error.message).toMatch(/may not open the profile 'shop'.*`profiles` setting/);
+  // The refusal comes back from the service, yet names the code's own line.
+  expect(refused.body.error.details.stack).toMatch(/^ProfileError: .*\n\s+at .*\n?[\s\S]*automation\.ts:3:/);
   const patched = await t.call("PATCH", "/functions/computed", { body: { profiles: ["shop"] } });
   expect(patched.status).toBe(200);
   expect(patched.body.profiles).toEqual(["shop"]);
