@@ -6,6 +6,8 @@ export interface RunProxy {
   username?: string;
   password?: string;
   bypass: string[];
+  /** The function's secret its `password_secret` names, when the function has no such secret (the password is then missing). */
+  missingSecret?: string;
 }
 
 /** `Session.start({ proxy })`: a proxy for this session only (`null`: none, whatever the function's setting). */
@@ -50,10 +52,15 @@ export function proxyHost(proxy: RunProxy): string {
 const UNREACHABLE = /net::(ERR_PROXY_CONNECTION_FAILED|ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY_AUTH_UNSUPPORTED|ERR_SOCKS_CONNECTION_FAILED|ERR_PROXY_CERTIFICATE_INVALID|ERR_MANDATORY_PROXY_CONFIGURATION_FAILED|ERR_NO_SUPPORTED_PROXIES)/;
 const REFUSED = /net::(ERR_PROXY_AUTH_REQUESTED|ERR_INVALID_AUTH_CREDENTIALS|ERR_PROXY_AUTH_REQUESTED_WITH_NO_CONNECTION)/;
 
+/** Why the proxy may have refused: its password's secret is not set (or nothing). */
+function missingSecretNote(proxy: RunProxy): string {
+  return proxy.missingSecret ? `; the function's secret ${proxy.missingSecret}, which its proxy's password_secret names, is not set (PUT /functions/{name}/secrets/${proxy.missingSecret})` : "";
+}
+
 /** A navigation's failure through `proxy`, said as the proxy's (naming its host, never its password). */
 function proxyFailure(error: unknown, proxy: RunProxy): unknown {
   const message = error instanceof Error ? error.message : "";
-  if (REFUSED.test(message)) return new Error(`The proxy ${proxyHost(proxy)} refused the credentials (${message.split(" at ")[0]})`);
+  if (REFUSED.test(message)) return new Error(`The proxy ${proxyHost(proxy)} refused the credentials (${message.split(" at ")[0]})${missingSecretNote(proxy)}`);
   if (UNREACHABLE.test(message)) return new Error(`The proxy ${proxyHost(proxy)} could not be reached or refused the connection (${message.split(" at ")[0]})`);
   return error;
 }
@@ -77,7 +84,7 @@ export function nameProxyFailures(page: GotoPage, proxy: RunProxy): void {
       throw proxyFailure(error, proxy);
     }
     if (response?.status() === 407) {
-      throw new Error(`The proxy ${proxyHost(proxy)} refused the credentials (407 Proxy Authentication Required) for ${new URL(url).host}`);
+      throw new Error(`The proxy ${proxyHost(proxy)} refused the credentials (407 Proxy Authentication Required) for ${new URL(url).host}${missingSecretNote(proxy)}`);
     }
     return response;
   };

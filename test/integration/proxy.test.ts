@@ -82,6 +82,11 @@ it("fails a navigation the proxy refuses the credentials for, naming the proxy a
   expect(answer.body.error.message).toContain(`The proxy ${proxy.host} refused the credentials`);
   expect(answer.text).not.toContain(wrong);
   expect(proxy.seen).not.toContain("GET http://shop.test/title/never");
+  expect(answer.body.error.message).not.toContain("is not set");
+  // A password_secret the function has no secret of: the refusal says so.
+  expect((await t.call("DELETE", "/functions/wrong-password/secrets/WRONG_PASSWORD")).status).toBe(204);
+  const unset = await t.call("POST", "/functions/wrong-password", { body: { url: "http://shop.test/title/never" } });
+  expect(unset.body.error.message).toMatch(new RegExp(`^The proxy ${proxy.host} refused the credentials .*; the function's secret WRONG_PASSWORD, which its proxy's password_secret names, is not set`));
 });
 
 it("fails a navigation whose proxy cannot be reached, naming the proxy", async () => {
