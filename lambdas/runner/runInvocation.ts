@@ -192,7 +192,9 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
           await recording.pageOpened(page);
           await onPage?.(page);
         },
-        beforeContextClose: () => recording.takeOpen(),
+        // Under `all` only: a take starts a page's recorder where it had not begun, a cost every
+        // mid-run close() would pay under `failures` for a recording a succeeding run drops.
+        ...(invocation.recording === "all" ? { beforeContextClose: () => recording.takeOpen() } : {}),
         getBrowser,
         ...(invocation.getPlaywright ? { getPlaywright: invocation.getPlaywright } : {}),
         ...(invocation.newPlaywright ? { newPlaywright: invocation.newPlaywright } : {}),
