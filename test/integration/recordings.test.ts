@@ -317,6 +317,30 @@ describe("recordings and the live view", () => {
     for (let i = 1; i < times.length; i++) expect((times[i] as number) - (times[i - 1] as number)).toBeGreaterThanOrEqual(190);
   }, 90_000);
 
+  it("streams live frames of a page a script's chromium.launch() opened", async () => {
+    await t.deploy(
+      "watched-launch",
+      `import { chromium } from "playwright";
+      export default async function run(url: string) {
+        const browser = await chromium.launch();
+        const page = await browser.newPage();
+        await page.goto(url + "/changing");
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        await browser.close();
+        return "watched";
+      }`,
+    );
+    const started = await t.call("POST", "/functions/watched-launch", { body: { url: pages.url }, headers: { prefer: "respond-async" } });
+    expect(started.status).toBe(202);
+    const runId = String((started.body as { run_id: string }).run_id);
+    const stream = await openEventStream(t.url, `/runs/${runId}/live`, { token: t.adminKey });
+    expect(stream.status).toBe(200);
+    await stream.ended;
+    const frames = stream.events.filter((event) => event.event === "frame" && event.json.url === `${pages.url}/changing`);
+    expect(frames.length).toBeGreaterThanOrEqual(2);
+    expect(stream.events.at(-1)?.json).toEqual({ run_id: runId, status: "succeeded" });
+  }, 90_000);
+
   it("the dashboard's run page plays the recording at the failing moment, beside the error, its source line and screenshot, with no CSP violation", async () => {
     expect(failedRunId).not.toBe("");
     browser = await launchTestBrowser();
