@@ -90,13 +90,48 @@ export function nameProxyFailures(page: GotoPage, proxy: RunProxy): void {
   };
 }
 
+/** What Fetch.authRequired says of a challenge. */
+interface AuthRequired {
+  requestId: string;
+  authChallenge: { source?: "Server" | "Proxy" };
+}
+
 /**
- * Sets a session's puppeteer page up for its proxy: the credentials answer the proxy's
- * challenge (page.authenticate), and its failures name the proxy (nameProxyFailures).
+ * Sets a session's puppeteer page up for its proxy: its failures name the proxy
+ * (nameProxyFailures), and, for a proxy with a username, a CDP session of the page's own
+ * answers each challenge by where it comes from: the proxy's (407) with the proxy's credentials,
+ * a site's own (401) with those the code gives `page.authenticate` (none: the 401 stands).
+ * Puppeteer's own `authenticate` keeps one set of credentials for both, so the code's would
+ * answer the proxy; that session is asked first (the page's newest), and its answer stands.
  */
 export async function proxyPage(page: Page, proxy: RunProxy): Promise<void> {
-  if (proxy.username !== undefined) await page.authenticate({ username: proxy.username, password: proxy.password ?? "" });
   nameProxyFailures(page as unknown as GotoPage, proxy);
+  if (proxy.username === undefined) return;
+  const own = { username: proxy.username, password: proxy.password ?? "" };
+  let site: { username: string; password: string } | null = null;
+  // A challenge answered once for a request is cancelled the second time (wrong credentials would loop).
+  const answered = new Set<string>();
+  const cdp = await page.createCDPSession();
+  cdp.on("Fetch.requestPaused", (event: { requestId: string }) => void cdp.send("Fetch.continueRequest", { requestId: event.requestId }).catch(() => undefined));
+  cdp.on("Fetch.authRequired", (event: AuthRequired) => {
+    const key = `${event.authChallenge.source ?? "Server"}:${event.requestId}`;
+    const credentials = event.authChallenge.source === "Proxy" ? own : site;
+    const response = answered.has(key)
+      ? { response: "CancelAuth" as const }
+      : credentials
+        ? { response: "ProvideCredentials" as const, ...credentials }
+        : { response: "Default" as const };
+    if (credentials) answered.add(key);
+    void cdp.send("Fetch.continueWithAuth", { requestId: event.requestId, authChallengeResponse: response }).catch(() => undefined);
+  });
+  await cdp.send("Fetch.enable", { handleAuthRequests: true, patterns: [{ urlPattern: "*" }] });
+  // The code's credentials are the site's: kept here, never handed to the proxy.
+  Object.defineProperty(page, "authenticate", {
+    configurable: true,
+    value: async function authenticate(credentials: { username: string; password: string } | null): Promise<void> {
+      site = credentials ? { username: credentials.username, password: credentials.password } : null;
+    },
+  });
 }
 
 /** What puppeteer's `createBrowserContext` takes for `proxy`. */

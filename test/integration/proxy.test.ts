@@ -72,6 +72,29 @@ it("sends every request of the function's sessions through its authenticating pr
   expect(texts.filter((text) => text.includes(PASSWORD))).toEqual([]);
 });
 
+it("answers the proxy's challenge with the proxy's credentials and a site's own HTTP authentication with page.authenticate's (puppeteer)", async () => {
+  await deploy(
+    "site-auth",
+    `import { Session } from "browserfn/runtime";
+export default async function run(url: string, user: string | null) {
+  await using session = await Session.start();
+  const page = await session.newPage();
+  if (user) await page.authenticate({ username: user, password: "site-pw" });
+  const response = await page.goto(url);
+  return { status: response?.status(), title: await page.title() };
+}
+`,
+    { proxy: { server: proxy.server, username: "scraper", password_secret: "PROXY_PASSWORD", bypass: ["<-loopback>"] } },
+  );
+  expect((await t.call("PUT", "/functions/site-auth/secrets/PROXY_PASSWORD", { body: { value: PASSWORD } })).status).toBe(204);
+  const url = "http://shop.test/basic-auth/alice:site-pw";
+  expect((await t.call("POST", "/functions/site-auth", { body: { url, user: "alice" } })).body).toEqual({ status: 200, title: "authenticated" });
+  // Without the site's credentials its own 401 stands (the proxy's are never offered to it); wrong ones are not retried forever.
+  expect((await t.call("POST", "/functions/site-auth", { body: { url, user: null } })).body).toEqual({ status: 401, title: "who are you" });
+  expect((await t.call("POST", "/functions/site-auth", { body: { url, user: "mallory" } })).body).toEqual({ status: 401, title: "who are you" });
+  expect(proxy.seen).toContain(`GET ${url}`);
+});
+
 it("fails a navigation the proxy refuses the credentials for, naming the proxy and never the password", async () => {
   const setting = { server: proxy.server, username: "scraper", password_secret: "WRONG_PASSWORD", bypass: ["<-loopback>"] };
   await deploy("wrong-password", TITLE_OF, { proxy: setting });
