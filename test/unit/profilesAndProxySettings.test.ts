@@ -74,7 +74,8 @@ describe("the proxy setting", () => {
     expect(proxyOf({ proxy: { server: "http://p:80", username: 5, password_secret: null, bypass: ["a", 3], other: "x" } as never })).toEqual({ server: "http://p:80", username: null, password_secret: null, bypass: ["a"] });
     const setting = { server: "http://p:80", username: "u", password_secret: "PW", bypass: [] };
     expect(runProxyOf(setting, { PW: "secret-value" })).toEqual({ server: "http://p:80", username: "u", password: "secret-value", bypass: [] });
-    expect(runProxyOf(setting, {})).toEqual({ server: "http://p:80", username: "u", bypass: [] });
+    // A secret the function lacks: no password, and the run's refusal can name the secret.
+    expect(runProxyOf(setting, {})).toEqual({ server: "http://p:80", username: "u", bypass: [], missingSecret: "PW" });
     expect(runProxyOf(null, { PW: "x" })).toBeUndefined();
   });
 
