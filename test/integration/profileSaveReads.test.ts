@@ -185,3 +185,13 @@ it("does not wait for a restoring document whose page was closed: that origin ke
     // Nothing the session could read changed: the profile is not written.
     expect(sent).toHaveLength(0);
   }, slowToRestore()));
+
+it("does not wait for a restoring document that gave way to another of its origin: only that document's restore is waited for", () =>
+  withArmedPage(async ({ page, profile }) => {
+    await page.goto(`${siteA}/`);
+    // At once to another document of the same site: the restoring one goes, its writes unfinished or not.
+    await page.goto(`${siteA}/next`);
+    const started = Date.now();
+    await profile.save();
+    expect(Date.now() - started).toBeLessThan(SETTLE_MS);
+  }, slowToRestore()));

@@ -126,6 +126,8 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
   const offered = new Set<string>();
   /** Origins whose restoring document said its writes failed (the origin keeps its saved state). */
   const failed = new Set<string>();
+  /** Each offered origin's armed page, and, once the browser made it, its restoring document's context there (the page's first of that origin after the offer). */
+  const restoring = new Map<string, { entry: (typeof armed)[number]; context?: number }>();
   /** Woken when a confirmation comes in or a document goes (a save waiting for a restore still writing). */
   let wake: (() => void) | undefined;
   const changed = () => {
@@ -133,14 +135,12 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
     wake = undefined;
     woken?.();
   };
-  /**
-   * The offered origins not confirmed yet whose document an armed page still shows (its restore
-   * is still writing), each with that page.
-   */
+  /** The offered origins not confirmed yet whose restoring document is still there (its restore still writing). */
   const stillWriting = () =>
-    [...offered]
-      .filter((origin) => !restored.has(origin) && !failed.has(origin))
-      .flatMap((origin) => armed.filter((entry) => !entry.gone && [...entry.contexts.values()].some((known) => known.frame === entry.main.frame && known.origin === origin)).map((entry) => ({ origin, entry })));
+    [...offered].filter((origin) => {
+      const document = restoring.get(origin);
+      return !restored.has(origin) && !failed.has(origin) && document?.context !== undefined && !document.entry.gone && document.entry.contexts.has(document.context);
+    });
   /** Waits (at most SETTLE_MS) until no armed page shows a restoring document still writing. */
   const settle = async () => {
     const deadline = Date.now() + SETTLE_MS;
@@ -185,6 +185,8 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
       cdp.on("Runtime.executionContextCreated", (({ context }: ContextCreated) => {
         const frame = context.auxData?.frameId;
         if (context.auxData?.isDefault && frame) entry.contexts.set(context.id, { uniqueId: context.uniqueId, origin: context.origin, frame });
+        const document = restoring.get(context.origin);
+        if (context.auxData?.isDefault && frame === main.frame && document?.entry === entry && document.context === undefined) document.context = context.id;
       }) as (params: never) => void);
       cdp.on("Runtime.executionContextDestroyed", ((event: { executionContextId: number }) => {
         entry.contexts.delete(event.executionContextId);
@@ -215,6 +217,7 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
         // This response is the origin's one restoring document, whichever page shows it.
         waiting.delete(origin);
         offered.add(origin);
+        restoring.set(origin, { entry });
         const headers = [...(event.responseHeaders ?? []), { name: "Server-Timing", value: mark }];
         void cdp.send("Fetch.continueResponse", { requestId: event.requestId, responseCode: event.responseStatusCode, responseHeaders: headers }).catch(() => undefined);
         if (waiting.size === 0) for (const other of armed) disarm(other);
