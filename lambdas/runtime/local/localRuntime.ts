@@ -51,7 +51,13 @@ export function hostStarter(sandbox: Sandbox, files: RuntimeFiles, memoryMb: num
       if (uid !== undefined) WORKER_UIDS.release(uid);
     };
     try {
-      const host = await startSandboxedHost(sandbox, files, uid, memoryMb, placeCpu);
+      // Once more after a sandbox that failed as it started: the kernel's namespace setup can fail
+      // for a moment under heavy churn (bubblewrap's loopback "Failed RTM_NEWADDR", a sandbox gone
+      // before its routes were set); a second failure is the worker's failure to start.
+      const host = await startSandboxedHost(sandbox, files, uid, memoryMb, placeCpu).catch((error: unknown) => {
+        if (!SANDBOX_START_FAILURE.test((error as Error).message)) throw error;
+        return startSandboxedHost(sandbox, files, uid, memoryMb, placeCpu);
+      });
       return { host, release };
     } catch (error) {
       release();
@@ -59,6 +65,9 @@ export function hostStarter(sandbox: Sandbox, files: RuntimeFiles, memoryMb: num
     }
   };
 }
+
+/** A sandbox that failed in its start (not a setting or tool that is missing): worth one more try. */
+const SANDBOX_START_FAILURE = /bubblewrap exited \(\d+\) as the sandbox started|nsenter .*: exit \d+: nsenter: cannot open/;
 
 /**
  * The local runtime adapter: warm worker processes per function version (see WorkerPool),
