@@ -14,7 +14,7 @@
 import type { ContextSetup, Driver, DriverContext, DriverTypes, EvidencePage } from "./drivers/driverContext";
 import { openContext, parseDriver } from "./drivers/openContext";
 import { sessionRuns } from "./pageFiles";
-import { currentRun, MAX_RETIRED_SESSIONS, type RunState } from "./runContext";
+import { beforeContextClose, currentRun, MAX_RETIRED_SESSIONS, type RunState } from "./runContext";
 import { type SavedArtifact, saveArtifact } from "./saveArtifact";
 import { openSession, type SessionSetup, type StateOptions } from "./sessionSetup";
 import { ProfileError, ProfileLockedError } from "./profileErrors";
@@ -178,7 +178,7 @@ export class Session<D extends Driver = "puppeteer"> {
       const saved = this.#state.beforeClose().catch((error: unknown) => console.error(`[browserfn] the profile was not saved: ${(error as Error).message}`));
       // A context whose browser went away is closed already: nothing is left to release.
       // What the recorders of the run's open pages hold is taken before the context's pages go with it.
-      const taken = this.#run.ended ? Promise.resolve() : (this.#run.beforeContextClose?.() ?? Promise.resolve()).catch(() => undefined);
+      const taken = beforeContextClose(this.#run);
       this.#closing = Promise.all([saved, taken])
         .then(() => this.#context.close())
         .catch(() => undefined)

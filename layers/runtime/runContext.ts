@@ -135,3 +135,11 @@ export async function pagesOfRun(): Promise<EvidencePage[]> {
   const lists = await Promise.all([...run.sessions, ...run.retired].map((session) => session.pages().catch(() => [] as EvidencePage[])));
   return lists.flat();
 }
+
+/**
+ * Before `run` closes a context mid-run: its beforeContextClose hook (the recorders' takes), never
+ * failing; nothing once the run has ended (the runner took what it keeps).
+ */
+export function beforeContextClose(run: RunState): Promise<void> {
+  return run.ended ? Promise.resolve() : (run.beforeContextClose?.() ?? Promise.resolve()).catch(() => undefined);
+}

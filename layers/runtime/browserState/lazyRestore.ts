@@ -122,11 +122,13 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
   /** Each armed page: its session, its restore script's removal, and its frames' main-world contexts (by context id) as the browser reports them. */
   const armed: Array<{ cdp: PageCdp; removeScript?: Promise<() => Promise<void>>; watching: boolean; main: { frame: string }; contexts: Map<number, KnownContext>; gone?: boolean }> = [];
   let script: string | undefined;
-  /** Origins whose restoring document was offered (its response marked). */
-  const offered = new Set<string>();
   /** Origins whose restoring document said its writes failed (the origin keeps its saved state). */
   const failed = new Set<string>();
-  /** Each offered origin's armed page, and, once the browser made it, its restoring document's context there (the page's first of that origin after the offer). */
+  /**
+   * The origins whose restoring document was offered (its response marked), each with its armed
+   * page and, once the browser made it, that document's context there (the page's first of that
+   * origin after the offer).
+   */
   const restoring = new Map<string, { entry: (typeof armed)[number]; context?: number }>();
   /** Woken when a confirmation comes in or a document goes (a save waiting for a restore still writing). */
   let wake: (() => void) | undefined;
@@ -137,7 +139,7 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
   };
   /** The offered origins not confirmed yet whose restoring document is still there (its restore still writing). */
   const stillWriting = () =>
-    [...offered].filter((origin) => {
+    [...restoring.keys()].filter((origin) => {
       const document = restoring.get(origin);
       return !restored.has(origin) && !failed.has(origin) && document?.context !== undefined && !document.entry.gone && document.entry.contexts.has(document.context);
     });
@@ -205,7 +207,7 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
         if (failedOrigin !== undefined) failed.add(origin);
         else restored.add(origin);
         changed();
-        if (waiting.size === 0 && [...offered].every((offeredOrigin) => restored.has(offeredOrigin) || failed.has(offeredOrigin))) removeScripts();
+        if (waiting.size === 0 && [...restoring.keys()].every((offeredOrigin) => restored.has(offeredOrigin) || failed.has(offeredOrigin))) removeScripts();
       }) as (params: never) => void);
       cdp.on("Fetch.requestPaused", ((event: PausedResponse) => {
         const origin = webOrigin(event.request.url);
@@ -216,7 +218,6 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
         }
         // This response is the origin's one restoring document, whichever page shows it.
         waiting.delete(origin);
-        offered.add(origin);
         restoring.set(origin, { entry });
         const headers = [...(event.responseHeaders ?? []), { name: "Server-Timing", value: mark }];
         void cdp.send("Fetch.continueResponse", { requestId: event.requestId, responseCode: event.responseStatusCode, responseHeaders: headers }).catch(() => undefined);

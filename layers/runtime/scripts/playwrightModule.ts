@@ -8,7 +8,7 @@
  */
 import type { Browser, BrowserContext, BrowserType, LaunchOptions, Page } from "playwright-core";
 import { keepPageFiles, sessionRuns } from "../pageFiles";
-import { currentRun, type OpenSession, type RunState } from "../runContext";
+import { beforeContextClose, currentRun, type OpenSession, type RunState } from "../runContext";
 import { playwrightPageOpened, watchPlaywrightContext } from "../drivers/playwrightContext";
 import { playwrightProxy } from "../sessionProxy";
 import type { EvidencePage } from "../drivers/driverContext";
@@ -44,8 +44,7 @@ function track(run: RunState, browser: Browser, launched: LaunchOptions["proxy"]
     close() {
       if (closing) return closing;
       // What the recorders of the run's open pages hold is taken before the launch's pages go with it.
-      const taken = run.ended ? Promise.resolve() : (run.beforeContextClose?.() ?? Promise.resolve()).catch(() => undefined);
-      closing = taken
+      closing = beforeContextClose(run)
         .then(() => closeConnection())
         .catch(() => undefined)
         .then(() => {
