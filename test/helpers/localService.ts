@@ -19,6 +19,16 @@ export interface TestService {
   deploy(name: string, code: string, settings?: Record<string, unknown>, token?: string): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** Creates an account with its own (non-admin) key and returns the key. */
   newAccount(account: string, plan?: string): Promise<string>;
+  /**
+   * A run's record once it has ended (not queued or running), polled every 100 ms for up to
+   * `timeoutMs`; the last record seen if it has not.
+   */
+  ended(runId: string, options?: { token?: string | null; timeoutMs?: number }): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /**
+   * How a sync call ended, whether it answered within the sync window or with a 202 (a heavy run
+   * on a busy machine can outlast it): its run's status and, for a failed run, the error.
+   */
+  outcome(response: ApiResponse, token?: string | null): Promise<{ runId: string; status: string; error?: { code: string; message: string } }>;
   stop(): Promise<void>;
   /** Stops the service and removes its data dir. */
   destroy(): Promise<void>;
@@ -55,6 +65,15 @@ export async function startTestService(
   });
   const call: TestService["call"] = (method, urlPath, { body, token, headers } = {}) =>
     requestJson(service.url, method, urlPath, { body, token: token === undefined ? adminKey : token, headers });
+  const ended: TestService["ended"] = async (runId, { token, timeoutMs = 120_000 } = {}) => {
+    const deadline = Date.now() + timeoutMs;
+    let run = (await call("GET", `/runs/${runId}`, { token })).body as { status?: string };
+    while ((run.status === "queued" || run.status === "running") && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      run = (await call("GET", `/runs/${runId}`, { token })).body as { status?: string };
+    }
+    return run;
+  };
   return {
     service,
     url: service.url,
@@ -70,6 +89,16 @@ export async function startTestService(
       const response = await call("POST", "/api-keys", { body: { account, plan } });
       if (response.status !== 201) throw new Error(`creating account ${account}: ${response.status} ${response.text}`);
       return String((response.body as { key: string }).key);
+    },
+    ended,
+    async outcome(response, token) {
+      const runId = String(response.headers.get("x-run-id") ?? (response.body as { run_id?: string } | null)?.run_id);
+      const run = (await ended(runId, { token })) as { status: string; error?: { code: string; message: string } };
+      if (response.status !== 202) {
+        const body = response.body as { error?: { code: string; message: string } } | null;
+        return { runId, status: response.status === 200 ? "succeeded" : run.status, ...(body?.error ? { error: body.error } : {}) };
+      }
+      return { runId, status: run.status, ...(run.error ? { error: { code: run.error.code, message: run.error.message } } : {}) };
     },
     stop: () => service.close(),
     async destroy() {

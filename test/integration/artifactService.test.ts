@@ -59,11 +59,7 @@ describe("the service's artifact caps and metering", () => {
     const answer = await t.call("POST", "/functions/forger");
     // 110 MB through the channel can outlast the sync window on a busy machine (202): its result once it ends.
     const runId = String(answer.headers.get("x-run-id") ?? (answer.body as { run_id?: string }).run_id);
-    let run = (await t.call("GET", `/runs/${runId}`)).body as { status: string; result?: unknown };
-    for (let i = 0; i < 600 && (run.status === "running" || run.status === "queued"); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      run = (await t.call("GET", `/runs/${runId}`)).body as { status: string; result?: unknown };
-    }
+    const run = (await t.ended(runId)) as { status: string; result?: unknown };
     expect([answer.status === 200 || answer.status === 202, run.status, run.result]).toEqual([true, "succeeded", { real: 50 * 1024 * 1024, after: 1 }]);
     expect(await listed(t, runId)).toEqual([
       { name: "after.txt", bytes: 1 },

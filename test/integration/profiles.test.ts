@@ -277,10 +277,12 @@ export default async function run(site: string) {
   expect((await invoke("big-writer", { site: site.url, size: 1000 })).status).toBe(200);
   const before = (await t.call("GET", "/profiles/big")).body;
   const over = await invoke("big-writer", { site: site.url, size: 51 * 1024 * 1024 });
-  expect(over.status).toBe(500);
-  expect(over.body.error.code).toBe("profile_too_large");
-  expect(over.body.error.message).toContain("'big'");
-  const run = await t.call("GET", `/runs/${over.headers.get("x-run-id")}`);
+  // A 500 in time, or a 202 when 51 MB outlasts the sync window on a busy machine.
+  expect([500, 202]).toContain(over.status);
+  const outcome = await t.outcome(over);
+  expect(outcome.error?.code).toBe("profile_too_large");
+  expect(outcome.error?.message).toContain("'big'");
+  const run = await t.call("GET", `/runs/${outcome.runId}`);
   expect(run.body).toMatchObject({ status: "failed", error: { code: "profile_too_large" } });
   expect((await t.call("GET", "/profiles/big")).body).toEqual(before);
   expect((await invoke("big-reader", { site: site.url })).body).toEqual({ saved: "v1000" });
