@@ -108,3 +108,23 @@ it.each(["puppeteer", "playwright"])("%s: the saved storage is back before the o
   // The logout is what the profile keeps.
   expect((await invoke(`read-${driver}`, { site: site.url })).body).toEqual({ title: "user:null", user: null, token: null });
 });
+
+/** Adds a script of its own for every new document (the driver's call), which notes what localStorage holds as it runs. */
+const initScriptFn = (driver: string, profile: string) => `import { Session } from "browserfn/runtime";
+export default async function run(site: string) {
+  await using session = await Session.start({ driver: "${driver}", profile: "${profile}" });
+  const page = await session.newPage();
+  const note = () => { (globalThis as any).seenByInitScript = String(localStorage.getItem("user")); };
+  ${driver === "playwright" ? "await page.addInitScript(note);" : "await page.evaluateOnNewDocument(note);"}
+  await page.goto(site + "/whoami");
+  return { title: await page.title(), seen: await page.evaluate(() => (globalThis as any).seenByInitScript) };
+}
+`;
+
+it.each(["puppeteer", "playwright"])("%s: a new-document script the code adds to the session's first page runs after the restore (it sees the saved storage)", async (driver) => {
+  const profile = `init-script-${driver}`;
+  await Promise.all([t.deploy(`init-login-${driver}`, loginTwiceFn(profile)), t.deploy(`init-script-${driver}`, initScriptFn(driver, profile))]);
+  expect((await invoke(`init-login-${driver}`, { site: site.url })).status).toBe(200);
+  const out = await invoke(`init-script-${driver}`, { site: site.url });
+  expect([out.status, out.body]).toEqual([200, { title: "user:alice", seen: "alice" }]);
+});

@@ -62,6 +62,12 @@ export interface PageInTheMaking {
   page: Promise<Page>;
 }
 
+/** The session puppeteer attached to `target` (its page's own), where this puppeteer-core has it. */
+function targetSession(target: Target): CDPSession | undefined {
+  const session = (target as unknown as { _session?: () => CDPSession | undefined })._session?.();
+  return session && typeof session.send === "function" ? session : undefined;
+}
+
 /**
  * A page of the session for the profile's lazy restore: a CDP session of its own (the first
  * page's opened on its target, while puppeteer makes the page), the page's scripts for new
@@ -72,6 +78,13 @@ function restorePage(of: Page | PageInTheMaking): RestorePage {
   return {
     openCdp: async () => (await (making ? making.target : (of as Page)).createCDPSession()) as unknown as PageCdp,
     async addScript(source) {
+      // On the target's own session while puppeteer still makes the page (the command puppeteer
+      // would send, on the session it sends it on: before any script the code adds there).
+      const session = making && targetSession(making.target);
+      if (session) {
+        const { identifier } = await session.send("Page.addScriptToEvaluateOnNewDocument", { source });
+        return async () => void (await session.send("Page.removeScriptToEvaluateOnNewDocument", { identifier }));
+      }
       const page = making ? await making.page : (of as Page);
       const { identifier } = await page.evaluateOnNewDocument(source);
       return () => page.removeScriptToEvaluateOnNewDocument(identifier);
