@@ -128,3 +128,38 @@ it.each(["puppeteer", "playwright"])("%s: a new-document script the code adds to
   const out = await invoke(`init-script-${driver}`, { site: site.url });
   expect([out.status, out.body]).toEqual([200, { title: "user:alice", seen: "alice" }]);
 });
+
+/** Logs in on the site alone: the profile holds that one origin. */
+const loginOnceFn = (profile: string) => `import { Session } from "browserfn/runtime";
+export default async function run(site: string) {
+  await using session = await Session.start({ profile: "${profile}", persist: true });
+  const page = await session.newPage();
+  await page.goto(site + "/login");
+  await page.waitForFunction(() => document.title === "logged-in");
+  return { logged_in: true };
+}
+`;
+
+/** Names on the document's global object that only browserfn would put there. */
+const traceFn = (driver: string, profile: string) => `import { Session } from "browserfn/runtime";
+export default async function run(site: string) {
+  await using session = await Session.start({ driver: "${driver}", profile: "${profile}" });
+  const page = await session.newPage();
+  const ours = () => Object.getOwnPropertyNames(globalThis).filter((name) => name.startsWith("__browserfn"));
+  await page.goto(site + "/whoami");
+  const first = { title: await page.title(), names: await page.evaluate(ours) };
+  // The restore has confirmed by now; later documents of the page are the site's alone.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  await page.goto(site + "/whoami?later");
+  await page.reload();
+  return { first, later: { title: await page.title(), names: await page.evaluate(ours) } };
+}
+`;
+
+it.each(["puppeteer", "playwright"])("%s: once the saved origin is restored, later documents of the page find nothing of the restore (no script, no binding)", async (driver) => {
+  const profile = `trace-${driver}`;
+  await Promise.all([t.deploy(`trace-login-${driver}`, loginOnceFn(profile)), t.deploy(`trace-${driver}`, traceFn(driver, profile))]);
+  expect((await invoke(`trace-login-${driver}`, { site: site.url })).status).toBe(200);
+  const out = await invoke(`trace-${driver}`, { site: site.url });
+  expect([out.status, out.body]).toEqual([200, { first: { title: "user:alice", names: [] }, later: { title: "user:alice", names: [] } }]);
+});

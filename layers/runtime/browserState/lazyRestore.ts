@@ -12,7 +12,10 @@ export interface PageCdp {
 
 /** One page the restore works in, as its driver gives it. */
 export interface RestorePage {
-  /** Opens a CDP session of the page's own (detached by the restore when the session saves); it may open before the driver has finished making the page. */
+  /**
+   * Opens a CDP session of the page's own, or a hold on one it shares (detached by the restore when
+   * the session saves); it may open before the driver has finished making the page.
+   */
   openCdp(): Promise<PageCdp>;
   /**
    * Adds `source` as a script of every new document of the page, through the driver, before the
@@ -161,15 +164,18 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
     void entry.cdp.send("Fetch.disable").catch(() => undefined);
   };
   /**
-   * The script leaves the pages once every offered origin's document has confirmed (or at the
-   * save): removed as the last origin is offered, it could be gone before that origin's document
-   * is made.
+   * The script and the binding leave the pages once every offered origin's document has confirmed
+   * (or at the save): removed as the last origin is offered, they could be gone before that
+   * origin's document is made.
    */
   const removeScripts = () => {
     for (const entry of armed) {
       const removing = entry.removeScript;
       entry.removeScript = undefined;
-      void removing?.then((remove) => remove()).catch(() => undefined);
+      if (!removing) continue;
+      void removing.then((remove) => remove()).catch(() => undefined);
+      // With it the binding: later documents of the page do not find it (a session the restore shares stays attached).
+      void entry.cdp.send("Runtime.removeBinding", { name: binding }).catch(() => undefined);
     }
   };
   return {
@@ -274,7 +280,7 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
       }
       const confirmed = new Set(restored);
       await Promise.all(reads);
-      // Detached in the background: nothing waits for it.
+      // Detached in the background (a session it shares stays, its listeners taken off): nothing waits for it.
       for (const entry of armed) void entry.cdp.detach().catch(() => undefined);
       armed.length = 0;
       return { restored: confirmed, read };

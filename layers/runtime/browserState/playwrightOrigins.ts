@@ -5,6 +5,7 @@ import { liveCookies } from "./cookies";
 import type { PageCdp, RestorePage } from "./lazyRestore";
 import { originPages } from "./originPages";
 import { type StateContext, webOrigin } from "./stateContext";
+import { holdPageCdp } from "../drivers/sharedPageCdp";
 
 function evaluateIn(page: Page): OriginPage["evaluate"] {
   return async (fn, arg) => JSON.parse((await page.evaluate(jsonCall(fn, arg))) as string) as never;
@@ -49,10 +50,13 @@ async function borrowedOriginPage(page: Page): Promise<OriginPage> {
   };
 }
 
-/** A page of the session for the profile's lazy restore: a CDP session of its own, and the page's init scripts. */
+/**
+ * A page of the session for the profile's lazy restore: a hold on the page's CDP session (shared
+ * with the runner's page hooks, see sharedPageCdp), and the page's init scripts.
+ */
 function restorePage(page: Page): RestorePage {
   return {
-    openCdp: async () => (await page.context().newCDPSession(page)) as unknown as PageCdp,
+    openCdp: (): Promise<PageCdp> => holdPageCdp(page),
     async addScript(source) {
       const added = await page.addInitScript(source);
       return () => added.dispose();

@@ -5,6 +5,7 @@ import { keepPageFiles } from "../pageFiles";
 import type { RunState } from "../runContext";
 import { nameProxyFailures, playwrightProxy } from "../sessionProxy";
 import { keepDownload } from "./keptDownloads";
+import { holdPageCdp } from "./sharedPageCdp";
 import type { ContextSetup, DriverContext } from "./driverContext";
 
 /**
@@ -61,7 +62,8 @@ export async function openPlaywrightContext(run: RunState, setup: ContextSetup):
 
 /** The runner's page hooks (recordings, the live view) on a Playwright page, before it loads anything. */
 export async function playwrightPageOpened(run: RunState, page: Page): Promise<void> {
-  await run.pageOpened?.(pageTarget(() => page.context().newCDPSession(page) as unknown as Promise<CdpChannel>, () => page.url(), () => page.isClosed()));
+  // On the page's one session of browserfn's own (the profile's restore may hold it already).
+  await run.pageOpened?.(pageTarget(() => holdPageCdp(page) as Promise<CdpChannel>, () => page.url(), () => page.isClosed()));
 }
 
 /**
