@@ -39,9 +39,10 @@ interface PausedResponse {
  * another. No navigation of its own: a document of the origin is needed to write its
  * localStorage and IndexedDB, and the user's own navigation brings one.
  *
- * How "once" holds whatever the site does: each armed page's main-document responses are paused
- * (Fetch, response stage) while an origin waits, and only the first of a saved origin (a 2xx
- * HTML document) gets a `Server-Timing` mark with this session's random token. The script every
+ * How "once" holds whatever the site does: each armed page's main-document responses from the
+ * origins still waiting when it was armed are paused (Fetch, response stage; other origins'
+ * documents go by unpaused) while one waits, and only the first of a saved origin (a 2xx HTML
+ * document) gets a `Server-Timing` mark with this session's random token. The script every
  * new document of the page runs writes the origin's saved state only where its own navigation
  * entry carries that mark, so a later document of the origin (a logout that clears storage and
  * reloads) never brings it back. The script then tells the session (a binding) that the origin
@@ -91,6 +92,11 @@ function documentResponse(event: PausedResponse): boolean {
   if (status < 200 || status >= 300 || status === 204 || status === 205) return false;
   const header = (name: string) => event.responseHeaders?.find((h) => h.name.toLowerCase() === name)?.value ?? "";
   return HTML.test(header("content-type")) && !/^\s*attachment/i.test(header("content-disposition"));
+}
+
+/** `text` matched literally in a Fetch URL pattern (where `*` and `?` are wildcards, `\\` escapes). */
+function escapePattern(text: string): string {
+  return text.replace(/[\\*?]/g, (character) => `\\${character}`);
 }
 
 /** The script of every new document of an armed page: see LazyRestore. */
@@ -172,11 +178,12 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
     for (const entry of armed) {
       const removing = entry.removeScript;
       entry.removeScript = undefined;
-      if (!removing) continue;
-      void removing.then((remove) => remove()).catch(() => undefined);
-      // With it the binding: later documents of the page do not find it (a session the restore shares stays attached).
-      void entry.cdp.send("Runtime.removeBinding", { name: binding }).catch(() => undefined);
+      void removing?.then((remove) => remove()).catch(() => undefined);
     }
+  };
+  /** The binding leaves the pages: their later documents do not find it (a session the restore shares stays attached). */
+  const removeBinding = () => {
+    for (const entry of armed) void entry.cdp.send("Runtime.removeBinding", { name: binding }).catch(() => undefined);
   };
   return {
     async arm(page) {
@@ -213,7 +220,10 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
         if (failedOrigin !== undefined) failed.add(origin);
         else restored.add(origin);
         changed();
-        if (waiting.size === 0 && [...restoring.keys()].every((offeredOrigin) => restored.has(offeredOrigin) || failed.has(offeredOrigin))) removeScripts();
+        if (waiting.size === 0 && [...restoring.keys()].every((offeredOrigin) => restored.has(offeredOrigin) || failed.has(offeredOrigin))) {
+          removeScripts();
+          removeBinding();
+        }
       }) as (params: never) => void);
       cdp.on("Fetch.requestPaused", ((event: PausedResponse) => {
         const origin = webOrigin(event.request.url);
@@ -234,7 +244,7 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
         cdp.send("Page.getFrameTree") as Promise<{ frameTree: { frame: { id: string } } }>,
         cdp.send("Runtime.enable"),
         cdp.send("Runtime.addBinding", { name: binding }),
-        cdp.send("Fetch.enable", { patterns: [{ resourceType: "Document", requestStage: "Response" }] }),
+        cdp.send("Fetch.enable", { patterns: [...waiting].map((origin) => ({ urlPattern: `${escapePattern(origin)}/*`, resourceType: "Document", requestStage: "Response" })) }),
         removeScript,
       ]);
       main.frame = tree.frameTree.frame.id;
@@ -280,7 +290,9 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
       }
       const confirmed = new Set(restored);
       await Promise.all(reads);
-      // Detached in the background (a session it shares stays, its listeners taken off): nothing waits for it.
+      // Once no confirmation is waited for: the binding taken off, and the sessions detached in the
+      // background (a session it shares stays, its listeners taken off); nothing waits for it.
+      removeBinding();
       for (const entry of armed) void entry.cdp.detach().catch(() => undefined);
       armed.length = 0;
       return { restored: confirmed, read };
