@@ -4,7 +4,8 @@
  * hook asks (a run that records nothing and that no one watches opens none).
  *
  * Puppeteer: `{ cdp: () => page.createCDPSession(), … }` (see puppeteerTarget).
- * Playwright: `{ cdp: () => context.newCDPSession(page), url: () => page.url(), closed: () => page.isClosed() }`.
+ * Playwright: `{ cdp: () => holdPageCdp(page), url: () => page.url(), closed: () => page.isClosed() }` (the
+ * page's one session of browserfn's own, which a profile's restore shares: see sharedPageCdp).
  */
 
 /** The part of a CDP session the hooks use (puppeteer's CDPSession and Playwright's both fit). */

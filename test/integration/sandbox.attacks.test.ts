@@ -11,6 +11,10 @@ import { startTestService, type TestService } from "../helpers/localService";
 import { FILE_READER, browserPids, cmdline, cpuMs, listeningSockets, sandboxPids, workerPids } from "../helpers/sandboxProbes";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// Each attack starts fresh workers and browsers (the profile reader one per profile it tries):
+// on a CI machine running two suites at once that outlasted jest's 30 s; what these tests check
+// is what the code can reach, not how fast.
+jest.setTimeout(120_000);
 const MODES = ["namespaces", "process"] as const;
 
 describe.each(MODES)("a hostile automation in %s mode", (mode) => {
