@@ -139,13 +139,14 @@ describe("a browser call that outlives its session", () => {
   it("names the fix for `return <promise>` inside `await using session` when the session closes under the call", async () => {
     // A disposed session keeps its pages until the run ends (so with one session the classic
     // `return page.title()` gets its title), but only the newest few of them
-    // (MAX_RETIRED_SESSIONS): a fourth disposal closes the first, under its pending call.
+    // (MAX_RETIRED_SESSIONS): a fourth disposal closes the first, under its pending call (15 s
+    // long, so that it is still pending however slowly a busy machine starts the five sessions).
     const source = `import { Session } from "browserfn/runtime";
 async function titleOf(url: string) {
   await using session = await Session.start();
   const page = await session.newPage();
   await page.goto(url);
-  return handled(page.evaluate(() => new Promise((resolve) => setTimeout(() => resolve(document.title), 500))));
+  return handled(page.evaluate(() => new Promise((resolve) => setTimeout(() => resolve(document.title), 15_000))));
 }
 export default async function run(url: string) {
   return Promise.all([1, 2, 3, 4, 5].map((n) => titleOf(url + "/" + n)));

@@ -21,15 +21,20 @@ const asRoot = process.getuid?.() === 0;
         await a.deploy("sleeper", SLEEPER);
         await b.deploy("sleeper", SLEEPER);
         expect((await a.call("POST", "/functions/sleeper", { body: { ms: 1 } })).status).toBe(200);
-        const running = b.call("POST", "/functions/sleeper", { body: { ms: 2500 } });
-        await new Promise((resolve) => setTimeout(resolve, 800));
-        const [aWorker] = workerPids(a.service.runtimeDir);
-        const [bWorker] = workerPids(b.service.runtimeDir);
+        const running = b.call("POST", "/functions/sleeper", { body: { ms: 6000 } });
+        // b's worker starts for that run (a busy machine can take seconds).
+        let [aWorker] = workerPids(a.service.runtimeDir);
+        let [bWorker] = workerPids(b.service.runtimeDir);
+        for (let waited = 0; !(aWorker && bWorker) && waited < 5000; waited += 100) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          [aWorker] = workerPids(a.service.runtimeDir);
+          [bWorker] = workerPids(b.service.runtimeDir);
+        }
         expect(aWorker && bWorker).toBeTruthy();
         const uids = [uidOf(aWorker!), uidOf(bWorker!)];
         await a.destroy(); // ends a's worker (and empties its cgroup)
         services.shift();
-        expect(await running).toMatchObject({ status: 200, body: 2500 });
+        expect(await running).toMatchObject({ status: 200, body: 6000 });
         expect(uids[0]).not.toBe(uids[1]);
       } finally {
         for (const t of services) await t.destroy();
