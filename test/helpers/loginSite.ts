@@ -48,16 +48,19 @@ export async function startLoginSite(sessionId = "sid-4f2a9c"): Promise<LoginSit
   return serveLocally(server);
 }
 
-/** A function that logs in to the site (startLoginSite's `url` as its parameter) and saves the login in the profile `shop`. */
-export const LOGIN_FN = `import { Session } from "browserfn/runtime";
+/** A function that logs in to the site (startLoginSite's `url` as its parameter) and saves the login in the profile `profile`. */
+export const loginFn = (profile: string) => `import { Session } from "browserfn/runtime";
 export default async function run(site: string) {
-  await using session = await Session.start({ profile: "shop", persist: true });
+  await using session = await Session.start({ profile: "${profile}", persist: true });
   const page = await session.newPage();
   await page.goto(site + "/login");
   await page.waitForFunction(() => document.title === "logged-in");
   return { logged_in: true };
 }
 `;
+
+/** loginFn for the profile `shop`. */
+export const LOGIN_FN = loginFn("shop");
 
 /**
  * A function that opens the profile `shop` (read only) and tells what the site's `/account` sees of

@@ -14,7 +14,7 @@ import { newRun } from "../../lambdas/runs/newRun";
 import type { RunProfileGrant } from "../../lambdas/runner/lambdaPackage";
 import { apiEvent, type AwsRunWorld, runIdOf, startAwsRunWorld } from "../helpers/awsRunWorld";
 import { SECRETS_KEY_ARN } from "../helpers/awsPipeline";
-import { CHECK_FN, LOGIN_FN, type LoginSite, startLoginSite } from "../helpers/loginSite";
+import { CHECK_FN, LOGIN_FN, type LoginSite, loginFn, startLoginSite } from "../helpers/loginSite";
 
 jest.setTimeout(240_000);
 
@@ -162,15 +162,7 @@ export default async function run() {
 });
 
 it("gives back the lease of a run whose workflow failed without recording it (the sweeper), and deletes what it uploaded", async () => {
-  const code = `import { Session } from "browserfn/runtime";
-export default async function run(site: string) {
-  await using session = await Session.start({ profile: "crashy", persist: true });
-  const page = await session.newPage();
-  await page.goto(site + "/login");
-  await page.waitForFunction(() => document.title === "logged-in");
-  return { ok: true };
-}
-`;
+  const code = loginFn("crashy");
   const lost = await startAwsRunWorld({
     recorder: (real) => async (payload) => {
       // The recorder never records a run of this world (its table gone): the execution fails, EventBridge tells the sweeper.

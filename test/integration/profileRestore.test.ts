@@ -7,7 +7,7 @@
  * while the restore's script is still in the pages (another saved origin not shown yet).
  */
 import { type TestService, startTestService } from "../helpers/localService";
-import { type LoginSite, startLoginSite } from "../helpers/loginSite";
+import { type LoginSite, loginFn, startLoginSite } from "../helpers/loginSite";
 
 jest.setTimeout(180_000);
 
@@ -129,17 +129,6 @@ it.each(["puppeteer", "playwright"])("%s: a new-document script the code adds to
   expect([out.status, out.body]).toEqual([200, { title: "user:alice", seen: "alice" }]);
 });
 
-/** Logs in on the site alone: the profile holds that one origin. */
-const loginOnceFn = (profile: string) => `import { Session } from "browserfn/runtime";
-export default async function run(site: string) {
-  await using session = await Session.start({ profile: "${profile}", persist: true });
-  const page = await session.newPage();
-  await page.goto(site + "/login");
-  await page.waitForFunction(() => document.title === "logged-in");
-  return { logged_in: true };
-}
-`;
-
 /** Names on the document's global object that only browserfn would put there. */
 const traceFn = (driver: string, profile: string) => `import { Session } from "browserfn/runtime";
 export default async function run(site: string) {
@@ -158,7 +147,7 @@ export default async function run(site: string) {
 
 it.each(["puppeteer", "playwright"])("%s: once the saved origin is restored, later documents of the page find nothing of the restore (no script, no binding)", async (driver) => {
   const profile = `trace-${driver}`;
-  await Promise.all([t.deploy(`trace-login-${driver}`, loginOnceFn(profile)), t.deploy(`trace-${driver}`, traceFn(driver, profile))]);
+  await Promise.all([t.deploy(`trace-login-${driver}`, loginFn(profile)), t.deploy(`trace-${driver}`, traceFn(driver, profile))]);
   expect((await invoke(`trace-login-${driver}`, { site: site.url })).status).toBe(200);
   const out = await invoke(`trace-${driver}`, { site: site.url });
   expect([out.status, out.body]).toEqual([200, { first: { title: "user:alice", names: [] }, later: { title: "user:alice", names: [] } }]);

@@ -146,16 +146,15 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
     wake = undefined;
     woken?.();
   };
-  /** The offered origins not confirmed yet whose restoring document is still there (its restore still writing). */
+  /** True while an offered origin not confirmed yet still has its restoring document there (its restore still writing). */
   const stillWriting = () =>
-    [...restoring.keys()].filter((origin) => {
-      const document = restoring.get(origin);
-      return !restored.has(origin) && !failed.has(origin) && document?.context !== undefined && !document.entry.gone && document.entry.contexts.has(document.context);
-    });
+    [...restoring].some(
+      ([origin, document]) => !restored.has(origin) && !failed.has(origin) && document.context !== undefined && !document.entry.gone && document.entry.contexts.has(document.context),
+    );
   /** Waits (at most SETTLE_MS) until no armed page shows a restoring document still writing. */
   const settle = async () => {
     const deadline = Date.now() + SETTLE_MS;
-    while (stillWriting().length > 0 && Date.now() < deadline) {
+    while (stillWriting() && Date.now() < deadline) {
       let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
         wake = resolve;
@@ -284,7 +283,7 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
       // A restoring document still writing when the session closed (a save right after the
       // page loaded): waited for, so that what the session changed there is saved, then read
       // where it is (its confirmation means its writes are done, whichever page reads it).
-      if (stillWriting().length > 0) {
+      if (stillWriting()) {
         await settle();
         reads.push(...readPages((origin) => restored.has(origin) && !confirmedBefore.has(origin)));
       }
