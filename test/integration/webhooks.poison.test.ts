@@ -13,6 +13,8 @@ import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from
  */
 const CONFIG = { webhooks: { retryBaseMs: 20 } };
 const DEEP = 100_000;
+/** The share of one core an idle service stays under (the spin the attack caused used more than one core). */
+const IDLE_SHARE = 0.2;
 
 /** A run that forges its own `done` with a valid 200 KB result nested 100,000 deep, as the attack did. */
 const FORGER_FN = `import { artifacts } from "browserfn/runtime";
@@ -35,13 +37,20 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The share of one core the service used over `ms` of idle time: this process (the service and
- * its dispatcher) and its children (the store's dynalite process; idle workers are frozen).
+ * its dispatcher) and its children (the store's dynalite process; idle workers are frozen). The
+ * lowest of up to three windows, so that the tail of the runs' own clean-up (a replaced worker,
+ * the collector) on a machine busy with other suites is not read as a spin; a dispatcher that
+ * retries hot uses a core or more in every window.
  */
 async function idleCpuShare(ms: number): Promise<number> {
-  const before = treeCpuMs(process.pid);
-  const started = performance.now();
-  await sleep(ms);
-  return cpuMsBetween(before, treeCpuMs(process.pid)) / (performance.now() - started);
+  let lowest = Infinity;
+  for (let window = 0; window < 3 && lowest >= IDLE_SHARE; window++) {
+    const before = treeCpuMs(process.pid);
+    const started = performance.now();
+    await sleep(ms);
+    lowest = Math.min(lowest, cpuMsBetween(before, treeCpuMs(process.pid)) / (performance.now() - started));
+  }
+  return lowest;
 }
 
 /** The first request about a run of the function `name` (as its body says), waiting up to `timeoutMs`; it throws when none came. */
@@ -113,7 +122,7 @@ describe("a poisoned run's webhooks (issue 26, item 2)", () => {
     }
     for (let i = 0; i < 100 && (await deliveries(t, "poison", mallory)).some((item) => item.status !== "delivered"); i++) await sleep(50);
     expect((await deliveries(t, "poison", mallory)).map((item) => item.status)).toEqual(["delivered", "delivered", "delivered"]);
-    expect(await idleCpuShare(2_000)).toBeLessThan(0.2);
+    expect(await idleCpuShare(2_000)).toBeLessThan(IDLE_SHARE);
   }, 120_000);
 
   it("serves and delivers a deep result recorded before the cap, after a restart: GET 200, its events, its webhook recorded; another account's goes out at once", async () => {
@@ -159,7 +168,7 @@ describe("a poisoned run's webhooks (issue 26, item 2)", () => {
     expect(stream.events.at(-1)).toMatchObject({ event: "error", json: { error: { code: "result_too_deep" } } });
     const items = await deliveries(t, "poison", mallory);
     expect(items.find((item) => item.delivery_id === pending[0]?.delivery_id)).toMatchObject({ status: "delivered", attempts: 1 });
-    expect(await idleCpuShare(2_000)).toBeLessThan(0.2);
+    expect(await idleCpuShare(2_000)).toBeLessThan(IDLE_SHARE);
   }, 120_000);
 
   it("is fair between accounts: one account's many slow deliveries do not hold back another's", async () => {
