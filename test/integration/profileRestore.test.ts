@@ -152,3 +152,37 @@ it.each(["puppeteer", "playwright"])("%s: once the saved origin is restored, lat
   const out = await invoke(`trace-${driver}`, { site: site.url });
   expect([out.status, out.body]).toEqual([200, { first: { title: "user:alice", names: [] }, later: { title: "user:alice", names: [] } }]);
 });
+
+/**
+ * A document that finds the restore's binding calls it to confirm another saved origin (one the
+ * session never shows), as a hostile site would: were that believed, the save would read that
+ * origin's storage in this session, where it was never put back (empty), and wipe it from the
+ * profile. The page's first document (its empty `about:blank`, there before the restore's
+ * script) still has the binding: the code reaches it there and stands in for the site.
+ */
+const forgeFn = (driver: string, profile: string) => `import { Session } from "browserfn/runtime";
+export default async function run(site: string) {
+  await using session = await Session.start({ driver: "${driver}", profile: "${profile}", persist: true });
+  const page = await session.newPage();
+  const other = site.replace("127.0.0.1", "localhost");
+  const forged = await page.evaluate((origin) => {
+    const name = Object.getOwnPropertyNames(globalThis).find((key) => key.startsWith("__browserfnRestored_"));
+    if (!name) return "no binding";
+    (globalThis as any)[name](origin);
+    return "called";
+  }, new URL(other).origin);
+  await page.goto(site + "/whoami");
+  return { forged, title: await page.title() };
+}
+`;
+
+it.each(["puppeteer", "playwright"])("%s: a forged confirmation of another saved origin does not make the save wipe that origin's storage", async (driver) => {
+  const profile = `forge-${driver}`;
+  await Promise.all([t.deploy(`forge-login-${driver}`, loginTwiceFn(profile)), t.deploy(`forge-${driver}`, forgeFn(driver, profile)), t.deploy(`forge-read-${driver}`, readFn(driver, profile))]);
+  expect((await invoke(`forge-login-${driver}`, { site: site.url })).status).toBe(200);
+  const out = await invoke(`forge-${driver}`, { site: site.url });
+  expect([out.status, out.body]).toEqual([200, { forged: "called", title: "user:alice" }]);
+  // The origin the session never showed keeps its saved storage.
+  const other = site.url.replace("127.0.0.1", "localhost");
+  expect((await invoke(`forge-read-${driver}`, { site: other })).body).toEqual({ title: "user:alice", user: "alice", token: "token-42" });
+});
