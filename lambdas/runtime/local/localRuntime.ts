@@ -67,7 +67,7 @@ export function hostStarter(sandbox: Sandbox, files: RuntimeFiles, memoryMb: num
 }
 
 /** A sandbox that failed in its start (not a setting or tool that is missing): worth one more try. */
-const SANDBOX_START_FAILURE = /bubblewrap exited \(\d+\) as the sandbox started|nsenter .*: exit \d+: nsenter: cannot open/;
+const SANDBOX_START_FAILURE = /bubblewrap exited \(\d+\) as the sandbox started|the sandbox ended as it started|nsenter .*: exit \d+: nsenter: cannot open/;
 
 /**
  * The local runtime adapter: warm worker processes per function version (see WorkerPool),

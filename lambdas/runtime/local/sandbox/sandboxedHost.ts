@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { chown, mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
@@ -102,6 +103,8 @@ export async function startSandboxedHost(
     cleanups.push(() => rm(profileDir, { recursive: true, force: true }));
   }
   let child: ChildProcess | undefined;
+  /** The sandbox's first process, once bubblewrap said it. */
+  let inner: number | undefined;
   let filesMb = () => 0;
   try {
     const identity = uid === undefined ? {} : { uid, gid: uid };
@@ -118,7 +121,7 @@ export async function startSandboxedHost(
           stdio: ["ignore", "ignore", "pipe", "pipe", "pipe", "pipe"],
         }),
       );
-      const inner = await sandboxPid(child);
+      inner = await sandboxPid(child);
       await cgroup?.add(child.pid as number, inner);
       // Before the sandbox goes on: everything it starts is born in its account's share.
       if (placeCpu) cleanups.unshift(await placeCpu([child.pid as number, inner])); // released last, once every process is gone
@@ -127,22 +130,26 @@ export async function startSandboxedHost(
       // Readable from here, or the sandbox does not start: what its files hold must count.
       const mounts = sandboxMounts(files.runtimeDir);
       const started = child;
+      const sandboxed = inner;
       const stderr = keepTail(started.stdio[2]);
-      await awaitSandboxMounts(inner, mounts, tmpfsBytes(memoryMb), START_TIMEOUT_MS, () => {
+      await awaitSandboxMounts(sandboxed, mounts, tmpfsBytes(memoryMb), START_TIMEOUT_MS, () => {
         if (started.exitCode !== null || started.signalCode !== null) throw new Error(`bubblewrap exited (${started.exitCode ?? started.signalCode}) as the sandbox started: ${stderr()}`);
       });
       filesMb = () => {
         try {
-          return sandboxFilesMb(inner, mounts);
+          return sandboxFilesMb(sandboxed, mounts);
         } catch {
           return 0; // the sandbox is gone, and its files with it
         }
       };
     }
   } catch (error) {
+    // A step that failed because the sandbox had already ended (its network's tools find no
+    // namespace to join) says so: a sandbox that ended as it started is worth another try.
+    const ended = inner !== undefined && !processRunning(inner) && !(error as Error).message.startsWith("bubblewrap exited");
     if (child?.pid && child.exitCode === null && child.signalCode === null) signalGroup(child.pid, "SIGKILL");
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-    throw error;
+    throw ended ? new Error(`the sandbox ended as it started: ${(error as Error).message}`) : error;
   }
   const started = child;
   const pid = started.pid as number;
@@ -194,6 +201,15 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
     process.kill(-pid, signal);
   } catch {
     // the group is gone
+  }
+}
+
+/** Whether process `pid` is there and not ended (a zombie, ended but not yet reaped, is not). */
+function processRunning(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ").pop()?.[0] !== "Z";
+  } catch {
+    return false;
   }
 }
 
