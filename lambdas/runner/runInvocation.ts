@@ -72,6 +72,8 @@ export interface Invocation {
   proxy?: RunProxy;
   /** Where sessions open and save profiles (absent: Session.start({ profile }) throws). */
   profiles?: ProfileChannel;
+  /** The sandbox's host disposes the contexts the run leaves once it has answered (RunLimits.contextsDisposedAfterRun): the local worker. */
+  contextsDisposedAfterRun?: boolean;
 }
 
 type Failure = { code: ErrorCode; message: string; stack?: string };
@@ -204,6 +206,7 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
         ...(invocation.secrets ? { secrets: invocation.secrets } : {}),
         ...(invocation.proxy ? { proxy: invocation.proxy } : {}),
         ...(invocation.profiles ? { profiles: invocation.profiles } : {}),
+        ...(invocation.contextsDisposedAfterRun ? { contextsDisposedAfterRun: true } : {}),
       });
       try {
         const called = callAutomation(invocation);
@@ -235,8 +238,9 @@ export function startInvocation(invocation: Invocation): { outcome: Promise<RunO
       : { status: "failed", error: redactFailure(redactor, result.error), logs, browser_ms };
   })();
   // Only a browser this run used can hold its leftovers; a run without sessions never connects.
+  // (Where the host disposes them after the answer, nothing of it is sent from here: see contextsDisposedAfterRun.)
   const settled = outcome.then(
-    () => (browser ? browser.then(resetBrowser, () => undefined) : undefined),
+    () => (browser && !invocation.contextsDisposedAfterRun ? browser.then(resetBrowser, () => undefined) : undefined),
     () => undefined,
   );
   return { outcome, settled };

@@ -239,6 +239,8 @@ function main(): void {
       onLog: logStream(request.runId),
       ...(request.recording ? { recording: request.recording } : {}),
       onPage: screencast.pageOpened,
+      // The host disposes the run's contexts after the answer (resetKeptBrowser, or the browser killed).
+      contextsDisposedAfterRun: true,
     });
     // The answer is this process's last word: the host replaces it (and its browser) at once.
     answer(request.runId, await run.outcome);

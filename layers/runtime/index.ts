@@ -14,7 +14,7 @@
 import type { ContextSetup, Driver, DriverContext, DriverTypes, EvidencePage } from "./drivers/driverContext";
 import { openContext, parseDriver } from "./drivers/openContext";
 import { sessionRuns } from "./pageFiles";
-import { beforeContextClose, currentRun, MAX_RETIRED_SESSIONS, type RunState } from "./runContext";
+import { beforeContextClose, contextsLeftToHost, currentRun, MAX_RETIRED_SESSIONS, type RunState } from "./runContext";
 import { type SavedArtifact, saveArtifact } from "./saveArtifact";
 import { openSession, type SessionSetup, type StateOptions } from "./sessionSetup";
 import { ProfileError, ProfileLockedError } from "./profileErrors";
@@ -174,13 +174,15 @@ export class Session<D extends Driver = "puppeteer"> {
     if (!this.#closing) {
       this.#closedReason = reason;
       clearTimeout(this.#timer);
+      // At the end of a run whose host disposes what it leaves, the context is left to the host.
+      const leave = contextsLeftToHost(this.#run);
       // The profile's state is read before the context goes (a failed save is said in the log).
-      const saved = this.#state.beforeClose().catch((error: unknown) => console.error(`[browserfn] the profile was not saved: ${(error as Error).message}`));
+      const saved = this.#state.beforeClose(leave).catch((error: unknown) => console.error(`[browserfn] the profile was not saved: ${(error as Error).message}`));
       // A context whose browser went away is closed already: nothing is left to release.
       // What the recorders of the run's open pages hold is taken before the context's pages go with it.
       const taken = beforeContextClose(this.#run);
       this.#closing = Promise.all([saved, taken])
-        .then(() => this.#context.close())
+        .then(() => (leave ? undefined : this.#context.close()))
         .catch(() => undefined)
         .then(() => {
           this.#run.browserMs += (this.#retiredAt ?? Date.now()) - this.#openedAt;

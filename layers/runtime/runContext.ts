@@ -67,6 +67,19 @@ export interface RunLimits {
   proxy?: RunProxy;
   /** Where profiles are opened and saved (absent: a run that names one fails with a clear error). */
   profiles?: ProfileChannel;
+  /**
+   * Whoever runs this runner disposes every context the run leaves open once the run has
+   * answered (the local worker: its sandbox's host resets or replaces the browser after each
+   * answer, resetKeptBrowser). The run's end then reads what its sessions' profiles hold, but
+   * closes none of their contexts itself: that would only hold the answer back, and a close
+   * still under way as the host resets would cost the browser its reuse.
+   */
+  contextsDisposedAfterRun?: boolean;
+}
+
+/** True once the run has ended where its runner's host disposes the contexts it left (see RunLimits.contextsDisposedAfterRun). */
+export function contextsLeftToHost(run: RunState): boolean {
+  return run.ended && run.contextsDisposedAfterRun === true;
 }
 
 /** The run in progress: its limits, the sessions it holds open, the browser time it used. */

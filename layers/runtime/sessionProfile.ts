@@ -15,8 +15,12 @@ export interface OpenProfile {
    * while a saved origin has not had its first document yet.
    */
   seed(page: unknown): Promise<void>;
-  /** With `persist`: reads the session's state and hands it to the service (kept if the run succeeds), unless it is what was opened. */
-  save(): Promise<void>;
+  /**
+   * With `persist`: reads the session's state and hands it to the service (kept if the run
+   * succeeds), unless it is what was opened. `contextLeft`: the context stays for the runner's
+   * host to dispose, so the restore leaves its script, binding and sessions in the pages.
+   */
+  save(contextLeft?: boolean): Promise<void>;
 }
 
 /** Cookies in one order (by domain, path, name), whatever order the browser lists them in. */
@@ -63,7 +67,7 @@ export async function loadProfile<P, R>(context: StateContext<P, R>, channel: Pr
   const seed = async (page: unknown) => {
     if (restore) await restore.arm(context.restorePage(page as R));
   };
-  if (!persist) return { seed, save: async () => void (await restore?.finish()) };
+  if (!persist) return { seed, save: async (contextLeft) => void (await restore?.finish(undefined, contextLeft)) };
   // What the profile held when opened, as a save would write it: a save that changes nothing is not sent.
   const opened = state.cookies.length > 0 || state.origins.length > 0 ? comparable(state) : undefined;
   const origins = new Set(state.origins.map((origin) => origin.origin));
@@ -72,7 +76,7 @@ export async function loadProfile<P, R>(context: StateContext<P, R>, channel: Pr
   const stopFollowing = context.followOrigins((origin) => origins.add(origin));
   return {
     seed,
-    async save() {
+    async save(contextLeft) {
       stopFollowing();
       // A saved origin whose storage was not put back in this session (no document of it was
       // shown, or only in a page the session did not arm, such as a popup) keeps its saved state.
@@ -81,7 +85,7 @@ export async function loadProfile<P, R>(context: StateContext<P, R>, channel: Pr
       readingCookies.catch(() => undefined);
       // Each armed page's document is read where it is, behind the round trip that brings the restore's confirmations in.
       const readNow = (origin: string) => readOriginExpression(origin, asOpened);
-      const [{ restored, read: readEarly }, open] = await Promise.all([restore ? restore.finish(readNow) : { restored: new Set<string>(), read: new Map<string, string>() }, context.openPages()]);
+      const [{ restored, read: readEarly }, open] = await Promise.all([restore ? restore.finish(readNow, contextLeft) : { restored: new Set<string>(), read: new Map<string, string>() }, context.openPages()]);
       const readAlready = new Map<string, OriginRead>();
       for (const [origin, text] of readEarly) {
         const found = parseOriginRead(text);

@@ -32,8 +32,12 @@ export interface SessionSetup {
   attach(context: StateContext): Promise<void>;
   /** Before the session's first page is handed out, whichever call opened it: the profile's storage put back in it. */
   seedPage(page: unknown): Promise<void>;
-  /** Before the context closes: the profile's state saved (with `persist`). */
-  beforeClose(): Promise<void>;
+  /**
+   * Before the context closes: the profile's state saved (with `persist`). `contextLeft`: the
+   * context is left open for the runner's host to dispose after the run's answer, so the pages
+   * need not be cleaned of the restore (no command is left under way as the answer goes).
+   */
+  beforeClose(contextLeft?: boolean): Promise<void>;
 }
 
 const NOTHING: SessionSetup = {
@@ -77,10 +81,10 @@ export function openSession(run: RunState, options: StateOptions): SessionSetup 
       seeding = mine.catch(() => undefined);
       return mine;
     },
-    async beforeClose() {
+    async beforeClose(contextLeft) {
       const profile = opened;
       opened = undefined;
-      if (profile) await profile.save();
+      if (profile) await profile.save(contextLeft);
     },
   };
 }

@@ -58,8 +58,10 @@ export interface LazyRestore {
    * is also read where it is, right behind that round trip on the same session (so after any
    * confirmation it brings in), in the page's main execution context, whose origin the browser
    * reported: `read` holds the JSON text `readNow(origin)` evaluated to there, by origin.
+   * `contextLeft`: the pages' context is left for the runner's host to dispose, so they are not
+   * cleaned of the restore (its script, binding, paused documents and sessions go with them).
    */
-  finish(readNow?: (origin: string) => string): Promise<{ restored: Set<string>; read: Map<string, string> }>;
+  finish(readNow?: (origin: string) => string, contextLeft?: boolean): Promise<{ restored: Set<string>; read: Map<string, string> }>;
 }
 
 /** What Runtime.executionContextCreated says of a context. */
@@ -250,9 +252,12 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
       // Every origin found its document while this page was armed.
       if (waiting.size === 0) disarm(entry);
     },
-    async finish(readNow) {
-      for (const entry of armed) disarm(entry);
-      removeScripts();
+    async finish(readNow, contextLeft) {
+      // The pages are disarmed (a context left to the host goes whole, and nothing is sent that could still be under way as it goes).
+      if (!contextLeft) {
+        for (const entry of armed) disarm(entry);
+        removeScripts();
+      }
       const read = new Map<string, string>();
       // A saved origin is read early only if its confirmation was in before any read went: its
       // restore's writes were done then, whichever page reads it (another page of the origin
@@ -291,8 +296,10 @@ export function lazyRestore(origins: readonly OriginState[]): LazyRestore {
       await Promise.all(reads);
       // Once no confirmation is waited for: the binding taken off, and the sessions detached in the
       // background (a session it shares stays, its listeners taken off); nothing waits for it.
-      removeBinding();
-      for (const entry of armed) void entry.cdp.detach().catch(() => undefined);
+      if (!contextLeft) {
+        removeBinding();
+        for (const entry of armed) void entry.cdp.detach().catch(() => undefined);
+      }
       armed.length = 0;
       return { restored: confirmed, read };
     },

@@ -8,7 +8,7 @@
  */
 import type { Browser, BrowserContext, BrowserType, LaunchOptions, Page } from "playwright-core";
 import { keepPageFiles, sessionRuns } from "../pageFiles";
-import { beforeContextClose, currentRun, type OpenSession, type RunState } from "../runContext";
+import { beforeContextClose, contextsLeftToHost, currentRun, type OpenSession, type RunState } from "../runContext";
 import { playwrightPageOpened, watchPlaywrightContext } from "../drivers/playwrightContext";
 import { playwrightProxy } from "../sessionProxy";
 import type { EvidencePage } from "../drivers/driverContext";
@@ -44,8 +44,10 @@ function track(run: RunState, browser: Browser, launched: LaunchOptions["proxy"]
     close() {
       if (closing) return closing;
       // What the recorders of the run's open pages hold is taken before the launch's pages go with it.
+      // At the end of a run whose host disposes what it leaves, the connection's contexts are left to the host.
+      const leave = contextsLeftToHost(run);
       closing = beforeContextClose(run)
-        .then(() => closeConnection())
+        .then(() => (leave ? undefined : closeConnection()))
         .catch(() => undefined)
         .then(() => {
           run.browserMs += Date.now() - openedAt;
