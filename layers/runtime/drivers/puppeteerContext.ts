@@ -17,7 +17,9 @@ export async function openPuppeteerContext(run: RunState, setup: ContextSetup): 
   // A profile's cookies go in through the browser's Storage session: attached while the context is made.
   if (state?.opensFirstPage) storageSession(browser).catch(() => undefined);
   const context: BrowserContext = await browser.createBrowserContext(puppeteerProxyOptions(state?.proxy));
-  if (!run.ended && run.downloadsDir && run.artifacts) await keepDownloads(browser, context, run).catch(() => undefined);
+  // The context's downloads are set up beside the rest (the first page's making, the profile's
+  // loading, the caller's own first newPage): no page is handed out before they are.
+  const downloadsReady = !run.ended && run.downloadsDir && run.artifacts ? keepDownloads(browser, context, run).catch(() => undefined) : undefined;
   const openPage = context.newPage.bind(context);
   const setUp = async (page: Page, seeded?: Promise<void>): Promise<Page> => {
     keepPageFiles(page);
@@ -49,7 +51,7 @@ export async function openPuppeteerContext(run: RunState, setup: ContextSetup): 
   const newPage = async (): Promise<Page> => {
     const ready = first;
     first = undefined;
-    const page = ready ? await ready : await setUp(await openPage());
+    const [page] = await Promise.all([ready ?? openPage().then((opened) => setUp(opened)), downloadsReady]);
     // The runner's page hooks (recordings, the live view), before the page loads anything.
     await run.pageOpened?.(puppeteerTarget(page));
     return page;
