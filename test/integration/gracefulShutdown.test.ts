@@ -32,6 +32,15 @@ describe("SIGTERM", () => {
   const call = (method: string, urlPath: string, options: { body?: unknown; headers?: Record<string, string> } = {}) =>
     requestJson(String(service?.url), method, urlPath, { ...options, token: key });
 
+  /** Waits until `count` runs of `name` are running (a worker's cold start takes seconds on a machine busy with other suites). */
+  async function running(name: string, count: number): Promise<void> {
+    const list = async () => ((await call("GET", `/runs?function=${name}&status=running`)).body as { items: unknown[] }).items;
+    for (const deadline = Date.now() + 20_000; (await list()).length < count && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await list()).toHaveLength(count);
+  }
+
   it("lets runs in flight finish within the grace, answers their callers, and refuses new requests", async () => {
     service = await startChildService(dataDir, key, { BROWSERFN_SHUTDOWN_GRACE_SECONDS: "10" });
     expect((await call("POST", "/functions", { body: { name: "waits", code: WAITS_FN } })).status).toBe(201);
@@ -40,7 +49,7 @@ describe("SIGTERM", () => {
     const sync = call("POST", "/functions/waits", { body: { ms: 3000 } });
     const accepted = await call("POST", "/functions/waits", { body: { ms: 3000 }, headers: { prefer: "respond-async" } });
     expect(accepted.status).toBe(202);
-    await new Promise((resolve) => setTimeout(resolve, 800)); // both are running
+    await running("waits", 2);
     const stopped = Date.now();
     const exited = service.stop();
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -70,7 +79,7 @@ describe("SIGTERM", () => {
     service = await startChildService(dataDir, key, { BROWSERFN_SHUTDOWN_GRACE_SECONDS: "1" });
     const accepted = await call("POST", "/functions/waits", { body: { ms: 60_000 }, headers: { prefer: "respond-async" } });
     expect(accepted.status).toBe(202);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await running("waits", 1);
     const stopped = Date.now();
     expect(await service.stop()).toBe(0);
     expect(Date.now() - stopped).toBeLessThan(8_000);

@@ -54,8 +54,12 @@ describe("Idempotency-Key on invocations", () => {
 
   it("answers 202 at once for a replay with Prefer: respond-async while the first run goes on", async () => {
     const headers = { "idempotency-key": "async-1" };
+    const before = await runsOf("slow");
     const first = t.call("POST", "/functions/slow", { body: { ms: 1500 }, headers });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The first call has claimed the key once its run is recorded (on a busy machine, maybe not within a moment).
+    for (const deadline = Date.now() + 10_000; (await runsOf("slow")) === before && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const replay = await t.call("POST", "/functions/slow", { body: { ms: 1500 }, headers: { ...headers, prefer: "respond-async" } });
     expect([replay.status, replay.headers.get("idempotent-replayed")]).toEqual([202, "true"]);
     expect((await first).headers.get("x-run-id")).toBe((replay.body as { run_id: string }).run_id);

@@ -256,8 +256,10 @@ describe("recordings and the live view", () => {
         await using session = await Session.start();
         const page = await session.newPage();
         await page.goto(url + "/strict");
-        // Recording has begun by now (the page's first idle moment): the change is an event of its own.
-        await new Promise((resolve) => setTimeout(resolve, 600));
+        // Recording has begun by now (the page's first idle moment, 1 s after the document at the
+        // latest, then rrweb evaluated over CDP: longer than 600 ms on a machine busy with other
+        // suites): the change is an event of its own.
+        await new Promise((resolve) => setTimeout(resolve, 2500));
         await page.evaluate(() => { document.getElementById("text")!.textContent = "after the change"; });
         await new Promise((resolve) => setTimeout(resolve, 100));
         throw new Error("failed on the strict page");

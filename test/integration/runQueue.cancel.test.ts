@@ -27,6 +27,13 @@ async function finished(token: string, runId: string) {
   throw new Error(`run ${runId} did not end`);
 }
 
+/** Waits until every worker of the service is idle (a run's worker is busy until its fresh process is up). */
+async function workersIdle(): Promise<void> {
+  const busy = () => t.service.workers().processes - t.service.workers().idle;
+  for (const deadline = Date.now() + 15_000; busy() > 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(busy()).toBe(0);
+}
+
 /** Ends a queued run's record as a cancel does (a conditional write on `queued`); `canceled` stands in as `failed` here. */
 async function endWhileQueued(runId: string) {
   const { store, clock } = t.service.deps;
@@ -49,7 +56,10 @@ describe("a queued run that is ended before it starts", () => {
     expect(await removeQueued(t.service.deps, run)).toBe(false); // once
     expect((await t.service.deps.store.limits.read("cancel-remove"))?.queued).toBe(0);
     await finished(key, String(holding.body.run_id));
-    // Nothing waits: the next call is admitted at once (not queued behind a phantom).
+    // Nothing waits: the next call is admitted at once (not queued behind a phantom). Once the
+    // worker is idle again (its process replaced after each run: on a busy machine that alone can
+    // outlast the 2 s window).
+    await workersIdle();
     const next = await t.call("POST", "/functions/sleep", { token: key, body: { ms: 10 } });
     expect(next.status).toBe(200);
     expect((await t.call("GET", `/runs/${queued.body.run_id}`, { token: key })).body).toMatchObject({ status: "failed", started_at: null });
@@ -60,7 +70,8 @@ describe("a queued run that is ended before it starts", () => {
   it("is passed over by a dispatcher that finds it first: not started, its lease given back, the queue counted down", async () => {
     const key = await t.newAccount("cancel-race", "one");
     await t.deploy("sleep", SLEEP, {}, key);
-    const holding = await t.call("POST", "/functions/sleep", { token: key, body: { ms: 1000 }, headers: async });
+    // Long enough that the two behind it are still queued when one is ended, however slowly a busy machine answers.
+    const holding = await t.call("POST", "/functions/sleep", { token: key, body: { ms: 3000 }, headers: async });
     const queued = await t.call("POST", "/functions/sleep", { token: key, body: { ms: 10 }, headers: async });
     const after = await t.call("POST", "/functions/sleep", { token: key, body: { ms: 10 }, headers: async });
     expect([queued.body.status, after.body.status]).toEqual(["queued", "queued"]);

@@ -8,6 +8,7 @@ import { chmodSync, existsSync, readdirSync, writeFileSync } from "node:fs";
 import { generateApiKey } from "../../lambdas/identity/apiKeys";
 import { expectError } from "../helpers/http";
 import { startTestService, type TestService } from "../helpers/localService";
+import { isAlive } from "../helpers/processes";
 import { FILE_READER, browserPids, cmdline, cpuMs, listeningSockets, sandboxPids, workerPids } from "../helpers/sandboxProbes";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -136,7 +137,8 @@ describe.each(MODES)("a hostile automation in %s mode", (mode) => {
     const before = new Set(workerPids(t.service.runtimeDir));
     const sleeping = t.call("POST", "/functions/sleeper", { token: otherKey });
     let victims: number[] = [];
-    for (let i = 0; i < 100 && victims.length === 0; i++) {
+    // The sleeper's worker starts cold (several seconds on a machine busy with other suites).
+    for (let i = 0; i < 300 && victims.length === 0; i++) {
       await sleep(50);
       victims = workerPids(t.service.runtimeDir).filter((pid) => !before.has(pid));
     }
@@ -164,10 +166,19 @@ describe.each(MODES)("a hostile automation in %s mode", (mode) => {
       const response = await t.call("POST", "/functions/lingerer", { body: { hidden } });
       expect(response.body).toBe("returned");
       await sleep(500); // the worker is idle (frozen) or replaced by now
-      const pids = sandboxPids(t.service.runtimeDir);
-      const before = cpuMs(pids);
-      await sleep(1500);
-      expect(cpuMs(pids) - before).toBeLessThan(150);
+      // The least CPU of up to five 1.5 s windows: on a machine busy with other suites the tail
+      // of the run's own clean-up (its worker process replaced, its browser reset) can reach into
+      // the first; a timer left spinning uses most of a core in every window. A window in which
+      // one of the processes ended does not count (what it used can no longer be read).
+      let least = Infinity;
+      for (let window = 0; window < 5 && least >= 150; window++) {
+        const pids = sandboxPids(t.service.runtimeDir);
+        const before = cpuMs(pids);
+        await sleep(1500);
+        const used = cpuMs(pids) - before;
+        if (pids.every(isAlive)) least = Math.min(least, used);
+      }
+      expect(least).toBeLessThan(150);
     }
   });
 
