@@ -20,7 +20,8 @@ describe("a crash of the service", () => {
       await requestJson(url, "POST", "/functions", { token: key, body: { name: "long", code } });
       const accepted = await requestJson(url, "POST", "/functions/long", { token: key, headers: { prefer: "respond-async" } });
       expect(accepted.status).toBe(202);
-      for (let i = 0; i < 100; i++) {
+      // Its worker starts cold (seconds on a machine busy with other suites).
+      for (let i = 0; i < 400; i++) {
         const run = await requestJson(url, "GET", `/runs/${accepted.body.run_id}`, { token: key });
         if (run.body.status === "running") break;
         await new Promise((resolve) => setTimeout(resolve, 50));
