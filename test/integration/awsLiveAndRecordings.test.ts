@@ -64,7 +64,9 @@ export default async () => {
   await using session = await Session.start();
   const page = await session.newPage();
   await page.evaluate((token: string) => void (document.body.innerHTML = "<main><h1>Orders</h1><p>token " + token + "</p></main>"), secrets.get("TOKEN") as string);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // Long enough for the recorder to begin (after the page's next frame and an idle moment, rrweb
+  // evaluated over CDP then): more than 300 ms on a machine busy with other suites.
+  await new Promise((resolve) => setTimeout(resolve, 2500));
   // A change after the recorder's snapshot (it starts after the page's first frame): an incremental event.
   await page.evaluate(() => void document.querySelector("main")?.append(Object.assign(document.createElement("p"), { textContent: "shipped" })));
   await new Promise((resolve) => setTimeout(resolve, 300));
