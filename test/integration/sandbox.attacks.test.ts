@@ -206,7 +206,8 @@ describe.each(MODES)("a hostile automation in %s mode", (mode) => {
     await call;
     expect(most).toBeLessThanOrEqual(1);
     await t.call("DELETE", "/functions/flooder");
-    for (let i = 0; i < 100 && fresh().length > 0; i++) await sleep(50);
+    // Its worker may still be replacing its process and browser for a next run (seconds on a busy machine): stopped once it has.
+    for (let i = 0; i < 300 && fresh().length > 0; i++) await sleep(50);
     expect(fresh()).toEqual([]);
   });
 
