@@ -29,6 +29,12 @@ export interface TestService {
    * on a busy machine can outlast it): its run's status and, for a failed run, the error.
    */
   outcome(response: ApiResponse, token?: string | null): Promise<{ runId: string; status: string; error?: { code: string; message: string } }>;
+  /**
+   * Waits (up to `timeoutMs`) until every worker of the service is idle, and throws if one is
+   * still busy: a run's worker stays busy until its fresh process is up, which on a busy machine
+   * alone can outlast a short sync window.
+   */
+  workersIdle(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
   /** Stops the service and removes its data dir. */
   destroy(): Promise<void>;
@@ -99,6 +105,11 @@ export async function startTestService(
         return { runId, status: response.status === 200 ? "succeeded" : run.status, ...(body?.error ? { error: body.error } : {}) };
       }
       return { runId, status: run.status, ...(run.error ? { error: { code: run.error.code, message: run.error.message } } : {}) };
+    },
+    async workersIdle(timeoutMs = 15_000) {
+      const busy = () => service.workers().processes - service.workers().idle;
+      for (const deadline = Date.now() + timeoutMs; busy() > 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
+      if (busy() > 0) throw new Error(`${busy()} worker(s) still busy after ${timeoutMs} ms`);
     },
     stop: () => service.close(),
     async destroy() {

@@ -107,9 +107,7 @@ describe("Idempotency-Key duplicates of a run not yet started", () => {
   it("gives back a key whose run has no record long after its window (the service died, or giving it back failed) and starts a run", async () => {
     // The function's one worker idle again (its process is replaced after each run: on a busy
     // machine the last test's can still be starting, past the 3 s window of the call below).
-    const busy = () => t.service.workers().processes - t.service.workers().idle;
-    for (const deadline = Date.now() + 15_000; busy() > 0 && Date.now() < deadline; ) await sleep(50);
-    expect(busy()).toBe(0);
+    await t.workersIdle();
     // What a request that claimed the key and never wrote its run leaves: a claim for a run that does not exist.
     const claimedAt = new Date(Date.now() - 60_000);
     const abandoned = { request_hash: requestHash(1, { ms: 50 }), run_id: newRunId() };

@@ -30,13 +30,6 @@ async function finished(token: string, runId: string) {
   }
 }
 
-/** Waits until every worker of the service is idle (a run's worker is busy until its fresh process is up). */
-async function workersIdle(): Promise<void> {
-  const busy = () => t.service.workers().processes - t.service.workers().idle;
-  for (const deadline = Date.now() + 15_000; busy() > 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(busy()).toBe(0);
-}
-
 const SLEEP = "export default async (ms: number = 300) => { await new Promise((r) => setTimeout(r, ms)); return ms; }";
 
 describe("concurrency per account", () => {
@@ -84,7 +77,7 @@ describe("concurrency per account", () => {
     expect(Date.parse(run.started_at)).toBeGreaterThanOrEqual(Date.parse(run.queued_at) + 1500);
     // The slot is free again: the next call is not queued. Once the worker is idle again (its
     // process replaced after each run: on a busy machine that alone can outlast the 1 s window).
-    await workersIdle();
+    await t.workersIdle();
     expect((await t.call("POST", "/functions/hold", { token: key, body: { ms: 10 } })).status).toBe(200);
   });
 });

@@ -27,13 +27,6 @@ async function finished(token: string, runId: string) {
   throw new Error(`run ${runId} did not end`);
 }
 
-/** Waits until every worker of the service is idle (a run's worker is busy until its fresh process is up). */
-async function workersIdle(): Promise<void> {
-  const busy = () => t.service.workers().processes - t.service.workers().idle;
-  for (const deadline = Date.now() + 15_000; busy() > 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(busy()).toBe(0);
-}
-
 /** Ends a queued run's record as a cancel does (a conditional write on `queued`); `canceled` stands in as `failed` here. */
 async function endWhileQueued(runId: string) {
   const { store, clock } = t.service.deps;
@@ -59,7 +52,7 @@ describe("a queued run that is ended before it starts", () => {
     // Nothing waits: the next call is admitted at once (not queued behind a phantom). Once the
     // worker is idle again (its process replaced after each run: on a busy machine that alone can
     // outlast the 2 s window).
-    await workersIdle();
+    await t.workersIdle();
     const next = await t.call("POST", "/functions/sleep", { token: key, body: { ms: 10 } });
     expect(next.status).toBe(200);
     expect((await t.call("GET", `/runs/${queued.body.run_id}`, { token: key })).body).toMatchObject({ status: "failed", started_at: null });
