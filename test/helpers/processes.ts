@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { processRunning } from "../../lambdas/runtime/local/sandbox/sandboxedHost";
 
 /** Pids of live processes whose command line contains `marker`. */
 export function processesWith(marker: string): number[] {
@@ -35,13 +36,7 @@ export async function settledProcessesWith(marker: string, timeoutMs = 15_000): 
 }
 
 /** Whether a process is alive (a zombie, ended but not yet reaped, is not). */
-export function isAlive(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
+export const isAlive = processRunning;
 
 /** Waits until no process carries `marker` (processes are reaped asynchronously). */
 export async function expectNoProcessesWith(marker: string, timeoutMs = 5000): Promise<void> {

@@ -205,7 +205,7 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 /** Whether process `pid` is there and not ended (a zombie, ended but not yet reaped, is not). */
-function processRunning(pid: number): boolean {
+export function processRunning(pid: number): boolean {
   try {
     return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ").pop()?.[0] !== "Z";
   } catch {
