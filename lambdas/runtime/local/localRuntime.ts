@@ -10,7 +10,7 @@ import { RunCancels } from "./runCancels";
 import type { LocalArtifacts } from "./localArtifacts";
 import { runWithLimits } from "./runWithLimits";
 import type { Sandbox } from "./sandbox/sandbox";
-import { type CpuPlacement, type RuntimeFiles, startSandboxedHost } from "./sandbox/sandboxedHost";
+import { type CpuPlacement, type RuntimeFiles, SandboxStartFailure, startSandboxedHost } from "./sandbox/sandboxedHost";
 import type { CpuShares } from "./cpuShares/cpuShares";
 import { ResultParser } from "./resultParsing/resultParser";
 import { WORKER_UIDS } from "./sandbox/workerUids";
@@ -55,7 +55,7 @@ export function hostStarter(sandbox: Sandbox, files: RuntimeFiles, memoryMb: num
       // for a moment under heavy churn (bubblewrap's loopback "Failed RTM_NEWADDR", a sandbox gone
       // before its routes were set); a second failure is the worker's failure to start.
       const host = await startSandboxedHost(sandbox, files, uid, memoryMb, placeCpu).catch((error: unknown) => {
-        if (!SANDBOX_START_FAILURE.test((error as Error).message)) throw error;
+        if (!(error instanceof SandboxStartFailure)) throw error;
         return startSandboxedHost(sandbox, files, uid, memoryMb, placeCpu);
       });
       return { host, release };
@@ -65,9 +65,6 @@ export function hostStarter(sandbox: Sandbox, files: RuntimeFiles, memoryMb: num
     }
   };
 }
-
-/** A sandbox that failed in its start (not a setting or tool that is missing): worth one more try. */
-const SANDBOX_START_FAILURE = /bubblewrap exited \(\d+\) as the sandbox started|the sandbox ended as it started|nsenter .*: exit \d+: nsenter: cannot open/;
 
 /**
  * The local runtime adapter: warm worker processes per function version (see WorkerPool),

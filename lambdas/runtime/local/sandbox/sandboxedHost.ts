@@ -61,6 +61,16 @@ export interface SandboxedHost {
 const START_TIMEOUT_MS = 20_000;
 
 /**
+ * A sandbox that failed in its own start, not for a setting or a tool that is missing: bubblewrap
+ * exited once the sandbox existed (its loopback's "Failed RTM_NEWADDR" under heavy churn), or the
+ * sandbox ended while a start step ran (its network's tools then find no namespace to join). The
+ * kernel's namespace setup can fail so for a moment: the worker's start tries once more on it.
+ */
+export class SandboxStartFailure extends Error {
+  override readonly name = "SandboxStartFailure";
+}
+
+/**
  * Hosts started by this process, by every service in it: the number names a host's cgroup and
  * profile, which must never be another live host's (a group is emptied with SIGKILL when its
  * host ends: a name shared by two services' hosts killed the other's worker and browser).
@@ -133,7 +143,7 @@ export async function startSandboxedHost(
       const sandboxed = inner;
       const stderr = keepTail(started.stdio[2]);
       await awaitSandboxMounts(sandboxed, mounts, tmpfsBytes(memoryMb), START_TIMEOUT_MS, () => {
-        if (started.exitCode !== null || started.signalCode !== null) throw new Error(`bubblewrap exited (${started.exitCode ?? started.signalCode}) as the sandbox started: ${stderr()}`);
+        if (started.exitCode !== null || started.signalCode !== null) throw new SandboxStartFailure(`bubblewrap exited (${started.exitCode ?? started.signalCode}) as the sandbox started: ${stderr()}`);
       });
       filesMb = () => {
         try {
@@ -146,10 +156,10 @@ export async function startSandboxedHost(
   } catch (error) {
     // A step that failed because the sandbox had already ended (its network's tools find no
     // namespace to join) says so: a sandbox that ended as it started is worth another try.
-    const ended = inner !== undefined && !processRunning(inner) && !(error as Error).message.startsWith("bubblewrap exited");
+    const ended = !(error instanceof SandboxStartFailure) && inner !== undefined && !processRunning(inner);
     if (child?.pid && child.exitCode === null && child.signalCode === null) signalGroup(child.pid, "SIGKILL");
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-    throw ended ? new Error(`the sandbox ended as it started: ${(error as Error).message}`) : error;
+    throw ended ? new SandboxStartFailure(`the sandbox ended as it started: ${(error as Error).message}`) : error;
   }
   const started = child;
   const pid = started.pid as number;
