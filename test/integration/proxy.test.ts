@@ -208,6 +208,37 @@ export default async function run(proxy_server: string) {
   expect(proxy.seen).toEqual(expect.arrayContaining(["GET http://shop.test/title/launched-through-the-proxy", "GET http://shop.test/title/function-proxy"]));
 });
 
+it("names the function's proxy when it refuses or cannot be reached, in an unchanged Playwright script's own contexts and pages", async () => {
+  const code = `import { chromium } from "playwright";
+export default async function run(url: string, via_context: boolean) {
+  const browser = await chromium.launch();
+  const page = via_context ? await (await browser.newContext()).newPage() : await browser.newPage();
+  const response = await page.goto(url);
+  return { status: response?.status() };
+}
+`;
+  await deploy("pw-script-refused", code, { proxy: { server: proxy.server, username: "scraper", password_secret: "PROXY_PASSWORD", bypass: ["<-loopback>"] } });
+  const wrong = `${PASSWORD}-refused`;
+  expect((await t.call("PUT", "/functions/pw-script-refused/secrets/PROXY_PASSWORD", { body: { value: wrong } })).status).toBe(204);
+  for (const via_context of [true, false]) {
+    const refused = await t.call("POST", "/functions/pw-script-refused", { body: { url: "http://shop.test/title/pw-script-never", via_context } });
+    expect(refused.status).toBe(500);
+    expect(refused.body.error.message).toContain(`The proxy ${proxy.host} refused the credentials`);
+    expect(refused.text).not.toContain(wrong);
+  }
+  expect(proxy.seen).not.toContain("GET http://shop.test/title/pw-script-never");
+  // A password_secret the function has no secret of: the refusal says so, as a session's does.
+  expect((await t.call("DELETE", "/functions/pw-script-refused/secrets/PROXY_PASSWORD")).status).toBe(204);
+  const unset = await t.call("POST", "/functions/pw-script-refused", { body: { url: "http://shop.test/title/pw-script-never", via_context: true } });
+  expect(unset.body.error.message).toContain("the function's secret PROXY_PASSWORD, which its proxy's password_secret names, is not set");
+
+  const port = await closedPort();
+  await deploy("pw-script-unreachable", code, { proxy: { server: `http://127.0.0.1:${port}`, bypass: ["<-loopback>"] } });
+  const unreachable = await t.call("POST", "/functions/pw-script-unreachable", { body: { url: "http://shop.test/title/x", via_context: false } });
+  expect(unreachable.status).toBe(500);
+  expect(unreachable.body.error.message).toContain(`The proxy 127.0.0.1:${port} could not be reached`);
+});
+
 it("refuses socks5 with a username (Chromium has no SOCKS authentication) and malformed servers, with 400s", async () => {
   const socks = await t.call("POST", "/functions", { body: { name: "socks", code: TITLE_OF, proxy: { server: "socks5://127.0.0.1:1080", username: "u", password_secret: "P" } } });
   expect(socks.status).toBe(400);

@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, BrowserType, LaunchOptions, Page } from "
 import { keepPageFiles, sessionRuns } from "../pageFiles";
 import { beforeContextClose, contextsLeftToHost, currentRun, type OpenSession, type RunState } from "../runContext";
 import { playwrightPageOpened, watchPlaywrightContext } from "../drivers/playwrightContext";
-import { playwrightProxy } from "../sessionProxy";
+import { nameProxyFailures, playwrightProxy, type RunProxy } from "../sessionProxy";
 import type { EvidencePage } from "../drivers/driverContext";
 import { loadPlaywright } from "../drivers/loadPlaywright";
 
@@ -34,6 +34,18 @@ function withProxy(run: RunState, launched: LaunchOptions["proxy"], options: Con
   const proxy = launched ?? (run.proxy ? playwrightProxy(run.proxy) : undefined);
   return proxy ? { ...options, proxy } : { ...options };
 }
+
+/**
+ * The function's proxy where a context of a launch goes through it (its code gave none of its
+ * own): its pages' navigations that it refuses or that cannot reach it fail naming it, as a
+ * session's do. A proxy the script gives itself behaves exactly as in Playwright.
+ */
+function functionProxyOf(run: RunState, launched: LaunchOptions["proxy"], options: ContextOptions | undefined): RunProxy | undefined {
+  return options?.proxy || launched ? undefined : run.proxy;
+}
+
+/** Pages whose navigations already name the function's proxy when it fails them. */
+const namingProxy = new WeakSet<Page>();
 
 /** A launched browser, kept by the run until it closes (as a session is). */
 function track(run: RunState, browser: Browser, launched: LaunchOptions["proxy"]): void {
@@ -67,27 +79,42 @@ function track(run: RunState, browser: Browser, launched: LaunchOptions["proxy"]
   Object.defineProperty(browser, "newContext", {
     configurable: true,
     value: async function newContext(options?: ContextOptions): Promise<BrowserContext> {
-      return watched(run, await openContext(withProxy(run, launched, options)));
+      return watched(run, await openContext(withProxy(run, launched, options)), functionProxyOf(run, launched, options));
     },
   });
   const openPage = browser.newPage.bind(browser);
   Object.defineProperty(browser, "newPage", {
     configurable: true,
     value: async function newPage(options?: Parameters<Browser["newPage"]>[0]): Promise<Page> {
-      const page = await openPage(withProxy(run, launched, options));
+      // Playwright's browser.newPage opens its context through browser.newContext (the one
+      // above: its proxy, and the function's failures named) and its page through that
+      // context's newPage (recorded and watched live there).
+      const page = await openPage(options);
       watched(run, page.context());
       keepPageFiles(page);
-      // (Its page was opened through the context's newPage, which newContext's context has: recorded and watched live there.)
       return page;
     },
   });
 }
 
-/** A context of a launch, as the run keeps it: its downloads and files kept, the pages the code opens on it recorded and watched live. */
-function watched(run: RunState, context: BrowserContext): BrowserContext {
+/**
+ * A context of a launch, as the run keeps it: its downloads and files kept, the pages the code
+ * opens on it recorded and watched live, and, where it goes through the function's proxy, each
+ * of its pages' failures through it naming it.
+ */
+function watched(run: RunState, context: BrowserContext, functionProxy?: RunProxy): BrowserContext {
   if (!sessionRuns.has(context)) {
     sessionRuns.set(context, run);
     watchPlaywrightContext(run, context);
+    if (functionProxy) {
+      const name = (page: Page) => {
+        if (namingProxy.has(page)) return;
+        namingProxy.add(page);
+        nameProxyFailures(page as never, functionProxy);
+      };
+      for (const page of context.pages()) name(page);
+      context.on("page", name);
+    }
     const openPage = context.newPage.bind(context);
     Object.defineProperty(context, "newPage", {
       configurable: true,
