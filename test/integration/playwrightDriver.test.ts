@@ -206,13 +206,28 @@ describe("Playwright driver and scripts as they are", () => {
         const otherSize = await other.evaluate(() => [innerWidth, innerHeight]);
         const unsized = await puppeteer.launch({ defaultViewport: null });
         const emulated = (await unsized.newPage()).viewport();
+        // A page of its own first: the launch's blank page is still there, listed first.
+        const later = await puppeteer.launch();
+        const own = await later.newPage();
+        const listed = await later.pages();
+        const ownFirst = [listed.length, listed[0]?.url(), listed[1] === own, (await later.pages()).length];
         const before = browser.connected;
-        await Promise.all([browser.close(), sized.close(), unsized.close()]);
-        return { blank, title: await page.title().catch(() => "closed"), size, pagesThen, otherSize, emulated, sizeSeen: page.viewport(), connected: [before, browser.connected] };
+        await Promise.all([browser.close(), sized.close(), unsized.close(), later.close()]);
+        return { blank, title: await page.title().catch(() => "closed"), size, pagesThen, otherSize, emulated, sizeSeen: page.viewport(), connected: [before, browser.connected], ownFirst };
       }`,
     );
     const answer = await t.call("POST", "/functions/pptr-pages", { body: { url: pages.base } });
     if (answer.status !== 200) throw new Error(answer.text);
-    expect(answer.body).toEqual({ blank: "about:blank", title: "closed", size: [800, 600], pagesThen: 1, otherSize: [1024, 700], emulated: null, sizeSeen: expect.objectContaining({ width: 800, height: 600 }), connected: [true, false] });
+    expect(answer.body).toEqual({
+      blank: "about:blank",
+      title: "closed",
+      size: [800, 600],
+      pagesThen: 1,
+      otherSize: [1024, 700],
+      emulated: null,
+      sizeSeen: expect.objectContaining({ width: 800, height: 600 }),
+      connected: [true, false],
+      ownFirst: [2, "about:blank", true, 2],
+    });
   }, 60_000);
 });

@@ -20,9 +20,9 @@ export const PUPPETEER_DEFAULT_VIEWPORT = { width: 800, height: 600 } as const;
 
 /**
  * `puppeteer.launch(options)`: a browser over the run's own; the options that cannot apply are
- * ignored. As a launched puppeteer browser does, it has one blank page to begin with (made when
- * the script first asks for its pages: a script that only calls `newPage()` pays nothing for
- * it), and its pages get `defaultViewport` (800×600 unless the options say otherwise; `null`
+ * ignored. As a launched puppeteer browser does, it has one blank page to begin with, listed
+ * first (made when the script first asks for its pages: a script that only calls `newPage()`
+ * pays nothing for it), and its pages get `defaultViewport` (800×600 unless the options say otherwise; `null`
  * for the window's own size).
  */
 async function launch(options?: LaunchOptions): Promise<Browser> {
@@ -34,14 +34,11 @@ async function launch(options?: LaunchOptions): Promise<Browser> {
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => (closing ??= Promise.all(sessions.map((session) => session.close())).then(() => undefined));
   const contexts = (): BrowserContext[] => sessions.map((session) => session.context);
-  /** The launch's first blank page, once asked for; none once the script opened a page of its own. */
-  let blank: Promise<unknown> | undefined;
   /** A context's pages get the launch's viewport. */
   const sized = (context: BrowserContext, open: () => Promise<Page>): BrowserContext => {
     Object.defineProperty(context, "newPage", {
       configurable: true,
       value: async (): Promise<Page> => {
-        blank ??= Promise.resolve();
         const page = await open();
         if (viewport) await page.setViewport(viewport);
         return page;
@@ -50,10 +47,20 @@ async function launch(options?: LaunchOptions): Promise<Browser> {
     return context;
   };
   sized(first.context, () => first.newPage());
-  const pages = async (): Promise<Page[]> => {
-    await (blank ??= first.context.newPage());
-    return (await Promise.all(contexts().map((context) => context.pages()))).flat();
+  /**
+   * The launch's first blank page, made once the script first asks for the launch's pages
+   * (whether or not it opened pages of its own before), and listed first while it is open, as
+   * puppeteer lists a launched browser's first tab.
+   */
+  let blank: Promise<Page> | undefined;
+  const contextPages = first.context.pages.bind(first.context);
+  const firstContextPages = async (): Promise<Page[]> => {
+    const made = await (blank ??= first.context.newPage());
+    const open = await contextPages();
+    return open.includes(made) ? [made, ...open.filter((page) => page !== made)] : open;
   };
+  Object.defineProperty(first.context, "pages", { configurable: true, value: firstContextPages });
+  const pages = async (): Promise<Page[]> => (await Promise.all(contexts().map((context) => context.pages()))).flat();
   const overrides: Partial<Record<keyof Browser, unknown>> = {
     newPage: (): Promise<Page> => first.context.newPage(),
     close,
