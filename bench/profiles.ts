@@ -8,6 +8,12 @@
  *   - `changed`: the same, the page writing one localStorage item, so that each save is written
  *     (sent, sealed, put in place, the record updated);
  *   - `plain-pw`, `profiled-pw`, `changed-pw`: the same three with `driver: "playwright"`;
+ *   - `cookied`: `profiled` on a ~100 KB profile of cookies only (25 cookies of 4 KB, on a path
+ *     the page does not request), so that the profile's own cost (its lease, its fetch, its
+ *     cookies, its save's read) shows apart from the site storage a page writes and reads back;
+ *   - per kind of call against `plain`, beside the two p50s: the median of the differences
+ *     within each round (both calls a few seconds apart, on one service), which the machine's
+ *     slower and faster minutes move less than two p50s taken apart;
  *   - with BENCH_COMPARE_ROOT (another checkout with profiles, e.g. the code before a change):
  *     its `plain` and `profiled` too, so that a change to profiles is measured side by side;
  *   - per kind of call, beside its time: the CPU time of the service's whole process tree (the
@@ -25,7 +31,7 @@ import { generateApiKey } from "../lambdas/identity/apiKeys";
 import { startChildService } from "../test/helpers/childService";
 import { startLoginSite } from "../test/helpers/loginSite";
 import { readTreeCpu } from "./processCpu";
-import { round, summary, timed } from "./stats";
+import { percentile, round, summary, timed } from "./stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 2500);
@@ -63,6 +69,15 @@ export default async function run(url: string) {
   await page.goto(url);${change ? "\n  await page.evaluate(() => localStorage.setItem(\"visit\", String(Date.now())));" : ""}
   return { title: await page.title() };
 }`;
+/** 25 cookies of ~4 KB (~100 KB), on a path the bench's page never requests (the site would refuse a 100 KB Cookie header). */
+const SEED_COOKIES = `import { Session } from "browserfn/runtime";
+export default async function run(url: string) {
+  await using session = await Session.start({ profile: "bench-cookies", persist: true });
+  const page = await session.newPage();
+  await page.goto(url + "/login");
+  await page.evaluate(() => { for (let i = 0; i < 25; i++) document.cookie = "c" + i + "=" + "x".repeat(4000) + "; path=/unrequested; max-age=86400"; });
+  return { ok: true };
+}`;
 const SEED = `import { Session } from "browserfn/runtime";
 export default async function run(url: string) {
   await using session = await Session.start({ profile: "bench", persist: true });
@@ -83,7 +98,7 @@ const stepsOf = (key: string): number[][] => {
 async function start(root: string) {
   const dataDir = await mkdtemp(path.join(tmpdir(), "browserfn-bench-"));
   const key = generateApiKey();
-  const env = { BROWSERFN_RATE_LIMIT_PER_SECOND: "0", BROWSERFN_ALLOW_LOCAL_NETWORK: "true", BROWSERFN_MAX_WORKERS: "8", BROWSERFN_MAX_WORKERS_PER_FUNCTION: "2" };
+  const env = { BROWSERFN_RATE_LIMIT_PER_SECOND: "0", BROWSERFN_ALLOW_LOCAL_NETWORK: "true", BROWSERFN_MAX_WORKERS: "16", BROWSERFN_MAX_WORKERS_PER_FUNCTION: "2" };
   const child = await startChildService(dataDir, key, env, undefined, root);
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   const pid = child.child.pid as number;
@@ -109,8 +124,8 @@ async function start(root: string) {
       if (steps) stepsOf(`${name}@${root}`).push([...steps, runMs, ms - runMs]);
       return ms;
     },
-    async profileBytes(): Promise<number> {
-      const response = await fetch(`${child.url}/profiles/bench`, { headers });
+    async profileBytes(name = "bench"): Promise<number> {
+      const response = await fetch(`${child.url}/profiles/${name}`, { headers });
       return ((await response.json()) as { bytes: number }).bytes;
     },
     async close() {
@@ -134,8 +149,11 @@ async function main(): Promise<void> {
     await here.deploy("changed", session(`{ profile: "bench", persist: true }`, true));
     await here.deploy("changed-pw", session(`{ driver: "playwright", profile: "bench", persist: true }`, true));
     await here.deploy("seed", SEED);
+    await here.deploy("cookied", session(`{ profile: "bench-cookies", persist: true }`));
+    await here.deploy("seed-cookies", SEED_COOKIES);
     await before.deploy("plain", session(""));
     await here.call("seed", { url: site.url });
+    await here.call("seed-cookies", { url: site.url });
     if (compare) {
       await compare.deploy("plain", session(""));
       await compare.deploy("profiled", session(`{ profile: "bench", persist: true }`));
@@ -144,8 +162,8 @@ async function main(): Promise<void> {
       await compare.deploy("seed", SEED);
       await compare.call("seed", { url: site.url });
     }
-    console.log(`profile: ${await here.profileBytes()} bytes`);
-    const times = { plain: [] as number[], profiled: [] as number[], plainPw: [] as number[], profiledPw: [] as number[], baseline: [] as number[], changed: [] as number[], changedPw: [] as number[], comparePlain: [] as number[], compareProfiled: [] as number[], comparePlainPw: [] as number[], compareProfiledPw: [] as number[] };
+    console.log(`profile: ${await here.profileBytes()} bytes; cookies-only profile: ${await here.profileBytes("bench-cookies")} bytes`);
+    const times = { plain: [] as number[], profiled: [] as number[], plainPw: [] as number[], profiledPw: [] as number[], baseline: [] as number[], changed: [] as number[], changedPw: [] as number[], cookied: [] as number[], comparePlain: [] as number[], compareProfiled: [] as number[], comparePlainPw: [] as number[], compareProfiledPw: [] as number[] };
     // CPU of the service's process tree from the start of each call to the start of the next (its spaced gap included: the same idle for every kind).
     const cpu = new Map<number[], number[]>();
     type Service = Awaited<ReturnType<typeof start>>;
@@ -157,6 +175,7 @@ async function main(): Promise<void> {
       [times.profiledPw, here, () => here.call("profiled-pw", { url })],
       [times.changed, here, () => here.call("changed", { url })],
       [times.changedPw, here, () => here.call("changed-pw", { url })],
+      [times.cookied, here, () => here.call("cookied", { url })],
       ...(compare
         ? ([
             [times.comparePlain, compare, () => compare.call("plain", { url })],
@@ -189,9 +208,19 @@ async function main(): Promise<void> {
     console.log(`profiled (open + save a ~100 KB profile): p50 ${q.p50} p95 ${q.p95} ms; adds ${round(q.p50 - p.p50)} ms p50`);
     console.log(`plain, playwright driver: p50 ${pw.p50} p95 ${pw.p95} ms`);
     console.log(`profiled, playwright driver: p50 ${qw.p50} p95 ${qw.p95} ms; adds ${round(qw.p50 - pw.p50)} ms p50`);
-    const [c, cw] = [summary(times.changed), summary(times.changedPw)];
+    const [c, cw, k] = [summary(times.changed), summary(times.changedPw), summary(times.cookied)];
     console.log(`changed (open, change, save a ~100 KB profile): p50 ${c.p50} p95 ${c.p95} ms; adds ${round(c.p50 - p.p50)} ms p50`);
     console.log(`changed, playwright driver: p50 ${cw.p50} p95 ${cw.p95} ms; adds ${round(cw.p50 - pw.p50)} ms p50`);
+    console.log(`cookied (open + save a ~100 KB profile of cookies only): p50 ${k.p50} p95 ${k.p95} ms; adds ${round(k.p50 - p.p50)} ms p50`);
+    // Each round's calls run a few seconds apart on one service: their differences, round by round.
+    const paired = (over: number[], under: number[]) => {
+      const diffs = over.map((ms, i) => ms - (under[i] ?? Number.NaN)).filter((ms) => Number.isFinite(ms));
+      return `median ${round(percentile(diffs, 0.5))} (p25 ${round(percentile(diffs, 0.25))}, p75 ${round(percentile(diffs, 0.75))})`;
+    };
+    console.log(
+      `added, paired within each round (ms): profiled ${paired(times.profiled, times.plain)}; profiled-pw ${paired(times.profiledPw, times.plainPw)}; changed ${paired(times.changed, times.plain)}; cookied ${paired(times.cookied, times.plain)}`,
+    );
+    if (compare) console.log(`compare ${COMPARE_ROOT}, added, paired within each round (ms): profiled ${paired(times.compareProfiled, times.comparePlain)}; profiled-pw ${paired(times.compareProfiledPw, times.comparePlainPw)}`);
     console.log(`plain (baseline ${BASELINE_ROOT}): p50 ${b.p50} p95 ${b.p95} ms; this branch's plain minus it: ${round(p.p50 - b.p50)} ms p50`);
     if (compare) {
       const [cp, cq] = [summary(times.comparePlain), summary(times.compareProfiled)];
