@@ -26,7 +26,7 @@ export async function batchStatus(deps: Pick<Deps, "store">, batch: BatchItem, b
   let finishedAt = batch.finished_at;
   if (counts === null || finishedAt === null) {
     const states = await deps.store.batches.runStates(batch.run_ids);
-    const current: BatchCounts = { queued: 0, running: 0, succeeded: 0, failed: 0, timed_out: 0 };
+    const current: BatchCounts = { queued: 0, running: 0, succeeded: 0, failed: 0, timed_out: 0, canceled: 0 };
     for (const state of states) if (state.status in current) current[state.status as keyof BatchCounts]++;
     counts = current;
     const ended = states.length === batch.run_ids.length && states.every((state) => FINAL_STATUSES.includes(state.status));

@@ -8,6 +8,7 @@ export interface BatchCounts {
   succeeded: number;
   failed: number;
   timed_out: number;
+  canceled: number;
 }
 
 /** A batch as stored: its function and version, and its runs' ids in the order of its items. */

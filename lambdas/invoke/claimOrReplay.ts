@@ -6,6 +6,7 @@ import type { FunctionItem } from "../functions/types";
 import { FINAL_STATUSES, refusedBeforeStart } from "../runs/types";
 import type { IdempotentRequest } from "../store/idempotencyStore";
 import { acceptedResponse, finishedResponse } from "./invokeResponse";
+import { isBatchId } from "../batches/batchIds";
 
 /** How often a duplicate request reads the first one's run while it waits for its end. */
 const REPLAY_POLL_MS = 100;
@@ -68,9 +69,9 @@ export async function claimOrReplay(
     const claim = await deps.store.idempotency.claim(accountId, fn.function_id, key, mine, deps.clock.now());
     if (claim.claimed) return null;
     if (claim.first.request_hash !== mine.request_hash) {
-      throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used for another request (other parameters or version) within 24 h", {
-        run_id: claim.first.run_id,
-      });
+      // The key's first request may have been a batch (its claim holds the batch's id).
+      const first = claim.first.run_id;
+      throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used for another request (other parameters or version) within 24 h", isBatchId(first) ? { batch_id: first } : { run_id: first });
     }
     const run = await deps.store.runs.get(claim.first.run_id);
     const late = Date.now() - timing.started >= timing.syncMs;

@@ -32,6 +32,7 @@ export const BatchCounts = z
     succeeded: z.int(),
     failed: z.int(),
     timed_out: z.int(),
+    canceled: z.int(),
   })
   .meta({ id: "BatchCounts" });
 

@@ -166,8 +166,9 @@ async function inParallel<T>(elements: readonly T[], work: (element: T) => Promi
   await Promise.all(Array.from({ length: Math.min(PARALLEL_REQUESTS, elements.length) }, lane));
 }
 
+/** Counts field by field (a batch kept before runs could be canceled has no `canceled`: 0). */
 function copyCounts(counts: BatchCounts): BatchCounts {
-  return { queued: counts.queued, running: counts.running, succeeded: counts.succeeded, failed: counts.failed, timed_out: counts.timed_out };
+  return { queued: counts.queued, running: counts.running, succeeded: counts.succeeded, failed: counts.failed, timed_out: counts.timed_out, canceled: counts.canceled ?? 0 };
 }
 
 /** The batch item's attributes, field by field (its keys come from batchKey alone). */

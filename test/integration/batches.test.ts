@@ -81,7 +81,7 @@ describe("batches", () => {
     }
     const finished = await untilFinished(accepted.batch_id);
     expect(finished).toMatchObject({ batch_id: accepted.batch_id, total: 3, function_name: "echo", version: "1" });
-    expect(finished.counts).toEqual({ queued: 0, running: 0, succeeded: 3, failed: 0, timed_out: 0 });
+    expect(finished.counts).toEqual({ queued: 0, running: 0, succeeded: 3, failed: 0, timed_out: 0, canceled: 0 });
     const runs = await Promise.all(accepted.run_ids.map(async (runId) => (await t.call("GET", `/runs/${runId}`)).body as { status: string; result: unknown; trigger: string; finished_at: string }));
     expect(runs.map((run) => [run.status, run.trigger, run.result])).toEqual([
       ["succeeded", "batch", { echo: ["a"] }],
@@ -183,7 +183,7 @@ describe("batches", () => {
     expect((await usage(tinyKey)).remaining.invocations).toBe(1);
     // The one left is there for a single call, and then none: the batch's items were counted.
     const finished = await untilFinished(batch_id, tinyKey);
-    expect(finished.counts).toEqual({ queued: 0, running: 0, succeeded: 4, failed: 0, timed_out: 0 });
+    expect(finished.counts).toEqual({ queued: 0, running: 0, succeeded: 4, failed: 0, timed_out: 0, canceled: 0 });
     expect((await t.call("POST", "/functions/slow-echo", { token: tinyKey, body: { message: "single" } })).status).toBe(200);
     const over = await t.call("POST", "/functions/slow-echo", { token: tinyKey, body: { message: "one too many" } });
     expect([over.status, (over.body as { error: { code: string } }).error.code]).toEqual([429, "invocation_quota_exceeded"]);
@@ -202,9 +202,30 @@ describe("batches", () => {
     expect([again.status, again.body, again.headers.get("idempotent-replayed")]).toEqual([202, first.body, "true"]);
     const other = await t.call("POST", "/functions/echo/batch", { body: { items: [{ message: "p" }] }, headers });
     expect([other.status, (other.body as { error: { code: string } }).error.code]).toEqual([422, "idempotency_key_reused"]);
+    // An invocation under the batch's key: refused too, naming the batch the key went to.
+    const invocation = await t.call("POST", "/functions/echo", { body: { message: "p" }, headers });
+    expect([invocation.status, invocation.body]).toMatchObject([422, { error: { code: "idempotency_key_reused", details: { batch_id: (first.body as BatchAnswer).batch_id } } }]);
+    expect((invocation.body as { error: { details: Record<string, unknown> } }).error.details).not.toHaveProperty("run_id");
     await untilFinished((first.body as BatchAnswer).batch_id);
     const runs = (await logsOf("echo")).filter((entry) => (first.body as BatchAnswer).run_ids.includes(entry.run_id));
     expect(runs).toHaveLength(2);
+  }, 30_000);
+
+  it("counts its canceled runs, so that its counts add up to its total", async () => {
+    await t.deploy("sleepy-echo", SLOW_ECHO);
+    const answer = await t.call("POST", "/functions/sleepy-echo/batch", { body: { items: [{ message: "a" }, { message: "b", ms: 5_000 }, { message: "c", ms: 5_000 }] } });
+    expect(answer.status).toBe(202);
+    const { batch_id, run_ids } = answer.body as BatchAnswer;
+    // Canceled at once, queued or running (each waits 5 s): both end canceled.
+    const canceled = await Promise.all(run_ids.slice(1).map((runId) => t.call("POST", `/runs/${runId}/cancel`)));
+    const finished = await untilFinished(batch_id);
+    const ended = await Promise.all(run_ids.map(async (runId) => ((await t.call("GET", `/runs/${runId}`)).body as { status: string }).status));
+    const expected = { queued: 0, running: 0, succeeded: 0, failed: 0, timed_out: 0, canceled: 0 };
+    for (const status of ended) expected[status as keyof typeof expected]++;
+    expect(finished.counts).toEqual(expected);
+    expect(Object.values(finished.counts).reduce((sum, n) => sum + n, 0)).toBe(3);
+    expect(canceled.map((call) => call.status)).toEqual([200, 200]);
+    expect(expected.canceled).toBe(2);
   }, 30_000);
 
   it("answers 404 for another account's batch and its runs", async () => {
