@@ -46,7 +46,7 @@ export async function resumeBatches(deps: Deps): Promise<number> {
     const plan = (await deps.store.accounts.getAccount(batch.account_id))?.plan ?? DEFAULT_PLAN;
     const order = batch.run_ids.flatMap((runId) => {
       const run = runs.get(runId);
-      return run ? [{ runId, params: run.params }] : [];
+      return run ? [{ runId, params: run.params, queuedAt: run.queued_at }] : [];
     });
     resumed += order.length;
     deps.log(`batch ${batchId}: starting its ${order.length} run(s) left queued by the last stop`);

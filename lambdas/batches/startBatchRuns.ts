@@ -4,10 +4,11 @@ import { ApiError } from "../http/errors";
 import { startRun } from "../invoke/startRun";
 import { endedRun } from "../runs/finishRun";
 
-/** One item of a batch to start: its run (recorded `queued` already) and its checked parameters. */
+/** One item of a batch to start: its run (recorded `queued` already), its checked parameters, and when its record says it was queued. */
 export interface BatchRunToStart {
   runId: string;
   params: Record<string, unknown>;
+  queuedAt: string;
 }
 
 /** A batch whose runs are recorded (queued) and counted, to be started outside its request. */
@@ -67,6 +68,7 @@ async function startOne(deps: Deps, batch: BatchStart, item: BatchRunToStart): P
       signal: waiting.signal,
       baseUrl: batch.baseUrl,
       runId: item.runId,
+      queuedAt: item.queuedAt,
       counted: true,
       // A batch's runs are retried as the function's `retries` setting says, as async calls are.
       retryable: true,

@@ -121,7 +121,7 @@ export async function submitBatch(request: RouteRequest<unknown, unknown>, deps:
     plan: planName,
     version,
     batchId,
-    runs: runs.map((run, index) => ({ runId: run.run_id, params: items[index] as Record<string, unknown> })),
+    runs: runs.map((run, index) => ({ runId: run.run_id, params: items[index] as Record<string, unknown>, queuedAt: run.queued_at })),
     baseUrl: request.baseUrl,
     requestOrigin: request.headers["x-service-request-origin"] ?? null,
     sdkVersion: request.headers["x-service-sdk-version"] ?? null,

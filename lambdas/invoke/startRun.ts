@@ -47,6 +47,11 @@ export interface RunInput {
    * queued record is not written again.
    */
   counted?: boolean;
+  /**
+   * When its record says it was queued (a batch's item: recorded when the batch was accepted).
+   * Its place in the run queue is keyed by it, so that a start finds it there by its record.
+   */
+  queuedAt?: string;
   /** The batch the run is an item of (recorded on the run as `batch_id`). */
   batchId?: string;
 }
@@ -71,7 +76,7 @@ export async function startRun(deps: Deps, input: RunInput): Promise<StartedRun>
     version,
     trigger,
     params: redactor.value(params),
-    queuedAt: deps.clock.now().toISOString(),
+    queuedAt: input.queuedAt ?? deps.clock.now().toISOString(),
     requestOrigin: input.requestOrigin,
     sdkVersion: input.sdkVersion,
     ...(input.batchId === undefined ? {} : { batchId: input.batchId }),

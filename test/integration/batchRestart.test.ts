@@ -10,8 +10,11 @@ import { startTestService, type TestService } from "../helpers/localService";
 // A batch's runs that had not started when the service stopped (cleanly or killed) are not
 // lost: they stay queued and the next start runs them, in the order of the items.
 
-/** One run at a time, so a batch of five is mostly waiting when the service stops. */
-const plans = { ...DEFAULT_PLANS, free: { ...DEFAULT_PLANS.free!, concurrency: 1 } };
+/**
+ * One run at a time, so a batch of five is mostly waiting when the service stops; a queue of
+ * four, which the batch fills: a restart that counted a waiting run twice would find it full.
+ */
+const plans = { ...DEFAULT_PLANS, free: { ...DEFAULT_PLANS.free!, concurrency: 1, max_queued: 4 } };
 const SLOW = "export default async function run({ n }: { n: number }) { await new Promise((r) => setTimeout(r, 400)); return { n }; }";
 
 interface Batch {
