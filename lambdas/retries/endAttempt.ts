@@ -8,6 +8,7 @@ import type { RunItem } from "../runs/types";
 import { DEFAULT_PLAN } from "../config/plans";
 import { retriesOf } from "./retrySettings";
 import { attemptLogs, nextAttempt, shouldRetry } from "./retryPolicy";
+import { ApiError } from "../http/errors";
 
 /** What a retry needs to queue the run again: its real parameters and the API's base URL. */
 export interface RetryInput {
@@ -33,7 +34,12 @@ export async function endAttempt(
   const ending: InvokeResult = { ...result, logs: attemptLogs(run, result.logs) };
   if (!shouldRetry(run, ending)) return finishRun(deps, run, ending, meter);
   const next = nextAttempt(run, ending, { backoffSeconds: retriesOf(fn).backoff_seconds, timeoutSeconds: fn.timeout_seconds }, deps.clock.now());
-  return (await retryRun(deps, next, ending, retry)) ?? finishRun(deps, run, ending, meter);
+  let refused: string | undefined;
+  const queued = await retryRun(deps, next, ending, retry, (why) => (refused = why));
+  if (queued) return queued;
+  // A next attempt the queue refused (it is full): the run's logs say why it ends with this one.
+  const note = refused === undefined ? "" : `${ending.logs === "" || ending.logs.endsWith("\n") ? "" : "\n"}[browserfn] attempt ${next.attempt ?? 2} of ${next.max_attempts ?? 2} was not run: ${refused}\n`;
+  return finishRun(deps, run, note === "" ? ending : { ...ending, logs: `${ending.logs}${note}` }, meter);
 }
 
 /**
@@ -53,13 +59,21 @@ export async function endAttempt(
  * full, or the run ended meanwhile): the caller then ends the run with the attempt's outcome,
  * and releases the lease as for any end.
  */
-export async function retryRun(deps: Deps, next: RunItem, ended: InvokeResult, retry: RetryInput): Promise<RunItem | undefined> {
+export async function retryRun(
+  deps: Deps,
+  next: RunItem,
+  ended: InvokeResult,
+  retry: RetryInput,
+  /** Told why the queue refused the next attempt (its message: a full queue, say). */
+  refused?: (why: string) => void,
+): Promise<RunItem | undefined> {
   if (!next.retry_at) return undefined;
   try {
     const plan = (await deps.store.accounts.getAccount(next.account_id))?.plan ?? DEFAULT_PLAN;
     await enqueueRun(deps, next, { plan, params: retry.params, baseUrl: retry.baseUrl, counted: true, readyAt: next.retry_at, reason: "retry_backoff", dropLease: true, itemFirst: true });
   } catch (error) {
     deps.log(`run ${next.run_id}: queueing attempt ${next.attempt ?? 2} failed, so it ends with the attempt before: ${(error as Error).message}`);
+    if (error instanceof ApiError) refused?.(error.message);
     return undefined;
   }
   if (!(await deps.store.runs.putIfActive(next))) {

@@ -2,6 +2,7 @@
  * Retries (issue #22, item 4): a run of an async call that fails runs again after its backoff,
  * as a new attempt of the same run, against the real service (dynalite, real worker processes).
  */
+import { DEFAULT_PLANS } from "../../lambdas/config/plans";
 import { runScheduled } from "../../lambdas/schedule/runScheduled";
 import { type AttemptCounter, startAttemptCounter } from "../helpers/attemptCounter";
 import { type TestService, startTestService } from "../helpers/localService";
@@ -25,13 +26,15 @@ const SLOW_FIRST = `export default async (counter: string) => {
 }`;
 const async = { prefer: "respond-async" };
 const WEBHOOKS = { webhooks: { retryBaseMs: 20, pollMs: 50 } };
+/** One run at a time and one waiting: a retry finds the queue full while another run waits. */
+const PLANS = { plans: { ...DEFAULT_PLANS, narrow: { ...DEFAULT_PLANS.free!, concurrency: 1, max_queued: 1 } } };
 
 let t: TestService;
 let counter: AttemptCounter;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  t = await startTestService({ config: WEBHOOKS });
+  t = await startTestService({ config: { ...WEBHOOKS, ...PLANS } });
   counter = await startAttemptCounter();
   receiver = await startWebhookReceiver();
 });
@@ -161,6 +164,23 @@ describe("retries", () => {
     const run = await ended(String(answer.body.run_id), key);
     expect(run).toMatchObject({ status: "succeeded", attempt: 2, result: { attempt: 2 } });
     expect(run.attempts.map((a: { status: string }) => a.status)).toEqual(["timed_out", "succeeded"]);
+  }, 60_000);
+
+  it("says in the run's logs why it ended with its first attempt when the queue was full for its retry", async () => {
+    const token = await t.newAccount("narrow-account", "narrow");
+    await t.deploy("fails-late", `export default async () => { console.log("working"); await new Promise((r) => setTimeout(r, 1500)); throw new Error("late failure"); }`, { retries: { max_attempts: 2, backoff_seconds: 1 } }, token);
+    await t.deploy("waits", `export default async () => { await new Promise((r) => setTimeout(r, 4000)); return "done"; }`, {}, token);
+    const failing = await t.call("POST", "/functions/fails-late", { token, headers: async, body: {} });
+    expect(failing.status).toBe(202);
+    // Once it runs (its slot taken), another run waits in the queue's one place.
+    for (let i = 0; i < 200 && (await t.call("GET", `/runs/${failing.body.run_id}`, { token })).body.status !== "running"; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    const waiting = await t.call("POST", "/functions/waits", { token, headers: async, body: {} });
+    expect(waiting.status).toBe(202);
+    const run = await ended(failing.body.run_id, token);
+    expect([run.status, run.attempt, run.attempts.length]).toEqual(["failed", 1, 1]);
+    expect(run.logs).toContain("working");
+    expect(run.logs).toMatch(/\[browserfn\] attempt 2 of 2 was not run: The 'narrow' plan queues at most 1 runs/);
+    expect((await ended(waiting.body.run_id, token)).status).toBe("succeeded");
   }, 60_000);
 
   it("refuses retries out of range, naming the field; PATCH sets and null removes them", async () => {
