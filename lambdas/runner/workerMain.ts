@@ -148,19 +148,34 @@ function browserConnection(downloadsDir: string | undefined): BrowserDrivers {
   });
 }
 
+/** Log lines a run sends one message each; past them, what one turn of the event loop wrote goes in one message. */
+const LOG_LINES_SENT_AT_ONCE = 1000;
+
 /**
- * Sends a run's console output to the service as it is written, what one turn of the event loop
- * wrote in one message (the output is capped before it gets here, see captureConsole).
+ * Sends a run's console output to the service as it is written (the output is capped before it
+ * gets here, see captureConsole): each line at once, so that what a run logged right before it
+ * crashed or spun in a loop until it was stopped is kept; past LOG_LINES_SENT_AT_ONCE lines,
+ * what one turn of the event loop wrote in one message (the service takes a bounded number of
+ * messages per run, MAX_LOG_FRAMES_PER_RUN). What waits for its turn's end is sent when the
+ * process exits (process.exit() in the code) too.
  */
 function logStream(runId: string): (text: string) => void {
+  let sentAtOnce = 0;
   let pending: string[] = [];
+  const flush = () => {
+    if (pending.length === 0) return;
+    const batch = pending.join("");
+    pending = [];
+    send({ type: "log", runId, text: batch });
+  };
+  process.once("exit", flush);
   return (text) => {
+    if (sentAtOnce < LOG_LINES_SENT_AT_ONCE) {
+      sentAtOnce++;
+      return send({ type: "log", runId, text });
+    }
     if (pending.push(text) > 1) return;
-    setImmediate(() => {
-      const batch = pending.join("");
-      pending = [];
-      send({ type: "log", runId, text: batch });
-    });
+    setImmediate(flush);
   };
 }
 

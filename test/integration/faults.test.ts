@@ -76,6 +76,25 @@ describe("user code that misbehaves", () => {
     expect((await t.call("POST", "/functions/after-hog")).body).toBe("still here");
   });
 
+  it("keeps the lines a run logged in the same moment as its process.exit() or a loop that never yields", async () => {
+    await t.deploy(
+      "talks-then-dies",
+      `export default async (spin: boolean = false) => {
+        console.log("first words");
+        console.error("last words");
+        if (spin) for (;;) {}
+        process.exit(3);
+      }`,
+      { timeout_seconds: 2 },
+    );
+    const crashed = await t.call("POST", "/functions/talks-then-dies");
+    expectError(crashed, 500, "function_crashed");
+    expect((await t.call("GET", `/runs/${crashed.headers.get("x-run-id")}`)).body.logs).toBe("LOG first words\nERROR last words\n");
+    const spun = await t.call("POST", "/functions/talks-then-dies", { body: { spin: true } });
+    expectError(spun, 504, "function_timeout");
+    expect((await t.call("GET", `/runs/${spun.headers.get("x-run-id")}`)).body.logs).toMatch(/^LOG first words\nERROR last words\n/);
+  });
+
   it("process.exit() in user code: the run is recorded as failed and the next run gets a new worker", async () => {
     await t.deploy("quitter", "export default async (quit: boolean = true) => { if (quit) process.exit(3); return process.pid; }");
     const error = expectError(await t.call("POST", "/functions/quitter"), 500, "function_crashed");

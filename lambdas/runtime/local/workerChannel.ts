@@ -61,8 +61,11 @@ export function parseFrame(value: unknown): { ok: true; frame: WorkerFrame } | {
 
 /** Messages one run may send (done and idle, and a little room); past it the worker is replaced. */
 export const MAX_FRAMES_PER_RUN = 8;
-/** Log messages one run may send besides (its output is capped at 64 KB before it is sent). */
-export const MAX_LOG_FRAMES_PER_RUN = 2000;
+/**
+ * Log messages one run may send besides (its output is capped at 64 KB before it is sent): its
+ * first 1000 lines one each, then one per turn of its event loop that logs (workerMain's logStream).
+ */
+export const MAX_LOG_FRAMES_PER_RUN = 4000;
 /** Artifact parts one run may send besides: its bytes in parts, and one more part per file. */
 export const MAX_ARTIFACT_FRAMES_PER_RUN = Math.ceil(MAX_ARTIFACT_BYTES_PER_RUN / ARTIFACT_CHUNK_BYTES) + 2 * MAX_ARTIFACTS_PER_RUN;
 
