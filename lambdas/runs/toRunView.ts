@@ -55,7 +55,10 @@ export function toRunView(stored: RunItem): z.infer<typeof RunView> {
   };
 }
 
-/** The run's ended attempts: those before, then the current one once it ended (its own fields). */
+/**
+ * The run's ended attempts: those before, then the current one once it ended (its own fields),
+ * a canceled one too when it had started (a run canceled while it waited ran no attempt then).
+ */
 function attemptsOf(run: RunItem): z.infer<typeof RunView>["attempts"] {
   const view = (attempt: RunAttempt) => ({
     attempt: attempt.attempt,
@@ -66,8 +69,10 @@ function attemptsOf(run: RunItem): z.infer<typeof RunView>["attempts"] {
     duration_ms: attempt.duration_ms,
   });
   const earlier = (run.attempts ?? []).map(view);
-  if (!run.finished_at || (run.status !== "succeeded" && run.status !== "failed" && run.status !== "timed_out")) return earlier;
-  const current = { attempt: run.attempt ?? 1, status: run.status, error: run.error, started_at: run.started_at, finished_at: run.finished_at, duration_ms: run.duration_ms };
+  const status = run.status;
+  const ran = status === "succeeded" || status === "failed" || status === "timed_out" || (status === "canceled" && run.started_at !== null);
+  if (!run.finished_at || !ran) return earlier;
+  const current = { attempt: run.attempt ?? 1, status, error: run.error, started_at: run.started_at, finished_at: run.finished_at, duration_ms: run.duration_ms };
   return [...earlier, view(current)];
 }
 

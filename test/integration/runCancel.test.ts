@@ -84,7 +84,10 @@ describe("POST /runs/{run_id}/cancel", () => {
     // Answered once the user code has stopped: none of its processes is left.
     expect(runPids.filter(isAlive)).toEqual([]);
 
-    expect((await t.call("GET", `/runs/${runId}`)).body).toMatchObject({ status: "canceled", error: { code: "run_canceled" } });
+    const record = (await t.call("GET", `/runs/${runId}`)).body;
+    expect(record).toMatchObject({ status: "canceled", error: { code: "run_canceled" } });
+    // It ran an attempt, which ended canceled: the run's attempts say so (the last is its own outcome).
+    expect(record.attempts).toEqual([{ attempt: 1, status: "canceled", error: { code: "run_canceled", message: record.error.message }, started_at: record.started_at, finished_at: record.finished_at, duration_ms: record.duration_ms }]);
     const listed = (await t.call("GET", `/runs/${runId}/artifacts`)).body as { items: { name: string; url: string }[] };
     expect(listed.items.map((item) => item.name).sort()).toEqual(["failure-1.html", "failure-1.png"]);
     const png = await fetch(String(listed.items.find((item) => item.name === "failure-1.png")?.url), { headers: { authorization: `Bearer ${t.adminKey}` } });
@@ -139,6 +142,8 @@ describe("POST /runs/{run_id}/cancel", () => {
     const canceled = await t.call("POST", `/runs/${runId}/cancel`);
     expect(canceled.status).toBe(200);
     expect(canceled.body).toMatchObject({ run_id: runId, status: "canceled", started_at: null, duration_ms: 0, error: { code: "run_canceled" } });
+    // It never ran an attempt.
+    expect(canceled.body.attempts).toEqual([]);
     expect(canceled.body.finished_at).not.toBeNull();
     expect(await store.runs.get(runId)).toMatchObject({ status: "canceled", duration_ms: 0 });
     const usageAfter = (await t.call("GET", "/usage")).body;
