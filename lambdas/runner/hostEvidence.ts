@@ -28,6 +28,8 @@ export async function captureStuckPages(
   fromBrowser: Socket,
   budgetMs: number,
   redactHtml: (html: string) => string,
+  /** What the log lines say of why the sandbox took them. */
+  why = "the run had stopped answering",
 ): Promise<{ files: EvidenceFile[]; log: string[] }> {
   const until = Date.now() + budgetMs;
   const cdp = new HostCdp(toBrowser, fromBrowser);
@@ -61,7 +63,7 @@ export async function captureStuckPages(
           kept.push(`failure-${n}.html`);
         }
       }
-      log.push(`ERROR ${evidenceLine(n, page.url, kept)} (taken by the sandbox: the run had stopped answering)`);
+      log.push(`ERROR ${evidenceLine(n, page.url, kept)} (taken by the sandbox: ${why})`);
     }
   } finally {
     cdp.close();

@@ -162,13 +162,15 @@ export type WorkerMessage =
 
 /**
  * The service to the host (not passed on to the worker): the run `runId` is past its timeout
- * and its worker has not answered; keep what its pages show within `budgetMs`, then say
- * `evidence_done`.
+ * and its worker has not answered, or it was canceled (`canceled`); keep what its pages show
+ * within `budgetMs`, then say `evidence_done`.
  */
 export interface CaptureEvidence {
   type: "capture_evidence";
   runId: string;
   budgetMs: number;
+  /** Why the run is stopped (the evidence's log lines say it): its timeout passed unanswered (default), or it was canceled. */
+  why?: "stuck" | "canceled";
 }
 
 /** What the host itself says. */

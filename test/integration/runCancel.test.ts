@@ -80,7 +80,7 @@ describe("POST /runs/{run_id}/cancel", () => {
     expect(canceled.body).toMatchObject({ run_id: runId, status: "canceled", result: null, error: { code: "run_canceled" } });
     expect(canceled.body.logs).toContain("opened Hello /long");
     expect(canceled.body.finished_at).not.toBeNull();
-    expect(canceled.body.logs).toMatch(/page 1 was at http:\/\/127\.0\.0\.1:\d+\/long: kept failure-1\.png, failure-1\.html/);
+    expect(canceled.body.logs).toMatch(/page 1 was at http:\/\/127\.0\.0\.1:\d+\/long: kept failure-1\.png, failure-1\.html \(taken by the sandbox: as the run was canceled\)/);
     // Answered once the user code has stopped: none of its processes is left.
     expect(runPids.filter(isAlive)).toEqual([]);
 

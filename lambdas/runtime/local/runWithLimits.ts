@@ -85,7 +85,7 @@ export async function runWithLimits(
   const onCancel = () => {
     if (answered || ended !== null) return;
     ended = "canceled";
-    void worker.captureEvidence(EVIDENCE_BUDGET_MS).then(() => worker.kill("canceled"));
+    void worker.captureEvidence(EVIDENCE_BUDGET_MS, "canceled").then(() => worker.kill("canceled"));
   };
   const stop = () => {
     clearTimeout(timer);

@@ -233,7 +233,7 @@ export class WorkerProcess {
    * .html, their URLs in the log) over the browser's pipe. Resolves when the host says it is
    * done, or after `budgetMs` and a little more; the caller kills the worker then.
    */
-  captureEvidence(budgetMs: number): Promise<void> {
+  captureEvidence(budgetMs: number, why: CaptureEvidence["why"] = "stuck"): Promise<void> {
     const state = this.state;
     if (state.name !== "running") return Promise.resolve();
     return new Promise<void>((resolve) => {
@@ -244,7 +244,7 @@ export class WorkerProcess {
         resolve();
       };
       this.evidenceTaken = { runId: state.runId, done };
-      const request: CaptureEvidence = { type: "capture_evidence", runId: state.runId, budgetMs };
+      const request: CaptureEvidence = { type: "capture_evidence", runId: state.runId, budgetMs, why };
       this.host.channel.write(encodeFrame(request));
     });
   }
