@@ -1,6 +1,13 @@
 import type { Socket } from "node:net";
 import { evidenceLine } from "./evidenceUrl";
 import { splitMessages } from "./pipeTransport";
+import type { CaptureEvidence } from "./protocol";
+
+/** What the evidence's log lines say of why the sandbox took it. */
+const TAKEN_BECAUSE: Record<NonNullable<CaptureEvidence["why"]>, string> = {
+  stuck: "the run had stopped answering",
+  canceled: "as the run was canceled",
+};
 
 /** One file of a run's failure evidence, as the sandbox's host captured it. */
 export interface EvidenceFile {
@@ -28,8 +35,8 @@ export async function captureStuckPages(
   fromBrowser: Socket,
   budgetMs: number,
   redactHtml: (html: string) => string,
-  /** What the log lines say of why the sandbox took them. */
-  why = "the run had stopped answering",
+  /** Why the run is stopped (its log lines say it). */
+  why: CaptureEvidence["why"] = "stuck",
 ): Promise<{ files: EvidenceFile[]; log: string[] }> {
   const until = Date.now() + budgetMs;
   const cdp = new HostCdp(toBrowser, fromBrowser);
@@ -63,7 +70,7 @@ export async function captureStuckPages(
           kept.push(`failure-${n}.html`);
         }
       }
-      log.push(`ERROR ${evidenceLine(n, page.url, kept)} (taken by the sandbox: ${why})`);
+      log.push(`ERROR ${evidenceLine(n, page.url, kept)} (taken by the sandbox: ${TAKEN_BECAUSE[why]})`);
     }
   } finally {
     cdp.close();

@@ -413,8 +413,7 @@ async function captureEvidence(request: CaptureEvidence): Promise<void> {
     if (!link || !browser) return;
     link.takeOver();
     const redactor = new Redactor(run.secrets.flatMap(htmlForms));
-    const why = request.why === "canceled" ? "as the run was canceled" : "the run had stopped answering";
-    const { files, log } = await captureStuckPages(link.toBrowser, link.fromBrowser, request.budgetMs, (html) => redactor.text(html), why);
+    const { files, log } = await captureStuckPages(link.toBrowser, link.fromBrowser, request.budgetMs, (html) => redactor.text(html), request.why);
     for (const file of files) {
       for (const message of artifactMessages(run.runId, file.name, file.contentType, file.bytes)) tell(message);
     }

@@ -44,9 +44,6 @@ function functionProxyOf(run: RunState, launched: LaunchOptions["proxy"], option
   return options?.proxy || launched ? undefined : run.proxy;
 }
 
-/** Pages whose navigations already name the function's proxy when it fails them. */
-const namingProxy = new WeakSet<Page>();
-
 /** A launched browser, kept by the run until it closes (as a session is). */
 function track(run: RunState, browser: Browser, launched: LaunchOptions["proxy"]): void {
   const openedAt = Date.now();
@@ -107,11 +104,8 @@ function watched(run: RunState, context: BrowserContext, functionProxy?: RunProx
     sessionRuns.set(context, run);
     watchPlaywrightContext(run, context);
     if (functionProxy) {
-      const name = (page: Page) => {
-        if (namingProxy.has(page)) return;
-        namingProxy.add(page);
-        nameProxyFailures(page as never, functionProxy);
-      };
+      // Each page once: those it has now, and each one it opens from here on ('page').
+      const name = (page: Page) => nameProxyFailures(page as never, functionProxy);
       for (const page of context.pages()) name(page);
       context.on("page", name);
     }

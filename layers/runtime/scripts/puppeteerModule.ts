@@ -22,8 +22,8 @@ export const PUPPETEER_DEFAULT_VIEWPORT = { width: 800, height: 600 } as const;
  * `puppeteer.launch(options)`: a browser over the run's own; the options that cannot apply are
  * ignored. As a launched puppeteer browser does, it has one blank page to begin with, listed
  * first (made when the script first asks for its pages: a script that only calls `newPage()`
- * pays nothing for it), and its pages get `defaultViewport` (800×600 unless the options say otherwise; `null`
- * for the window's own size).
+ * pays nothing for it), and its pages get `defaultViewport` (800×600 unless the options say
+ * otherwise; `null` for the window's own size).
  */
 async function launch(options?: LaunchOptions): Promise<Browser> {
   currentRun("puppeteer.launch()");
