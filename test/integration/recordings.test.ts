@@ -288,6 +288,10 @@ describe("recordings and the live view", () => {
     const started = await t.call("POST", "/functions/watched", { body: { url: pages.url }, headers: { prefer: "respond-async" } });
     expect(started.status).toBe(202);
     const runId = String((started.body as { run_id: string }).run_id);
+    // Watched at once (it reads in the background): the other account's checks below must not
+    // use up the run's seconds before the watcher comes, on a machine busy with other suites.
+    const stream = await openEventStream(t.url, `/runs/${runId}/live`, { token: t.adminKey });
+    expect(stream.status).toBe(200);
 
     const other = await t.newAccount("stranger");
     const refused = await openEventStream(t.url, `/runs/${runId}/live`, { token: other });
@@ -295,8 +299,6 @@ describe("recordings and the live view", () => {
     expect(JSON.parse(refused.text).error.code).toBe("run_not_found");
     expect((await t.call("GET", `/runs/${runId}/artifacts/recording-1.json`, { token: other })).status).toBe(404);
 
-    const stream = await openEventStream(t.url, `/runs/${runId}/live`, { token: t.adminKey });
-    expect(stream.status).toBe(200);
     await stream.ended;
     // Frames of the page before it navigated (about:blank) may come first, when the watcher was there before.
     const frames = stream.events.filter((event) => event.event === "frame" && event.json.url !== "about:blank");
